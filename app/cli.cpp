@@ -1,0 +1,78 @@
+#include "app/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace vf {
+
+Command parse_command_line(int argc, char** argv) {
+    Command cmd;
+    RunOptions& o = cmd.run;
+    CLI::App app{"vfilter: real-time video filtering (convolutions on CPU or GPU) on files, cameras and streams.\n"
+                 "Example: vfilter --input cam.mp4 --filter sobel --out edges.mp4"};
+    app.set_version_flag("--version", "vfilter 0.1.0");
+    bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
+    std::string log_format = "text";
+    double crf = -1;
+    app.add_option("-i,--input", o.input, "file, URL or - (stdin); omitted: a built-in 1280x720@30 test pattern, 10 s");
+    app.add_option("-f,--filter", o.filter, "filter chain, e.g. \"gaussian=sigma=2,sobel\" (see --list-filters)")
+        ->default_str("identity");
+    app.add_option("-o,--out,--output", o.output, "output file (container from its name), or null to discard");
+    app.add_flag("-y,--overwrite", o.overwrite, "overwrite an existing output file");
+    app.add_option("--codec", o.codec, "video encoder: libx264, libx265, mpeg4, ffv1, rawvideo, ...")->default_str("libx264");
+    app.add_option("--crf", crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
+        ->check(CLI::Range(0.0, 63.0));
+    app.add_option("--preset", o.preset, "x264/x265 preset")->default_str("veryfast");
+    app.add_option("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M");
+    app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
+    app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
+    app.add_option("--device", o.device, "where filters run: auto, cpu, cuda")->default_str("auto");
+    app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
+    app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
+    app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");
+    app.add_flag("-v,--verbose", verbose, "more log output");
+    app.add_flag("--debug", very_verbose, "even more log output, FFmpeg's included");
+    app.add_flag("-q,--quiet", quiet, "errors only, no progress");
+    app.add_flag("--no-progress", no_progress, "no progress line");
+    app.add_option("--log-format", log_format, "text or json (one object per line)")->check(CLI::IsMember({"text", "json"}));
+    app.add_flag("--list-filters", list, "list filters with their options and defaults");
+
+    CLI::App* bench = app.add_subcommand("bench", "time each filter on the CPU backend and print a table");
+    BenchOptions& b = cmd.bench;
+    bench->add_option("--size", b.sizes, "plane sizes WxH (repeatable)")->default_str("1920x1080");
+    bench->add_option("--filter", b.filters, "filter specs to time (repeatable); default: the standard set");
+    bench->add_option("--repeat", b.repeat, "timed runs per case (median reported)")->check(CLI::Range(1, 10000));
+    bench->add_option("--threads", b.threads, "CPU threads (0 = all)");
+    bench->add_option("--json", b.json, "also write the results as JSON");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) {
+            app.exit(e);
+            cmd.kind = Command::Exit;
+            cmd.exit_code = 0;
+            return cmd;
+        }
+        std::fprintf(stderr, "vfilter: error: %s (see vfilter --help)\n", e.what());
+        cmd.kind = Command::Exit;
+        cmd.exit_code = 2;
+        return cmd;
+    }
+    if (crf >= 0) o.crf = crf;
+    o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
+    o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
+    o.progress = !no_progress && !quiet;
+    if (list) cmd.kind = Command::ListFilters;
+    else if (bench->parsed()) cmd.kind = Command::Bench;
+    else if (o.output.empty()) {
+        std::fprintf(stderr, "vfilter: error: no output given: use --out FILE (or --out null to discard) (see vfilter --help)\n");
+        cmd.kind = Command::Exit;
+        cmd.exit_code = 2;
+    }
+    return cmd;
+}
+
+}  // namespace vf

@@ -1,0 +1,29 @@
+// The command line: `vfilter [options]` runs a job, `vfilter bench [options]` times filters.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/options.hpp"
+
+namespace vf {
+
+struct BenchOptions {
+    std::vector<std::string> sizes = {"1920x1080"};
+    std::vector<std::string> filters;  // empty: the standard set
+    int repeat = 30;
+    int threads = 0;
+    std::string json;
+    bool pipeline = false;
+};
+
+struct Command {
+    enum Kind { Run, Bench, ListFilters, Exit } kind = Run;
+    int exit_code = 0;  // for Exit (help, version, parse errors)
+    RunOptions run;
+    BenchOptions bench;
+};
+
+Command parse_command_line(int argc, char** argv);
+
+}  // namespace vf

@@ -1,0 +1,70 @@
+// vfilter's entry point: parse the command line, run, print the summary, and map failures to
+// the exit codes documented in docs/exit-codes.md.
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+#include "app/cli.hpp"
+#include "common/error.hpp"
+#include "config/filter_registry.hpp"
+#include "pipeline/job.hpp"
+
+namespace vf {
+int run_bench(const BenchOptions& options);
+}
+
+namespace {
+
+vf::Job* g_job = nullptr;
+volatile std::sig_atomic_t g_signals = 0;
+
+// First Ctrl-C/SIGTERM: stop reading, drain, finish the output. Second: leave at once.
+void on_signal(int) {
+    if (++g_signals > 1) _exit(130);
+    if (g_job) g_job->interrupt();
+}
+
+int run(const vf::RunOptions& options) {
+    vf::Job job(options);
+    g_job = &job;
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    const vf::JobResult r = job.run();
+    g_job = nullptr;
+    if (options.verbosity >= 0) std::fputs(vf::format_summary(r.stats).c_str(), stderr);
+    if (r.interrupted) spdlog::warn("interrupted: the output holds the {} frames processed", r.stats.frames_out);
+    if (r.damaged) {
+        spdlog::error("input damaged: {}; the output holds the {} frames that decoded", r.stats.damage,
+                      r.stats.frames_out);
+        return vf::exit_code_for(vf::ErrorCategory::Damaged);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    vf::Command cmd = vf::parse_command_line(argc, argv);
+    if (cmd.kind == vf::Command::Exit) return cmd.exit_code;
+    vf::setup_logging(cmd.run.verbosity, cmd.run.log_format);
+    try {
+        switch (cmd.kind) {
+        case vf::Command::ListFilters:
+            std::fputs(vf::describe_filters().c_str(), stdout);
+            return 0;
+        case vf::Command::Bench:
+            return vf::run_bench(cmd.bench);
+        default:
+            return run(cmd.run);
+        }
+    } catch (const vf::Error& e) {
+        spdlog::error("{}", e.what());
+        return vf::exit_code_for(e.category());
+    } catch (const std::exception& e) {
+        spdlog::error("internal error: {}", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,33 @@
+// Errors carry a category; app/ maps each category to a documented exit code
+// (see docs/exit-codes.md). Library code throws, it never exits.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace vf {
+
+enum class ErrorCategory {
+    Internal = 1,  // a bug or an unexpected library failure
+    Usage = 2,     // bad command line, filter spec, option value or kernel file
+    Input = 3,     // input missing, unreadable, not a video
+    Output = 4,    // output refused (exists, is the input, unwritable) or encoder/muxer failure
+    Damaged = 5,   // finished, but part of the input could not be decoded
+    Device = 6,    // GPU / CUDA failure
+};
+
+class Error : public std::runtime_error {
+public:
+    Error(ErrorCategory category, const std::string& message)
+        : std::runtime_error(message), category_(category) {}
+    ErrorCategory category() const { return category_; }
+
+private:
+    ErrorCategory category_;
+};
+
+inline int exit_code_for(ErrorCategory c) { return static_cast<int>(c); }
+
+[[noreturn]] inline void fail(ErrorCategory c, const std::string& message) { throw Error(c, message); }
+
+}  // namespace vf

@@ -1,0 +1,52 @@
+#include "common/logging.hpp"
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+#include "decode/av_helpers.hpp"
+
+namespace vf {
+namespace {
+
+// One JSON object per line: {"time": ..., "level": ..., "msg": ...}; the message is escaped.
+class JsonFormatter : public spdlog::formatter {
+public:
+    void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+        const auto t = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch()).count();
+        nlohmann::json j;
+        j["time_ms"] = t;
+        j["level"] = std::string(spdlog::level::to_string_view(msg.level).data(),
+                                 spdlog::level::to_string_view(msg.level).size());
+        j["msg"] = std::string(msg.payload.data(), msg.payload.size());
+        const std::string line = j.dump() + "\n";
+        dest.append(line.data(), line.data() + line.size());
+    }
+    std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<JsonFormatter>(); }
+};
+
+}  // namespace
+
+void setup_logging(int verbosity, LogFormat format) {
+    auto logger = std::make_shared<spdlog::logger>("vfilter", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    if (format == LogFormat::Json) logger->set_formatter(std::make_unique<JsonFormatter>());
+    else logger->set_pattern("vfilter: %^%l%$: %v");
+    spdlog::level::level_enum level = spdlog::level::info;
+    int av_level = AV_LOG_WARNING;
+    if (verbosity < 0) level = spdlog::level::err, av_level = AV_LOG_ERROR;
+    if (verbosity == 1) level = spdlog::level::debug, av_level = AV_LOG_INFO;
+    if (verbosity >= 2) level = spdlog::level::trace, av_level = AV_LOG_DEBUG;
+    logger->set_level(level);
+    spdlog::set_default_logger(logger);
+    av_log_set_level(av_level);
+    route_ffmpeg_logs_to_spdlog();
+}
+
+}  // namespace vf

@@ -1,0 +1,409 @@
+#include "config/filter_registry.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "config/kernel_file.hpp"
+
+namespace vf {
+namespace {
+
+[[noreturn]] void usage(const std::string& msg) { fail(ErrorCategory::Usage, msg); }
+
+std::string fmt_num(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+// ---- option helpers -------------------------------------------------------------------------
+
+OptionDef border_option() {
+    return {"border", OptionType::Choice, "mirror", 0, 0, {"mirror", "replicate", "zero"},
+            "what pixels outside the picture read as: mirror (dcb|abcd|cba), replicate (aaa|abcd|ddd), zero", false};
+}
+OptionDef planes_option(const std::string& def) {
+    return {"planes", OptionType::Text, def, 0, 0, {},
+            "channels to filter: luma, chroma, all, or a bit mask (1=Y 2=U 4=V)", false};
+}
+OptionDef rest_option(const std::string& def) {
+    return {"rest", OptionType::Choice, def, 0, 0, {"copy", "neutral"},
+            "channels not filtered: copy them, or set them neutral (grey)", false};
+}
+
+Border parse_border(const OptionValues& o) {
+    const std::string& b = o.text("border");
+    if (b == "replicate") return Border::Replicate;
+    if (b == "zero") return Border::Zero;
+    return Border::Mirror;
+}
+
+unsigned parse_planes(const OptionValues& o) {
+    const std::string& p = o.text("planes");
+    if (p == "luma" || p == "y") return 1;
+    if (p == "chroma") return 6;
+    if (p == "all") return 7;
+    char* end = nullptr;
+    const long v = std::strtol(p.c_str(), &end, 0);
+    if (end == p.c_str() || *end != '\0' || v < 0 || v > 15)
+        usage("option planes='" + p + "': expected luma, chroma, all or a mask 0..15");
+    return static_cast<unsigned>(v) & 7u;
+}
+
+// Applies `op` to the selected channels; the others are copied or set neutral.
+FilterPlan per_planes(const std::string& desc, const OptionValues& o, PlaneOp op) {
+    FilterPlan plan;
+    plan.description = desc;
+    const unsigned mask = parse_planes(o);
+    const bool neutral = o.has("rest") && o.text("rest") == "neutral";
+    for (int c = 0; c < kMaxChannels; ++c) {
+        if (mask & (1u << c)) {
+            plan.ops[c] = op;
+        } else {
+            plan.ops[c].kind = (neutral && c > 0) ? OpKind::Fill : OpKind::Copy;
+        }
+        plan.ops[c].border = op.border;
+    }
+    return plan;
+}
+
+PlaneOp convolve_op(int kw, int kh, std::vector<double> k, double rdiv, double bias, Border border) {
+    PlaneOp op;
+    op.kind = OpKind::Convolve;
+    op.border = border;
+    op.conv.kw = kw;
+    op.conv.kh = kh;
+    op.conv.k = std::move(k);
+    op.conv.rdiv = static_cast<float>(rdiv);
+    op.conv.bias = static_cast<float>(bias);
+    finalize_convolve(op.conv);
+    return op;
+}
+
+// FFmpeg's convolution default: rdiv = 1 / sum of coefficients, or 1 when they sum to 0.
+double default_rdiv(const std::vector<double>& k) {
+    double sum = 0;
+    for (double v : k) sum += v;
+    return sum == 0 ? 1.0 : 1.0 / sum;
+}
+
+std::vector<OptionDef> gradient_options() {
+    return {planes_option("luma"),
+            {"scale", OptionType::Number, "1", 0, 65535, {}, "multiply the magnitude by this", false},
+            {"delta", OptionType::Number, "0", -65535, 65535, {}, "then add this", false},
+            rest_option("neutral"),
+            border_option()};
+}
+
+FilterPlan gradient_plan(const std::string& name, const OptionValues& o, std::array<int, 9> gx, std::array<int, 9> gy,
+                         float divisor) {
+    PlaneOp op;
+    op.kind = OpKind::Gradient;
+    op.border = parse_border(o);
+    op.grad.gx = gx;
+    op.grad.gy = gy;
+    op.grad.divisor = divisor;
+    op.grad.scale = static_cast<float>(o.number("scale"));
+    op.grad.delta = static_cast<float>(o.number("delta"));
+    return per_planes(name, o, op);
+}
+
+// Gaussian taps in fixed point: whole numbers summing to exactly 1024 per axis, so a flat
+// picture stays flat and every backend sums exactly (see docs/filters.md).
+std::vector<int> gaussian_taps(double sigma, int size) {
+    const int r = size / 2;
+    std::vector<double> g(size);
+    double sum = 0;
+    for (int i = 0; i < size; ++i) {
+        const double x = i - r;
+        g[i] = std::exp(-x * x / (2 * sigma * sigma));
+        sum += g[i];
+    }
+    std::vector<int> taps(size);
+    int total = 0;
+    for (int i = 0; i < size; ++i) {
+        taps[i] = static_cast<int>(std::lround(g[i] / sum * 1024.0));
+        total += taps[i];
+    }
+    taps[r] += 1024 - total;
+    return taps;
+}
+
+std::vector<double> outer(const std::vector<int>& col, const std::vector<int>& row) {
+    std::vector<double> k;
+    for (int c : col)
+        for (int r : row) k.push_back(static_cast<double>(c) * r);
+    return k;
+}
+
+// ---- the filters ----------------------------------------------------------------------------
+
+FilterPlan build_identity(const OptionValues&) {
+    FilterPlan p;
+    p.description = "identity";
+    return p;
+}
+
+FilterPlan build_gaussian(const OptionValues& o) {
+    const double sigma = o.number("sigma");
+    int size = o.integer("size");
+    if (size == 0) size = 2 * static_cast<int>(std::ceil(4 * sigma)) + 1;
+    if (size % 2 == 0) usage("gaussian: size=" + std::to_string(size) + " must be odd");
+    if (size > kMaxKernelSize)
+        usage("gaussian: sigma=" + fmt_num(sigma) + " needs a " + std::to_string(size) + "-tap kernel; the largest is " +
+              std::to_string(kMaxKernelSize) + " (give a smaller size= or sigma=)");
+    const std::vector<int> taps = gaussian_taps(sigma, size);
+    PlaneOp op = convolve_op(size, size, outer(taps, taps), 1.0 / (1024.0 * 1024.0), 0, parse_border(o));
+    return per_planes("gaussian sigma=" + fmt_num(sigma) + " size=" + std::to_string(size), o, op);
+}
+
+FilterPlan build_box(const OptionValues& o) {
+    const int r = o.integer("radius");
+    const int size = 2 * r + 1;
+    const std::vector<int> ones(size, 1);
+    PlaneOp op = convolve_op(size, size, outer(ones, ones), 1.0 / (size * size), 0, parse_border(o));
+    return per_planes("box radius=" + std::to_string(r), o, op);
+}
+
+FilterPlan build_sharpen(const OptionValues& o) {
+    // identity + s * (identity - cross-shaped blur), in thousandths so the sums stay whole.
+    const int s = static_cast<int>(std::lround(o.number("strength") * 1000));
+    std::vector<double> k = {0, double(-s), 0, double(-s), double(1000 + 4 * s), double(-s), 0, double(-s), 0};
+    PlaneOp op = convolve_op(3, 3, k, 1.0 / 1000, 0, parse_border(o));
+    return per_planes("sharpen strength=" + fmt_num(s / 1000.0), o, op);
+}
+
+FilterPlan build_emboss(const OptionValues& o) {
+    std::vector<double> k = {-2, -1, 0, -1, 1, 1, 0, 1, 2};
+    PlaneOp op = convolve_op(3, 3, k, 1, o.number("bias"), parse_border(o));
+    return per_planes("emboss", o, op);
+}
+
+FilterPlan build_laplacian(const OptionValues& o) {
+    std::array<int, 9> k = {0, 1, 0, 1, -4, 1, 0, 1, 0};
+    if (o.text("diagonal") == "1") k = {1, 1, 1, 1, -8, 1, 1, 1, 1};
+    return gradient_plan("laplacian", o, k, {}, 1.0f);
+}
+
+// convolution: FFmpeg's options (m, rdiv, bias, mode; 0m.. per plane) plus file= and border=.
+FilterPlan build_convolution(const OptionValues& o) {
+    FilterPlan plan;
+    plan.description = "convolution";
+    const Border border = parse_border(o);
+    bool any = false;
+    for (int c = 0; c < kMaxChannels; ++c) {
+        const std::string p = std::to_string(c);
+        auto pick = [&](const std::string& name) -> std::string {
+            if (o.has(p + name)) return o.text(p + name);
+            if (o.has(name)) return o.text(name);
+            return "";
+        };
+        const std::string m = pick("m"), file = pick("file"), mode = pick("mode");
+        if (!m.empty() && !file.empty()) usage("convolution: give either m= or file= for a plane, not both");
+        KernelMatrix km;
+        const std::string origin = "convolution " + (o.has(p + "m") ? p + "m" : std::string("m"));
+        if (!file.empty()) {
+            km = read_kernel_file(file);
+        } else if (!m.empty()) {
+            std::string t = m;
+            std::replace(t.begin(), t.end(), '|', ' ');
+            km = parse_kernel_text(t, origin, false);  // one line: width = count
+            const int n = km.width;
+            if (mode.empty() || mode == "square") {
+                const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
+                if (side * side != n || side % 2 == 0)
+                    usage(origin + ": " + std::to_string(n) +
+                          " values do not make an odd square matrix (9, 25, 49, ...); use mode=row or mode=column for 1D");
+                km.width = km.height = side;
+            }
+        } else {
+            plan.ops[c].kind = OpKind::Copy;
+            plan.ops[c].border = border;
+            continue;
+        }
+        if (mode == "row" || mode == "column") {
+            if (km.width != 1 && km.height != 1) usage(origin + ": mode=" + mode + " needs a single row of values");
+            const int n = km.width * km.height;
+            if (n % 2 == 0) usage(origin + ": mode=" + mode + " needs an odd number of values, got " + std::to_string(n));
+            km.width = mode == "row" ? n : 1;
+            km.height = mode == "row" ? 1 : n;
+        }
+        const double rdiv = pick("rdiv").empty() ? 0.0 : std::strtod(pick("rdiv").c_str(), nullptr);
+        const double bias = pick("bias").empty() ? 0.0 : std::strtod(pick("bias").c_str(), nullptr);
+        plan.ops[c] = convolve_op(km.width, km.height, km.values, rdiv == 0 ? default_rdiv(km.values) : rdiv, bias, border);
+        any = true;
+    }
+    if (!any) usage("convolution: no matrix given; use m='0 -1 0 -1 5 -1 0 -1 0' or file=kernel.txt");
+    return plan;
+}
+
+std::vector<FilterDef> make_table() {
+    std::vector<FilterDef> t;
+    t.push_back({"identity", "pass frames through unchanged (measures the pipeline itself)", {}, build_identity});
+    t.push_back({"sobel", "Sobel gradient magnitude (FFmpeg's sobel)", gradient_options(), [](const OptionValues& o) {
+                     return gradient_plan("sobel", o, {-1, -2, -1, 0, 0, 0, 1, 2, 1}, {-1, 0, 1, -2, 0, 2, -1, 0, 1}, 1.0f);
+                 }});
+    t.push_back({"prewitt", "Prewitt gradient magnitude (FFmpeg's prewitt)", gradient_options(), [](const OptionValues& o) {
+                     return gradient_plan("prewitt", o, {-1, -1, -1, 0, 0, 0, 1, 1, 1}, {-1, 0, 1, -1, 0, 1, -1, 0, 1}, 1.0f);
+                 }});
+    t.push_back({"scharr", "Scharr gradient magnitude (FFmpeg's scharr)", gradient_options(), [](const OptionValues& o) {
+                     return gradient_plan("scharr", o, {-47, -162, -47, 0, 0, 0, 47, 162, 47},
+                                          {-47, 0, 47, -162, 0, 162, -47, 0, 47}, 256.0f);
+                 }});
+    {
+        auto opts = gradient_options();
+        opts.insert(opts.begin(), {"diagonal", OptionType::Choice, "0", 0, 0, {"0", "1"},
+                                   "1: 8-neighbour kernel (1 1 1 1 -8 1 1 1 1) instead of 4-neighbour", false});
+        t.push_back({"laplacian", "absolute Laplacian |d2/dx2 + d2/dy2|, times scale, plus delta", opts, build_laplacian});
+    }
+    t.push_back({"gaussian", "Gaussian blur, separable, taps in 10-bit fixed point",
+                 {{"sigma", OptionType::Number, "1", 0.05, 1000, {}, "standard deviation in pixels", false},
+                  {"size", OptionType::Integer, "0", 0, kMaxKernelSize, {}, "kernel side (odd); 0 = 2*ceil(4*sigma)+1", false},
+                  planes_option("all"), rest_option("copy"), border_option()},
+                 build_gaussian});
+    t.push_back({"box", "box (mean) blur of side 2*radius+1, separable",
+                 {{"radius", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "half the side, excluding the centre", false},
+                  planes_option("all"), rest_option("copy"), border_option()},
+                 build_box});
+    t.push_back({"sharpen", "3x3 sharpening: identity + strength * (identity - cross blur)",
+                 {{"strength", OptionType::Number, "0.5", 0, 1, {}, "0 = none, 1 = 0 -1 0 -1 5 -1 0 -1 0", false},
+                  planes_option("luma"), rest_option("copy"), border_option()},
+                 build_sharpen});
+    t.push_back({"emboss", "3x3 emboss (-2 -1 0 -1 1 1 0 1 2)",
+                 {{"bias", OptionType::Number, "0", -65535, 65535, {}, "added to the result", false},
+                  planes_option("luma"), rest_option("neutral"), border_option()},
+                 build_emboss});
+    t.push_back({"convolution", "custom matrix, FFmpeg's convolution semantics, any odd size up to 127x127",
+                 {{"m", OptionType::Text, "", 0, 0, {}, "coefficients, row by row, separated by spaces or |", true},
+                  {"file", OptionType::Text, "", 0, 0, {}, "read the matrix from a text file, one row per line", true},
+                  {"rdiv", OptionType::Number, "0", 0, 1e9, {}, "multiply the sum by this; 0 = 1/sum of coefficients", true},
+                  {"bias", OptionType::Number, "0", -1e9, 1e9, {}, "then add this", true},
+                  {"mode", OptionType::Choice, "square", 0, 0, {"square", "row", "column"}, "how m= is shaped", true},
+                  border_option()},
+                 build_convolution});
+    return t;
+}
+
+double parse_number(const std::string& filter, const std::string& key, const std::string& v) {
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || end == v.c_str() || *end != '\0')
+        usage("filter '" + filter + "': option " + key + "='" + v + "' is not a number");
+    if (!std::isfinite(d)) usage("filter '" + filter + "': option " + key + "=" + v + " must be finite");
+    return d;
+}
+
+}  // namespace
+
+const std::string& OptionValues::text(const std::string& name) const {
+    static const std::string empty;
+    auto it = values_.find(name);
+    return it == values_.end() ? empty : it->second;
+}
+double OptionValues::number(const std::string& name) const { return std::strtod(text(name).c_str(), nullptr); }
+int OptionValues::integer(const std::string& name) const { return static_cast<int>(std::strtol(text(name).c_str(), nullptr, 10)); }
+
+const std::vector<FilterDef>& filter_table() {
+    static const std::vector<FilterDef> table = make_table();
+    return table;
+}
+
+const FilterDef* find_filter(const std::string& name) {
+    for (const auto& f : filter_table())
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+FilterPlan build_plan(const FilterSpec& spec) {
+    const FilterDef* def = find_filter(spec.name);
+    if (!def) {
+        std::string names;
+        for (const auto& f : filter_table()) names += (names.empty() ? "" : ", ") + f.name;
+        usage("unknown filter '" + spec.name + "'; available: " + names);
+    }
+    OptionValues values;
+    for (const auto& d : def->options)
+        if (!d.default_value.empty() && !d.per_plane) values.set(d.name, d.default_value);
+    for (const auto& kv : spec.options) {
+        const std::string& key = kv.first;
+        const OptionDef* d = nullptr;
+        for (const auto& od : def->options) {
+            if (od.name == key) d = &od;
+            else if (od.per_plane && key.size() == od.name.size() + 1 && key[0] >= '0' && key[0] <= '2' &&
+                     key.substr(1) == od.name)
+                d = &od;
+        }
+        if (!d) {
+            std::string names;
+            for (const auto& od : def->options) names += (names.empty() ? "" : ", ") + od.name;
+            usage("filter '" + spec.name + "': unknown option '" + key + "'" +
+                  (names.empty() ? "; it takes no options" : "; options: " + names));
+        }
+        const std::string& v = kv.second;
+        switch (d->type) {
+        case OptionType::Number: {
+            const double x = parse_number(spec.name, key, v);
+            if (x < d->min || x > d->max)
+                usage("filter '" + spec.name + "': " + key + "=" + v + " is out of range [" + fmt_num(d->min) + ", " +
+                      fmt_num(d->max) + "]");
+            break;
+        }
+        case OptionType::Integer: {
+            const double x = parse_number(spec.name, key, v);
+            if (x != std::floor(x)) usage("filter '" + spec.name + "': " + key + "=" + v + " must be a whole number");
+            if (x < d->min || x > d->max)
+                usage("filter '" + spec.name + "': " + key + "=" + v + " is out of range [" + fmt_num(d->min) + ", " +
+                      fmt_num(d->max) + "]");
+            break;
+        }
+        case OptionType::Choice:
+            if (std::find(d->choices.begin(), d->choices.end(), v) == d->choices.end()) {
+                std::string c;
+                for (const auto& s : d->choices) c += (c.empty() ? "" : "|") + s;
+                usage("filter '" + spec.name + "': " + key + "='" + v + "' is not one of " + c);
+            }
+            break;
+        case OptionType::Text:
+            if (v.empty()) usage("filter '" + spec.name + "': " + key + "= is empty");
+            break;
+        }
+        values.set(key, v);
+    }
+    return def->build(values);
+}
+
+std::vector<FilterPlan> build_chain(const std::string& chain_text) {
+    std::vector<FilterPlan> chain;
+    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec));
+    return chain;
+}
+
+std::string describe_filters() {
+    std::ostringstream out;
+    out << "Filters (chain with ',', options with ':', e.g. --filter \"gaussian=sigma=2,sobel=planes=all\"):\n";
+    for (const auto& f : filter_table()) {
+        out << "\n  " << f.name << "  " << f.help << "\n";
+        for (const auto& o : f.options) {
+            out << "      " << o.name;
+            if (o.per_plane) out << " (or 0" << o.name << " 1" << o.name << " 2" << o.name << " for one plane)";
+            out << "  " << o.help;
+            if (o.type == OptionType::Choice) {
+                std::string c;
+                for (const auto& s : o.choices) c += (c.empty() ? "" : "|") + s;
+                out << " [" << c << "]";
+            } else if (o.type == OptionType::Number || o.type == OptionType::Integer) {
+                out << " [" << fmt_num(o.min) << ".." << fmt_num(o.max) << "]";
+            }
+            if (!o.default_value.empty()) out << " (default " << o.default_value << ")";
+            out << "\n";
+        }
+    }
+    return out.str();
+}
+
+}  // namespace vf

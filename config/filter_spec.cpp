@@ -1,0 +1,76 @@
+#include "config/filter_spec.hpp"
+
+#include <cctype>
+
+#include "common/error.hpp"
+
+namespace vf {
+namespace {
+
+std::string trim(const std::string& s) {
+    size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+// Splits on `sep` outside quotes, removing quotes and escapes.
+std::vector<std::string> split_unquoted(const std::string& text, char sep, bool keep_quotes) {
+    std::vector<std::string> parts(1);
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\\' && i + 1 < text.size()) {
+            if (keep_quotes) parts.back() += c;
+            parts.back() += text[++i];
+        } else if (c == '\'') {
+            quoted = !quoted;
+            if (keep_quotes) parts.back() += c;
+        } else if (c == sep && !quoted) {
+            parts.emplace_back();
+        } else {
+            parts.back() += c;
+        }
+    }
+    if (quoted) fail(ErrorCategory::Usage, "filter spec '" + text + "': unterminated quote");
+    return parts;
+}
+
+}  // namespace
+
+std::vector<FilterSpec> parse_filter_specs(const std::string& text) {
+    if (trim(text).empty()) fail(ErrorCategory::Usage, "empty filter spec: give a filter name, e.g. --filter sobel");
+    std::vector<FilterSpec> specs;
+    for (const std::string& raw : split_unquoted(text, ',', true)) {
+        const std::string item = trim(raw);
+        if (item.empty()) fail(ErrorCategory::Usage, "filter spec '" + text + "': empty filter between commas");
+        FilterSpec spec;
+        const size_t eq = item.find('=');
+        spec.name = trim(item.substr(0, eq));
+        if (spec.name.empty()) fail(ErrorCategory::Usage, "filter spec '" + item + "': missing filter name");
+        for (char c : spec.name)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+                fail(ErrorCategory::Usage, "filter spec '" + item + "': bad filter name '" + spec.name + "'");
+        if (eq != std::string::npos) {
+            for (const std::string& opt_raw : split_unquoted(item.substr(eq + 1), ':', true)) {
+                const std::string opt = trim(opt_raw);
+                const size_t oeq = opt.find('=');
+                if (opt.empty() || oeq == std::string::npos || oeq == 0)
+                    fail(ErrorCategory::Usage, "filter '" + spec.name + "': option '" + opt +
+                                                   "' must be written key=value");
+                const std::string key = trim(opt.substr(0, oeq));
+                // Quotes were kept to protect separators; drop them now.
+                std::string value;
+                for (const std::string& part : split_unquoted(opt.substr(oeq + 1), '\0', false)) value += part;
+                for (const auto& kv : spec.options)
+                    if (kv.first == key)
+                        fail(ErrorCategory::Usage, "filter '" + spec.name + "': option '" + key + "' given twice");
+                spec.options.emplace_back(key, trim(value));
+            }
+        }
+        specs.push_back(std::move(spec));
+    }
+    return specs;
+}
+
+}  // namespace vf

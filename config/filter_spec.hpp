@@ -1,0 +1,20 @@
+// Parses a filter chain written the way FFmpeg writes one:
+//   name[=key=value[:key=value...]][,name...]
+// Values may be quoted with '...' to hold ',' or ':'; a backslash escapes one character.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vf {
+
+struct FilterSpec {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> options;  // in the order written
+};
+
+// Throws Error(Usage) with the offending position on malformed input.
+std::vector<FilterSpec> parse_filter_specs(const std::string& text);
+
+}  // namespace vf

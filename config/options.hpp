@@ -1,0 +1,32 @@
+// Everything a run needs, as the command line (app/cli.cpp) fills it in.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/logging.hpp"
+
+namespace vf {
+
+struct RunOptions {
+    std::string input;            // empty: the built-in synthetic source
+    std::string output;           // a file, or "null" to discard
+    std::string filter = "identity";
+    bool overwrite = false;
+    std::string codec = "libx264";
+    std::optional<double> crf;
+    std::string preset = "veryfast";
+    std::string bitrate;
+    bool no_audio = false;
+    int threads = 0;              // CPU filter threads; 0 = one per core
+    std::string device = "auto";  // auto | cpu | cuda
+    std::string stats_json;
+    int verbosity = 0;
+    LogFormat log_format = LogFormat::Text;
+    int queue_frames = 8;
+    int64_t max_frames = 0;
+    bool progress = true;
+};
+
+}  // namespace vf

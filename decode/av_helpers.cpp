@@ -1,0 +1,94 @@
+#include "decode/av_helpers.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace vf {
+
+std::string av_error_string(int err) {
+    char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
+    av_strerror(err, buf, sizeof(buf));
+    return buf;
+}
+
+int av_check(int err, ErrorCategory category, const std::string& what) {
+    if (err < 0) throw Error(category, what + ": " + av_error_string(err));
+    return err;
+}
+
+AvFramePtr make_frame() {
+    AvFramePtr f(av_frame_alloc());
+    if (!f) throw Error(ErrorCategory::Internal, "out of memory allocating a frame");
+    return f;
+}
+
+AvPacketPtr make_packet() {
+    AvPacketPtr p(av_packet_alloc());
+    if (!p) throw Error(ErrorCategory::Internal, "out of memory allocating a packet");
+    return p;
+}
+
+bool is_native_format(AVPixelFormat f) {
+    switch (f) {
+    case AV_PIX_FMT_YUV420P: case AV_PIX_FMT_YUV422P: case AV_PIX_FMT_YUV444P:
+    case AV_PIX_FMT_YUVJ420P: case AV_PIX_FMT_YUVJ422P: case AV_PIX_FMT_YUVJ444P:
+    case AV_PIX_FMT_NV12: case AV_PIX_FMT_GRAY8:
+    case AV_PIX_FMT_YUV420P10LE: case AV_PIX_FMT_YUV422P10LE: case AV_PIX_FMT_YUV444P10LE:
+    case AV_PIX_FMT_P010LE: case AV_PIX_FMT_GRAY10LE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+AVPixelFormat native_format_for(AVPixelFormat f) {
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
+    if (!d) return AV_PIX_FMT_YUV420P;
+    const bool deep = d->comp[0].depth > 8;
+    if (d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB) && !(d->flags & AV_PIX_FMT_FLAG_PAL))
+        return deep ? AV_PIX_FMT_GRAY10LE : AV_PIX_FMT_GRAY8;
+    const bool full_chroma = (d->flags & AV_PIX_FMT_FLAG_RGB) || (d->log2_chroma_w == 0 && d->log2_chroma_h == 0);
+    if (full_chroma) return deep ? AV_PIX_FMT_YUV444P10LE : AV_PIX_FMT_YUV444P;
+    if (d->log2_chroma_h == 0) return deep ? AV_PIX_FMT_YUV422P10LE : AV_PIX_FMT_YUV422P;
+    return deep ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
+}
+
+namespace {
+void ffmpeg_log(void* avcl, int level, const char* fmt, va_list vl) {
+    if (level > av_log_get_level()) return;
+    static thread_local std::string pending;
+    static thread_local int print_prefix = 1;
+    char line[1024];
+    av_log_format_line2(avcl, level, fmt, vl, line, sizeof(line), &print_prefix);
+    pending += line;
+    if (pending.empty() || pending.back() != '\n') return;  // FFmpeg builds lines in pieces
+    pending.pop_back();
+    const std::string msg = "ffmpeg: " + pending;
+    pending.clear();
+    if (level <= AV_LOG_ERROR) spdlog::warn("{}", msg);  // vfilter reports the failure itself
+    else if (level <= AV_LOG_WARNING) spdlog::warn("{}", msg);
+    else if (level <= AV_LOG_INFO) spdlog::debug("{}", msg);
+    else spdlog::trace("{}", msg);
+}
+}  // namespace
+
+void route_ffmpeg_logs_to_spdlog() { av_log_set_callback(ffmpeg_log); }
+
+void FrameConverter::convert(const AVFrame* src, AVFrame* dst, int width, int height, AVPixelFormat format) {
+    sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),
+                                    width, height, format, SWS_BICUBIC, nullptr, nullptr, nullptr));
+    if (!sws_) throw Error(ErrorCategory::Input, std::string("cannot convert from ") +
+                                                     av_get_pix_fmt_name(static_cast<AVPixelFormat>(src->format)));
+    if (!dst->data[0]) {
+        dst->width = width;
+        dst->height = height;
+        dst->format = format;
+        VF_AV_CHECK(av_frame_get_buffer(dst, 0), ErrorCategory::Internal, "allocating a converted frame");
+    }
+    VF_AV_CHECK(av_frame_copy_props(dst, src), ErrorCategory::Internal, "copying frame properties");
+    sws_scale(sws_.get(), src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
+}
+
+}  // namespace vf

@@ -1,0 +1,185 @@
+#include "decode/file_source.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace vf {
+
+std::string DecodeHealth::summary() const {
+    std::string s;
+    auto add = [&](const std::string& part) { s += (s.empty() ? "" : ", ") + part; };
+    if (bad_packets) add(std::to_string(bad_packets) + " video packets could not be decoded");
+    if (corrupt_frames) add(std::to_string(corrupt_frames) + " frames were decoded with errors");
+    if (read_errors) add("reading stopped early on an error");
+    if (!truncated.empty()) add(truncated);
+    return s;
+}
+
+FileSource::FileSource(const FileSourceOptions& options) : options_(options), packet_(make_packet()) {
+    const std::string url = options.url == "-" ? "pipe:0" : options.url;
+    AVFormatContext* ctx = nullptr;
+    int err = avformat_open_input(&ctx, url.c_str(), nullptr, nullptr);
+    if (err < 0) {
+        if (err == AVERROR_INVALIDDATA)
+            fail(ErrorCategory::Input, "input '" + options.url + "' is not a media file FFmpeg can read");
+        fail(ErrorCategory::Input, "cannot open input '" + options.url + "': " + av_error_string(err));
+    }
+    format_.reset(ctx);
+    err = avformat_find_stream_info(ctx, nullptr);
+    if (err < 0) fail(ErrorCategory::Input, "cannot read the streams of '" + options.url + "': " + av_error_string(err));
+
+    const AVCodec* codec = nullptr;
+    video_index_ = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (video_index_ == AVERROR_STREAM_NOT_FOUND)
+        fail(ErrorCategory::Input, "input '" + options.url + "' has no video stream");
+    if (video_index_ < 0 || !codec)
+        fail(ErrorCategory::Input, "input '" + options.url + "': no decoder for its video stream");
+    AVStream* st = ctx->streams[video_index_];
+
+    decoder_.reset(avcodec_alloc_context3(codec));
+    if (!decoder_) fail(ErrorCategory::Internal, "out of memory creating a decoder");
+    VF_AV_CHECK(avcodec_parameters_to_context(decoder_.get(), st->codecpar), ErrorCategory::Input, "decoder setup");
+    decoder_->pkt_timebase = st->time_base;
+    decoder_->thread_count = options.decoder_threads;
+    decoder_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    err = avcodec_open2(decoder_.get(), codec, nullptr);
+    if (err < 0) fail(ErrorCategory::Input, "cannot open the " + std::string(codec->name) + " decoder: " + av_error_string(err));
+
+    const AVPixelFormat fmt = static_cast<AVPixelFormat>(st->codecpar->format);
+    if (fmt == AV_PIX_FMT_NONE || st->codecpar->width <= 0 || st->codecpar->height <= 0)
+        fail(ErrorCategory::Input, "input '" + options.url + "': cannot determine the video size or pixel format");
+    info_.width = st->codecpar->width;
+    info_.height = st->codecpar->height;
+    info_.format = is_native_format(fmt) ? fmt : native_format_for(fmt);
+    if (!is_native_format(fmt))
+        spdlog::info("input pixel format {} is converted to {}", av_get_pix_fmt_name(fmt), av_get_pix_fmt_name(info_.format));
+    info_.time_base = st->time_base;
+    info_.frame_rate = av_guess_frame_rate(ctx, st, nullptr);
+    if (info_.frame_rate.num <= 0 || info_.frame_rate.den <= 0) info_.frame_rate = {25, 1};
+    info_.sample_aspect_ratio = av_guess_sample_aspect_ratio(ctx, st, nullptr);
+    info_.color_range = st->codecpar->color_range;
+    info_.colorspace = st->codecpar->color_space;
+    info_.color_primaries = st->codecpar->color_primaries;
+    info_.color_trc = st->codecpar->color_trc;
+    info_.chroma_location = st->codecpar->chroma_location;
+    if (st->duration > 0) info_.duration_s = st->duration * av_q2d(st->time_base);
+    else if (ctx->duration > 0) info_.duration_s = ctx->duration / static_cast<double>(AV_TIME_BASE);
+    info_.expected_frames = st->nb_frames;
+    if (info_.expected_frames <= 0 && info_.duration_s > 0)
+        info_.expected_frames = static_cast<int64_t>(std::llround(info_.duration_s * av_q2d(info_.frame_rate)));
+
+    is_passthrough_.assign(ctx->nb_streams, 0);
+    for (unsigned i = 0; i < ctx->nb_streams; ++i) {
+        AVStream* s = ctx->streams[i];
+        const AVMediaType type = s->codecpar->codec_type;
+        if (static_cast<int>(i) == video_index_) continue;
+        if (options.passthrough_audio && (type == AVMEDIA_TYPE_AUDIO || type == AVMEDIA_TYPE_SUBTITLE)) {
+            PassthroughStream p;
+            p.source_index = static_cast<int>(i);
+            p.codecpar = s->codecpar;
+            p.time_base = s->time_base;
+            p.metadata = s->metadata;
+            p.description = "#" + std::to_string(i) + " " + av_get_media_type_string(type) + " " +
+                            avcodec_get_name(s->codecpar->codec_id);
+            passthrough_.push_back(p);
+            is_passthrough_[i] = 1;
+        } else {
+            s->discard = type == AVMEDIA_TYPE_AUDIO ? AVDISCARD_NONE : AVDISCARD_ALL;  // audio still marks the end
+        }
+    }
+}
+
+FileSource::~FileSource() = default;
+
+std::string FileSource::describe() const {
+    return "'" + options_.url + "' (" + format_->iformat->name + ", " + avcodec_get_name(decoder_->codec_id) + " " +
+           std::to_string(info_.width) + "x" + std::to_string(info_.height) + " " + av_get_pix_fmt_name(info_.format) +
+           ")";
+}
+
+DecodeHealth FileSource::health() const { return health_; }
+
+std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
+    if (decoded->decode_error_flags || (decoded->flags & AV_FRAME_FLAG_CORRUPT)) ++health_.corrupt_frames;
+    decoded->pts = decoded->best_effort_timestamp;
+    VideoFrame out;
+    out.index = next_index_++;
+    out.read_at = Clock::now();
+    if (decoded->format == info_.format && decoded->width == info_.width && decoded->height == info_.height) {
+        out.frame = std::move(decoded);
+    } else {
+        if ((decoded->width != info_.width || decoded->height != info_.height) && !warned_resize_) {
+            spdlog::warn("video size changed from {}x{} to {}x{} at frame {}; scaling back to {}x{}", info_.width,
+                         info_.height, decoded->width, decoded->height, out.index, info_.width, info_.height);
+            warned_resize_ = true;
+        }
+        out.frame = make_frame();
+        converter_.convert(decoded.get(), out.frame.get(), info_.width, info_.height, info_.format);
+    }
+    return PipelineItem(std::move(out));
+}
+
+void FileSource::check_truncation() {
+    const double duration = format_->duration > 0 ? format_->duration / static_cast<double>(AV_TIME_BASE) : 0;
+    if (duration > 0 && furthest_s_ > 0 && furthest_s_ < duration - std::max(0.5, 0.02 * duration)) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "the input ends at %.1f s of its stated %.1f s (truncated?)", furthest_s_, duration);
+        health_.truncated = buf;
+    }
+}
+
+std::optional<PipelineItem> FileSource::read() {
+    for (;;) {
+        AvFramePtr frame = make_frame();
+        const int got = avcodec_receive_frame(decoder_.get(), frame.get());
+        if (got >= 0) return deliver(std::move(frame));
+        if (got == AVERROR_EOF) return std::nullopt;
+        if (got != AVERROR(EAGAIN)) {
+            ++health_.bad_packets;
+            spdlog::debug("decoder error: {}", av_error_string(got));
+            continue;
+        }
+        if (draining_) return std::nullopt;  // defensive: a drained decoder that still wants input
+        if (stop_requested_) return std::nullopt;
+
+        const int err = av_read_frame(format_.get(), packet_.get());
+        if (err < 0) {
+            if (err != AVERROR_EOF) {
+                ++health_.read_errors;
+                spdlog::warn("reading '{}' stopped: {}", options_.url, av_error_string(err));
+            } else {
+                check_truncation();
+            }
+            draining_ = true;
+            avcodec_send_packet(decoder_.get(), nullptr);
+            continue;
+        }
+        AVStream* st = format_->streams[packet_->stream_index];
+        if (packet_->pts != AV_NOPTS_VALUE || packet_->dts != AV_NOPTS_VALUE) {
+            const int64_t ts = packet_->pts != AV_NOPTS_VALUE ? packet_->pts : packet_->dts;
+            furthest_s_ = std::max(furthest_s_, (ts + std::max<int64_t>(packet_->duration, 0)) * av_q2d(st->time_base) -
+                                                    (format_->start_time > 0 ? format_->start_time / double(AV_TIME_BASE) : 0));
+        }
+        if (packet_->stream_index == video_index_) {
+            const int sent = avcodec_send_packet(decoder_.get(), packet_.get());
+            av_packet_unref(packet_.get());
+            if (sent < 0 && sent != AVERROR(EAGAIN)) {
+                ++health_.bad_packets;
+                spdlog::debug("video packet rejected: {}", av_error_string(sent));
+            }
+            continue;
+        }
+        if (is_passthrough_[packet_->stream_index]) {
+            PassthroughPacket p;
+            p.packet = make_packet();
+            av_packet_move_ref(p.packet.get(), packet_.get());
+            p.source_stream = st->index;
+            return PipelineItem(std::move(p));
+        }
+        av_packet_unref(packet_.get());
+    }
+}
+
+}  // namespace vf

@@ -1,0 +1,51 @@
+// Where frames come from: a demuxed and decoded input (FileSource) or the built-in synthetic
+// pattern (SyntheticSource). The pipeline's decode stage calls read() until it returns nullopt.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/frame.hpp"
+
+namespace vf {
+
+// A non-video stream copied to the output unchanged.
+struct PassthroughStream {
+    int source_index = 0;
+    const AVCodecParameters* codecpar = nullptr;
+    AVRational time_base{1, 1000};
+    const AVDictionary* metadata = nullptr;
+    std::string description;  // "#1 audio aac"
+};
+
+// How much of the input could not be used; any of it makes the run end with exit code 5.
+struct DecodeHealth {
+    int64_t bad_packets = 0;     // the decoder rejected them
+    int64_t corrupt_frames = 0;  // decoded, but flagged as damaged by the decoder
+    int64_t read_errors = 0;     // the demuxer failed before the end of the input
+    std::string truncated;       // non-empty when the input stops well short of its duration
+
+    bool damaged() const { return bad_packets || corrupt_frames || read_errors || !truncated.empty(); }
+    std::string summary() const;
+};
+
+class Source {
+public:
+    virtual ~Source() = default;
+    virtual const VideoInfo& video() const = 0;
+    virtual std::vector<PassthroughStream> passthrough() const { return {}; }
+    virtual const AVDictionary* metadata() const { return nullptr; }
+    virtual std::string describe() const = 0;
+    // The next frame or passthrough packet; nullopt at the end of the input or after stop().
+    virtual std::optional<PipelineItem> read() = 0;
+    virtual DecodeHealth health() const { return {}; }
+    // Ends the input early (Ctrl-C, --frames); safe to call from any thread.
+    void stop() { stop_requested_ = true; }
+
+protected:
+    std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace vf

@@ -1,0 +1,219 @@
+#include "encode/output_file.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+#include <libavutil/opt.h>
+}
+
+namespace vf {
+namespace {
+
+[[noreturn]] void output_error(const std::string& msg) { fail(ErrorCategory::Output, msg); }
+
+int64_t parse_bitrate(const std::string& s) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    double mult = 1;
+    if (end && (*end == 'k' || *end == 'K')) mult = 1e3, ++end;
+    else if (end && (*end == 'm' || *end == 'M')) mult = 1e6, ++end;
+    if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0 || v * mult > 1e10)
+        fail(ErrorCategory::Usage, "--bitrate '" + s + "': expected a positive number with optional k or M, e.g. 4M");
+    return static_cast<int64_t>(v * mult);
+}
+
+}  // namespace
+
+const AVCodec* find_video_encoder(const std::string& name) {
+    static const std::map<std::string, std::string> aliases = {
+        {"h264", "libx264"}, {"x264", "libx264"}, {"avc", "libx264"}, {"hevc", "libx265"},
+        {"h265", "libx265"}, {"x265", "libx265"}, {"raw", "rawvideo"}};
+    const auto it = aliases.find(name);
+    const std::string real = it == aliases.end() ? name : it->second;
+    const AVCodec* c = avcodec_find_encoder_by_name(real.c_str());
+    if (!c || c->type != AVMEDIA_TYPE_VIDEO)
+        fail(ErrorCategory::Usage, "unknown video codec '" + name +
+                                       "'; try libx264, libx265, mpeg4, ffv1 or rawvideo (ffmpeg -encoders lists all)");
+    return c;
+}
+
+void check_output_path(const OutputOptions& o) {
+    if (o.path.empty()) fail(ErrorCategory::Usage, "no output given: use --out FILE (or --out null to discard)");
+    struct stat out_st {};
+    if (stat(o.path.c_str(), &out_st) != 0) return;  // does not exist: nothing to protect
+    struct stat in_st {};
+    if (!o.input_path.empty() && stat(o.input_path.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+        in_st.st_ino == out_st.st_ino)
+        output_error("output '" + o.path + "' is the input file; refusing to overwrite the source");
+    if (S_ISDIR(out_st.st_mode)) output_error("output '" + o.path + "' is a directory; give a file name");
+    if (!o.overwrite) output_error("output '" + o.path + "' already exists; pass -y to overwrite it");
+}
+
+OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
+                       const std::vector<PassthroughStream>& passthrough, const AVDictionary* metadata)
+    : options_(options), partial_path_(options.path + ".partial"), video_(video), packet_(make_packet()) {
+    check_output_path(options);
+    const AVOutputFormat* ofmt = av_guess_format(nullptr, options.path.c_str(), nullptr);
+    if (!ofmt)
+        fail(ErrorCategory::Usage, "cannot tell the container format from '" + options.path +
+                                       "'; use an extension such as .mp4, .mkv, .mov, .avi, .ts");
+    VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, partial_path_.c_str()), ErrorCategory::Internal,
+                "creating the muxer");
+
+    const AVCodec* codec = find_video_encoder(options.codec);
+    encoder_.reset(avcodec_alloc_context3(codec));
+    if (!encoder_) fail(ErrorCategory::Internal, "out of memory creating an encoder");
+    AVCodecContext* enc = encoder_.get();
+    enc->width = video.width;
+    enc->height = video.height;
+    enc->pix_fmt = video.format;
+    if (codec->pix_fmts) {
+        bool supported = false;
+        for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) supported |= *p == video.format;
+        if (!supported) {
+            enc->pix_fmt = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, video.format, 0, nullptr);
+            spdlog::info("{} cannot encode {}; frames are converted to {}", codec->name,
+                         av_get_pix_fmt_name(video.format), av_get_pix_fmt_name(enc->pix_fmt));
+        }
+    }
+    // Keep the source's time base so timestamps pass through exactly; MPEG-4 part 2 cannot
+    // store time bases with denominators above 65535, so it gets 1/frame rate.
+    enc->time_base = video.time_base;
+    if (codec->id == AV_CODEC_ID_MPEG4 && enc->time_base.den > 65535) enc->time_base = av_inv_q(video.frame_rate);
+    enc->framerate = video.frame_rate;
+    enc->sample_aspect_ratio = video.sample_aspect_ratio;
+    enc->color_range = video.color_range;
+    enc->colorspace = video.colorspace;
+    enc->color_primaries = video.color_primaries;
+    enc->color_trc = video.color_trc;
+    enc->chroma_sample_location = video.chroma_location;
+    enc->thread_count = 0;
+    if (ofmt->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+
+    const bool x26x = codec->id == AV_CODEC_ID_H264 || codec->id == AV_CODEC_ID_HEVC;
+    if (x26x && !options.preset.empty() && av_opt_set(enc->priv_data, "preset", options.preset.c_str(), 0) < 0)
+        fail(ErrorCategory::Usage, "--preset '" + options.preset + "' is not a preset of " + codec->name);
+    if (!options.bitrate.empty()) {
+        enc->bit_rate = parse_bitrate(options.bitrate);
+    } else if (x26x) {
+        av_opt_set_double(enc->priv_data, "crf", options.crf.value_or(23.0), 0);
+    } else if (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_MPEG2VIDEO) {
+        enc->flags |= AV_CODEC_FLAG_QSCALE;  // constant quality instead of the 200 kb/s default
+        enc->global_quality = FF_QP2LAMBDA * static_cast<int>(options.crf.value_or(3.0));
+    }
+    int err = avcodec_open2(enc, codec, nullptr);
+    if (err < 0) output_error(std::string("cannot open the ") + codec->name + " encoder: " + av_error_string(err));
+
+    video_stream_ = avformat_new_stream(mux_, nullptr);
+    if (!video_stream_) fail(ErrorCategory::Internal, "out of memory creating a stream");
+    VF_AV_CHECK(avcodec_parameters_from_context(video_stream_->codecpar, enc), ErrorCategory::Internal, "stream setup");
+    video_stream_->time_base = enc->time_base;
+    video_stream_->avg_frame_rate = video.frame_rate;
+    video_stream_->sample_aspect_ratio = video.sample_aspect_ratio;
+
+    for (const PassthroughStream& p : passthrough) {
+        if (avformat_query_codec(ofmt, p.codecpar->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
+            spdlog::warn("stream {} cannot be stored in {}; it is left out (use .mkv to keep it)", p.description, ofmt->name);
+            continue;
+        }
+        AVStream* s = avformat_new_stream(mux_, nullptr);
+        if (!s) fail(ErrorCategory::Internal, "out of memory creating a stream");
+        VF_AV_CHECK(avcodec_parameters_copy(s->codecpar, p.codecpar), ErrorCategory::Internal, "stream setup");
+        s->codecpar->codec_tag = 0;
+        s->time_base = p.time_base;
+        av_dict_copy(&s->metadata, p.metadata, 0);
+        stream_map_[p.source_index] = s->index;
+        source_time_base_[p.source_index] = p.time_base;
+    }
+    av_dict_copy(&mux_->metadata, metadata, 0);
+    av_dict_set(&mux_->metadata, "encoder", nullptr, 0);
+
+    if (!(ofmt->flags & AVFMT_NOFILE)) {
+        err = avio_open(&mux_->pb, partial_path_.c_str(), AVIO_FLAG_WRITE);
+        if (err < 0) output_error("cannot write output '" + options.path + "': " + av_error_string(err));
+    }
+    err = avformat_write_header(mux_, nullptr);
+    if (err < 0) output_error("cannot start output '" + options.path + "': " + av_error_string(err));
+}
+
+OutputFile::~OutputFile() {
+    if (mux_) {
+        if (mux_->pb) avio_closep(&mux_->pb);
+        avformat_free_context(mux_);
+    }
+    if (!finished_) std::remove(partial_path_.c_str());  // never leave a broken file behind
+}
+
+std::string OutputFile::describe() const {
+    return "'" + options_.path + "' (" + mux_->oformat->name + ", " + encoder_->codec->name + " " +
+           av_get_pix_fmt_name(encoder_->pix_fmt) + ")";
+}
+
+void OutputFile::write(AVPacket* pkt) {
+    const int err = av_interleaved_write_frame(mux_, pkt);
+    if (err < 0) output_error("writing output '" + options_.path + "' failed: " + av_error_string(err));
+}
+
+void OutputFile::drain_encoder() {
+    for (;;) {
+        const int err = avcodec_receive_packet(encoder_.get(), packet_.get());
+        if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return;
+        VF_AV_CHECK(err, ErrorCategory::Output, "encoding");
+        av_packet_rescale_ts(packet_.get(), encoder_->time_base, video_stream_->time_base);
+        packet_->stream_index = video_stream_->index;
+        write(packet_.get());
+    }
+}
+
+void OutputFile::write_frame(const AVFrame* frame) {
+    const AVFrame* in = frame;
+    if (frame->format != encoder_->pix_fmt) {
+        if (!converted_) converted_ = make_frame();
+        converter_.convert(frame, converted_.get(), encoder_->width, encoder_->height, encoder_->pix_fmt);
+        in = converted_.get();
+    }
+    AvFramePtr f = make_frame();
+    VF_AV_CHECK(av_frame_ref(f.get(), in), ErrorCategory::Internal, "frame reference");
+    int64_t pts = frame->pts == AV_NOPTS_VALUE
+                      ? (last_pts_ == AV_NOPTS_VALUE ? 0 : last_pts_ + 1)
+                      : av_rescale_q(frame->pts, video_.time_base, encoder_->time_base);
+    if (last_pts_ != AV_NOPTS_VALUE && pts <= last_pts_) pts = last_pts_ + 1;  // encoders need increasing pts
+    last_pts_ = pts;
+    f->pts = pts;
+    f->pict_type = AV_PICTURE_TYPE_NONE;
+    VF_AV_CHECK(avcodec_send_frame(encoder_.get(), f.get()), ErrorCategory::Output, "encoding");
+    drain_encoder();
+}
+
+void OutputFile::write_packet(PassthroughPacket& p) {
+    const auto it = stream_map_.find(p.source_stream);
+    if (it == stream_map_.end()) return;
+    AVPacket* pkt = p.packet.get();
+    av_packet_rescale_ts(pkt, source_time_base_[p.source_stream], mux_->streams[it->second]->time_base);
+    pkt->stream_index = it->second;
+    pkt->pos = -1;
+    write(pkt);
+}
+
+void OutputFile::finish() {
+    VF_AV_CHECK(avcodec_send_frame(encoder_.get(), nullptr), ErrorCategory::Output, "flushing the encoder");
+    drain_encoder();
+    int err = av_write_trailer(mux_);
+    if (err < 0) output_error("finishing output '" + options_.path + "' failed: " + av_error_string(err));
+    if (mux_->pb) {
+        err = avio_closep(&mux_->pb);
+        if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err));
+    }
+    if (std::rename(partial_path_.c_str(), options_.path.c_str()) != 0)
+        output_error("cannot move '" + partial_path_ + "' to '" + options_.path + "': " + std::strerror(errno));
+    finished_ = true;
+}
+
+}  // namespace vf

@@ -1,0 +1,34 @@
+// The fast CPU path: row bands over a thread pool, a ring of border-padded rows per band so
+// the inner loops run branch-free over contiguous memory, exact integer accumulation where
+// the coefficients allow it (int32 when the worst case fits, else int64), and a row pass +
+// column pass for rank-1 kernels. Output equals reference_apply() exactly.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "common/thread_pool.hpp"
+#include "kernels/plan.hpp"
+#include "kernels/plane.hpp"
+
+namespace vf {
+
+class CpuBackend {
+public:
+    explicit CpuBackend(int threads = 0);
+    ~CpuBackend();
+
+    int threads() const { return pool_.size(); }
+
+    // Applies op to one channel. src and dst have equal sizes and must not overlap.
+    // allow_separable=false forces the direct path (for tests and benchmarks).
+    void apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, bool allow_separable = true);
+
+    struct Scratch;
+
+private:
+    ThreadPool pool_;
+    std::vector<std::unique_ptr<Scratch>> scratch_;  // one per worker, reused across frames
+};
+
+}  // namespace vf

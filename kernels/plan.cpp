@@ -1,0 +1,68 @@
+#include "kernels/plan.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+
+namespace vf {
+
+const char* border_name(Border b) {
+    switch (b) {
+    case Border::Mirror: return "mirror";
+    case Border::Replicate: return "replicate";
+    case Border::Zero: return "zero";
+    }
+    return "?";
+}
+
+namespace {
+bool whole(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e9; }
+}  // namespace
+
+bool factor_rank1(const ConvolveOp& op, std::vector<int>& col, std::vector<int>& row) {
+    col.clear();
+    row.clear();
+    if (!op.integer) return false;
+    // Pivot row: the first row with a non-zero entry. Its entries, divided by their gcd, are the
+    // row vector; each other row must be an integer multiple of it.
+    int pivot = -1;
+    for (int j = 0; j < op.kh && pivot < 0; ++j)
+        for (int i = 0; i < op.kw; ++i)
+            if (op.k[j * op.kw + i] != 0) { pivot = j; break; }
+    if (pivot < 0) return false;  // all zero: nothing to gain
+    long long g = 0;
+    for (int i = 0; i < op.kw; ++i) g = std::gcd(g, std::llabs(static_cast<long long>(op.k[pivot * op.kw + i])));
+    std::vector<long long> r(op.kw);
+    for (int i = 0; i < op.kw; ++i) r[i] = static_cast<long long>(op.k[pivot * op.kw + i]) / g;
+    int first_nz = 0;
+    while (r[first_nz] == 0) ++first_nz;
+    std::vector<long long> c(op.kh);
+    for (int j = 0; j < op.kh; ++j) {
+        const long long v = static_cast<long long>(op.k[j * op.kw + first_nz]);
+        if (v % r[first_nz] != 0) return false;
+        c[j] = v / r[first_nz];
+        for (int i = 0; i < op.kw; ++i)
+            if (static_cast<long long>(op.k[j * op.kw + i]) != c[j] * r[i]) return false;
+    }
+    for (long long v : r) if (std::llabs(v) > (1LL << 30)) return false;
+    for (long long v : c) if (std::llabs(v) > (1LL << 30)) return false;
+    row.assign(r.begin(), r.end());
+    col.assign(c.begin(), c.end());
+    return true;
+}
+
+void finalize_convolve(ConvolveOp& op) {
+    op.integer = true;
+    for (double v : op.k) op.integer = op.integer && whole(v);
+    std::vector<int> col, row;
+    // A 1-wide or 1-tall kernel is already one pass; factoring buys nothing.
+    if (op.kw > 1 && op.kh > 1 && factor_rank1(op, col, row)) {
+        op.col = std::move(col);
+        op.row = std::move(row);
+    } else {
+        op.col.clear();
+        op.row.clear();
+    }
+}
+
+}  // namespace vf

@@ -1,0 +1,72 @@
+// A compiled filter: for each channel (Y, U, V) the one operation to apply to it.
+// config/ builds plans from filter specs; every backend (CPU reference, CPU fast path, CUDA)
+// executes the same plan, so they can be tested against each other.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "kernels/border.hpp"
+
+namespace vf {
+
+// out = clamp((int)((float)sum * rdiv + bias + 0.5f), 0, peak), sum = sum over taps of k * pixel.
+// The rounding is FFmpeg's convolution filter's, so equal options give equal output.
+struct ConvolveOp {
+    int kw = 1;                 // odd
+    int kh = 1;                 // odd
+    std::vector<double> k;      // kh rows of kw coefficients, row-major
+    float rdiv = 1.0f;
+    float bias = 0.0f;
+    bool integer = true;        // every coefficient is a whole number: sums are exact
+    // k == col (outer) row, exactly, with whole numbers; empty when k has no such factorisation.
+    std::vector<int> row, col;
+
+    bool separable() const { return !row.empty(); }
+    int rx() const { return kw / 2; }
+    int ry() const { return kh / 2; }
+};
+
+// out = clamp((int)(sqrtf(a*a + b*b) * scale + delta)), a = sum(gx * p) / divisor, b likewise.
+// Sobel, Prewitt and Scharr as FFmpeg computes them; gy all zero gives |a| (laplacian).
+struct GradientOp {
+    std::array<int, 9> gx{};
+    std::array<int, 9> gy{};
+    float divisor = 1.0f;
+    float scale = 1.0f;
+    float delta = 0.0f;
+};
+
+enum class OpKind { Copy, Fill, Convolve, Gradient };
+
+struct PlaneOp {
+    OpKind kind = OpKind::Copy;
+    Border border = Border::Mirror;
+    ConvolveOp conv;       // OpKind::Convolve
+    GradientOp grad;       // OpKind::Gradient
+    // OpKind::Fill writes the neutral value 1 << (depth - 1) (grey chroma).
+};
+
+constexpr int kMaxChannels = 3;     // Y, U, V (gray has one)
+constexpr int kMaxKernelSize = 127; // largest kernel side accepted
+
+struct FilterPlan {
+    std::string description;                 // e.g. "gaussian sigma=3.2 size=27"
+    std::array<PlaneOp, kMaxChannels> ops{};
+
+    bool is_identity() const {
+        for (const auto& op : ops)
+            if (op.kind != OpKind::Copy) return false;
+        return true;
+    }
+};
+
+// Finds whole-number vectors col, row with k == col (outer) row exactly. Returns false when the
+// kernel has rank > 1 or is not made of whole numbers.
+bool factor_rank1(const ConvolveOp& op, std::vector<int>& col, std::vector<int>& row);
+
+// Fills in `integer`, `row` and `col` from `k`. Call after setting k, kw, kh.
+void finalize_convolve(ConvolveOp& op);
+
+}  // namespace vf

@@ -1,0 +1,23 @@
+// The plain, obviously correct implementation of every plane operation: one pixel at a time,
+// border lookups on every tap, 64-bit or double accumulation. It is the oracle that the fast
+// CPU path and the CUDA kernels are tested against; it is never used to process video.
+#pragma once
+
+#include "kernels/plan.hpp"
+#include "kernels/plane.hpp"
+
+namespace vf {
+
+void reference_apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst);
+
+// Shared final steps, so every implementation rounds the same way.
+inline int clamp_to_peak(float v, int peak) {
+    if (!(v > 0.0f)) return 0;  // also maps NaN to 0
+    if (v >= static_cast<float>(peak)) return peak;
+    return static_cast<int>(v);  // truncation, as FFmpeg's (int) cast
+}
+inline int finish_convolve(float sum, float rdiv, float bias, int peak) {
+    return clamp_to_peak(sum * rdiv + bias + 0.5f, peak);
+}
+
+}  // namespace vf

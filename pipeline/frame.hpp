@@ -1,0 +1,49 @@
+// What flows between the stages: decoded video frames (reference-counted AVFrames, never copied
+// between stages) and packets of streams that are passed through untouched (audio, subtitles).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "decode/av_helpers.hpp"
+#include "kernels/plane.hpp"
+
+namespace vf {
+
+using Clock = std::chrono::steady_clock;
+
+struct VideoFrame {
+    AvFramePtr frame;       // pts in the source's video time base
+    int64_t index = 0;      // decode order, from 0
+    Clock::time_point read_at{};  // when its data entered vfilter (for latency)
+};
+
+struct PassthroughPacket {
+    AvPacketPtr packet;     // timestamps in the source stream's time base
+    int source_stream = 0;
+};
+
+using PipelineItem = std::variant<VideoFrame, PassthroughPacket>;
+
+// The channels (Y, U, V or just Y) of a frame in a native format, as plane views.
+std::vector<PlaneView> channel_views(const AVFrame* frame);
+
+// Describes a video stream as the source delivers it and the sink must encode it.
+struct VideoInfo {
+    int width = 0, height = 0;
+    AVPixelFormat format = AV_PIX_FMT_NONE;  // always native (see is_native_format)
+    AVRational time_base{1, 30};
+    AVRational frame_rate{30, 1};
+    AVRational sample_aspect_ratio{0, 1};
+    AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
+    AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
+    AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
+    AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
+    AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
+    double duration_s = 0;        // 0 when unknown
+    int64_t expected_frames = 0;  // 0 when unknown
+};
+
+}  // namespace vf

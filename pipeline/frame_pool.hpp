@@ -1,0 +1,36 @@
+// Frames of one size and format whose buffers are recycled: a frame's memory goes back to the
+// pool when the last reference to it is dropped (by whichever stage that is), so steady-state
+// processing allocates nothing per frame.
+#pragma once
+
+#include <array>
+
+#include "decode/av_helpers.hpp"
+
+extern "C" {
+#include <libavutil/buffer.h>
+}
+
+namespace vf {
+
+class FramePool {
+public:
+    FramePool(int width, int height, AVPixelFormat format);
+    ~FramePool();
+    FramePool(const FramePool&) = delete;
+    FramePool& operator=(const FramePool&) = delete;
+
+    AvFramePtr get();  // uninitialised pixels; width, height and format set
+    int width() const { return width_; }
+    int height() const { return height_; }
+    AVPixelFormat format() const { return format_; }
+
+private:
+    int width_, height_;
+    AVPixelFormat format_;
+    int planes_ = 0;
+    std::array<int, 4> linesize_{};
+    std::array<AVBufferPool*, 4> pools_{};
+};
+
+}  // namespace vf

@@ -1,0 +1,101 @@
+#include "pipeline/job.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+
+#include "config/filter_registry.hpp"
+#include "decode/file_source.hpp"
+#include "decode/synthetic_source.hpp"
+#include "encode/output_file.hpp"
+#include "pipeline/pipeline.hpp"
+#include "pipeline/progress.hpp"
+
+namespace vf {
+
+struct Job::Parts {
+    std::unique_ptr<Source> source;
+    std::unique_ptr<FilterStage> filter;
+    std::unique_ptr<Sink> sink;
+    std::atomic<bool> interrupted{false};
+};
+
+Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
+    // Cheap checks first, so a typo never costs opening a camera or truncating anything.
+    std::vector<FilterPlan> chain = build_chain(o.filter);
+    if (o.device == "cuda")
+        fail(ErrorCategory::Device, "--device cuda: this build has no CUDA backend yet; use --device cpu");
+    if (o.device != "auto" && o.device != "cpu")
+        fail(ErrorCategory::Usage, "--device '" + o.device + "': expected auto, cpu or cuda");
+    if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
+    const bool null_out = o.output == "null";
+    OutputOptions out;
+    out.path = o.output;
+    out.input_path = o.input;
+    out.overwrite = o.overwrite;
+    out.codec = o.codec;
+    out.crf = o.crf;
+    out.preset = o.preset;
+    out.bitrate = o.bitrate;
+    if (!null_out) {
+        check_output_path(out);
+        find_video_encoder(o.codec);
+    }
+    if (!o.stats_json.empty()) {
+        std::ofstream probe(o.stats_json, std::ios::app);
+        if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
+    }
+
+    if (o.input.empty()) {
+        parts_->source = std::make_unique<SyntheticSource>();
+    } else {
+        FileSourceOptions in;
+        in.url = o.input;
+        in.passthrough_audio = !o.no_audio && !null_out;
+        parts_->source = std::make_unique<FileSource>(in);
+    }
+    spdlog::info("input: {}", parts_->source->describe());
+    parts_->filter = std::make_unique<FilterStage>(std::move(chain), o.threads);
+    for (const FilterPlan& p : parts_->filter->chain()) spdlog::info("filter: {}", p.description);
+    if (null_out) {
+        parts_->sink = std::make_unique<NullSink>();
+    } else {
+        parts_->sink = std::make_unique<OutputFile>(out, parts_->source->video(), parts_->source->passthrough(),
+                                                    parts_->source->metadata());
+    }
+    spdlog::info("output: {}", parts_->sink->describe());
+}
+
+Job::~Job() = default;
+
+void Job::interrupt() {
+    parts_->interrupted = true;
+    parts_->source->stop();
+}
+
+JobResult Job::run() {
+    PipelineOptions po;
+    po.queue_frames = static_cast<size_t>(options_.queue_frames);
+    po.max_frames = options_.max_frames;
+    Pipeline pipeline(*parts_->source, *parts_->filter, *parts_->sink, po);
+    JobResult r;
+    {
+        ProgressReporter progress(pipeline.progress(), parts_->source->video(), options_.progress && options_.verbosity >= 0);
+        r.stats = pipeline.run();
+    }
+    const DecodeHealth health = parts_->source->health();
+    r.damaged = health.damaged();
+    r.interrupted = parts_->interrupted;
+    r.stats.damage = health.summary();
+    r.stats.input = parts_->source->describe();
+    r.stats.output = parts_->sink->describe();
+    r.stats.filters = options_.filter;
+    if (!options_.stats_json.empty()) {
+        std::ofstream f(options_.stats_json, std::ios::trunc);
+        f << to_json(r.stats).dump(2) << "\n";
+        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + options_.stats_json + "' failed");
+    }
+    return r;
+}
+
+}  // namespace vf

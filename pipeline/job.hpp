@@ -1,0 +1,30 @@
+// One complete run from RunOptions: build source, filter chain and sink, run the pipeline,
+// report. Separate from main() so tests drive exactly what the command line drives.
+#pragma once
+
+#include "config/options.hpp"
+#include "decode/source.hpp"
+#include "pipeline/stats.hpp"
+
+namespace vf {
+
+struct JobResult {
+    RunStats stats;
+    bool damaged = false;      // finished, but some input could not be decoded (exit code 5)
+    bool interrupted = false;  // stopped early on request; the output is still complete
+};
+
+class Job {
+public:
+    explicit Job(const RunOptions& options);  // checks everything it can before any work
+    ~Job();
+    JobResult run();
+    void interrupt();  // async-signal-safe: only sets a flag the source polls
+
+private:
+    struct Parts;
+    RunOptions options_;
+    std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace vf

@@ -1,0 +1,163 @@
+#include "pipeline/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "pipeline/bounded_queue.hpp"
+
+namespace vf {
+namespace {
+
+int64_t ns_since(Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+}
+
+// Records the first failure and wakes every stage so they all wind down.
+class FailureLatch {
+public:
+    template <typename Fn>
+    void guard(Fn&& fn, const std::function<void()>& abort_all) {
+        try {
+            fn();
+        } catch (...) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (!error_) error_ = std::current_exception();
+            }
+            abort_all();
+        }
+    }
+    void rethrow() {
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    std::mutex mutex_;
+    std::exception_ptr error_;
+};
+
+}  // namespace
+
+Pipeline::Pipeline(Source& source, FilterStage& filter, Sink& sink, PipelineOptions options)
+    : source_(source), filter_(filter), sink_(sink), options_(options) {}
+
+RunStats Pipeline::run() {
+    BoundedQueue<PipelineItem> decoded(options_.queue_frames), filtered(options_.queue_frames);
+    StageClock decode_clock, filter_clock, encode_clock;
+    decode_clock.name = "decode";
+    filter_clock.name = "filter";
+    encode_clock.name = "encode";
+    FailureLatch failure;
+    auto abort_all = [&] {
+        source_.stop();
+        decoded.abort();
+        filtered.abort();
+    };
+    const AVRational tb = source_.video().time_base;
+    const int64_t expected = source_.video().expected_frames;
+    const int64_t warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
+    Clock::time_point warm_at{}, last_at{};
+    LatencyHistogram latency;
+    int64_t frames_in = 0, packets = 0;
+    const Clock::time_point start = Clock::now();
+
+    std::thread decode_thread([&] {
+        failure.guard(
+            [&] {
+                for (;;) {
+                    if (options_.max_frames > 0 && frames_in >= options_.max_frames) break;
+                    const Clock::time_point t = Clock::now();
+                    std::optional<PipelineItem> item = source_.read();
+                    decode_clock.busy_ns += ns_since(t);
+                    if (!item) break;
+                    if (std::holds_alternative<VideoFrame>(*item)) ++frames_in;
+                    if (!decoded.push(std::move(*item))) return;
+                }
+                decoded.close();
+            },
+            abort_all);
+    });
+
+    std::thread filter_thread([&] {
+        failure.guard(
+            [&] {
+                while (std::optional<PipelineItem> item = decoded.pop()) {
+                    if (auto* v = std::get_if<VideoFrame>(&*item)) {
+                        const Clock::time_point t = Clock::now();
+                        v->frame = filter_.process(std::move(v->frame));
+                        filter_clock.busy_ns += ns_since(t);
+                        ++filter_clock.items;
+                    }
+                    if (!filtered.push(std::move(*item))) return;
+                }
+                filtered.close();
+            },
+            abort_all);
+    });
+
+    std::thread encode_thread([&] {
+        failure.guard(
+            [&] {
+                while (std::optional<PipelineItem> item = filtered.pop()) {
+                    const Clock::time_point t = Clock::now();
+                    if (auto* v = std::get_if<VideoFrame>(&*item)) {
+                        sink_.write_frame(v->frame.get());
+                        const Clock::time_point done = Clock::now();
+                        latency.add(std::chrono::duration<double, std::milli>(done - v->read_at).count());
+                        const int64_t n = ++encode_clock.items;
+                        if (n == warmup) warm_at = done;
+                        last_at = done;
+                        progress_.frames_out = n;
+                        if (v->frame->pts != AV_NOPTS_VALUE) progress_.position_s = v->frame->pts * av_q2d(tb);
+                    } else {
+                        sink_.write_packet(std::get<PassthroughPacket>(*item));
+                        ++packets;
+                    }
+                    encode_clock.busy_ns += ns_since(t);
+                }
+            },
+            abort_all);
+    });
+
+    decode_thread.join();
+    filter_thread.join();
+    encode_thread.join();
+    failure.rethrow();
+
+    // Finishing (encoder flush, trailer) is encode work and belongs in its busy time.
+    const Clock::time_point t = Clock::now();
+    sink_.finish();
+    encode_clock.busy_ns += ns_since(t);
+
+    RunStats s;
+    s.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    s.frames_in = frames_in;
+    s.frames_out = encode_clock.items;
+    s.packets_passed = packets;
+    s.average_fps = s.wall_s > 0 ? s.frames_out / s.wall_s : 0;
+    if (s.frames_out > warmup && last_at > warm_at) {
+        s.warmup_frames = warmup;
+        s.sustained_fps = (s.frames_out - warmup) / std::chrono::duration<double>(last_at - warm_at).count();
+    } else {
+        s.sustained_fps = s.average_fps;
+    }
+    double worst = -1;
+    for (StageClock* c : {&decode_clock, &filter_clock, &encode_clock}) {
+        StageSummary st;
+        st.name = c->name;
+        st.busy_s = c->busy_ns / 1e9;
+        st.busy_share = s.wall_s > 0 ? st.busy_s / s.wall_s : 0;
+        st.ms_per_frame = s.frames_out > 0 ? 1000 * st.busy_s / s.frames_out : 0;
+        if (st.busy_share > worst) worst = st.busy_share, s.bottleneck = st.name;
+        s.stages.push_back(st);
+    }
+    s.latency_p50_ms = latency.percentile(50);
+    s.latency_p99_ms = latency.percentile(99);
+    s.filter_threads = filter_.threads();
+    return s;
+}
+
+}  // namespace vf

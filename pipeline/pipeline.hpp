@@ -1,0 +1,45 @@
+// decode ─► queue ─► filter ─► queue ─► encode, each stage on its own thread, joined by bounded
+// queues so the stages overlap and memory stays bounded. Passthrough packets travel the same
+// queues, so they stay in order with the video. The first error stops every stage, and the
+// sink is destroyed unfinished so it removes its partial output.
+#pragma once
+
+#include <atomic>
+#include <functional>
+
+#include "decode/source.hpp"
+#include "encode/sink.hpp"
+#include "pipeline/filter_stage.hpp"
+#include "pipeline/stats.hpp"
+
+namespace vf {
+
+struct PipelineOptions {
+    size_t queue_frames = 8;  // per queue
+    int64_t max_frames = 0;   // stop after this many frames (0 = all)
+};
+
+// Live counters for the progress display; read from another thread.
+struct PipelineProgress {
+    std::atomic<int64_t> frames_out{0};
+    std::atomic<double> position_s{0};
+};
+
+class Pipeline {
+public:
+    Pipeline(Source& source, FilterStage& filter, Sink& sink, PipelineOptions options);
+    // Runs to the end of the input (or stop()). Throws the first stage error; the sink is not
+    // finished then. The caller decides from health() whether the input was damaged.
+    RunStats run();
+    void stop() { source_.stop(); }
+    const PipelineProgress& progress() const { return progress_; }
+
+private:
+    Source& source_;
+    FilterStage& filter_;
+    Sink& sink_;
+    PipelineOptions options_;
+    PipelineProgress progress_;
+};
+
+}  // namespace vf

@@ -1,0 +1,194 @@
+// The command line, run as a user runs it: every bad input gives a one-line message, its
+// documented exit code (docs/exit-codes.md), and leaves no output behind.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "support/clip_writer.hpp"
+#include "support/run_command.hpp"
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+constexpr int kUsage = 2, kInput = 3, kOutput = 4;
+
+std::string read_all(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir = temp_dir();
+        ClipSpec c;
+        c.path = dir + "/in.mkv";
+        c.width = 48;
+        c.height = 32;
+        c.frames = 5;
+        write_clip(c);
+        clip = c.path;
+    }
+    // Runs vfilter expecting failure: checks code, message, a single error line, no output.
+    void expect_failure(const std::vector<std::string>& args, int code, const std::string& message,
+                        const std::string& out = "") {
+        const CommandResult r = run_vfilter(args);
+        EXPECT_EQ(r.exit_code, code) << r.output;
+        EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n" << r.output;
+        int error_lines = 0;
+        std::istringstream lines(r.output);
+        for (std::string l; std::getline(lines, l);) error_lines += l.find("error") != std::string::npos;
+        EXPECT_EQ(error_lines, 1) << r.output;
+        if (!out.empty()) {
+            EXPECT_FALSE(file_exists(out)) << out;
+            EXPECT_FALSE(file_exists(out + ".partial")) << out;
+        }
+    }
+    std::string dir, clip;
+};
+
+TEST_F(Cli, FiltersAFileAndPrintsTheSummary) {
+    const CommandResult r = run_vfilter({"-i", clip, "-f", "sobel", "-o", dir + "/out.mp4"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fps sustained"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("bottleneck:"), std::string::npos);
+    EXPECT_EQ(summarize(dir + "/out.mp4").video_pts.size(), 5u);
+}
+
+TEST_F(Cli, ListFiltersHelpAndVersion) {
+    CommandResult r = run_vfilter({"--list-filters"});
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* f : {"sobel", "gaussian", "box", "sharpen", "emboss", "laplacian", "convolution", "prewitt", "scharr"})
+        EXPECT_NE(r.output.find(f), std::string::npos) << f;
+    r = run_vfilter({"--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.output.find("--filter"), std::string::npos);
+    r = run_vfilter({"--version"});
+    EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST_F(Cli, MissingOrUnreadableInput) {
+    expect_failure({"-i", dir + "/nope.mp4", "-o", dir + "/o.mp4"}, kInput, "No such file", dir + "/o.mp4");
+    std::ofstream(dir + "/text.mp4") << "this is not a video\n";
+    expect_failure({"-i", dir + "/text.mp4", "-o", dir + "/o.mp4"}, kInput, "not a media file", dir + "/o.mp4");
+    std::ofstream(dir + "/empty.mp4").close();
+    expect_failure({"-i", dir + "/empty.mp4", "-o", dir + "/o.mp4"}, kInput, "empty.mp4", dir + "/o.mp4");
+}
+
+TEST_F(Cli, AudioOnlyInputHasNoVideo) {
+    const CommandResult made = run_command({"ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=duration=1", dir + "/a.mka"});
+    if (made.exit_code != 0) GTEST_SKIP() << "ffmpeg command not available: " << made.output;
+    expect_failure({"-i", dir + "/a.mka", "-o", dir + "/o.mp4"}, kInput, "has no video stream", dir + "/o.mp4");
+}
+
+TEST_F(Cli, BadFiltersAndOptions) {
+    const std::string out = dir + "/o.mp4";
+    expect_failure({"-i", clip, "-f", "blur", "-o", out}, kUsage, "unknown filter 'blur'", out);
+    expect_failure({"-i", clip, "-f", "gaussian=sigma=0", "-o", out}, kUsage, "out of range", out);
+    expect_failure({"-i", clip, "-f", "gaussian=sigma=nan", "-o", out}, kUsage, "finite", out);
+    expect_failure({"-i", clip, "-f", "gaussian=sigma=inf", "-o", out}, kUsage, "finite", out);
+    expect_failure({"-i", clip, "-f", "gaussian=sigmaa=1", "-o", out}, kUsage, "unknown option", out);
+    expect_failure({"-i", clip, "-f", "convolution=m=1 2 3 4", "-o", out}, kUsage, "odd square", out);
+    std::ofstream(dir + "/even.txt") << "1 1\n1 1\n";
+    expect_failure({"-i", clip, "-f", "convolution=file=" + dir + "/even.txt", "-o", out}, kUsage, "must be odd", out);
+    {
+        std::ofstream big(dir + "/big.txt");
+        for (int j = 0; j < 131; ++j) {
+            for (int i = 0; i < 131; ++i) big << "1 ";
+            big << "\n";
+        }
+    }
+    expect_failure({"-i", clip, "-f", "convolution=file=" + dir + "/big.txt", "-o", out}, kUsage, "larger than", out);
+    expect_failure({"-i", clip, "--codec", "nosuchcodec", "-o", out}, kUsage, "unknown video codec", out);
+    expect_failure({"-i", clip, "--crf", "99", "-o", out}, kUsage, "crf", out);
+    expect_failure({"-i", clip, "--bogus-flag", "-o", out}, kUsage, "bogus", out);
+    expect_failure({"-i", clip}, kUsage, "no output given");
+    expect_failure({"-i", clip, "--device", "tpu", "-o", out}, kUsage, "--device", out);
+}
+
+TEST_F(Cli, NeverOverwritesTheInput) {
+    const std::string before = read_all(clip);
+    expect_failure({"-i", clip, "-o", clip, "-y"}, kOutput, "is the input file");
+    const std::string link = dir + "/same-file.mkv";
+    ASSERT_EQ(symlink(clip.c_str(), link.c_str()), 0);
+    expect_failure({"-i", clip, "-o", link, "-y"}, kOutput, "is the input file");
+    EXPECT_EQ(read_all(clip), before);
+}
+
+TEST_F(Cli, ExistingOutputNeedsOverwriteFlag) {
+    const std::string out = dir + "/exists.mp4";
+    std::ofstream(out) << "precious";
+    const CommandResult r = run_vfilter({"-i", clip, "-o", out});
+    EXPECT_EQ(r.exit_code, kOutput) << r.output;
+    EXPECT_NE(r.output.find("pass -y"), std::string::npos) << r.output;
+    EXPECT_EQ(read_all(out), "precious");
+    const CommandResult y = run_vfilter({"-i", clip, "-o", out, "-y"});
+    EXPECT_EQ(y.exit_code, 0) << y.output;
+    EXPECT_EQ(summarize(out).video_pts.size(), 5u);
+}
+
+TEST_F(Cli, UnwritableOutputLocation) {
+    expect_failure({"-i", clip, "-o", dir + "/no/such/dir/o.mp4"}, kOutput, "cannot write output", dir + "/no/such/dir/o.mp4");
+    expect_failure({"-i", clip, "-o", "/proc/vfilter-test.mp4"}, kOutput, "cannot write output");
+    expect_failure({"-i", clip, "-o", dir + "/o.nosuchext"}, kUsage, "container format", dir + "/o.nosuchext");
+}
+
+TEST_F(Cli, DamagedInputExitsWithFiveAndKeepsTheOutput) {
+    ClipSpec c;
+    c.path = dir + "/long.mkv";
+    c.width = 64;
+    c.height = 48;
+    c.frames = 60;
+    write_clip(c);
+    const std::string bytes = read_all(c.path);
+    std::ofstream(dir + "/cut.mkv", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 6 / 10));
+    const CommandResult r = run_vfilter({"-i", dir + "/cut.mkv", "-o", dir + "/cut-out.mkv", "--codec", "ffv1"});
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("input damaged"), std::string::npos) << r.output;
+    EXPECT_GT(summarize(dir + "/cut-out.mkv").video_pts.size(), 20u);
+}
+
+TEST_F(Cli, RandomBytesInTheMiddleNeitherCrashNorHang) {
+    ClipSpec c;
+    c.path = dir + "/mpeg4.avi";
+    c.width = 64;
+    c.height = 48;
+    c.frames = 40;
+    c.video_codec = "mpeg4";
+    c.audio = false;
+    write_clip(c);
+    std::string bytes = read_all(c.path);
+    uint32_t x = 12345;
+    for (size_t i = bytes.size() / 3; i < bytes.size() / 2; ++i) {
+        x = x * 1664525u + 1013904223u;
+        bytes[i] = static_cast<char>(x >> 24);
+    }
+    std::ofstream(dir + "/bad.avi", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    const CommandResult r = run_vfilter({"-i", dir + "/bad.avi", "-o", dir + "/bad-out.mkv", "--codec", "ffv1"}, 60);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 5) << r.output;
+    EXPECT_GT(summarize(dir + "/bad-out.mkv").video_pts.size(), 10u);
+}
+
+TEST_F(Cli, StatsJsonAndJsonLogs) {
+    const CommandResult r = run_vfilter({"-i", clip, "-o", "null", "-f", "box=radius=2", "--stats-json", dir + "/s.json",
+                                         "--log-format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(read_all(dir + "/s.json").find("\"sustained_fps\""), std::string::npos);
+    EXPECT_NE(r.output.find("{\"level\":\"info\""), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, BenchPrintsATable) {
+    const CommandResult r = run_vfilter({"bench", "--size", "64x48", "--repeat", "3", "--filter", "sobel", "--json",
+                                         dir + "/b.json"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("64x48"), std::string::npos) << r.output;
+    EXPECT_NE(read_all(dir + "/b.json").find("ms_median"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vf

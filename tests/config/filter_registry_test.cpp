@@ -1,0 +1,88 @@
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "config/filter_registry.hpp"
+
+namespace vf {
+
+static std::string usage_error(const std::string& spec) {
+    try {
+        build_chain(spec);
+    } catch (const Error& e) {
+        EXPECT_EQ(e.category(), ErrorCategory::Usage) << spec;
+        return e.what();
+    }
+    return "";
+}
+
+TEST(FilterRegistry, EveryBuiltInBuildsWithDefaults) {
+    for (const auto& f : filter_table()) {
+        if (f.name == "convolution") continue;  // needs a matrix
+        EXPECT_NO_THROW(build_chain(f.name)) << f.name;
+    }
+}
+
+TEST(FilterRegistry, SobelFiltersLumaAndNeutralisesChromaByDefault) {
+    auto p = build_chain("sobel")[0];
+    EXPECT_EQ(p.ops[0].kind, OpKind::Gradient);
+    EXPECT_EQ(p.ops[1].kind, OpKind::Fill);
+    EXPECT_EQ(p.ops[2].kind, OpKind::Fill);
+    p = build_chain("sobel=planes=all")[0];
+    EXPECT_EQ(p.ops[2].kind, OpKind::Gradient);
+    p = build_chain("sobel=planes=1:rest=copy")[0];
+    EXPECT_EQ(p.ops[1].kind, OpKind::Copy);
+}
+
+TEST(FilterRegistry, GaussianSizeFollowsSigma) {
+    EXPECT_EQ(build_chain("gaussian=sigma=3.2")[0].ops[0].conv.kw, 27);
+    EXPECT_EQ(build_chain("gaussian=sigma=1")[0].ops[0].conv.kw, 9);
+    EXPECT_EQ(build_chain("gaussian=sigma=1:size=5")[0].ops[0].conv.kw, 5);
+}
+
+TEST(FilterRegistry, ConvolutionFollowsFFmpegDefaults) {
+    auto p = build_chain("convolution=m=1 2 1 2 4 2 1 2 1")[0];
+    EXPECT_FLOAT_EQ(p.ops[0].conv.rdiv, 1.0f / 16);  // 1 / sum
+    p = build_chain("convolution=m=0 1 0 1 -4 1 0 1 0")[0];
+    EXPECT_FLOAT_EQ(p.ops[0].conv.rdiv, 1.0f);       // sum 0 -> 1
+    p = build_chain("convolution=0m=0 -1 0 -1 5 -1 0 -1 0")[0];
+    EXPECT_EQ(p.ops[0].kind, OpKind::Convolve);
+    EXPECT_EQ(p.ops[1].kind, OpKind::Copy);          // unspecified planes pass through
+    p = build_chain("convolution=m=1 2 3 2 1:mode=column")[0];
+    EXPECT_EQ(p.ops[2].conv.kw, 1);
+    EXPECT_EQ(p.ops[2].conv.kh, 5);
+}
+
+TEST(FilterRegistry, BadArgumentsSayWhatIsWrongAndWhatIsAllowed) {
+    EXPECT_NE(usage_error("blur").find("unknown filter 'blur'"), std::string::npos);
+    EXPECT_NE(usage_error("blur").find("sobel"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigmaa=2").find("unknown option 'sigmaa'"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=0").find("out of range"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=-1").find("out of range"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=nan").find("finite"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=inf").find("finite"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=abc").find("not a number"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=2:size=6").find("odd"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=40").find("largest"), std::string::npos);
+    EXPECT_NE(usage_error("box=radius=2.5").find("whole number"), std::string::npos);
+    EXPECT_NE(usage_error("box=radius=64").find("out of range"), std::string::npos);
+    EXPECT_NE(usage_error("sobel=border=wrap").find("mirror|replicate|zero"), std::string::npos);
+    EXPECT_NE(usage_error("sobel=planes=banana").find("planes"), std::string::npos);
+    EXPECT_NE(usage_error("convolution").find("no matrix"), std::string::npos);
+    EXPECT_NE(usage_error("convolution=m=1 2 3 4").find("odd square"), std::string::npos);
+    EXPECT_NE(usage_error("convolution=m=1 2 nan 4 5 6 7 8 9").find("not a finite"), std::string::npos);
+    EXPECT_NE(usage_error("convolution=m=1 2 x 4 5 6 7 8 9").find("not a number"), std::string::npos);
+    EXPECT_NE(usage_error("convolution=m=1 2 1 2:mode=row").find("odd"), std::string::npos);
+    EXPECT_NE(usage_error("convolution=file=/nonexistent/k.txt").find("/nonexistent/k.txt"), std::string::npos);
+    EXPECT_NE(usage_error("identity=x=1").find("takes no options"), std::string::npos);
+}
+
+TEST(FilterRegistry, ListNamesEveryFilterAndOption) {
+    const std::string list = describe_filters();
+    for (const auto& f : filter_table()) {
+        EXPECT_NE(list.find("  " + f.name + "  "), std::string::npos) << f.name;
+        for (const auto& o : f.options) EXPECT_NE(list.find(o.name), std::string::npos) << o.name;
+    }
+    EXPECT_NE(list.find("(default 1)"), std::string::npos);
+}
+
+}  // namespace vf

@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "pipeline/bounded_queue.hpp"
+
+namespace vf {
+
+TEST(BoundedQueue, KeepsOrderAndBlocksWhenFull) {
+    BoundedQueue<int> q(3);
+    std::atomic<int> pushed{0};
+    std::thread producer([&] {
+        for (int i = 0; i < 100; ++i) {
+            q.push(i);
+            ++pushed;
+        }
+        q.close();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_LE(pushed.load(), 3);  // backpressure: the producer waits for the consumer
+    EXPECT_LE(q.size(), 3u);
+    for (int i = 0; i < 100; ++i) {
+        auto v = q.pop();
+        ASSERT_TRUE(v.has_value());
+        EXPECT_EQ(*v, i);
+    }
+    EXPECT_FALSE(q.pop().has_value());  // closed and drained
+    producer.join();
+}
+
+TEST(BoundedQueue, AbortWakesBlockedProducerAndConsumer) {
+    BoundedQueue<int> full(1), empty(1);
+    full.push(1);
+    std::atomic<bool> push_returned{false}, pop_returned{false};
+    bool push_result = true;
+    std::thread p([&] { push_result = full.push(2); push_returned = true; });
+    std::thread c([&] { EXPECT_FALSE(empty.pop().has_value()); pop_returned = true; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_FALSE(push_returned.load());
+    EXPECT_FALSE(pop_returned.load());
+    full.abort();
+    empty.abort();
+    p.join();
+    c.join();
+    EXPECT_FALSE(push_result);
+    EXPECT_FALSE(full.pop().has_value());
+}
+
+TEST(BoundedQueue, CloseLetsTheConsumerDrainWhatIsLeft) {
+    BoundedQueue<int> q(4);
+    q.push(7);
+    q.push(8);
+    q.close();
+    EXPECT_FALSE(q.push(9));
+    EXPECT_EQ(*q.pop(), 7);
+    EXPECT_EQ(*q.pop(), 8);
+    EXPECT_FALSE(q.pop().has_value());
+}
+
+}  // namespace vf

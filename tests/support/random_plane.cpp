@@ -1,0 +1,54 @@
+#include "support/random_plane.hpp"
+
+namespace vf::test {
+
+TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int shift) : offset_(offset) {
+    view_.width = width;
+    view_.height = height;
+    view_.depth = depth;
+    view_.step = step;
+    view_.shift = shift;
+    view_.bytes_per_sample = depth > 8 || shift > 0 ? 2 : 1;
+    // Padding of 37 bytes per row plus one spare row, so an overrun lands in poisoned memory.
+    view_.pitch = static_cast<std::ptrdiff_t>(width) * step * view_.bytes_per_sample + 37;
+    view_.pitch += view_.pitch % 2;
+    bytes_.assign(static_cast<size_t>(view_.pitch) * (height + 1), 0xA5);
+    view_.data = bytes_.data() + offset * view_.bytes_per_sample;
+}
+
+void TestPlane::fill_random(std::mt19937& rng) {
+    std::uniform_int_distribution<int> d(0, view_.peak());
+    for (int y = 0; y < view_.height; ++y)
+        for (int x = 0; x < view_.width; ++x) view_.write(x, y, d(rng));
+}
+
+void TestPlane::poison() { std::fill(bytes_.begin(), bytes_.end(), 0xA5); }
+
+bool TestPlane::padding_intact() const {
+    std::vector<char> owned(bytes_.size(), 0);
+    for (int y = 0; y < view_.height; ++y)
+        for (int x = 0; x < view_.width; ++x) {
+            const size_t at = static_cast<size_t>(y * view_.pitch) +
+                              (static_cast<size_t>(x) * view_.step + offset_) * view_.bytes_per_sample;
+            for (int b = 0; b < view_.bytes_per_sample; ++b) owned[at + b] = 1;
+        }
+    for (size_t i = 0; i < bytes_.size(); ++i)
+        if (!owned[i] && bytes_[i] != 0xA5) return false;
+    return true;
+}
+
+long count_differences(const TestPlane& a, const TestPlane& b, std::string* first) {
+    long n = 0;
+    const PlaneView va = a.view(), vb = b.view();
+    for (int y = 0; y < va.height; ++y)
+        for (int x = 0; x < va.width; ++x)
+            if (va.read(x, y) != vb.read(x, y)) {
+                if (n == 0 && first)
+                    *first = "(" + std::to_string(x) + "," + std::to_string(y) + "): " + std::to_string(va.read(x, y)) +
+                             " vs " + std::to_string(vb.read(x, y));
+                ++n;
+            }
+    return n;
+}
+
+}  // namespace vf::test

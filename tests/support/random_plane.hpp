@@ -1,0 +1,33 @@
+// Test planes: owned storage with padding, poisoning and fixed-seed random fill.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/plane.hpp"
+
+namespace vf::test {
+
+// Owns the bytes of one channel. layout "planar" (step 1), "semi" (interleaved pair, the channel
+// at offset 0 or 1 as in nv12/p010), with pitch padding so row overruns are visible.
+class TestPlane {
+public:
+    TestPlane(int width, int height, int depth, int step = 1, int offset = 0, int shift = 0);
+    PlaneView view() const { return view_; }
+    void fill_random(std::mt19937& rng);
+    void poison();                       // every byte, padding included, to 0xA5
+    bool padding_intact() const;         // bytes outside the channel still hold the poison
+    int at(int x, int y) const { return view_.read(x, y); }
+
+private:
+    std::vector<uint8_t> bytes_;
+    PlaneView view_;
+    int offset_;
+};
+
+// Counts pixels that differ; fills `first` with a description of the first difference.
+long count_differences(const TestPlane& a, const TestPlane& b, std::string* first = nullptr);
+
+}  // namespace vf::test
