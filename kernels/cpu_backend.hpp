@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/thread_pool.hpp"
+#include "kernels/cpu_bands.hpp"
 #include "kernels/plan.hpp"
 #include "kernels/plane.hpp"
 
@@ -15,20 +16,22 @@ namespace vf {
 
 class CpuBackend {
 public:
-    explicit CpuBackend(int threads = 0);
+    // threads 0: one per core. isa: Auto picks AVX2 where the CPU has it (tests force each).
+    explicit CpuBackend(int threads = 0, CpuIsa isa = CpuIsa::Auto);
     ~CpuBackend();
 
     int threads() const { return pool_.size(); }
+    const char* isa() const { return isa_; }
 
     // Applies op to one channel. src and dst have equal sizes and must not overlap.
     // allow_separable=false forces the direct path (for tests and benchmarks).
     void apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, bool allow_separable = true);
 
-    struct Scratch;
-
 private:
     ThreadPool pool_;
-    std::vector<std::unique_ptr<Scratch>> scratch_;  // one per worker, reused across frames
+    BandFn band_;
+    const char* isa_;
+    std::vector<std::unique_ptr<BandScratch>> scratch_;  // one per worker, reused across frames
 };
 
 }  // namespace vf

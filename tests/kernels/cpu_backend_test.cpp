@@ -21,9 +21,10 @@ struct Size {
     int w, h;
 };
 
-CpuBackend& backend() {
-    static CpuBackend b(3);  // more workers than CI's cores, so bands really interleave
-    return b;
+// More workers than CI's cores, so bands really interleave; both instruction sets.
+CpuBackend& backend(CpuIsa isa = CpuIsa::Avx2) {
+    static CpuBackend avx2(3, CpuIsa::Avx2), generic(3, CpuIsa::Generic);
+    return isa == CpuIsa::Generic ? generic : avx2;
 }
 
 const char* kSpecs[] = {
@@ -36,6 +37,8 @@ const char* kSpecs[] = {
     "gaussian=sigma=3.2",
     "box=radius=2",
     "box=radius=9",
+    "box=radius=40",
+    "convolution=m=3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3:rdiv=0.01",
     "sharpen=strength=0.8",
     "emboss=planes=all:bias=100",
     "convolution=m=1 2 1 2 4 2 1 2 1",
@@ -65,18 +68,22 @@ TEST_P(CpuMatchesReference, Exactly) {
                                                                          border_name(border)));
     std::mt19937 rng(seed);
     TestPlane src(size.w, size.h, depth), ref(size.w, size.h, depth), fast(size.w, size.h, depth),
-        direct(size.w, size.h, depth);
+        direct(size.w, size.h, depth), generic(size.w, size.h, depth);
     src.fill_random(rng);
     reference_apply(op, src.view(), ref.view());
     fast.poison();
     direct.poison();
+    generic.poison();
     backend().apply(op, src.view(), fast.view(), true);
     backend().apply(op, src.view(), direct.view(), false);
+    backend(CpuIsa::Generic).apply(op, src.view(), generic.view(), true);
     std::string where;
     EXPECT_EQ(count_differences(ref, fast, &where), 0) << spec << " seed " << seed << " first " << where;
     EXPECT_EQ(count_differences(ref, direct, &where), 0) << spec << " (direct) seed " << seed << " first " << where;
+    EXPECT_EQ(count_differences(ref, generic, &where), 0) << spec << " (generic) seed " << seed << " first " << where;
     EXPECT_TRUE(fast.padding_intact());
     EXPECT_TRUE(direct.padding_intact());
+    EXPECT_TRUE(generic.padding_intact());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFilters, CpuMatchesReference,

@@ -1,0 +1,305 @@
+// Included by cpu_bands_generic.cpp and cpu_bands_avx2.cpp with VF_CPU_NS set; see
+// cpu_bands.hpp. Every loop over x is written so the compiler can vectorise it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+#include "kernels/border.hpp"
+#include "kernels/cpu_bands.hpp"
+
+namespace vf {
+namespace VF_CPU_NS {
+namespace {
+
+// Reads source row `sy` (or zeros when sy < 0) into out[0, w + 2r) with r border samples each side.
+template <typename T>
+void load_padded_row(const PlaneView& src, int sy, int r, Border border, T* out) {
+    const int w = src.width;
+    if (sy < 0) {
+        std::fill(out, out + w + 2 * r, T(0));
+        return;
+    }
+    T* mid = out + r;
+    const uint8_t* row = src.data + sy * src.pitch;
+    if (src.bytes_per_sample == 1) {
+        if (src.step == 1)
+            for (int x = 0; x < w; ++x) mid[x] = static_cast<T>(row[x]);
+        else
+            for (int x = 0; x < w; ++x) mid[x] = static_cast<T>(row[static_cast<std::ptrdiff_t>(x) * src.step]);
+    } else {
+        const uint16_t* r16 = reinterpret_cast<const uint16_t*>(row);
+        const int s = src.shift;
+        if (src.step == 1)
+            for (int x = 0; x < w; ++x) mid[x] = static_cast<T>(r16[x] >> s);
+        else
+            for (int x = 0; x < w; ++x) mid[x] = static_cast<T>(r16[static_cast<std::ptrdiff_t>(x) * src.step] >> s);
+    }
+    for (int i = 1; i <= r; ++i) {
+        const int l = border_index(-i, w, border), rr = border_index(w - 1 + i, w, border);
+        out[r - i] = l < 0 ? T(0) : mid[l];
+        out[r + w - 1 + i] = rr < 0 ? T(0) : mid[rr];
+    }
+}
+
+// Rows y - r .. y + r of a band, each loaded once: logical row L lives in slot L mod rows.
+template <typename T>
+class RowRing {
+public:
+    RowRing(T* storage, int rows, int row_len) : buf_(storage), rows_(rows), len_(row_len), held_(rows, INT32_MIN) {}
+    template <typename Fill>
+    const T* get(int logical, Fill&& fill) {
+        int slot = logical % rows_;
+        if (slot < 0) slot += rows_;
+        T* p = buf_ + static_cast<std::ptrdiff_t>(slot) * len_;
+        if (held_[slot] != logical) {
+            fill(logical, p);
+            held_[slot] = logical;
+        }
+        return p;
+    }
+
+private:
+    T* buf_;
+    int rows_, len_;
+    std::vector<int> held_;
+};
+
+// Clamps v[0, w) to [0, peak], truncates (FFmpeg's (int) cast) and writes row y. Same result as
+// clamp_to_peak() in kernels/reference.hpp, NaN included.
+void store_row(const PlaneView& dst, int y, const float* v) {
+    const int w = dst.width;
+    const float peak = static_cast<float>(dst.peak());
+    uint8_t* row = dst.data + y * dst.pitch;
+    if (dst.bytes_per_sample == 1 && dst.step == 1) {
+        for (int x = 0; x < w; ++x) {
+            float c = v[x] > 0.0f ? v[x] : 0.0f;
+            c = c < peak ? c : peak;
+            row[x] = static_cast<uint8_t>(static_cast<int>(c));
+        }
+    } else if (dst.bytes_per_sample == 2 && dst.step == 1) {
+        uint16_t* r16 = reinterpret_cast<uint16_t*>(row);
+        const int s = dst.shift;
+        for (int x = 0; x < w; ++x) {
+            float c = v[x] > 0.0f ? v[x] : 0.0f;
+            c = c < peak ? c : peak;
+            r16[x] = static_cast<uint16_t>(static_cast<int>(c) << s);
+        }
+    } else {
+        for (int x = 0; x < w; ++x) {
+            float c = v[x] > 0.0f ? v[x] : 0.0f;
+            c = c < peak ? c : peak;
+            dst.write(x, y, static_cast<int>(c));
+        }
+    }
+}
+
+template <typename Acc>
+void finish_convolve_row(const PlaneView& dst, int y, const Acc* acc, const ConvolveOp& c, float* v) {
+    const float rdiv = c.rdiv, bias = c.bias;
+    for (int x = 0; x < dst.width; ++x) v[x] = static_cast<float>(acc[x]) * rdiv + bias + 0.5f;
+    store_row(dst, y, v);
+}
+
+// Direct 2D convolution of rows [y0, y1). Acc is int32 (exact when the worst case fits),
+// int64 (exact) or double (non-integer coefficients; the reference's tap order).
+template <typename Acc>
+void direct_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, std::vector<Acc>& mem,
+                 std::vector<float>& vals) {
+    const ConvolveOp& c = op.conv;
+    const int w = src.width, rx = c.rx(), ry = c.ry(), len = w + 2 * rx;
+    mem.resize(static_cast<size_t>(len) * c.kh + w);
+    vals.resize(w);
+    Acc* acc = mem.data() + static_cast<size_t>(len) * c.kh;
+    RowRing<Acc> ring(mem.data(), c.kh, len);
+    const std::vector<Acc> coef(c.k.begin(), c.k.end());
+    auto fill = [&](int logical, Acc* out) {
+        load_padded_row(src, border_index(logical, src.height, op.border), rx, op.border, out);
+    };
+    for (int y = y0; y < y1; ++y) {
+        std::fill(acc, acc + w, Acc(0));
+        for (int j = 0; j < c.kh; ++j) {
+            const Acc* p = ring.get(y + j - ry, fill);
+            const Acc* k = coef.data() + j * c.kw;
+            for (int i = 0; i < c.kw; ++i) {
+                const Acc ki = k[i];
+                if (ki == Acc(0)) continue;  // adds exactly 0 (pixels are finite)
+                const Acc* pi = p + i;
+                for (int x = 0; x < w; ++x) acc[x] += ki * pi[x];
+            }
+        }
+        finish_convolve_row(dst, y, acc, c, vals.data());
+    }
+}
+
+// True when every entry equals the first: a box, summed with a sliding window.
+bool uniform(const std::vector<int>& v) {
+    return std::all_of(v.begin(), v.end(), [&](int x) { return x == v[0]; });
+}
+
+// Row pass into a ring of intermediate rows, then a column pass; whole numbers throughout, so the
+// result is exactly the 2D sum. Uniform (box) vectors use running sums: O(1) per pixel.
+template <typename Acc>
+void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, std::vector<Acc>& mem,
+                    std::vector<float>& vals) {
+    const ConvolveOp& c = op.conv;
+    const int w = src.width, rx = c.rx(), ry = c.ry(), len = w + 2 * rx;
+    mem.resize(static_cast<size_t>(w) * c.kh + len + w);
+    vals.resize(w);
+    Acc* padded = mem.data() + static_cast<size_t>(w) * c.kh;
+    Acc* acc = padded + len;
+    RowRing<Acc> ring(mem.data(), c.kh, w);
+    const std::vector<Acc> row(c.row.begin(), c.row.end()), col(c.col.begin(), c.col.end());
+    const bool box_row = uniform(c.row), box_col = uniform(c.col);
+    auto fill = [&](int logical, Acc* out) {
+        load_padded_row(src, border_index(logical, src.height, op.border), rx, op.border, padded);
+        if (box_row) {
+            Acc s = 0;
+            for (int i = 0; i < c.kw; ++i) s += padded[i];
+            out[0] = s * row[0];
+            for (int x = 1; x < w; ++x) {
+                s += padded[x + c.kw - 1] - padded[x - 1];
+                out[x] = s * row[0];
+            }
+            return;
+        }
+        std::fill(out, out + w, Acc(0));
+        for (int i = 0; i < c.kw; ++i) {
+            const Acc ki = row[i];
+            if (ki == 0) continue;
+            const Acc* pi = padded + i;
+            for (int x = 0; x < w; ++x) out[x] += ki * pi[x];
+        }
+    };
+    if (box_col) {
+        // Running column sum: add the row entering the window, subtract the one leaving it.
+        std::fill(acc, acc + w, Acc(0));
+        for (int j = 0; j < c.kh; ++j) {
+            const Acc* r = ring.get(y0 + j - ry, fill);
+            for (int x = 0; x < w; ++x) acc[x] += r[x];
+        }
+        std::vector<Acc> leaving(w);
+        for (int y = y0; y < y1; ++y) {
+            if (y > y0) {
+                const Acc* in = ring.get(y + ry, fill);
+                for (int x = 0; x < w; ++x) acc[x] += in[x] - leaving[x];
+            }
+            const Acc* out_row = ring.get(y - ry, fill);  // still in the ring: it is the oldest
+            std::copy(out_row, out_row + w, leaving.begin());
+            for (int x = 0; x < w; ++x) vals[x] = static_cast<float>(acc[x] * col[0]) * c.rdiv + c.bias + 0.5f;
+            store_row(dst, y, vals.data());
+        }
+        return;
+    }
+    for (int y = y0; y < y1; ++y) {
+        std::fill(acc, acc + w, Acc(0));
+        for (int j = 0; j < c.kh; ++j) {
+            const Acc kj = col[j];
+            if (kj == 0) continue;
+            const Acc* r = ring.get(y + j - ry, fill);
+            for (int x = 0; x < w; ++x) acc[x] += kj * r[x];
+        }
+        finish_convolve_row(dst, y, acc, c, vals.data());
+    }
+}
+
+void gradient_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, BandScratch& s) {
+    const GradientOp& g = op.grad;
+    const int w = src.width, len = w + 2;
+    s.i32.resize(static_cast<size_t>(len) * 3 + 2 * w);
+    s.f32.resize(w);
+    int32_t* sa = s.i32.data() + 3 * len;
+    int32_t* sb = sa + w;
+    float* v = s.f32.data();
+    RowRing<int32_t> ring(s.i32.data(), 3, len);
+    auto fill = [&](int logical, int32_t* out) {
+        load_padded_row(src, border_index(logical, src.height, op.border), 1, op.border, out);
+    };
+    for (int y = y0; y < y1; ++y) {
+        std::fill(sa, sa + w, 0);
+        std::fill(sb, sb + w, 0);
+        for (int j = 0; j < 3; ++j) {
+            const int32_t* p = ring.get(y + j - 1, fill);
+            for (int i = 0; i < 3; ++i) {
+                const int32_t ka = g.gx[j * 3 + i], kb = g.gy[j * 3 + i];
+                const int32_t* pi = p + i;
+                if (ka) for (int x = 0; x < w; ++x) sa[x] += ka * pi[x];
+                if (kb) for (int x = 0; x < w; ++x) sb[x] += kb * pi[x];
+            }
+        }
+        const float div = g.divisor, scale = g.scale, delta = g.delta;
+        for (int x = 0; x < w; ++x) {
+            const float a = static_cast<float>(sa[x]) / div;
+            const float b = static_cast<float>(sb[x]) / div;
+            v[x] = std::sqrt(a * a + b * b) * scale + delta;
+        }
+        store_row(dst, y, v);
+    }
+}
+
+void copy_band(const PlaneView& src, const PlaneView& dst, int y0, int y1) {
+    const bool same_layout = src.step == 1 && dst.step == 1 && src.bytes_per_sample == dst.bytes_per_sample &&
+                             src.shift == dst.shift;
+    for (int y = y0; y < y1; ++y) {
+        if (same_layout)
+            std::copy(src.data + y * src.pitch, src.data + y * src.pitch + static_cast<size_t>(src.width) * src.bytes_per_sample,
+                      dst.data + y * dst.pitch);
+        else
+            for (int x = 0; x < src.width; ++x) dst.write(x, y, src.read(x, y));
+    }
+}
+
+void fill_band(const PlaneView& dst, int y0, int y1) {
+    const int v = 1 << (dst.depth - 1);
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < dst.width; ++x) dst.write(x, y, v);
+}
+
+// Worst-case |sum| for the plane's depth, to decide whether int32 accumulation is exact.
+bool fits_int32(const std::vector<double>& k, int peak) {
+    double s = 0;
+    for (double v : k) s += std::fabs(v);
+    return s * peak < 2147483647.0;
+}
+bool fits_int32(const std::vector<int>& a, const std::vector<int>& b, int peak) {
+    double sa = 0, sb = 0;
+    for (int v : a) sa += std::abs(v);
+    for (int v : b) sb += std::abs(v);
+    return sa * peak < 2147483647.0 && sa * sb * peak < 2147483647.0;
+}
+
+}  // namespace
+
+void run_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, bool allow_separable,
+              BandScratch& s) {
+    switch (op.kind) {
+    case OpKind::Copy:
+        copy_band(src, dst, y0, y1);
+        return;
+    case OpKind::Fill:
+        fill_band(dst, y0, y1);
+        return;
+    case OpKind::Gradient:
+        gradient_band(op, src, dst, y0, y1, s);
+        return;
+    case OpKind::Convolve: {
+        const ConvolveOp& c = op.conv;
+        const int peak = src.peak();
+        if (allow_separable && c.separable()) {
+            if (fits_int32(c.row, c.col, peak)) separable_band<int32_t>(op, src, dst, y0, y1, s.i32, s.f32);
+            else separable_band<int64_t>(op, src, dst, y0, y1, s.i64, s.f32);
+        } else if (!c.integer) {
+            direct_band<double>(op, src, dst, y0, y1, s.f64, s.f32);
+        } else if (fits_int32(c.k, peak)) {
+            direct_band<int32_t>(op, src, dst, y0, y1, s.i32, s.f32);
+        } else {
+            direct_band<int64_t>(op, src, dst, y0, y1, s.i64, s.f32);
+        }
+        return;
+    }
+    }
+}
+
+}  // namespace VF_CPU_NS
+}  // namespace vf
