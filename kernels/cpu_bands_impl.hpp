@@ -138,6 +138,12 @@ bool uniform(const std::vector<int>& v) {
     return std::all_of(v.begin(), v.end(), [&](int x) { return x == v[0]; });
 }
 
+bool symmetric(const std::vector<int>& v) {
+    for (size_t i = 0; i < v.size() / 2; ++i)
+        if (v[i] != v[v.size() - 1 - i]) return false;
+    return true;
+}
+
 // Row pass into a ring of intermediate rows, then a column pass; whole numbers throughout, so the
 // result is exactly the 2D sum. Uniform (box) vectors use running sums: O(1) per pixel.
 template <typename Acc>
@@ -152,6 +158,9 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
     RowRing<Acc> ring(mem.data(), c.kh, w);
     const std::vector<Acc> row(c.row.begin(), c.row.end()), col(c.col.begin(), c.col.end());
     const bool box_row = uniform(c.row), box_col = uniform(c.col);
+    // Symmetric taps (every Gaussian): add the mirrored pair first, then multiply once; whole
+    // numbers, so the sum is unchanged and half the multiplies go.
+    const bool sym_row = symmetric(c.row), sym_col = symmetric(c.col);
     auto fill = [&](int logical, Acc* out) {
         load_padded_row(src, border_index(logical, src.height, op.border), rx, op.border, padded);
         if (box_row) {
@@ -165,6 +174,18 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
             return;
         }
         std::fill(out, out + w, Acc(0));
+        if (sym_row) {
+            for (int i = 0; i < rx; ++i) {
+                const Acc ki = row[i];
+                if (ki == 0) continue;
+                const Acc *a = padded + i, *b = padded + c.kw - 1 - i;
+                for (int x = 0; x < w; ++x) out[x] += ki * (a[x] + b[x]);
+            }
+            const Acc kc = row[rx];
+            const Acc* m = padded + rx;
+            for (int x = 0; x < w; ++x) out[x] += kc * m[x];
+            return;
+        }
         for (int i = 0; i < c.kw; ++i) {
             const Acc ki = row[i];
             if (ki == 0) continue;
@@ -194,11 +215,24 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
     }
     for (int y = y0; y < y1; ++y) {
         std::fill(acc, acc + w, Acc(0));
-        for (int j = 0; j < c.kh; ++j) {
-            const Acc kj = col[j];
-            if (kj == 0) continue;
-            const Acc* r = ring.get(y + j - ry, fill);
-            for (int x = 0; x < w; ++x) acc[x] += kj * r[x];
+        if (sym_col) {
+            for (int j = 0; j < ry; ++j) {
+                const Acc kj = col[j];
+                if (kj == 0) continue;
+                const Acc* a = ring.get(y + j - ry, fill);
+                const Acc* b = ring.get(y + ry - j, fill);
+                for (int x = 0; x < w; ++x) acc[x] += kj * (a[x] + b[x]);
+            }
+            const Acc* m = ring.get(y, fill);
+            const Acc kc = col[ry];
+            for (int x = 0; x < w; ++x) acc[x] += kc * m[x];
+        } else {
+            for (int j = 0; j < c.kh; ++j) {
+                const Acc kj = col[j];
+                if (kj == 0) continue;
+                const Acc* r = ring.get(y + j - ry, fill);
+                for (int x = 0; x < w; ++x) acc[x] += kj * r[x];
+            }
         }
         finish_convolve_row(dst, y, acc, c, vals.data());
     }
