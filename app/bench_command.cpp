@@ -15,6 +15,10 @@
 #include "config/filter_registry.hpp"
 #include "kernels/cpu_backend.hpp"
 
+#ifdef VF_HAVE_CUDA
+#include "bench/gpu_bench.hpp"
+#endif
+
 namespace vf {
 
 const std::vector<std::string>& standard_bench_filters() {
@@ -26,6 +30,18 @@ const std::vector<std::string>& standard_bench_filters() {
 }
 
 int run_bench(const BenchOptions& o) {
+    if (o.device == "cuda") {
+#ifdef VF_HAVE_CUDA
+        GpuBenchOptions g;
+        if (o.sizes.size() != 1 || o.sizes[0] != "1920x1080") g.sizes = o.sizes;
+        g.iterations = std::max(o.repeat, 5);
+        g.json = o.json;
+        return run_gpu_bench(g);
+#else
+        fail(ErrorCategory::Device, "bench --device cuda: this vfilter was built without CUDA");
+#endif
+    }
+    if (o.device != "cpu") fail(ErrorCategory::Usage, "bench --device '" + o.device + "': expected cpu or cuda");
     CpuBackend backend(o.threads);
     nlohmann::json results = nlohmann::json::array();
     std::printf("%-12s %-60s %10s %10s %12s\n", "plane", "filter", "ms median", "ms min", "Mpixel/s");

@@ -28,7 +28,8 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M");
     app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
-    app.add_option("--device", o.device, "where filters run: auto, cpu, cuda")->default_str("auto");
+    app.add_option("--device", o.device, "where filters run: auto (GPU when present), cpu, cuda")->default_str("auto");
+    app.add_option("--kernel", o.kernel, "GPU path: auto, naive, constant, tiled, separable")->default_str("auto");
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
     app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
     app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");
@@ -46,6 +47,8 @@ Command parse_command_line(int argc, char** argv) {
     bench->add_option("--repeat", b.repeat, "timed runs per case (median reported)")->check(CLI::Range(1, 10000));
     bench->add_option("--threads", b.threads, "CPU threads (0 = all)");
     bench->add_option("--json", b.json, "also write the results as JSON");
+    bench->add_option("--device", b.device, "cpu, or cuda for the GPU benchmark (vfilter variants, NPP, floor)")
+        ->default_str("cpu");
 
     try {
         app.parse(argc, argv);

@@ -14,7 +14,7 @@ struct BenchOptions {
     int repeat = 30;
     int threads = 0;
     std::string json;
-    bool pipeline = false;
+    std::string device = "cpu";
 };
 
 struct Command {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu_backend.hpp"
@@ -12,16 +13,26 @@
 
 namespace vf {
 
+class GpuFrameFilter;
+
+enum class Device { Cpu, Cuda };
+
 class FilterStage {
 public:
-    FilterStage(std::vector<FilterPlan> chain, int threads);
+    // gpu_kernel: auto|naive|constant|tiled|separable, used with Device::Cuda.
+    FilterStage(std::vector<FilterPlan> chain, int threads, Device device = Device::Cpu,
+                const std::string& gpu_kernel = "auto");
+    ~FilterStage();
     AvFramePtr process(AvFramePtr in);
     int threads() const { return backend_.threads(); }
+    Device device() const { return device_; }
     const std::vector<FilterPlan>& chain() const { return chain_; }
 
 private:
     std::vector<FilterPlan> chain_;
+    Device device_;
     CpuBackend backend_;
+    std::unique_ptr<GpuFrameFilter> gpu_;
     std::unique_ptr<FramePool> pool_;
 };
 

@@ -27,8 +27,13 @@ struct PassthroughPacket {
 
 using PipelineItem = std::variant<VideoFrame, PassthroughPacket>;
 
-// The channels (Y, U, V or just Y) of a frame in a native format, as plane views.
-std::vector<PlaneView> channel_views(const AVFrame* frame);
+// The channels (Y, U, V or just Y) of an image in a native format, as plane views over the
+// given planes (host or device memory).
+std::vector<PlaneView> channel_views(AVPixelFormat format, int width, int height, uint8_t* const data[4],
+                                     const int linesize[4]);
+inline std::vector<PlaneView> channel_views(const AVFrame* f) {
+    return channel_views(static_cast<AVPixelFormat>(f->format), f->width, f->height, f->data, f->linesize);
+}
 
 // Describes a video stream as the source delivers it and the sink must encode it.
 struct VideoInfo {

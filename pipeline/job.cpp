@@ -11,7 +11,32 @@
 #include "pipeline/pipeline.hpp"
 #include "pipeline/progress.hpp"
 
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
+
 namespace vf {
+
+namespace {
+
+// auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).
+Device resolve_device(const std::string& name, const std::string& kernel) {
+    if (name != "auto" && name != "cpu" && name != "cuda")
+        fail(ErrorCategory::Usage, "--device '" + name + "': expected auto, cpu or cuda");
+    if (kernel != "auto" && name == "cpu") fail(ErrorCategory::Usage, "--kernel selects a GPU path; it needs --device cuda");
+    if (name == "cpu") return Device::Cpu;
+#ifdef VF_HAVE_CUDA
+    std::string why;
+    if (cuda_device_available(&why)) return Device::Cuda;
+    if (name == "cuda") fail(ErrorCategory::Device, "--device cuda: " + why);
+    spdlog::info("{}; filtering on the CPU", why);
+#else
+    if (name == "cuda") fail(ErrorCategory::Device, "--device cuda: this vfilter was built without CUDA; use --device cpu");
+#endif
+    return Device::Cpu;
+}
+
+}  // namespace
 
 struct Job::Parts {
     std::unique_ptr<Source> source;
@@ -23,10 +48,7 @@ struct Job::Parts {
 Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
     std::vector<FilterPlan> chain = build_chain(o.filter);
-    if (o.device == "cuda")
-        fail(ErrorCategory::Device, "--device cuda: this build has no CUDA backend yet; use --device cpu");
-    if (o.device != "auto" && o.device != "cpu")
-        fail(ErrorCategory::Usage, "--device '" + o.device + "': expected auto, cpu or cuda");
+    const Device device = resolve_device(o.device, o.kernel);
     if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     const bool null_out = o.output == "null";
     OutputOptions out;
@@ -55,7 +77,8 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         parts_->source = std::make_unique<FileSource>(in);
     }
     spdlog::info("input: {}", parts_->source->describe());
-    parts_->filter = std::make_unique<FilterStage>(std::move(chain), o.threads);
+    parts_->filter = std::make_unique<FilterStage>(std::move(chain), o.threads, device, o.kernel);
+    spdlog::info("filters run on the {}", device == Device::Cuda ? "GPU (CUDA)" : "CPU");
     for (const FilterPlan& p : parts_->filter->chain()) spdlog::info("filter: {}", p.description);
     if (null_out) {
         parts_->sink = std::make_unique<NullSink>();

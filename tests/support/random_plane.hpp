@@ -20,6 +20,15 @@ public:
     void poison();                       // every byte, padding included, to 0xA5
     bool padding_intact() const;         // bytes outside the channel still hold the poison
     int at(int x, int y) const { return view_.read(x, y); }
+    // The whole allocation (padding included), to mirror it in device memory byte for byte.
+    uint8_t* bytes() { return bytes_.data(); }
+    size_t size_bytes() const { return bytes_.size(); }
+    // The same channel layout over another copy of the allocation (e.g. on the GPU).
+    PlaneView view_at(uint8_t* base) const {
+        PlaneView v = view_;
+        v.data = base + (view_.data - bytes_.data());
+        return v;
+    }
 
 private:
     std::vector<uint8_t> bytes_;

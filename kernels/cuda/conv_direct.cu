@@ -1,0 +1,253 @@
+// Direct 2D convolution on the GPU, in three steps of refinement:
+//   naive:    one thread per pixel, taps read from global memory, every tap a global load;
+//   constant: taps in constant memory (a warp reads the same tap at once: one broadcast);
+//   tiled:    the block's input tile and halo staged once in shared memory (loaded by all
+//             threads in a strided loop, so a tile may be larger than the block: the sub-block
+//             scheme for big kernels), 8 outputs per thread down a column (register blocking:
+//             each shared load feeds up to 8 multiply-adds), kernel rows taken 8 at a time;
+//             3x3, 5x5 and 7x7 are compiled separately with the taps as kernel parameters
+//             (constant bank 0) and every loop unrolled.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_plane.cuh"
+
+namespace vf::cuda {
+namespace {
+
+constexpr int kTX = 32, kTY = 8, kPY = 8;  // block 32x8 threads, tile 32 x 64 outputs
+constexpr int kChunk = 8;                  // kernel rows per register-blocked step
+constexpr int kArenaFloats = 16000;        // of the 64 KB constant bank
+
+__constant__ float c_taps[kArenaFloats];
+
+// Host side of the constant arena: each distinct tap array is uploaded once, padded with zero
+// rows to a multiple of kChunk, and keeps its offset for the life of the process.
+class TapArena {
+public:
+    int offset_for(const ConvolveOp& op) {
+        const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
+        std::vector<float> taps(static_cast<size_t>(khp) * op.kw, 0.0f);
+        for (int j = 0; j < op.kh; ++j)
+            for (int i = 0; i < op.kw; ++i) taps[j * op.kw + i] = static_cast<float>(op.k[j * op.kw + i]);
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = offsets_.find(taps);
+        if (it != offsets_.end()) return it->second;
+        if (used_ + static_cast<int>(taps.size()) > kArenaFloats) return -1;
+        VF_CUDA_CHECK(cudaMemcpyToSymbol(c_taps, taps.data(), taps.size() * sizeof(float), used_ * sizeof(float)));
+        const int off = used_;
+        used_ += static_cast<int>(taps.size());
+        offsets_.emplace(std::move(taps), off);
+        return off;
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<std::vector<float>, int> offsets_;
+    int used_ = 0;
+};
+TapArena& arena() {
+    static TapArena a;
+    return a;
+}
+
+// Device copies of tap arrays for the naive kernel (and for kernels too big for the arena).
+class GlobalTaps {
+public:
+    const float* get(const ConvolveOp& op) {
+        std::vector<float> taps(op.k.begin(), op.k.end());
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = buffers_.find(taps);
+        if (it != buffers_.end()) return it->second;
+        float* d = nullptr;
+        VF_CUDA_CHECK(cudaMalloc(&d, taps.size() * sizeof(float)));
+        VF_CUDA_CHECK(cudaMemcpy(d, taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice));
+        buffers_.emplace(std::move(taps), d);
+        return d;
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<std::vector<float>, float*> buffers_;  // lives as long as the process
+};
+GlobalTaps& global_taps() {
+    static GlobalTaps g;
+    return g;
+}
+
+template <typename T>
+__global__ void naive_kernel(DevPlane src, DevPlane dst, const float* __restrict__ taps, int kw, int kh, float rdiv,
+                             float bias, int border) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= dst.width || y >= dst.height) return;
+    float acc = 0.0f;
+    for (int j = 0; j < kh; ++j)
+        for (int i = 0; i < kw; ++i)
+            acc = fmaf(taps[j * kw + i], load_bordered<T>(src, x + i - kw / 2, y + j - kh / 2, border), acc);
+    store_sample<T>(dst, x, y, finish_convolve(acc, rdiv, bias));
+}
+
+template <typename T>
+__global__ void constant_kernel(DevPlane src, DevPlane dst, int off, int kw, int kh, float rdiv, float bias, int border) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= dst.width || y >= dst.height) return;
+    float acc = 0.0f;
+    for (int j = 0; j < kh; ++j)
+        for (int i = 0; i < kw; ++i)
+            acc = fmaf(c_taps[off + j * kw + i], load_bordered<T>(src, x + i - kw / 2, y + j - kh / 2, border), acc);
+    store_sample<T>(dst, x, y, finish_convolve(acc, rdiv, bias));
+}
+
+// Stages rows x cols of the input (origin ox, oy, border applied) into shared memory.
+template <typename T>
+__device__ __forceinline__ void load_tile(float* tile, const DevPlane& src, int ox, int oy, int rows, int cols, int border) {
+    const int n = rows * cols;
+    for (int idx = threadIdx.y * kTX + threadIdx.x; idx < n; idx += kTX * kTY) {
+        const int r = idx / cols, c = idx - r * cols;
+        tile[idx] = load_bordered<T>(src, ox + c, oy + r, border);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void store_column(const DevPlane& dst, int x, int y0, const float* acc, float rdiv, float bias) {
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int q = 0; q < kPY; ++q)
+        if (y0 + q < dst.height) store_sample<T>(dst, x, y0 + q, finish_convolve(acc[q], rdiv, bias));
+}
+
+// Any size: taps from the constant arena, kernel rows in chunks of 8 (zero-padded).
+template <typename T>
+__global__ void __launch_bounds__(kTX* kTY) tiled_kernel(DevPlane src, DevPlane dst, int off, int kw, int kh, int khp,
+                                                         float rdiv, float bias, int border) {
+    extern __shared__ float tile[];
+    const int cols = kTX + kw - 1, rows = kTY * kPY + khp - 1;
+    const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
+    load_tile<T>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
+    __syncthreads();
+    const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
+    float acc[kPY] = {};
+    for (int jb = 0; jb < khp; jb += kChunk) {
+        for (int i = 0; i < kw; ++i) {
+            float v[kChunk + kPY - 1];
+            const float* col = tile + (ty0 + jb) * cols + tx + i;
+#pragma unroll
+            for (int t = 0; t < kChunk + kPY - 1; ++t) v[t] = col[t * cols];
+#pragma unroll
+            for (int jj = 0; jj < kChunk; ++jj) {
+                const float k = c_taps[off + (jb + jj) * kw + i];
+#pragma unroll
+                for (int q = 0; q < kPY; ++q) acc[q] = fmaf(k, v[jj + q], acc[q]);
+            }
+        }
+    }
+    store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
+}
+
+template <int K>
+struct SmallTaps {
+    float v[K * K];
+};
+
+// K x K with K in {3, 5, 7}: everything unrolled, taps as kernel parameters.
+template <typename T, int K>
+__global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane dst, SmallTaps<K> taps, float rdiv,
+                                                         float bias, int border) {
+    constexpr int cols = kTX + K - 1, rows = kTY * kPY + K - 1;
+    __shared__ float tile[rows * cols];
+    const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
+    load_tile<T>(tile, src, x0 - K / 2, y0 - K / 2, rows, cols, border);
+    __syncthreads();
+    const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
+    float acc[kPY] = {};
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        float v[K + kPY - 1];
+#pragma unroll
+        for (int t = 0; t < K + kPY - 1; ++t) v[t] = tile[(ty0 + t) * cols + tx + i];
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+            for (int q = 0; q < kPY; ++q) acc[q] = fmaf(taps.v[j * K + i], v[j + q], acc[q]);
+    }
+    store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
+}
+
+int border_mode(Border b) { return b == Border::Mirror ? 0 : (b == Border::Replicate ? 1 : 2); }
+
+dim3 tiled_grid(const PlaneView& p) {
+    return dim3((p.width + kTX - 1) / kTX, (p.height + kTY * kPY - 1) / (kTY * kPY));
+}
+
+template <int K>
+void launch_small(const ConvolveOp& op, const Launch& l) {
+    SmallTaps<K> taps;
+    for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<float>(op.k[i]);
+    const dim3 block(kTX, kTY);
+    if (l.src.bytes_per_sample == 1)
+        small_kernel<uint8_t, K><<<tiled_grid(l.dst), block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv,
+                                                                           op.bias, border_mode(l.border));
+    else
+        small_kernel<uint16_t, K><<<tiled_grid(l.dst), block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv,
+                                                                            op.bias, border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("small_kernel");
+}
+
+}  // namespace
+
+void conv_naive(const ConvolveOp& op, const Launch& l) {
+    const float* taps = global_taps().get(op);
+    const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
+    if (l.src.bytes_per_sample == 1)
+        naive_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv,
+                                                            op.bias, border_mode(l.border));
+    else
+        naive_kernel<uint16_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv,
+                                                             op.bias, border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("naive_kernel");
+}
+
+void conv_constant(const ConvolveOp& op, const Launch& l) {
+    const int off = arena().offset_for(op);
+    if (off < 0) return conv_naive(op, l);  // arena full: global memory still gives the right answer
+    const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
+    if (l.src.bytes_per_sample == 1)
+        constant_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw, op.kh, op.rdiv,
+                                                               op.bias, border_mode(l.border));
+    else
+        constant_kernel<uint16_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw, op.kh,
+                                                                op.rdiv, op.bias, border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("constant_kernel");
+}
+
+void conv_tiled(const ConvolveOp& op, const Launch& l) {
+    if (op.kw == op.kh) {
+        if (op.kw == 3) return launch_small<3>(op, l);
+        if (op.kw == 5) return launch_small<5>(op, l);
+        if (op.kw == 7) return launch_small<7>(op, l);
+    }
+    const int off = arena().offset_for(op);
+    if (off < 0) return conv_naive(op, l);
+    const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
+    const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * (kTX + op.kw - 1) * sizeof(float);
+    static std::once_flag raised;
+    std::call_once(raised, [] {
+        // Kernels up to 127x127 need up to ~120 KB of shared memory per block.
+        VF_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<uint8_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
+        VF_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
+    });
+    const dim3 block(kTX, kTY);
+    if (l.src.bytes_per_sample == 1)
+        tiled_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw,
+                                                                           op.kh, khp, op.rdiv, op.bias, border_mode(l.border));
+    else
+        tiled_kernel<uint16_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw,
+                                                                            op.kh, khp, op.rdiv, op.bias, border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("tiled_kernel");
+}
+
+}  // namespace vf::cuda

@@ -1,0 +1,34 @@
+// Launchers for the CUDA convolution kernels. Every launcher takes an explicit stream, checks
+// the launch, and never synchronises. Planes are PlaneViews over device memory.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/plan.hpp"
+#include "kernels/plane.hpp"
+
+namespace vf::cuda {
+
+struct Launch {
+    PlaneView src, dst;  // device memory, equal sizes
+    Border border = Border::Mirror;
+    cudaStream_t stream = nullptr;
+};
+
+// conv_direct.cu: the three direct variants, slowest first (the benchmark shows what each buys).
+void conv_naive(const ConvolveOp& op, const Launch& l);     // taps in global memory, no tiling
+void conv_constant(const ConvolveOp& op, const Launch& l);  // taps in constant memory, no tiling
+void conv_tiled(const ConvolveOp& op, const Launch& l);     // + shared-memory tile, register blocking;
+                                                            //   3x3/5x5/7x7 unrolled at compile time
+// conv_separable.cu: row pass + column pass fused in one kernel through shared memory.
+void conv_separable(const ConvolveOp& op, const Launch& l);
+// gradient.cu: both 3x3 gradients and the magnitude in one pass.
+void gradient(const GradientOp& op, const Launch& l);
+// copy_fill.cu
+void copy_plane(const Launch& l);
+void fill_neutral(const Launch& l);
+
+// Largest kernel the tiled and separable paths take (shared memory); larger ones go to naive.
+constexpr int kMaxTiledKernel = kMaxKernelSize;
+
+}  // namespace vf::cuda

@@ -1,0 +1,112 @@
+// Separable (rank-1) convolution fused in one kernel: the input tile with its halo is staged in
+// shared memory, the row pass writes (tile rows + halo) x 32 intermediate sums back to shared
+// memory, and the column pass reads them with 8 outputs per thread. One read of the input and
+// one write of the output: no intermediate image in device memory. Taps in constant memory.
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_plane.cuh"
+
+namespace vf::cuda {
+namespace {
+
+constexpr int kTX = 32, kTY = 8, kPY = 8;
+constexpr int kChunk = 8;
+constexpr int kArenaFloats = 16000;
+
+__constant__ float c_sep_taps[kArenaFloats];
+
+// Uploads row taps then column taps (column padded to a multiple of kChunk) once; returns offset.
+int taps_offset(const ConvolveOp& op) {
+    static std::mutex mutex;
+    static std::map<std::vector<float>, int> offsets;
+    static int used = 0;
+    const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
+    std::vector<float> taps(op.row.begin(), op.row.end());
+    for (int j = 0; j < khp; ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = offsets.find(taps);
+    if (it != offsets.end()) return it->second;
+    if (used + static_cast<int>(taps.size()) > kArenaFloats)
+        throw Error(ErrorCategory::Device, "too many distinct separable filters for constant memory");
+    VF_CUDA_CHECK(cudaMemcpyToSymbol(c_sep_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float)));
+    const int off = used;
+    used += static_cast<int>(taps.size());
+    offsets.emplace(std::move(taps), off);
+    return off;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kTX* kTY) separable_kernel(DevPlane src, DevPlane dst, int off, int kw, int kh,
+                                                             int khp, float rdiv, float bias, int border) {
+    extern __shared__ float smem[];
+    const int cols = kTX + kw - 1, rows = kTY * kPY + khp - 1;
+    float* in = smem;                 // rows x cols
+    float* mid = smem + rows * cols;  // rows x kTX
+    const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
+    const int tid = threadIdx.y * kTX + threadIdx.x;
+    const int ox = x0 - kw / 2, oy = y0 - kh / 2;
+    for (int idx = tid; idx < rows * cols; idx += kTX * kTY) {
+        const int r = idx / cols, c = idx - r * cols;
+        in[idx] = load_bordered<T>(src, ox + c, oy + r, border);
+    }
+    __syncthreads();
+    // Row pass: whole-number taps and samples, so these sums are exact in float (< 2^24).
+    for (int idx = tid; idx < rows * kTX; idx += kTX * kTY) {
+        const int r = idx / kTX, c = idx - r * kTX;
+        const float* p = in + r * cols + c;
+        float s = 0.0f;
+        for (int i = 0; i < kw; ++i) s = fmaf(c_sep_taps[off + i], p[i], s);
+        mid[idx] = s;
+    }
+    __syncthreads();
+    const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
+    float acc[kPY] = {};
+    for (int jb = 0; jb < khp; jb += kChunk) {
+        float v[kChunk + kPY - 1];
+#pragma unroll
+        for (int t = 0; t < kChunk + kPY - 1; ++t) v[t] = mid[(ty0 + jb + t) * kTX + tx];
+#pragma unroll
+        for (int jj = 0; jj < kChunk; ++jj) {
+            const float k = c_sep_taps[off + kw + jb + jj];
+#pragma unroll
+            for (int q = 0; q < kPY; ++q) acc[q] = fmaf(k, v[jj + q], acc[q]);
+        }
+    }
+    const int x = x0 + tx;
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int q = 0; q < kPY; ++q) {
+        const int y = y0 + ty0 + q;
+        if (y < dst.height) store_sample<T>(dst, x, y, finish_convolve(acc[q], rdiv, bias));
+    }
+}
+
+}  // namespace
+
+void conv_separable(const ConvolveOp& op, const Launch& l) {
+    if (!op.separable()) throw Error(ErrorCategory::Internal, "conv_separable on a kernel without a rank-1 factorisation");
+    const int off = taps_offset(op);
+    const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
+    const int rows = kTY * kPY + khp - 1;
+    const size_t smem = static_cast<size_t>(rows) * (kTX + op.kw - 1 + kTX) * sizeof(float);
+    static std::once_flag raised;
+    std::call_once(raised, [] {
+        VF_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<uint8_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+        VF_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    });
+    const dim3 block(kTX, kTY), grid((l.dst.width + kTX - 1) / kTX, (l.dst.height + kTY * kPY - 1) / (kTY * kPY));
+    const int border = l.border == Border::Mirror ? 0 : (l.border == Border::Replicate ? 1 : 2);
+    if (l.src.bytes_per_sample == 1)
+        separable_kernel<uint8_t><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw, op.kh, khp,
+                                                                    op.rdiv, op.bias, border);
+    else
+        separable_kernel<uint16_t><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw, op.kh, khp,
+                                                                     op.rdiv, op.bias, border);
+    VF_CUDA_CHECK_LAUNCH("separable_kernel");
+}
+
+}  // namespace vf::cuda

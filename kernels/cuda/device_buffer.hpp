@@ -1,0 +1,69 @@
+// RAII for device memory, pinned host memory, streams and events.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "kernels/cuda/cuda_check.hpp"
+
+namespace vf::cuda {
+
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(size_t bytes) : bytes_(bytes) {
+        if (bytes) VF_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    }
+    ~DeviceBuffer() {
+        if (ptr_) cudaFree(ptr_);
+    }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        std::swap(ptr_, o.ptr_);
+        std::swap(bytes_, o.bytes_);
+        return *this;
+    }
+    uint8_t* data() const { return static_cast<uint8_t*>(ptr_); }
+    size_t size() const { return bytes_; }
+
+private:
+    void* ptr_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+class Stream {
+public:
+    Stream() { VF_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return s_; }
+    void sync() const { VF_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+private:
+    cudaStream_t s_ = nullptr;
+};
+
+class Event {
+public:
+    Event() { VF_CUDA_CHECK(cudaEventCreate(&e_)); }
+    ~Event() { cudaEventDestroy(e_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return e_; }
+    void record(cudaStream_t s) { VF_CUDA_CHECK(cudaEventRecord(e_, s)); }
+    // Milliseconds from `start` to this event (both recorded and complete).
+    float since(const Event& start) {
+        VF_CUDA_CHECK(cudaEventSynchronize(e_));
+        float ms = 0;
+        VF_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+        return ms;
+    }
+
+private:
+    cudaEvent_t e_ = nullptr;
+};
+
+}  // namespace vf::cuda

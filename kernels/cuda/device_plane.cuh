@@ -1,0 +1,62 @@
+// Device-side access to a channel (PlaneView whose data is device memory): 8- or 16-bit
+// samples, a sample step (2 for nv12/p010 chroma) and a shift (6 for p010).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/plane.hpp"
+
+namespace vf::cuda {
+
+struct DevPlane {
+    uint8_t* data;
+    long long pitch;
+    int width, height, step, shift, peak;
+};
+
+inline DevPlane to_dev(const PlaneView& v) {
+    return {v.data, static_cast<long long>(v.pitch), v.width, v.height, v.step, v.shift, v.peak()};
+}
+
+template <typename T>
+__device__ __forceinline__ float load_sample(const DevPlane& p, int x, int y) {
+    const T* row = reinterpret_cast<const T*>(p.data + y * p.pitch);
+    return static_cast<float>(row[x * p.step] >> p.shift);
+}
+
+// Rounds as every backend does: clamp to [0, peak] then truncate (FFmpeg's (int) cast); NaN -> 0.
+template <typename T>
+__device__ __forceinline__ void store_sample(const DevPlane& p, int x, int y, float v) {
+    float c = v > 0.0f ? v : 0.0f;
+    c = fminf(c, static_cast<float>(p.peak));
+    T* row = reinterpret_cast<T*>(p.data + y * p.pitch);
+    row[x * p.step] = static_cast<T>(static_cast<int>(c) << p.shift);
+}
+
+// Same as vf::border_index (kernels/border.hpp); kept in step by the GPU tests.
+// mode: 0 mirror, 1 replicate, 2 zero.
+__device__ __forceinline__ int border_index_dev(int i, int n, int mode) {
+    if (i >= 0 && i < n) return i;
+    if (mode == 2) return -1;
+    if (mode == 1) return i < 0 ? 0 : n - 1;
+    if (n == 1) return 0;
+    const int period = 2 * (n - 1);
+    int m = i % period;
+    if (m < 0) m += period;
+    return m < n ? m : period - m;
+}
+
+template <typename T>
+__device__ __forceinline__ float load_bordered(const DevPlane& p, int x, int y, int mode) {
+    const int sx = border_index_dev(x, p.width, mode);
+    const int sy = border_index_dev(y, p.height, mode);
+    if (sx < 0 || sy < 0) return 0.0f;
+    return load_sample<T>(p, sx, sy);
+}
+
+// (float)sum * rdiv + bias + 0.5, each step rounded separately as on the CPU (no FMA contraction).
+__device__ __forceinline__ float finish_convolve(float sum, float rdiv, float bias) {
+    return __fadd_rn(__fadd_rn(__fmul_rn(sum, rdiv), bias), 0.5f);
+}
+
+}  // namespace vf::cuda
