@@ -213,6 +213,9 @@ FilterPlan build_convolution(const OptionValues& o) {
             std::replace(t.begin(), t.end(), '|', ' ');
             km = parse_kernel_text(t, origin, false);  // one line: width = count
             const int n = km.width;
+            if (n > kMaxKernelSize * kMaxKernelSize)
+                usage(origin + ": " + std::to_string(n) + " values; the largest kernel is " + std::to_string(kMaxKernelSize) +
+                      "x" + std::to_string(kMaxKernelSize));
             if (mode.empty() || mode == "square") {
                 const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
                 if (side * side != n || side % 2 == 0)
@@ -229,6 +232,7 @@ FilterPlan build_convolution(const OptionValues& o) {
             if (km.width != 1 && km.height != 1) usage(origin + ": mode=" + mode + " needs a single row of values");
             const int n = km.width * km.height;
             if (n % 2 == 0) usage(origin + ": mode=" + mode + " needs an odd number of values, got " + std::to_string(n));
+            if (n > kMaxKernelSize) usage(origin + ": mode=" + mode + " takes at most " + std::to_string(kMaxKernelSize) + " values");
             km.width = mode == "row" ? n : 1;
             km.height = mode == "row" ? 1 : n;
         }

@@ -45,7 +45,7 @@ KernelMatrix parse_kernel_text(const std::string& text, const std::string& origi
                                            " values, earlier rows have " + std::to_string(m.width));
         m.width = count;
         ++m.height;
-        if (m.width > kMaxKernelSize || m.height > kMaxKernelSize)
+        if (require_odd && (m.width > kMaxKernelSize || m.height > kMaxKernelSize))
             fail(ErrorCategory::Usage, origin + ": kernel larger than " + std::to_string(kMaxKernelSize) + "x" +
                                            std::to_string(kMaxKernelSize) + " is not supported");
     }

@@ -15,11 +15,12 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/tile_loader.cuh"
 
 namespace vf::cuda {
 namespace {
 
-constexpr int kTX = 32, kTY = 8, kPY = 8;  // block 32x8 threads, tile 32 x 64 outputs
+constexpr int kTX = kBlockX, kTY = kBlockY, kPY = 8;  // block 32x8 threads, tile 32 x 64 outputs
 constexpr int kChunk = 8;                  // kernel rows per register-blocked step
 constexpr int kArenaFloats = 16000;        // of the 64 KB constant bank
 
@@ -55,27 +56,30 @@ TapArena& arena() {
     return a;
 }
 
-// Device copies of tap arrays for the naive kernel (and for kernels too big for the arena).
+// Device copies of tap arrays: float for the naive kernel (and kernels too big for the arena),
+// double for non-integer kernels on the exact path.
+template <typename V>
 class GlobalTaps {
 public:
-    const float* get(const ConvolveOp& op) {
-        std::vector<float> taps(op.k.begin(), op.k.end());
+    const V* get(const ConvolveOp& op) {
+        std::vector<V> taps(op.k.begin(), op.k.end());
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = buffers_.find(taps);
         if (it != buffers_.end()) return it->second;
-        float* d = nullptr;
-        VF_CUDA_CHECK(cudaMalloc(&d, taps.size() * sizeof(float)));
-        VF_CUDA_CHECK(cudaMemcpy(d, taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice));
+        V* d = nullptr;
+        VF_CUDA_CHECK(cudaMalloc(&d, taps.size() * sizeof(V)));
+        VF_CUDA_CHECK(cudaMemcpy(d, taps.data(), taps.size() * sizeof(V), cudaMemcpyHostToDevice));
         buffers_.emplace(std::move(taps), d);
         return d;
     }
 
 private:
     std::mutex mutex_;
-    std::map<std::vector<float>, float*> buffers_;  // lives as long as the process
+    std::map<std::vector<V>, V*> buffers_;  // lives as long as the process
 };
-GlobalTaps& global_taps() {
-    static GlobalTaps g;
+template <typename V>
+GlobalTaps<V>& global_taps() {
+    static GlobalTaps<V> g;
     return g;
 }
 
@@ -100,16 +104,6 @@ __global__ void constant_kernel(DevPlane src, DevPlane dst, int off, int kw, int
         for (int i = 0; i < kw; ++i)
             acc = fmaf(c_taps[off + j * kw + i], load_bordered<T>(src, x + i - kw / 2, y + j - kh / 2, border), acc);
     store_sample<T>(dst, x, y, finish_convolve(acc, rdiv, bias));
-}
-
-// Stages rows x cols of the input (origin ox, oy, border applied) into shared memory.
-template <typename T>
-__device__ __forceinline__ void load_tile(float* tile, const DevPlane& src, int ox, int oy, int rows, int cols, int border) {
-    const int n = rows * cols;
-    for (int idx = threadIdx.y * kTX + threadIdx.x; idx < n; idx += kTX * kTY) {
-        const int r = idx / cols, c = idx - r * cols;
-        tile[idx] = load_bordered<T>(src, ox + c, oy + r, border);
-    }
 }
 
 template <typename T>
@@ -148,14 +142,40 @@ __global__ void __launch_bounds__(kTX* kTY) tiled_kernel(DevPlane src, DevPlane 
     store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
 }
 
-template <int K>
+// Non-integer kernels of any size: double products and sums in the reference's order (row by
+// row, no contraction), taps as doubles from global memory (one broadcast load per tap).
+template <typename T>
+__global__ void __launch_bounds__(kTX* kTY) tiled_double_kernel(DevPlane src, DevPlane dst, const double* __restrict__ taps,
+                                                                int kw, int kh, float rdiv, float bias, int border) {
+    extern __shared__ float tile[];
+    const int cols = kTX + kw - 1, rows = kTY * kPY + kh - 1;
+    const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
+    load_tile<T>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
+    __syncthreads();
+    const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
+    double dacc[kPY] = {};
+    for (int j = 0; j < kh; ++j)
+        for (int i = 0; i < kw; ++i) {
+            const double k = taps[j * kw + i];
+#pragma unroll
+            for (int q = 0; q < kPY; ++q) dacc[q] = __dadd_rn(dacc[q], __dmul_rn(k, tile[(ty0 + q + j) * cols + tx + i]));
+        }
+    float acc[kPY];
+#pragma unroll
+    for (int q = 0; q < kPY; ++q) acc[q] = static_cast<float>(dacc[q]);
+    store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
+}
+
+template <int K, typename Acc>
 struct SmallTaps {
-    float v[K * K];
+    Acc v[K * K];
 };
 
-// K x K with K in {3, 5, 7}: everything unrolled, taps as kernel parameters.
-template <typename T, int K>
-__global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane dst, SmallTaps<K> taps, float rdiv,
+// K x K with K in {3, 5, 7}: everything unrolled, taps as kernel parameters. Acc = double for
+// non-integer taps: products and sums then round exactly as the CPU reference's (same order,
+// no contraction), so ties at .5 go the same way.
+template <typename T, int K, typename Acc>
+__global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane dst, SmallTaps<K, Acc> taps, float rdiv,
                                                          float bias, int border) {
     constexpr int cols = kTX + K - 1, rows = kTY * kPY + K - 1;
     __shared__ float tile[rows * cols];
@@ -164,15 +184,28 @@ __global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane 
     __syncthreads();
     const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
     float acc[kPY] = {};
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-        float v[K + kPY - 1];
-#pragma unroll
-        for (int t = 0; t < K + kPY - 1; ++t) v[t] = tile[(ty0 + t) * cols + tx + i];
+    if constexpr (sizeof(Acc) == sizeof(double)) {
+        double dacc[kPY] = {};
 #pragma unroll
         for (int j = 0; j < K; ++j)
 #pragma unroll
-            for (int q = 0; q < kPY; ++q) acc[q] = fmaf(taps.v[j * K + i], v[j + q], acc[q]);
+            for (int i = 0; i < K; ++i)
+#pragma unroll
+                for (int q = 0; q < kPY; ++q)
+                    dacc[q] = __dadd_rn(dacc[q], __dmul_rn(taps.v[j * K + i], tile[(ty0 + q + j) * cols + tx + i]));
+#pragma unroll
+        for (int q = 0; q < kPY; ++q) acc[q] = static_cast<float>(dacc[q]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+            float v[K + kPY - 1];
+#pragma unroll
+            for (int t = 0; t < K + kPY - 1; ++t) v[t] = tile[(ty0 + t) * cols + tx + i];
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+#pragma unroll
+                for (int q = 0; q < kPY; ++q) acc[q] = fmaf(taps.v[j * K + i], v[j + q], acc[q]);
+        }
     }
     store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
 }
@@ -183,24 +216,30 @@ dim3 tiled_grid(const PlaneView& p) {
     return dim3((p.width + kTX - 1) / kTX, (p.height + kTY * kPY - 1) / (kTY * kPY));
 }
 
-template <int K>
-void launch_small(const ConvolveOp& op, const Launch& l) {
-    SmallTaps<K> taps;
-    for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<float>(op.k[i]);
+template <int K, typename Acc>
+void launch_small_acc(const ConvolveOp& op, const Launch& l) {
+    SmallTaps<K, Acc> taps;
+    for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<Acc>(op.k[i]);
     const dim3 block(kTX, kTY);
     if (l.src.bytes_per_sample == 1)
-        small_kernel<uint8_t, K><<<tiled_grid(l.dst), block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv,
-                                                                           op.bias, border_mode(l.border));
+        small_kernel<uint8_t, K, Acc><<<tiled_grid(l.dst), block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps,
+                                                                                op.rdiv, op.bias, border_mode(l.border));
     else
-        small_kernel<uint16_t, K><<<tiled_grid(l.dst), block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv,
-                                                                            op.bias, border_mode(l.border));
+        small_kernel<uint16_t, K, Acc><<<tiled_grid(l.dst), block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps,
+                                                                                 op.rdiv, op.bias, border_mode(l.border));
     VF_CUDA_CHECK_LAUNCH("small_kernel");
+}
+
+template <int K>
+void launch_small(const ConvolveOp& op, const Launch& l) {
+    if (op.integer) launch_small_acc<K, float>(op, l);
+    else launch_small_acc<K, double>(op, l);
 }
 
 }  // namespace
 
 void conv_naive(const ConvolveOp& op, const Launch& l) {
-    const float* taps = global_taps().get(op);
+    const float* taps = global_taps<float>().get(op);
     const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
     if (l.src.bytes_per_sample == 1)
         naive_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv,
@@ -230,17 +269,30 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
         if (op.kw == 5) return launch_small<5>(op, l);
         if (op.kw == 7) return launch_small<7>(op, l);
     }
+    static std::once_flag raised;
+    std::call_once(raised, [] {
+        // Kernels up to 127x127 need up to ~120 KB of shared memory per block.
+        for (const void* f : {(const void*)tiled_kernel<uint8_t>, (const void*)tiled_kernel<uint16_t>,
+                              (const void*)tiled_double_kernel<uint8_t>, (const void*)tiled_double_kernel<uint16_t>})
+            VF_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
+    });
+    const dim3 block(kTX, kTY);
+    if (!op.integer) {
+        const double* taps = global_taps<double>().get(op);
+        const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * (kTX + op.kw - 1) * sizeof(float);
+        if (l.src.bytes_per_sample == 1)
+            tiled_double_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
+                to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
+        else
+            tiled_double_kernel<uint16_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
+                to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
+        VF_CUDA_CHECK_LAUNCH("tiled_double_kernel");
+        return;
+    }
     const int off = arena().offset_for(op);
     if (off < 0) return conv_naive(op, l);
     const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
     const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * (kTX + op.kw - 1) * sizeof(float);
-    static std::once_flag raised;
-    std::call_once(raised, [] {
-        // Kernels up to 127x127 need up to ~120 KB of shared memory per block.
-        VF_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<uint8_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
-        VF_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
-    });
-    const dim3 block(kTX, kTY);
     if (l.src.bytes_per_sample == 1)
         tiled_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw,
                                                                            op.kh, khp, op.rdiv, op.bias, border_mode(l.border));

@@ -9,11 +9,12 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/tile_loader.cuh"
 
 namespace vf::cuda {
 namespace {
 
-constexpr int kTX = 32, kTY = 8, kPY = 8;
+constexpr int kTX = kBlockX, kTY = kBlockY, kPY = 8;
 constexpr int kChunk = 8;
 constexpr int kArenaFloats = 16000;
 
@@ -48,11 +49,7 @@ __global__ void __launch_bounds__(kTX* kTY) separable_kernel(DevPlane src, DevPl
     float* mid = smem + rows * cols;  // rows x kTX
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
     const int tid = threadIdx.y * kTX + threadIdx.x;
-    const int ox = x0 - kw / 2, oy = y0 - kh / 2;
-    for (int idx = tid; idx < rows * cols; idx += kTX * kTY) {
-        const int r = idx / cols, c = idx - r * cols;
-        in[idx] = load_bordered<T>(src, ox + c, oy + r, border);
-    }
+    load_tile<T>(in, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
     __syncthreads();
     // Row pass: whole-number taps and samples, so these sums are exact in float (< 2^24).
     for (int idx = tid; idx < rows * kTX; idx += kTX * kTY) {

@@ -4,11 +4,12 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/tile_loader.cuh"
 
 namespace vf::cuda {
 namespace {
 
-constexpr int kTX = 32, kTY = 8, kPY = 8;
+constexpr int kTX = kBlockX, kTY = kBlockY, kPY = 8;
 
 struct GradTaps {
     float gx[9], gy[9];
@@ -20,10 +21,7 @@ __global__ void __launch_bounds__(kTX* kTY) gradient_kernel(DevPlane src, DevPla
     constexpr int cols = kTX + 2, rows = kTY * kPY + 2;
     __shared__ float tile[rows * cols];
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
-    for (int idx = threadIdx.y * kTX + threadIdx.x; idx < rows * cols; idx += kTX * kTY) {
-        const int r = idx / cols, c = idx - r * cols;
-        tile[idx] = load_bordered<T>(src, x0 - 1 + c, y0 - 1 + r, border);
-    }
+    load_tile<T>(tile, src, x0 - 1, y0 - 1, rows, cols, border);
     __syncthreads();
     const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
     float a[kPY] = {}, b[kPY] = {};

@@ -86,3 +86,17 @@ TEST(FilterRegistry, ListNamesEveryFilterAndOption) {
 }
 
 }  // namespace vf
+
+namespace vf {
+TEST(FilterRegistry, InlineMatricesUpTo127x127) {
+    std::string m;
+    for (int i = 0; i < 65 * 65; ++i) m += (i ? " " : "") + std::to_string(i % 7 - 3);
+    EXPECT_EQ(build_chain("convolution=m=" + m)[0].ops[0].conv.kw, 65);
+    std::string big;
+    for (int i = 0; i < 129 * 129; ++i) big += (i ? " " : "") + std::string("1");
+    EXPECT_NE(usage_error("convolution=m=" + big).find("largest kernel"), std::string::npos);
+    std::string row;
+    for (int i = 0; i < 129; ++i) row += (i ? " " : "") + std::string("1");
+    EXPECT_NE(usage_error("convolution=m=" + row + ":mode=row").find("at most 127"), std::string::npos);
+}
+}  // namespace vf
