@@ -29,9 +29,10 @@ for tool in memcheck racecheck; do
   echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"
 done
 [ "${1:-}" = quick ] && exit 0
+# usage: scripts/gpu_check.sh [quick|noanchors]
 echo "== benchmark"
 $build/vfilter_gpu_bench --json "$out/gpu_bench.json" 2>&1 | tee "$out/gpu_bench.txt"
-if [ -f .device/anchors.py ]; then
+if [ -f .device/anchors.py ] && [ "${1:-}" != noanchors ]; then
   echo "== anchors"
   PYTHONUNBUFFERED=1 timeout 400 python3 .device/anchors.py >"$out/anchors.txt" 2>&1
   grep -E "1080p f32 (3x3|5x5|13x13|27x27|63x63)|4K f32|2048sq|1D|copy" "$out/anchors.txt" | grep -E "fp32|fp16|copy|FFT" | head -40
