@@ -32,6 +32,8 @@ done
 # usage: scripts/gpu_check.sh [quick|noanchors]
 echo "== benchmark"
 $build/vfilter_gpu_bench --json "$out/gpu_bench.json" 2>&1 | tee "$out/gpu_bench.txt"
+echo "== cuDNN, timed like the benchmark"
+PYTHONUNBUFFERED=1 timeout 300 python3 bench/cudnn_anchor.py 2>&1 | tee "$out/cudnn_anchor.txt"
 if [ -f .device/anchors.py ] && [ "${1:-}" != noanchors ]; then
   echo "== anchors"
   PYTHONUNBUFFERED=1 timeout 400 python3 .device/anchors.py >"$out/anchors.txt" 2>&1
