@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
 #include "kernels/cuda/tile_loader.cuh"
+#include "kernels/cuda/wide_tile.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -216,6 +217,52 @@ dim3 tiled_grid(const PlaneView& p) {
     return dim3((p.width + kTX - 1) / kTX, (p.height + kTY * kPY - 1) / (kTY * kPY));
 }
 
+// Whole-number K x K kernels (K <= 7), memory-bound: 4 x 8 outputs per thread (wide_tile.cuh).
+// Input rows are visited once; each feeds the outputs it touches, all indices compile-time.
+template <typename T, int K, bool kVec>
+__global__ void __launch_bounds__(wide::kTX* wide::kTY) small_wide_kernel(DevPlane src, DevPlane dst, SmallTaps<K, float> taps,
+                                                                         float rdiv, float bias, int border) {
+    constexpr int R = K / 2, rows = wide::kTileH + K - 1;
+    __shared__ __align__(16) float tile[rows * wide::kCols];
+    const int x0 = blockIdx.x * wide::kTileW, y0 = blockIdx.y * wide::kTileH;
+    wide::load<T, kVec>(tile, src, x0, y0 - R, rows, border);
+    __syncthreads();
+    const int ty0 = threadIdx.y * wide::kPY;
+    float acc[wide::kPY][4] = {};
+#pragma unroll
+    for (int t = 0; t < wide::kPY + K - 1; ++t) {
+        float s[12];
+        wide::segment(tile, ty0 + t, s);
+#pragma unroll
+        for (int q = 0; q < wide::kPY; ++q) {
+            const int j = t - q;
+            if (j < 0 || j >= K) continue;
+#pragma unroll
+            for (int i = 0; i < K; ++i)
+#pragma unroll
+                for (int p = 0; p < 4; ++p) acc[q][p] = fmaf(taps.v[j * K + i], s[p + i - R + 4], acc[q][p]);
+        }
+    }
+    const int x = x0 + 4 * threadIdx.x;
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int q = 0; q < wide::kPY; ++q) {
+        float v[4];
+#pragma unroll
+        for (int p = 0; p < 4; ++p) v[p] = finish_convolve(acc[q][p], rdiv, bias);
+        wide::store4<T, kVec>(dst, x, y0 + ty0 + q, v);
+    }
+}
+
+template <typename T, int K, bool kVec>
+void launch_wide(const SmallTaps<K, float>& taps, const ConvolveOp& op, const Launch& l) {
+    const dim3 block(wide::kTX, wide::kTY);
+    const dim3 grid((l.dst.width + wide::kTileW - 1) / wide::kTileW, (l.dst.height + wide::kTileH - 1) / wide::kTileH);
+    small_wide_kernel<T, K, kVec><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv, op.bias,
+                                                               border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("small_wide_kernel");
+}
+
 template <int K, typename Acc>
 void launch_small_acc(const ConvolveOp& op, const Launch& l) {
     SmallTaps<K, Acc> taps;
@@ -232,8 +279,17 @@ void launch_small_acc(const ConvolveOp& op, const Launch& l) {
 
 template <int K>
 void launch_small(const ConvolveOp& op, const Launch& l) {
-    if (op.integer) launch_small_acc<K, float>(op, l);
-    else launch_small_acc<K, double>(op, l);
+    if (!op.integer) return launch_small_acc<K, double>(op, l);
+    SmallTaps<K, float> taps;
+    for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<float>(op.k[i]);
+    const bool vec = wide::vector_ok(l.src) && wide::vector_ok(l.dst);
+    if (l.src.bytes_per_sample == 1) {
+        if (vec) launch_wide<uint8_t, K, true>(taps, op, l);
+        else launch_wide<uint8_t, K, false>(taps, op, l);
+    } else {
+        if (vec) launch_wide<uint16_t, K, true>(taps, op, l);
+        else launch_wide<uint16_t, K, false>(taps, op, l);
+    }
 }
 
 }  // namespace

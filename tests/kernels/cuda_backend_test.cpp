@@ -40,10 +40,10 @@ struct Outcome {
 
 // Runs op on the GPU with `kernel` and compares with the reference.
 Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step = 1, int offset = 0,
-                 int shift = 0) {
+                 int shift = 0, bool aligned = false) {
     std::mt19937 rng(seed);
-    TestPlane src(w, h, depth, step, offset, shift), ref(w, h, depth, step, offset, shift),
-        out(w, h, depth, step, offset, shift);
+    TestPlane src(w, h, depth, step, offset, shift, aligned), ref(w, h, depth, step, offset, shift, aligned),
+        out(w, h, depth, step, offset, shift, aligned);
     src.fill_random(rng);
     // The plain reference for ordinary sizes; for 4K the CPU fast path, which the CPU suite
     // proves equal to the reference bit for bit, so the suite stays quick.
@@ -106,9 +106,12 @@ TEST_P(GpuMatchesReference, AutoPath) {
     op.border = border;
     const unsigned seed = static_cast<unsigned>(std::hash<std::string>{}(std::string(spec) + std::to_string(size.w * 7 + size.h) +
                                                                          std::to_string(depth) + border_name(border)));
-    const Outcome o = run_case(op, size.w, size.h, depth, GpuKernel::Auto, seed);
-    expect_close(o, static_cast<long>(size.w) * size.h, op.kind == OpKind::Gradient,
-                 std::string(spec) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) + " seed " + std::to_string(seed));
+    for (bool aligned : {false, true}) {  // scalar and 4-wide load/store paths
+        const Outcome o = run_case(op, size.w, size.h, depth, GpuKernel::Auto, seed, 1, 0, 0, aligned);
+        expect_close(o, static_cast<long>(size.w) * size.h, op.kind == OpKind::Gradient,
+                     std::string(spec) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) + " seed " +
+                         std::to_string(seed) + (aligned ? " aligned" : ""));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFilters, GpuMatchesReference,
@@ -159,7 +162,9 @@ TEST(Gpu, LargeKernelsAndFourK) {
     const PlaneOp g = build_chain("gaussian=sigma=3.2")[0].ops[0];
     expect_close(run_case(g, 3840, 2160, 8, GpuKernel::Auto, 5), 3840L * 2160, false, "4K gaussian");
     const PlaneOp s = build_chain("sobel")[0].ops[0];
-    expect_close(run_case(s, 3840, 2160, 10, GpuKernel::Auto, 6), 3840L * 2160, true, "4K sobel 10 bit");
+    expect_close(run_case(s, 3840, 2160, 10, GpuKernel::Auto, 6, 1, 0, 0, true), 3840L * 2160, true, "4K sobel 10 bit");
+    const PlaneOp c3 = build_chain("convolution=m=1 2 3 4 5 6 7 8 9")[0].ops[0];
+    expect_close(run_case(c3, 3840, 2160, 8, GpuKernel::Auto, 7, 1, 0, 0, true), 3840L * 2160, true, "4K 3x3 aligned");
 }
 
 TEST(Gpu, InterleavedAndShiftedLayouts) {

@@ -2,7 +2,7 @@
 
 namespace vf::test {
 
-TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int shift) : offset_(offset) {
+TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int shift, bool aligned) : offset_(offset) {
     view_.width = width;
     view_.height = height;
     view_.depth = depth;
@@ -12,7 +12,8 @@ TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int
     // Padding of 37 bytes per row plus one spare row, so an overrun lands in poisoned memory.
     view_.pitch = static_cast<std::ptrdiff_t>(width) * step * view_.bytes_per_sample + 37;
     view_.pitch += view_.pitch % 2;
-    bytes_.assign(static_cast<size_t>(view_.pitch) * (height + 1), 0xA5);
+    if (aligned) view_.pitch = (view_.pitch + 63) / 64 * 64;
+    bytes_.assign(static_cast<size_t>(view_.pitch) * (height + 1) + 64, 0xA5);
     view_.data = bytes_.data() + offset * view_.bytes_per_sample;
 }
 

@@ -14,7 +14,9 @@ namespace vf::test {
 // at offset 0 or 1 as in nv12/p010), with pitch padding so row overruns are visible.
 class TestPlane {
 public:
-    TestPlane(int width, int height, int depth, int step = 1, int offset = 0, int shift = 0);
+    // aligned: pitch a multiple of 64 bytes (the usual frame layout); otherwise an odd padding
+    // that catches pitch mistakes.
+    TestPlane(int width, int height, int depth, int step = 1, int offset = 0, int shift = 0, bool aligned = false);
     PlaneView view() const { return view_; }
     void fill_random(std::mt19937& rng);
     void poison();                       // every byte, padding included, to 0xA5
