@@ -217,7 +217,7 @@ dim3 tiled_grid(const PlaneView& p) {
     return dim3((p.width + kTX - 1) / kTX, (p.height + kTY * kPY - 1) / (kTY * kPY));
 }
 
-// Whole-number K x K kernels (K <= 7), memory-bound: 4 x 8 outputs per thread (wide_tile.cuh).
+// Whole-number K x K kernels (K <= 7), memory-bound: 4 x 2 outputs per thread (wide_tile.cuh).
 // Input rows are visited once; each feeds the outputs it touches, all indices compile-time.
 template <typename T, int K, bool kVec>
 __global__ void __launch_bounds__(wide::kTX* wide::kTY) small_wide_kernel(DevPlane src, DevPlane dst, SmallTaps<K, float> taps,

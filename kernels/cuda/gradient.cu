@@ -15,7 +15,7 @@ struct GradTaps {
     float divisor, scale, delta;
 };
 
-// Both sums and the magnitude, 4 x 8 outputs per thread with 4-byte loads and stores
+// Both sums and the magnitude, 4 x 2 outputs per thread with 4-byte loads and stores
 // (wide_tile.cuh).
 template <typename T, bool kVec>
 __global__ void __launch_bounds__(wide::kTX* wide::kTY) gradient_wide_kernel(DevPlane src, DevPlane dst, GradTaps g, int border) {
