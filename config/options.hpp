@@ -21,7 +21,7 @@ struct RunOptions {
     bool no_audio = false;
     int threads = 0;              // CPU filter threads; 0 = one per core
     std::string device = "auto";  // auto | cpu | cuda
-    std::string kernel = "auto";  // GPU path: auto | naive | constant | tiled | separable
+    std::string kernel = "auto";  // GPU path: auto | naive | constant | tiled | separable | fft
     std::string stats_json;
     int verbosity = 0;
     LogFormat log_format = LogFormat::Text;

@@ -14,7 +14,7 @@ FilterStage::FilterStage(std::vector<FilterPlan> chain, int threads, Device devi
 #ifdef VF_HAVE_CUDA
         GpuKernel k = GpuKernel::Auto;
         if (!parse_gpu_kernel(gpu_kernel, &k))
-            fail(ErrorCategory::Usage, "--kernel '" + gpu_kernel + "': expected auto, naive, constant, tiled or separable");
+            fail(ErrorCategory::Usage, "--kernel '" + gpu_kernel + "': expected auto, naive, constant, tiled, separable or fft");
         gpu_ = std::make_unique<GpuFrameFilter>(chain_, k);
 #else
         (void)gpu_kernel;

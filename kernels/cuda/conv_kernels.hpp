@@ -22,6 +22,9 @@ void conv_tiled(const ConvolveOp& op, const Launch& l);     // + shared-memory t
                                                             //   3x3/5x5/7x7 unrolled at compile time
 // conv_separable.cu: row pass + column pass fused in one kernel through shared memory.
 void conv_separable(const ConvolveOp& op, const Launch& l);
+// conv_fft.cu: whole-plane FFT through cuFFT, for large dense kernels. Its work buffers are
+// per plane size and kernel, so calls sharing them must be on one stream.
+void conv_fft(const ConvolveOp& op, const Launch& l);
 // gradient.cu: both 3x3 gradients and the magnitude in one pass.
 void gradient(const GradientOp& op, const Launch& l);
 // copy_fill.cu

@@ -1,0 +1,132 @@
+// Large dense kernels through the FFT (cuFFT, whole plane): the plane is extended by the
+// kernel's radius with the border rule, transformed (real to complex), multiplied by the
+// conjugate spectrum of the kernel (cross-correlation, which is what every path computes), and
+// transformed back; then scaled, rounded and clamped like every other path. O(log n) work per
+// pixel whatever the kernel size. Plans and kernel spectra are made once per size and kernel.
+#include <cufft.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_plane.cuh"
+
+namespace vf::cuda {
+namespace {
+
+void cufft_check(cufftResult r, const char* what) {
+    if (r != CUFFT_SUCCESS) throw Error(ErrorCategory::Device, std::string(what) + " failed (cuFFT error " + std::to_string(r) + ")");
+}
+
+// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7 (cuFFT's fast sizes).
+int fft_size(int n) {
+    for (int m = n;; ++m) {
+        int r = m;
+        for (int p : {2, 3, 5, 7})
+            while (r % p == 0) r /= p;
+        if (r == 1) return m;
+    }
+}
+
+template <typename T>
+__global__ void extend_kernel(DevPlane src, float* ext, int ew, int eh, int rx, int ry, int border) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= ew || y >= eh) return;
+    const int sx = x - rx, sy = y - ry;
+    float v = 0.0f;
+    if (sx < src.width + rx && sy < src.height + ry) v = load_bordered<T>(src, sx, sy, border);
+    ext[static_cast<size_t>(y) * ew + x] = v;
+}
+
+__global__ void multiply_conj_kernel(cufftComplex* a, const cufftComplex* k, size_t n, float scale) {
+    const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const cufftComplex x = a[i], y = k[i];
+    // x * conj(y)
+    a[i] = make_cuFloatComplex((x.x * y.x + x.y * y.y) * scale, (x.y * y.x - x.x * y.y) * scale);
+}
+
+template <typename T>
+__global__ void finish_kernel(const float* ext, int ew, DevPlane dst, float rdiv, float bias) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= dst.width || y >= dst.height) return;
+    store_sample<T>(dst, x, y, finish_convolve(ext[static_cast<size_t>(y) * ew + x], rdiv, bias));
+}
+
+// Everything for one (plane size, kernel): plans, the kernel's spectrum, work buffers.
+struct FftSetup {
+    int ew = 0, eh = 0;  // transform size
+    cufftHandle fwd = 0, inv = 0;
+    DeviceBuffer spectrum, ext, freq;
+    ~FftSetup() {
+        if (fwd) cufftDestroy(fwd);
+        if (inv) cufftDestroy(inv);
+    }
+};
+
+using Key = std::tuple<int, int, std::vector<double>, int, int>;
+
+FftSetup& setup_for(const ConvolveOp& op, int w, int h) {
+    static std::mutex mutex;
+    static std::map<Key, std::unique_ptr<FftSetup>> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    Key key{w, h, op.k, op.kw, op.kh};
+    auto it = cache.find(key);
+    if (it != cache.end()) return *it->second;
+    auto s = std::make_unique<FftSetup>();
+    s->ew = fft_size(w + op.kw - 1);
+    s->eh = fft_size(h + op.kh - 1);
+    const size_t real = static_cast<size_t>(s->ew) * s->eh;
+    const size_t cplx = static_cast<size_t>(s->ew / 2 + 1) * s->eh;
+    cufft_check(cufftPlan2d(&s->fwd, s->eh, s->ew, CUFFT_R2C), "cufftPlan2d (forward)");
+    cufft_check(cufftPlan2d(&s->inv, s->eh, s->ew, CUFFT_C2R), "cufftPlan2d (inverse)");
+    s->ext = DeviceBuffer(real * sizeof(float));
+    s->freq = DeviceBuffer(cplx * sizeof(cufftComplex));
+    s->spectrum = DeviceBuffer(cplx * sizeof(cufftComplex));
+    // The kernel at the origin of a zero plane, transformed once.
+    std::vector<float> kimg(real, 0.0f);
+    for (int j = 0; j < op.kh; ++j)
+        for (int i = 0; i < op.kw; ++i) kimg[static_cast<size_t>(j) * s->ew + i] = static_cast<float>(op.k[j * op.kw + i]);
+    VF_CUDA_CHECK(cudaMemcpy(s->ext.data(), kimg.data(), real * sizeof(float), cudaMemcpyHostToDevice));
+    cufft_check(cufftExecR2C(s->fwd, reinterpret_cast<cufftReal*>(s->ext.data()),
+                             reinterpret_cast<cufftComplex*>(s->spectrum.data())),
+                "cufftExecR2C (kernel)");
+    VF_CUDA_CHECK(cudaDeviceSynchronize());
+    return *cache.emplace(std::move(key), std::move(s)).first->second;
+}
+
+}  // namespace
+
+void conv_fft(const ConvolveOp& op, const Launch& l) {
+    FftSetup& s = setup_for(op, l.dst.width, l.dst.height);
+    const int border = l.border == Border::Mirror ? 0 : (l.border == Border::Replicate ? 1 : 2);
+    const dim3 block(32, 8);
+    const dim3 egrid((s.ew + 31) / 32, (s.eh + 7) / 8), ogrid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
+    float* ext = reinterpret_cast<float*>(s.ext.data());
+    if (l.src.bytes_per_sample == 1)
+        extend_kernel<uint8_t><<<egrid, block, 0, l.stream>>>(to_dev(l.src), ext, s.ew, s.eh, op.kw / 2, op.kh / 2, border);
+    else
+        extend_kernel<uint16_t><<<egrid, block, 0, l.stream>>>(to_dev(l.src), ext, s.ew, s.eh, op.kw / 2, op.kh / 2, border);
+    VF_CUDA_CHECK_LAUNCH("extend_kernel");
+    cufft_check(cufftSetStream(s.fwd, l.stream), "cufftSetStream");
+    cufft_check(cufftSetStream(s.inv, l.stream), "cufftSetStream");
+    auto* freq = reinterpret_cast<cufftComplex*>(s.freq.data());
+    cufft_check(cufftExecR2C(s.fwd, ext, freq), "cufftExecR2C");
+    const size_t n = static_cast<size_t>(s.ew / 2 + 1) * s.eh;
+    multiply_conj_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, l.stream>>>(
+        freq, reinterpret_cast<const cufftComplex*>(s.spectrum.data()), n, 1.0f / (static_cast<float>(s.ew) * s.eh));
+    VF_CUDA_CHECK_LAUNCH("multiply_conj_kernel");
+    cufft_check(cufftExecC2R(s.inv, freq, ext), "cufftExecC2R");
+    if (l.dst.bytes_per_sample == 1)
+        finish_kernel<uint8_t><<<ogrid, block, 0, l.stream>>>(ext, s.ew, to_dev(l.dst), op.rdiv, op.bias);
+    else
+        finish_kernel<uint16_t><<<ogrid, block, 0, l.stream>>>(ext, s.ew, to_dev(l.dst), op.rdiv, op.bias);
+    VF_CUDA_CHECK_LAUNCH("finish_kernel");
+}
+
+}  // namespace vf::cuda
