@@ -154,13 +154,19 @@ std::string dense_spec(int k, std::mt19937& rng) {
     return s.str();
 }
 
-// Multiply-adds per pixel of the cheapest algorithm vfilter has for the case.
-double macs_per_pixel(const Case& c) {
+// Multiply-adds per pixel of the cheapest algorithm vfilter has for the case. For dense kernels
+// the cheaper of direct (k*k) and FFT: two real transforms of the extended plane, 2.5 log2(n)
+// multiply-adds per point each, plus one complex product (4).
+double macs_per_pixel(const Case& c, int w, int h) {
     switch (c.kind) {
     case Case::Sobel: return 12;                     // two 3x3 with 6 non-zero taps each
     case Case::Gaussian: return 2.0 * c.k;           // row + column pass
     case Case::Box: return 4;                        // running sums: 2 adds per pass
-    case Case::Dense: return double(c.k) * c.k;      // direct (the fft rows do less work)
+    case Case::Dense: {
+        const double n = double(w + c.k - 1) * (h + c.k - 1);
+        const double fft = (2 * 2.5 * std::log2(n) + 4) * n / (double(w) * h);
+        return std::min(double(c.k) * c.k, fft);
+    }
     }
     return 0;
 }
@@ -264,10 +270,16 @@ int run_gpu_bench(const GpuBenchOptions& o) {
                                {"box 63x63", "box=radius=31", 63, Case::Box}};
     for (int k : {3, 5, 7, 13, 27, 63}) cases.push_back({"dense " + std::to_string(k) + "x" + std::to_string(k), dense_spec(k, rng), k, Case::Dense});
     if (o.quick) cases = {cases[0], cases[1], cases[3], cases[6]};
+    if (!o.only.empty()) {
+        std::vector<Case> picked;
+        for (const Case& c : cases)
+            if (c.name.find(o.only) != std::string::npos) picked.push_back(c);
+        cases = picked;
+    }
 
     std::vector<std::pair<std::string, std::vector<Case>>> plan;
     for (const auto& s : o.sizes) plan.push_back({s, cases});
-    if (!o.quick) plan.push_back({"2048x2048", {{"dense 65x65 (anchor: 64x64)", dense_spec(65, rng), 65, Case::Dense}}});
+    if (!o.quick && o.only.empty()) plan.push_back({"2048x2048", {{"dense 65x65 (anchor: 64x64)", dense_spec(65, rng), 65, Case::Dense}}});
 
     std::vector<Row> rows;
     std::printf("\n%-10s %-28s %-10s %10s %10s %9s\n", "plane", "filter", "variant", "ms", "floor ms", "x floor");
@@ -278,7 +290,7 @@ int run_gpu_bench(const GpuBenchOptions& o) {
         for (const Case& c : list) {
             const PlaneOp op = build_chain(c.spec)[0].ops[0];
             const double floor_ms =
-                std::max(2.0 * w * h / ceil.bytes_per_ms, 2.0 * macs_per_pixel(c) * w * h / ceil.flop_per_ms);
+                std::max(2.0 * w * h / ceil.bytes_per_ms, 2.0 * macs_per_pixel(c, w, h) * w * h / ceil.flop_per_ms);
             std::vector<GpuKernel> variants = {GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled};
             if (op.kind == OpKind::Convolve && op.conv.separable()) variants.push_back(GpuKernel::Separable);
             if (c.kind == Case::Dense && c.k >= 13) variants.push_back(GpuKernel::Fft);
@@ -309,7 +321,7 @@ int run_gpu_bench(const GpuBenchOptions& o) {
 #endif
         }
     }
-    {
+    if (o.only.empty()) {
         // The long 1D case: 294,912 outputs, 32,768 taps, float32.
         const int count = 294912, taps = 32768;
         std::vector<float> hx(count + taps - 1), hf(taps);

@@ -12,6 +12,7 @@ struct GpuBenchOptions {
     int iterations = 50;
     std::string json;
     bool quick = false;  // fewer cases (for smoke tests)
+    std::string only;    // run only the cases whose name contains this (e.g. "sobel")
 };
 
 int run_gpu_bench(const GpuBenchOptions& options);
