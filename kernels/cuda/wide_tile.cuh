@@ -41,44 +41,19 @@ __device__ __forceinline__ void load(float* tile, const DevPlane& src, int x0, i
     if (kVec && inside) {
         constexpr int kGroups = kCols / 4;
         const int n = rows * kGroups;
-        for (int base = tid; base < n; base += 4 * kTX * kTY) {
-            typename Vec4<T>::type v[4];
-#pragma unroll
-            for (int u = 0; u < 4; ++u) {
-                const int idx = base + u * kTX * kTY;
-                if (idx < n) {
-                    const int r = idx / kGroups, g = idx - r * kGroups;
-                    v[u] = *reinterpret_cast<const typename Vec4<T>::type*>(src.data + (oy + r) * src.pitch +
-                                                                           (ox + 4 * g) * sizeof(T));
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < 4; ++u) {
-                const int idx = base + u * kTX * kTY;
-                if (idx < n) {
-                    const int r = idx / kGroups, g = idx - r * kGroups;
-                    *reinterpret_cast<float4*>(tile + r * kCols + 4 * g) = make_float4(v[u].x, v[u].y, v[u].z, v[u].w);
-                }
-            }
+        for (int idx = tid; idx < n; idx += kTX * kTY) {
+            const int r = idx / kGroups, g = idx - r * kGroups;
+            const typename Vec4<T>::type v =
+                *reinterpret_cast<const typename Vec4<T>::type*>(src.data + (oy + r) * src.pitch + (ox + 4 * g) * sizeof(T));
+            *reinterpret_cast<float4*>(tile + r * kCols + 4 * g) = make_float4(v.x, v.y, v.z, v.w);
         }
         return;
     }
     const int n = rows * kCols;
-    for (int base = tid; base < n; base += 8 * kTX * kTY) {
-        float v[8];
-#pragma unroll
-        for (int u = 0; u < 8; ++u) {
-            const int idx = base + u * kTX * kTY;
-            if (idx < n) {
-                const int r = idx / kCols, c = idx - r * kCols;
-                v[u] = inside ? load_sample<T>(src, ox + c, oy + r) : load_bordered<T>(src, ox + c, oy + r, border);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < 8; ++u) {
-            const int idx = base + u * kTX * kTY;
-            if (idx < n) tile[idx] = v[u];
-        }
+#pragma unroll 4
+    for (int idx = tid; idx < n; idx += kTX * kTY) {
+        const int r = idx / kCols, c = idx - r * kCols;
+        tile[idx] = inside ? load_sample<T>(src, ox + c, oy + r) : load_bordered<T>(src, ox + c, oy + r, border);
     }
 }
 
@@ -96,13 +71,15 @@ template <typename T, bool kVec>
 __device__ __forceinline__ void store4(const DevPlane& dst, int x, int y, const float (&v)[4]) {
     if (y >= dst.height) return;
     if (kVec && x + 3 < dst.width) {
+        // Components set one by one: taking the vector's address would put it on the stack
+        // (ncu showed local-memory traffic from exactly that).
+        const float peak = static_cast<float>(dst.peak);
+        auto q = [&](int p) { return static_cast<T>(static_cast<int>(fminf(v[p] > 0.0f ? v[p] : 0.0f, peak))); };
         typename Vec4<T>::type o;
-        T* q = reinterpret_cast<T*>(&o);
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-            float c = v[p] > 0.0f ? v[p] : 0.0f;
-            q[p] = static_cast<T>(static_cast<int>(fminf(c, static_cast<float>(dst.peak))));
-        }
+        o.x = q(0);
+        o.y = q(1);
+        o.z = q(2);
+        o.w = q(3);
         *reinterpret_cast<typename Vec4<T>::type*>(dst.data + y * dst.pitch + x * sizeof(T)) = o;
         return;
     }
