@@ -2,6 +2,10 @@
 
 #ifdef VF_HAVE_CUDA
 #include "pipeline/gpu_frame_filter.hpp"
+#else
+namespace vf {
+class GpuFrameFilter {};  // never made without CUDA; complete so unique_ptr can destroy it
+}  // namespace vf
 #endif
 
 namespace vf {
