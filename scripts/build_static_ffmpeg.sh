@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds a minimal static FFmpeg 5.1 + x264 from Debian's source packages into PREFIX (default
+# .static-ffmpeg/), for machines without FFmpeg (the GPU machines: see docs/gpu-machine.md).
+# Then `scripts/build_static_vfilter.sh` links vfilter against it, and the ffmpeg command built
+# here runs the side-by-side comparisons. Needs deb-src access (added for the build if missing).
+#   scripts/build_static_ffmpeg.sh [PREFIX]
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+prefix="$(realpath -m "${1:-$here/.static-ffmpeg}")"
+work="$prefix/src"
+mkdir -p "$work"
+export DEBIAN_FRONTEND=noninteractive
+
+if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  # Debian 12 ships deb822 sources; add the matching source lines.
+  sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >/etc/apt/sources.list.d/vfilter-src.sources
+fi
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends dpkg-dev nasm libffmpeg-nvenc-dev pkg-config build-essential >/dev/null
+
+cd "$work"
+[ -d x264-* ] 2>/dev/null || apt-get source -qq --download-only x264 ffmpeg >/dev/null
+for dsc in x264_*.dsc ffmpeg_*.dsc; do
+  dir=$(dpkg-source --help >/dev/null; basename "$dsc" .dsc | sed 's/_/-/; s/-[^-]*$//')
+  [ -d "$dir" ] || dpkg-source -x --skip-patches "$dsc" >/dev/null
+done
+x264_dir=$(ls -d x264-*/ | head -1)
+ffmpeg_dir=$(ls -d ffmpeg-*/ | head -1)
+
+echo "== x264 ($x264_dir)"
+(cd "$x264_dir" && ./configure --prefix="$prefix" --enable-static --enable-pic --disable-cli --disable-opencl \
+  --disable-lavf --disable-ffms --disable-gpac --disable-lsmash >/dev/null && make -j"$(nproc)" >/dev/null && make install >/dev/null)
+
+echo "== FFmpeg ($ffmpeg_dir)"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+(cd "$ffmpeg_dir" && ./configure --prefix="$prefix" --enable-static --disable-shared --enable-pic --enable-gpl \
+  --disable-autodetect --disable-doc --disable-debug --disable-network --enable-protocol=file,pipe \
+  --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid \
+  --disable-everything \
+  --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid \
+  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le \
+  --enable-hwaccel=h264_nvdec,hevc_nvdec \
+  --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2 \
+  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264 \
+  --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png \
+  --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc \
+  --enable-filter=sobel,convolution,gblur,scale,format,null,anull,aresample,testsrc2,sine,noise \
+  --enable-indev=lavfi --enable-swscale --enable-swresample --enable-avdevice --enable-avfilter \
+  --extra-cflags="-I$prefix/include" --extra-ldflags="-L$prefix/lib" --pkg-config-flags=--static >/dev/null \
+  && make -j"$(nproc)" >/dev/null && make install >/dev/null)
+echo "static FFmpeg in $prefix ($(du -sh "$prefix/lib" | cut -f1) of libraries); ffmpeg: $prefix/bin/ffmpeg"
