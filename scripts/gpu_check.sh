@@ -29,7 +29,27 @@ for tool in memcheck racecheck; do
   echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"
 done
 [ "${1:-}" = quick ] && exit 0
-# usage: scripts/gpu_check.sh [quick|noanchors]
+if [ "${1:-}" = pipeline ]; then
+  # The whole program against the static FFmpeg carried in .static-ffmpeg (lib, include, bin;
+  # made by scripts/build_static_ffmpeg.sh): every test, the GPU end-to-end ones included.
+  [ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
+  sed -i "s|^prefix=.*|prefix=$PWD/.static-ffmpeg|" .static-ffmpeg/lib/pkgconfig/*.pc
+  export PKG_CONFIG_PATH=$PWD/.static-ffmpeg/lib/pkgconfig PATH=$PWD/.static-ffmpeg/bin:$PATH
+  full=/tmp/vf-full
+  cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/full_build.log" 2>&1 &&
+    cmake --build $full -j "$(nproc)" >>"$out/full_build.log" 2>&1 || { grep -E "error|Error" "$out/full_build.log" | head -30; exit 1; }
+  (cd $full && ctest -j 8 --timeout 600 >"$out/full_ctest.log" 2>&1)
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/full_ctest.log" | grep -v Skipped | head -30
+  echo "== the pipeline on the GPU: built-in 1280x720 source, 300 frames, no encode"
+  for f in identity sobel gaussian=sigma=3.2; do
+    for d in cpu cuda; do
+      $full/vfilter -q -f "$f" --device $d -o null --stats-json "$out/run_${d}_${f%%=*}.json" &&
+        python3 -c "import json;d=json.load(open('$out/run_${d}_${f%%=*}.json'));print('$f', '$d', round(d['sustained_fps'],1), 'fps', d['bottleneck'], [(s['name'], round(s['ms_per_frame'],2)) for s in d['stages']])"
+    done
+  done
+  exit 0
+fi
+# usage: scripts/gpu_check.sh [quick|noanchors|pipeline]
 echo "== benchmark"
 $build/vfilter_gpu_bench --json "$out/gpu_bench.json" 2>&1 | tee "$out/gpu_bench.txt"
 echo "== cuDNN, timed like the benchmark"
