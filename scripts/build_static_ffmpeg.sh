@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds a minimal static FFmpeg 5.1 + x264 from Debian's source packages into PREFIX (default
 # .static-ffmpeg/), for machines without FFmpeg (the GPU machines: see docs/gpu-machine.md).
-# Then `scripts/build_static_vfilter.sh` links vfilter against it, and the ffmpeg command built
-# here runs the side-by-side comparisons. Needs deb-src access (added for the build if missing).
+# vfilter links it with -DVF_FFMPEG_STATIC=ON (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig; see
+# scripts/gpu_check.sh pipeline), and the ffmpeg command built here runs the side-by-side
+# comparisons. Options after --disable-everything only: it resets every component list. Needs deb-src access (added for the build if missing).
 #   scripts/build_static_ffmpeg.sh [PREFIX]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,9 +35,9 @@ echo "== x264 ($x264_dir)"
 echo "== FFmpeg ($ffmpeg_dir)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 (cd "$ffmpeg_dir" && ./configure --prefix="$prefix" --enable-static --disable-shared --enable-pic --enable-gpl \
-  --disable-autodetect --disable-doc --disable-debug --disable-network --enable-protocol=file,pipe \
+  --disable-autodetect --disable-doc --disable-debug --disable-network \
   --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid \
-  --disable-everything \
+  --disable-everything --enable-protocol=file,pipe \
   --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid \
   --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le \
   --enable-hwaccel=h264_nvdec,hevc_nvdec \
