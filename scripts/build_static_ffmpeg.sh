@@ -3,7 +3,8 @@
 # .static-ffmpeg/), for machines without FFmpeg (the GPU machines: see docs/gpu-machine.md).
 # vfilter links it with -DVF_FFMPEG_STATIC=ON (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig; see
 # scripts/gpu_check.sh pipeline), and the ffmpeg command built here runs the side-by-side
-# comparisons. Options after --disable-everything only: it resets every component list. Needs deb-src access (added for the build if missing).
+# comparisons. Options after --disable-everything only: it resets every component list.
+# Needs deb-src access (added for the build if missing).
 #   scripts/build_static_ffmpeg.sh [PREFIX]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
