@@ -43,30 +43,34 @@ std::optional<PipelineItem> SyntheticSource::read() {
     const int t = static_cast<int>(next_);
     const std::vector<PlaneView> ch = channel_views(f);
     const int peak = ch[0].peak();
-    const double scale = peak / 255.0;
+    const int scale = peak / 255;  // 1 for 8 bit, 4 for 10 bit
     // Luma: diagonal stripes moving right, a bright disc bouncing, a vertical gradient, noise.
-    const double cx = (0.5 + 0.4 * std::sin(t * 0.07)) * info_.width;
-    const double cy = (0.5 + 0.4 * std::cos(t * 0.05)) * info_.height;
-    const double r2 = std::pow(info_.height * 0.15, 2);
+    // Whole numbers and row pointers only: this source must stay far faster than any filter.
+    const int cx = static_cast<int>((0.5 + 0.4 * std::sin(t * 0.07)) * info_.width);
+    const int cy = static_cast<int>((0.5 + 0.4 * std::cos(t * 0.05)) * info_.height);
+    const int radius = info_.height * 15 / 100, r2 = radius * radius;
     for (int y = 0; y < ch[0].height; ++y) {
+        const int base = (y * 40) / info_.height, dy = y - cy;
         for (int x = 0; x < ch[0].width; ++x) {
-            int v = ((x + y + 4 * t) / 24) % 2 ? 170 : 60;
-            v += (y * 40) / info_.height;
-            const double dx = x - cx, dy = y - cy;
+            int v = (((x + y + 4 * t) / 24) & 1) ? 170 + base : 60 + base;
+            const int dx = x - cx;
             if (dx * dx + dy * dy < r2) v = 235;
             noise_ ^= noise_ << 13;
             noise_ ^= noise_ >> 17;
             noise_ ^= noise_ << 5;
             v += static_cast<int>(noise_ % 17) - 8;
             v = v < 0 ? 0 : (v > 255 ? 255 : v);
-            ch[0].write(x, y, static_cast<int>(v * scale));
+            ch[0].write(x, y, v * scale);
         }
     }
+    // Chroma: two slowly drifting triangle waves.
     for (size_t c = 1; c < ch.size(); ++c) {
+        const int drift = c == 1 ? t : -t;
         for (int y = 0; y < ch[c].height; ++y)
             for (int x = 0; x < ch[c].width; ++x) {
-                const int v = 128 + static_cast<int>(50 * std::sin((x + (c == 1 ? t : -t)) * 0.02 + y * 0.01 * c));
-                ch[c].write(x, y, static_cast<int>(v * scale));
+                const int phase = ((x + drift) * 2 + y * static_cast<int>(c)) & 255;
+                const int tri = phase < 128 ? phase : 255 - phase;  // 0..127
+                ch[c].write(x, y, (128 - 50 + tri * 100 / 127) * scale);
             }
     }
     ++next_;
