@@ -40,13 +40,13 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
   --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid \
   --disable-everything --enable-protocol=file,pipe \
   --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid \
-  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le \
+  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac \
   --enable-hwaccel=h264_nvdec,hevc_nvdec \
   --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2 \
-  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264 \
+  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac \
   --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png \
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc \
-  --enable-filter=sobel,convolution,gblur,scale,format,null,anull,aresample,testsrc2,sine,noise \
+  --enable-filter=sobel,prewitt,scharr,convolution,gblur,scale,format,null,anull,aresample,testsrc2,sine,noise \
   --enable-indev=lavfi --enable-swscale --enable-swresample --enable-avdevice --enable-avfilter \
   --extra-cflags="-I$prefix/include" --extra-ldflags="-L$prefix/lib" --pkg-config-flags=--static >/dev/null \
   && make -j"$(nproc)" >/dev/null && make install >/dev/null)
