@@ -7,6 +7,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/fft_common.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -64,29 +65,9 @@ __global__ void sum_partials_kernel(const float* partial, int splits, int count,
     y[n] = s;
 }
 
-void cufft_check(cufftResult r, const char* what) {
-    if (r != CUFFT_SUCCESS) throw Error(ErrorCategory::Device, std::string(what) + " failed (cuFFT error " + std::to_string(r) + ")");
-}
-
-int fft_size(int n) {
-    for (int m = n;; ++m) {
-        int r = m;
-        for (int p : {2, 3, 5, 7})
-            while (r % p == 0) r /= p;
-        if (r == 1) return m;
-    }
-}
-
 __global__ void pad_kernel(const float* src, int n, float* dst, int len) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < len) dst[i] = i < n ? src[i] : 0.0f;
-}
-
-__global__ void multiply_conj_kernel(cufftComplex* a, const cufftComplex* k, int n, float scale) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const cufftComplex x = a[i], y = k[i];
-    a[i] = make_cuFloatComplex((x.x * y.x + x.y * y.y) * scale, (x.y * y.x - x.x * y.y) * scale);
 }
 
 }  // namespace
@@ -164,7 +145,7 @@ void Conv1dFft::run(const float* x, float* y, cudaStream_t stream) {
     cufft_check(cufftSetStream(m.inv, stream), "cufftSetStream");
     cufft_check(cufftExecR2C(m.fwd, sig, freq), "cufftExecR2C");
     multiply_conj_kernel<<<(bins + 255) / 256, 256, 0, stream>>>(freq, reinterpret_cast<const cufftComplex*>(m.spectrum.data()),
-                                                                 bins, 1.0f / static_cast<float>(m.len));
+                                                                 static_cast<size_t>(bins), 1.0f / static_cast<float>(m.len));
     VF_CUDA_CHECK_LAUNCH("multiply_conj_kernel");
     cufft_check(cufftExecC2R(m.inv, freq, sig), "cufftExecC2R");
     VF_CUDA_CHECK(cudaMemcpyAsync(y, sig, static_cast<size_t>(m.count) * sizeof(float), cudaMemcpyDeviceToDevice, stream));

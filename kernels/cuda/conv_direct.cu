@@ -211,8 +211,6 @@ __global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane 
     store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
 }
 
-int border_mode(Border b) { return b == Border::Mirror ? 0 : (b == Border::Replicate ? 1 : 2); }
-
 dim3 tiled_grid(const PlaneView& p) {
     return dim3((p.width + kTX - 1) / kTX, (p.height + kTY * kPY - 1) / (kTY * kPY));
 }

@@ -15,23 +15,10 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/fft_common.cuh"
 
 namespace vf::cuda {
 namespace {
-
-void cufft_check(cufftResult r, const char* what) {
-    if (r != CUFFT_SUCCESS) throw Error(ErrorCategory::Device, std::string(what) + " failed (cuFFT error " + std::to_string(r) + ")");
-}
-
-// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7 (cuFFT's fast sizes).
-int fft_size(int n) {
-    for (int m = n;; ++m) {
-        int r = m;
-        for (int p : {2, 3, 5, 7})
-            while (r % p == 0) r /= p;
-        if (r == 1) return m;
-    }
-}
 
 template <typename T>
 __global__ void extend_kernel(DevPlane src, float* ext, int ew, int eh, int rx, int ry, int border) {
@@ -41,14 +28,6 @@ __global__ void extend_kernel(DevPlane src, float* ext, int ew, int eh, int rx, 
     float v = 0.0f;
     if (sx < src.width + rx && sy < src.height + ry) v = load_bordered<T>(src, sx, sy, border);
     ext[static_cast<size_t>(y) * ew + x] = v;
-}
-
-__global__ void multiply_conj_kernel(cufftComplex* a, const cufftComplex* k, size_t n, float scale) {
-    const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-    if (i >= n) return;
-    const cufftComplex x = a[i], y = k[i];
-    // x * conj(y)
-    a[i] = make_cuFloatComplex((x.x * y.x + x.y * y.y) * scale, (x.y * y.x - x.x * y.y) * scale);
 }
 
 template <typename T>
@@ -104,7 +83,7 @@ FftSetup& setup_for(const ConvolveOp& op, int w, int h) {
 
 void conv_fft(const ConvolveOp& op, const Launch& l) {
     FftSetup& s = setup_for(op, l.dst.width, l.dst.height);
-    const int border = l.border == Border::Mirror ? 0 : (l.border == Border::Replicate ? 1 : 2);
+    const int border = border_mode(l.border);
     const dim3 block(32, 8);
     const dim3 egrid((s.ew + 31) / 32, (s.eh + 7) / 8), ogrid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
     float* ext = reinterpret_cast<float*>(s.ext.data());

@@ -141,7 +141,7 @@ void launch_box(const ConvolveOp& op, const Launch& l) {
         VF_CUDA_CHECK(cudaFuncSetAttribute(box_kernel<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     });
     const dim3 block(kTX, kTY), grid((l.dst.width + kBoxTile - 1) / kBoxTile, (l.dst.height + kBoxTile - 1) / kBoxTile);
-    const int border = l.border == Border::Mirror ? 0 : (l.border == Border::Replicate ? 1 : 2);
+    const int border = border_mode(l.border);
     // The window sum times the one tap value (row tap x column tap) is the 2D sum exactly.
     const float scale = static_cast<float>(static_cast<long long>(op.row[0]) * op.col[0]);
     if (l.src.bytes_per_sample == 1)
@@ -169,7 +169,7 @@ void conv_separable(const ConvolveOp& op, const Launch& l) {
         VF_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     });
     const dim3 block(kTX, kTY), grid((l.dst.width + kTX - 1) / kTX, (l.dst.height + kTY * kPY - 1) / (kTY * kPY));
-    const int border = l.border == Border::Mirror ? 0 : (l.border == Border::Replicate ? 1 : 2);
+    const int border = border_mode(l.border);
     if (l.src.bytes_per_sample == 1)
         separable_kernel<uint8_t><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw, op.kh, khp,
                                                                     op.rdiv, op.bias, border);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kernels/border.hpp"
 #include "kernels/plane.hpp"
 
 namespace vf::cuda {
@@ -32,6 +33,9 @@ __device__ __forceinline__ void store_sample(const DevPlane& p, int x, int y, fl
     T* row = reinterpret_cast<T*>(p.data + y * p.pitch);
     row[x * p.step] = static_cast<T>(static_cast<int>(c) << p.shift);
 }
+
+// The border rule as the kernels take it: 0 mirror, 1 replicate, 2 zero.
+inline int border_mode(Border b) { return b == Border::Mirror ? 0 : (b == Border::Replicate ? 1 : 2); }
 
 // Same as vf::border_index (kernels/border.hpp); kept in step by the GPU tests.
 // mode: 0 mirror, 1 replicate, 2 zero.

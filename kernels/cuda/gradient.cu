@@ -77,7 +77,7 @@ void gradient(const GradientOp& op, const Launch& l) {
     g.divisor = op.divisor;
     g.scale = op.scale;
     g.delta = op.delta;
-    const int border = l.border == Border::Mirror ? 0 : (l.border == Border::Replicate ? 1 : 2);
+    const int border = border_mode(l.border);
     const bool vec = wide::vector_ok(l.src) && wide::vector_ok(l.dst);
     if (l.src.bytes_per_sample == 1) {
         if (vec) launch_gradient_wide<uint8_t, true>(g, l, border);
