@@ -132,9 +132,9 @@ void FileSource::check_truncation() {
 
 std::optional<PipelineItem> FileSource::read() {
     for (;;) {
-        AvFramePtr frame = make_frame();
-        const int got = avcodec_receive_frame(decoder_.get(), frame.get());
-        if (got >= 0) return deliver(std::move(frame));
+        if (!receiving_) receiving_ = make_frame();
+        const int got = avcodec_receive_frame(decoder_.get(), receiving_.get());
+        if (got >= 0) return deliver(std::move(receiving_));
         if (got == AVERROR_EOF) return std::nullopt;
         if (got != AVERROR(EAGAIN)) {
             ++health_.bad_packets;

@@ -40,6 +40,7 @@ private:
     std::vector<PassthroughStream> passthrough_;
     std::vector<char> is_passthrough_;
     AvPacketPtr packet_;
+    AvFramePtr receiving_;  // the decoder writes here; a new one is made only after handing it on
     FrameConverter converter_;
     bool draining_ = false;
     bool warned_resize_ = false;

@@ -254,9 +254,7 @@ __global__ void __launch_bounds__(wide::kTX* wide::kTY) small_wide_kernel(DevPla
 
 template <typename T, int K, bool kVec>
 void launch_wide(const SmallTaps<K, float>& taps, const ConvolveOp& op, const Launch& l) {
-    const dim3 block(wide::kTX, wide::kTY);
-    const dim3 grid((l.dst.width + wide::kTileW - 1) / wide::kTileW, (l.dst.height + wide::kTileH - 1) / wide::kTileH);
-    small_wide_kernel<T, K, kVec><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv, op.bias,
+    small_wide_kernel<T, K, kVec><<<wide::grid(l.dst), wide::block(), 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.rdiv, op.bias,
                                                                border_mode(l.border));
     VF_CUDA_CHECK_LAUNCH("small_wide_kernel");
 }

@@ -60,9 +60,7 @@ __global__ void __launch_bounds__(wide::kTX* wide::kTY) gradient_wide_kernel(Dev
 
 template <typename T, bool kVec>
 void launch_gradient_wide(const GradTaps& g, const Launch& l, int border) {
-    const dim3 block(wide::kTX, wide::kTY);
-    const dim3 grid((l.dst.width + wide::kTileW - 1) / wide::kTileW, (l.dst.height + wide::kTileH - 1) / wide::kTileH);
-    gradient_wide_kernel<T, kVec><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), g, border);
+    gradient_wide_kernel<T, kVec><<<wide::grid(l.dst), wide::block(), 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), g, border);
     VF_CUDA_CHECK_LAUNCH("gradient_wide_kernel");
 }
 

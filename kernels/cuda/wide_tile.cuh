@@ -15,6 +15,11 @@ constexpr int kTileW = kTX * kPX;  // 128 outputs across
 constexpr int kTileH = kTY * kPY;  // 64 outputs down
 constexpr int kCols = kTileW + 8;  // x from x0 - 4 to x0 + 132: room for radius <= 4
 
+inline dim3 block() { return dim3(kTX, kTY); }
+inline dim3 grid(const PlaneView& dst) {
+    return dim3((dst.width + kTileW - 1) / kTileW, (dst.height + kTileH - 1) / kTileH);
+}
+
 // True when whole 4-sample groups can be moved with one access.
 inline bool vector_ok(const PlaneView& v) {
     const int bytes = 4 * v.bytes_per_sample;
