@@ -179,8 +179,9 @@ void OutputFile::write_frame(const AVFrame* frame) {
         converter_.convert(frame, converted_.get(), encoder_->width, encoder_->height, encoder_->pix_fmt);
         in = converted_.get();
     }
-    AvFramePtr f = make_frame();
-    VF_AV_CHECK(av_frame_ref(f.get(), in), ErrorCategory::Internal, "frame reference");
+    if (!sending_) sending_ = make_frame();
+    AVFrame* f = sending_.get();
+    VF_AV_CHECK(av_frame_ref(f, in), ErrorCategory::Internal, "frame reference");
     int64_t pts = frame->pts == AV_NOPTS_VALUE
                       ? (last_pts_ == AV_NOPTS_VALUE ? 0 : last_pts_ + 1)
                       : av_rescale_q(frame->pts, video_.time_base, encoder_->time_base);
@@ -188,7 +189,9 @@ void OutputFile::write_frame(const AVFrame* frame) {
     last_pts_ = pts;
     f->pts = pts;
     f->pict_type = AV_PICTURE_TYPE_NONE;
-    VF_AV_CHECK(avcodec_send_frame(encoder_.get(), f.get()), ErrorCategory::Output, "encoding");
+    const int sent = avcodec_send_frame(encoder_.get(), f);
+    av_frame_unref(f);  // the encoder holds its own reference
+    VF_AV_CHECK(sent, ErrorCategory::Output, "encoding");
     drain_encoder();
 }
 

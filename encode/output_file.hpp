@@ -54,6 +54,7 @@ private:
     std::map<int, AVRational> source_time_base_;
     AvPacketPtr packet_;
     AvFramePtr converted_;
+    AvFramePtr sending_;  // a reference to the frame being sent, with the encoder's pts
     FrameConverter converter_;
     int64_t last_pts_ = AV_NOPTS_VALUE;
     bool finished_ = false;

@@ -1,11 +1,7 @@
 #include "kernels/cuda_backend.hpp"
 
-#include <map>
-#include <mutex>
-#include <tuple>
-#include <vector>
-
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/op_cache.hpp"
 
 #include "common/error.hpp"
 #include "kernels/cuda/conv_kernels.hpp"
@@ -55,31 +51,24 @@ GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const Pla
     const ConvolveOp& c = op.conv;
     if (c.separable()) return GpuKernel::Separable;
     if (c.kw * c.kh < 15 * 15) return GpuKernel::Tiled;
-    using Key = std::tuple<std::vector<double>, int, int, int, int, int>;
-    static std::mutex mutex;
-    static std::map<Key, GpuKernel> chosen;
-    const Key key{c.k, c.kw, c.kh, src.width, src.height, src.bytes_per_sample};
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        auto it = chosen.find(key);
-        if (it != chosen.end()) return it->second;
-    }
-    // Time each candidate once after one untimed run (plans, constant uploads), into dst: both
-    // compute the same function, and the real call follows.
-    cuda::Event a, b;
-    float best_ms = 0;
-    GpuKernel best = GpuKernel::Tiled;
-    for (GpuKernel k : {GpuKernel::Tiled, GpuKernel::Fft}) {
-        apply(op, src, dst, stream, k);
-        a.record(stream);
-        apply(op, src, dst, stream, k);
-        b.record(stream);
-        const float ms = b.since(a);
-        if (k == GpuKernel::Tiled || ms < best_ms) best_ms = ms, best = k;
-    }
-    std::lock_guard<std::mutex> lock(mutex);
-    chosen[key] = best;
-    return best;
+    static cuda::OpCache<GpuKernel> chosen;
+    const uint64_t size = cuda::pack(src.width, src.height) ^ (static_cast<uint64_t>(src.bytes_per_sample) << 62);
+    return chosen.get(c, size, [&] {
+        // Time each candidate once after one untimed run (plans, constant uploads), into dst:
+        // both compute the same function, and the real call follows.
+        cuda::Event a, b;
+        float best_ms = 0;
+        GpuKernel best = GpuKernel::Tiled;
+        for (GpuKernel k : {GpuKernel::Tiled, GpuKernel::Fft}) {
+            apply(op, src, dst, stream, k);
+            a.record(stream);
+            apply(op, src, dst, stream, k);
+            b.record(stream);
+            const float ms = b.since(a);
+            if (k == GpuKernel::Tiled || ms < best_ms) best_ms = ms, best = k;
+        }
+        return std::make_unique<GpuKernel>(best);
+    });
 }
 
 void CudaBackend::apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 namespace vf {
@@ -52,6 +53,19 @@ bool factor_rank1(const ConvolveOp& op, std::vector<int>& col, std::vector<int>&
 }
 
 void finalize_convolve(ConvolveOp& op) {
+    // FNV-1a over the shape and the coefficients' bits.
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) {
+        for (int b = 0; b < 8; ++b, v >>= 8) h = (h ^ (v & 0xFF)) * 1099511628211ull;
+    };
+    mix(static_cast<uint64_t>(op.kw));
+    mix(static_cast<uint64_t>(op.kh));
+    for (double v : op.k) {
+        uint64_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        mix(bits);
+    }
+    op.fingerprint = h;
     op.integer = true;
     for (double v : op.k) op.integer = op.integer && whole(v);
     std::vector<int> col, row;

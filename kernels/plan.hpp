@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ConvolveOp {
     bool integer = true;        // every coefficient is a whole number: sums are exact
     // k == col (outer) row, exactly, with whole numbers; empty when k has no such factorisation.
     std::vector<int> row, col;
+    // A hash of kw, kh and k, so per-kernel state (uploaded taps, FFT plans) is found without
+    // copying the coefficients on every call.
+    uint64_t fingerprint = 0;
 
     bool separable() const { return !row.empty(); }
     int rx() const { return kw / 2; }

@@ -8,13 +8,15 @@
 //             3x3, 5x5 and 7x7 are compiled separately with the taps as kernel parameters
 //             (constant bank 0) and every loop unrolled.
 #include <algorithm>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/tile_loader.cuh"
 #include "kernels/cuda/wide_tile.cuh"
 
@@ -27,61 +29,36 @@ constexpr int kArenaFloats = 16000;        // of the 64 KB constant bank
 
 __constant__ float c_taps[kArenaFloats];
 
-// Host side of the constant arena: each distinct tap array is uploaded once, padded with zero
-// rows to a multiple of kChunk, and keeps its offset for the life of the process.
-class TapArena {
-public:
-    int offset_for(const ConvolveOp& op) {
+// Host side of the constant arena: each kernel's taps are uploaded once, padded with zero rows to
+// a multiple of kChunk, and keep their offset for the life of the process (-1: did not fit).
+int arena_offset(const ConvolveOp& op) {
+    static OpCache<int> cache;
+    static int used = 0;  // guarded by the cache's lock, held while make() runs
+    return cache.get(op, 0, [&] {
         const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
         std::vector<float> taps(static_cast<size_t>(khp) * op.kw, 0.0f);
         for (int j = 0; j < op.kh; ++j)
             for (int i = 0; i < op.kw; ++i) taps[j * op.kw + i] = static_cast<float>(op.k[j * op.kw + i]);
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto it = offsets_.find(taps);
-        if (it != offsets_.end()) return it->second;
-        if (used_ + static_cast<int>(taps.size()) > kArenaFloats) return -1;
-        VF_CUDA_CHECK(cudaMemcpyToSymbol(c_taps, taps.data(), taps.size() * sizeof(float), used_ * sizeof(float)));
-        const int off = used_;
-        used_ += static_cast<int>(taps.size());
-        offsets_.emplace(std::move(taps), off);
+        if (used + static_cast<int>(taps.size()) > kArenaFloats) return std::make_unique<int>(-1);
+        VF_CUDA_CHECK(cudaMemcpyToSymbol(c_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float)));
+        auto off = std::make_unique<int>(used);
+        used += static_cast<int>(taps.size());
         return off;
-    }
-
-private:
-    std::mutex mutex_;
-    std::map<std::vector<float>, int> offsets_;
-    int used_ = 0;
-};
-TapArena& arena() {
-    static TapArena a;
-    return a;
+    });
 }
 
-// Device copies of tap arrays: float for the naive kernel (and kernels too big for the arena),
-// double for non-integer kernels on the exact path.
+// Device copies of a kernel's taps: float for the naive kernel (and kernels too big for the
+// arena), double for non-integer kernels on the exact path. Kept for the life of the process.
 template <typename V>
-class GlobalTaps {
-public:
-    const V* get(const ConvolveOp& op) {
-        std::vector<V> taps(op.k.begin(), op.k.end());
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto it = buffers_.find(taps);
-        if (it != buffers_.end()) return it->second;
-        V* d = nullptr;
-        VF_CUDA_CHECK(cudaMalloc(&d, taps.size() * sizeof(V)));
-        VF_CUDA_CHECK(cudaMemcpy(d, taps.data(), taps.size() * sizeof(V), cudaMemcpyHostToDevice));
-        buffers_.emplace(std::move(taps), d);
-        return d;
-    }
-
-private:
-    std::mutex mutex_;
-    std::map<std::vector<V>, V*> buffers_;  // lives as long as the process
-};
-template <typename V>
-GlobalTaps<V>& global_taps() {
-    static GlobalTaps<V> g;
-    return g;
+const V* global_taps(const ConvolveOp& op) {
+    static OpCache<DeviceBuffer> cache;
+    const DeviceBuffer& b = cache.get(op, 0, [&] {
+        const std::vector<V> taps(op.k.begin(), op.k.end());
+        auto buf = std::make_unique<DeviceBuffer>(taps.size() * sizeof(V));
+        VF_CUDA_CHECK(cudaMemcpy(buf->data(), taps.data(), taps.size() * sizeof(V), cudaMemcpyHostToDevice));
+        return buf;
+    });
+    return reinterpret_cast<const V*>(b.data());
 }
 
 template <typename T>
@@ -241,15 +218,7 @@ __global__ void __launch_bounds__(wide::kTX* wide::kTY) small_wide_kernel(DevPla
                 for (int p = 0; p < 4; ++p) acc[q][p] = fmaf(taps.v[j * K + i], s[p + i - R + 4], acc[q][p]);
         }
     }
-    const int x = x0 + 4 * threadIdx.x;
-    if (x >= dst.width) return;
-#pragma unroll
-    for (int q = 0; q < wide::kPY; ++q) {
-        float v[4];
-#pragma unroll
-        for (int p = 0; p < 4; ++p) v[p] = finish_convolve(acc[q][p], rdiv, bias);
-        wide::store4<T, kVec>(dst, x, y0 + ty0 + q, v);
-    }
+    wide::store_block<T, kVec>(dst, x0, y0, [&](int q, int p) { return finish_convolve(acc[q][p], rdiv, bias); });
 }
 
 template <typename T, int K, bool kVec>
@@ -291,7 +260,7 @@ void launch_small(const ConvolveOp& op, const Launch& l) {
 }  // namespace
 
 void conv_naive(const ConvolveOp& op, const Launch& l) {
-    const float* taps = global_taps<float>().get(op);
+    const float* taps = global_taps<float>(op);
     const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
     if (l.src.bytes_per_sample == 1)
         naive_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv,
@@ -303,7 +272,7 @@ void conv_naive(const ConvolveOp& op, const Launch& l) {
 }
 
 void conv_constant(const ConvolveOp& op, const Launch& l) {
-    const int off = arena().offset_for(op);
+    const int off = arena_offset(op);
     if (off < 0) return conv_naive(op, l);  // arena full: global memory still gives the right answer
     const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
     if (l.src.bytes_per_sample == 1)
@@ -330,7 +299,7 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
     });
     const dim3 block(kTX, kTY);
     if (!op.integer) {
-        const double* taps = global_taps<double>().get(op);
+        const double* taps = global_taps<double>(op);
         const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * (kTX + op.kw - 1) * sizeof(float);
         if (l.src.bytes_per_sample == 1)
             tiled_double_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
@@ -341,7 +310,7 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
         VF_CUDA_CHECK_LAUNCH("tiled_double_kernel");
         return;
     }
-    const int off = arena().offset_for(op);
+    const int off = arena_offset(op);
     if (off < 0) return conv_naive(op, l);
     const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
     const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * (kTX + op.kw - 1) * sizeof(float);

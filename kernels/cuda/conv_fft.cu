@@ -5,10 +5,7 @@
 // pixel whatever the kernel size. Plans and kernel spectra are made once per size and kernel.
 #include <cufft.h>
 
-#include <map>
 #include <memory>
-#include <mutex>
-#include <tuple>
 #include <vector>
 
 #include "kernels/cuda/conv_kernels.hpp"
@@ -16,6 +13,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_plane.cuh"
 #include "kernels/cuda/fft_common.cuh"
+#include "kernels/cuda/op_cache.hpp"
 
 namespace vf::cuda {
 namespace {
@@ -48,15 +46,7 @@ struct FftSetup {
     }
 };
 
-using Key = std::tuple<int, int, std::vector<double>, int, int>;
-
-FftSetup& setup_for(const ConvolveOp& op, int w, int h) {
-    static std::mutex mutex;
-    static std::map<Key, std::unique_ptr<FftSetup>> cache;
-    std::lock_guard<std::mutex> lock(mutex);
-    Key key{w, h, op.k, op.kw, op.kh};
-    auto it = cache.find(key);
-    if (it != cache.end()) return *it->second;
+std::unique_ptr<FftSetup> make_setup(const ConvolveOp& op, int w, int h) {
     auto s = std::make_unique<FftSetup>();
     s->ew = fft_size(w + op.kw - 1);
     s->eh = fft_size(h + op.kh - 1);
@@ -76,7 +66,12 @@ FftSetup& setup_for(const ConvolveOp& op, int w, int h) {
                              reinterpret_cast<cufftComplex*>(s->spectrum.data())),
                 "cufftExecR2C (kernel)");
     VF_CUDA_CHECK(cudaDeviceSynchronize());
-    return *cache.emplace(std::move(key), std::move(s)).first->second;
+    return s;
+}
+
+FftSetup& setup_for(const ConvolveOp& op, int w, int h) {
+    static OpCache<FftSetup> cache;
+    return cache.get(op, pack(w, h), [&] { return make_setup(op, w, h); });
 }
 
 }  // namespace

@@ -3,13 +3,14 @@
 // memory, and the column pass reads them with 8 outputs per thread. One read of the input and
 // one write of the output: no intermediate image in device memory. Taps in constant memory.
 #include <cstdlib>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/tile_loader.cuh"
 
 namespace vf::cuda {
@@ -23,22 +24,19 @@ __constant__ float c_sep_taps[kArenaFloats];
 
 // Uploads row taps then column taps (column padded to a multiple of kChunk) once; returns offset.
 int taps_offset(const ConvolveOp& op) {
-    static std::mutex mutex;
-    static std::map<std::vector<float>, int> offsets;
-    static int used = 0;
-    const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
-    std::vector<float> taps(op.row.begin(), op.row.end());
-    for (int j = 0; j < khp; ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = offsets.find(taps);
-    if (it != offsets.end()) return it->second;
-    if (used + static_cast<int>(taps.size()) > kArenaFloats)
-        throw Error(ErrorCategory::Device, "too many distinct separable filters for constant memory");
-    VF_CUDA_CHECK(cudaMemcpyToSymbol(c_sep_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float)));
-    const int off = used;
-    used += static_cast<int>(taps.size());
-    offsets.emplace(std::move(taps), off);
-    return off;
+    static OpCache<int> cache;
+    static int used = 0;  // guarded by the cache's lock, held while make() runs
+    return cache.get(op, 0, [&] {
+        const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
+        std::vector<float> taps(op.row.begin(), op.row.end());
+        for (int j = 0; j < khp; ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
+        if (used + static_cast<int>(taps.size()) > kArenaFloats)
+            throw Error(ErrorCategory::Device, "too many distinct separable filters for constant memory");
+        VF_CUDA_CHECK(cudaMemcpyToSymbol(c_sep_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float)));
+        auto off = std::make_unique<int>(used);
+        used += static_cast<int>(taps.size());
+        return off;
+    });
 }
 
 template <typename T>

@@ -43,19 +43,11 @@ __global__ void __launch_bounds__(wide::kTX* wide::kTY) gradient_wide_kernel(Dev
                 }
         }
     }
-    const int x = x0 + 4 * threadIdx.x;
-    if (x >= dst.width) return;
-#pragma unroll
-    for (int q = 0; q < wide::kPY; ++q) {
-        float v[4];
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-            const float sa = __fdiv_rn(a[q][p], g.divisor), sb = __fdiv_rn(b[q][p], g.divisor);
-            const float m = __fsqrt_rn(__fadd_rn(__fmul_rn(sa, sa), __fmul_rn(sb, sb)));
-            v[p] = __fadd_rn(__fmul_rn(m, g.scale), g.delta);
-        }
-        wide::store4<T, kVec>(dst, x, y0 + ty0 + q, v);
-    }
+    wide::store_block<T, kVec>(dst, x0, y0, [&](int q, int p) {
+        const float sa = __fdiv_rn(a[q][p], g.divisor), sb = __fdiv_rn(b[q][p], g.divisor);
+        const float m = __fsqrt_rn(__fadd_rn(__fmul_rn(sa, sa), __fmul_rn(sb, sb)));
+        return __fadd_rn(__fmul_rn(m, g.scale), g.delta);
+    });
 }
 
 template <typename T, bool kVec>

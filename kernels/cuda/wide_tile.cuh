@@ -93,4 +93,19 @@ __device__ __forceinline__ void store4(const DevPlane& dst, int x, int y, const 
         if (x + p < dst.width) store_sample<T>(dst, x + p, y, v[p]);
 }
 
+// Writes this thread's 4 x kPY outputs of the block at (x0, y0); value(q, p) gives the finished
+// value of row q, column p.
+template <typename T, bool kVec, typename Value>
+__device__ __forceinline__ void store_block(const DevPlane& dst, int x0, int y0, Value&& value) {
+    const int x = x0 + 4 * threadIdx.x;
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int q = 0; q < kPY; ++q) {
+        float v[4];
+#pragma unroll
+        for (int p = 0; p < 4; ++p) v[p] = value(q, p);
+        store4<T, kVec>(dst, x, y0 + threadIdx.y * kPY + q, v);
+    }
+}
+
 }  // namespace vf::cuda::wide
