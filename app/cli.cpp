@@ -30,6 +30,10 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
     app.add_option("--device", o.device, "where filters run: auto (GPU when present), cpu, cuda")->default_str("auto");
     app.add_option("--kernel", o.kernel, "GPU path: auto, naive, constant, tiled, separable, fft")->default_str("auto");
+    app.add_option("--hwdec", o.hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
+        ->default_str("auto")->check(CLI::IsMember({"auto", "cuda", "none"}));
+    app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
+        ->default_str("3")->check(CLI::Range(1, 16));
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
     app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
     app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");

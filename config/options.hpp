@@ -22,6 +22,8 @@ struct RunOptions {
     int threads = 0;              // CPU filter threads; 0 = one per core
     std::string device = "auto";  // auto | cpu | cuda
     std::string kernel = "auto";  // GPU path: auto | naive | constant | tiled | separable | fft
+    std::string hwdec = "auto";   // auto | cuda | none: NVDEC decoding when filtering on the GPU
+    int gpu_streams = 3;          // CUDA streams (frames in flight) in the GPU stage
     std::string stats_json;
     int verbosity = 0;
     LogFormat log_format = LogFormat::Text;

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
 namespace vf {
 
 std::string DecodeHealth::summary() const {
@@ -44,16 +48,33 @@ FileSource::FileSource(const FileSourceOptions& options) : options_(options), pa
     decoder_->pkt_timebase = st->time_base;
     decoder_->thread_count = options.decoder_threads;
     decoder_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    err = avcodec_open2(decoder_.get(), codec, nullptr);
-    if (err < 0) fail(ErrorCategory::Input, "cannot open the " + std::string(codec->name) + " decoder: " + av_error_string(err));
 
     const AVPixelFormat fmt = static_cast<AVPixelFormat>(st->codecpar->format);
     if (fmt == AV_PIX_FMT_NONE || st->codecpar->width <= 0 || st->codecpar->height <= 0)
         fail(ErrorCategory::Input, "input '" + options.url + "': cannot determine the video size or pixel format");
+    if (options.hwdec != HwDecode::None) {
+        std::string why;
+        const AVPixelFormat on_gpu = nvdec_output_format(fmt);
+        if (on_gpu == AV_PIX_FMT_NONE)
+            why = std::string("NVDEC does not decode ") + av_get_pix_fmt_name(fmt);
+        else if (enable_nvdec(decoder_.get(), options.hw_frames_held, &why))
+            nvdec_ = true;
+        if (nvdec_) spdlog::info("decoding on the GPU (NVDEC), frames stay in device memory as {}", av_get_pix_fmt_name(on_gpu));
+        else if (options.hwdec == HwDecode::Cuda) fail(ErrorCategory::Device, "--hwdec cuda: " + why);
+        else spdlog::info("{}; decoding on the CPU", why);
+        if (nvdec_) info_.format = on_gpu;
+    }
+    if (!nvdec_ && options.frame_alloc) {
+        buffers_ = std::make_unique<DecoderBuffers>(options.frame_alloc);
+        buffers_->install(decoder_.get());
+    }
+    err = avcodec_open2(decoder_.get(), codec, nullptr);
+    if (err < 0) fail(ErrorCategory::Input, "cannot open the " + std::string(codec->name) + " decoder: " + av_error_string(err));
+
     info_.width = st->codecpar->width;
     info_.height = st->codecpar->height;
-    info_.format = is_native_format(fmt) ? fmt : native_format_for(fmt);
-    if (!is_native_format(fmt))
+    if (!nvdec_) info_.format = is_native_format(fmt) ? fmt : native_format_for(fmt);
+    if (!nvdec_ && !is_native_format(fmt))
         spdlog::info("input pixel format {} is converted to {}", av_get_pix_fmt_name(fmt), av_get_pix_fmt_name(info_.format));
     info_.time_base = st->time_base;
     info_.frame_rate = av_guess_frame_rate(ctx, st, nullptr);
@@ -96,7 +117,7 @@ FileSource::~FileSource() = default;
 std::string FileSource::describe() const {
     return "'" + options_.url + "' (" + format_->iformat->name + ", " + avcodec_get_name(decoder_->codec_id) + " " +
            std::to_string(info_.width) + "x" + std::to_string(info_.height) + " " + av_get_pix_fmt_name(info_.format) +
-           ")";
+           (nvdec_ ? ", NVDEC" : "") + ")";
 }
 
 DecodeHealth FileSource::health() const { return health_; }
@@ -107,9 +128,17 @@ std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
     VideoFrame out;
     out.index = next_index_++;
     out.read_at = Clock::now();
-    if (decoded->format == info_.format && decoded->width == info_.width && decoded->height == info_.height) {
-        out.frame = std::move(decoded);
+    if (frame_layout_format(decoded.get()) == info_.format && decoded->width == info_.width &&
+        decoded->height == info_.height) {
+        out.frame = std::move(decoded);  // in device memory for NVDEC, where the kernels read it
     } else {
+        if (decoded->format == AV_PIX_FMT_CUDA) {  // a changed size: fetch it to rescale on the host
+            AvFramePtr host = make_frame();
+            VF_AV_CHECK(av_hwframe_transfer_data(host.get(), decoded.get(), 0), ErrorCategory::Device,
+                        "copying a decoded frame from the GPU");
+            VF_AV_CHECK(av_frame_copy_props(host.get(), decoded.get()), ErrorCategory::Internal, "frame properties");
+            decoded = std::move(host);
+        }
         if ((decoded->width != info_.width || decoded->height != info_.height) && !warned_resize_) {
             spdlog::warn("video size changed from {}x{} to {}x{} at frame {}; scaling back to {}x{}", info_.width,
                          info_.height, decoded->width, decoded->height, out.index, info_.width, info_.height);
@@ -117,6 +146,7 @@ std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
         }
         out.frame = make_frame();
         converter_.convert(decoded.get(), out.frame.get(), info_.width, info_.height, info_.format);
+        ++host_copies_;
     }
     return PipelineItem(std::move(out));
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "decode/decoder_buffers.hpp"
+#include "decode/hw_decode.hpp"
 #include "decode/source.hpp"
 
 namespace vf {
@@ -14,6 +16,9 @@ struct FileSourceOptions {
     std::string url;
     bool passthrough_audio = true;  // audio and subtitle streams
     int decoder_threads = 0;        // 0 = FFmpeg's choice (all cores)
+    BufferAllocator frame_alloc = nullptr;  // decoded frames' memory (nullptr: FFmpeg's own)
+    HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream
+    int hw_frames_held = 16;  // decoded frames the pipeline may hold at once (NVDEC surfaces)
 };
 
 class FileSource : public Source {
@@ -27,6 +32,8 @@ public:
     std::string describe() const override;
     std::optional<PipelineItem> read() override;
     DecodeHealth health() const override;
+    int64_t host_copies() const override { return host_copies_; }
+    std::string hw_decode() const override { return nvdec_ ? "cuda" : "none"; }
 
 private:
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
@@ -34,7 +41,10 @@ private:
 
     FileSourceOptions options_;
     AvInputPtr format_;
+    std::unique_ptr<DecoderBuffers> buffers_;  // before decoder_: it must outlive the decoder
     AvCodecContextPtr decoder_;
+    bool nvdec_ = false;
+    int64_t host_copies_ = 0;
     int video_index_ = -1;
     VideoInfo info_;
     std::vector<PassthroughStream> passthrough_;

@@ -41,6 +41,10 @@ public:
     // The next frame or passthrough packet; nullopt at the end of the input or after stop().
     virtual std::optional<PipelineItem> read() = 0;
     virtual DecodeHealth health() const { return {}; }
+    // Frames copied on the host on their way out (format conversions); 0 is the goal.
+    virtual int64_t host_copies() const { return 0; }
+    // "cuda" when frames come out in device memory (NVDEC), "none" otherwise.
+    virtual std::string hw_decode() const { return "none"; }
     // Ends the input early (Ctrl-C, --frames); safe to call from any thread.
     void stop() { stop_requested_ = true; }
 

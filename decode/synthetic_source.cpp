@@ -6,8 +6,8 @@
 
 namespace vf {
 
-SyntheticSource::SyntheticSource(int width, int height, int fps, int frames, AVPixelFormat format)
-    : frames_(frames), pool_(width, height, format) {
+SyntheticSource::SyntheticSource(int width, int height, int fps, int frames, AVPixelFormat format, BufferAllocator alloc)
+    : frames_(frames), pool_(width, height, format, alloc) {
     info_.width = width;
     info_.height = height;
     info_.format = format;

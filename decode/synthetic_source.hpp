@@ -13,7 +13,7 @@ namespace vf {
 class SyntheticSource : public Source {
 public:
     SyntheticSource(int width = 1280, int height = 720, int fps = 30, int frames = 300,
-                    AVPixelFormat format = AV_PIX_FMT_YUV420P);
+                    AVPixelFormat format = AV_PIX_FMT_YUV420P, BufferAllocator alloc = nullptr);
     const VideoInfo& video() const override { return info_; }
     std::string describe() const override;
     std::optional<PipelineItem> read() override;

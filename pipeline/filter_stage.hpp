@@ -1,7 +1,11 @@
 // Applies a filter chain to whole frames on a backend. Output frames come from a pool, so the
 // steady state allocates nothing; an identity chain hands the input frame on untouched.
+//
+// Frames go in with submit() and come out, in the same order, with take(): on the CPU each frame
+// is finished inside submit(); on the GPU several are in flight at once (see GpuFrameFilter).
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +14,7 @@
 #include "kernels/plan.hpp"
 #include "pipeline/frame.hpp"
 #include "pipeline/frame_pool.hpp"
+#include "pipeline/stats.hpp"
 
 namespace vf {
 
@@ -17,23 +22,51 @@ class GpuFrameFilter;
 
 enum class Device { Cpu, Cuda };
 
+struct FilterStageOptions {
+    Device device = Device::Cpu;
+    int threads = 0;                  // CPU threads (0 = one per core)
+    std::string gpu_kernel = "auto";  // auto|naive|constant|tiled|separable|fft
+    int gpu_streams = 3;              // frames in flight on the GPU
+};
+
 class FilterStage {
 public:
-    // gpu_kernel: auto|naive|constant|tiled|separable, used with Device::Cuda.
-    FilterStage(std::vector<FilterPlan> chain, int threads, Device device = Device::Cpu,
-                const std::string& gpu_kernel = "auto");
+    FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions& options);
+    // The CPU-only form the tests and tools use.
+    FilterStage(std::vector<FilterPlan> chain, int threads) : FilterStage(std::move(chain), cpu_options(threads)) {}
     ~FilterStage();
+
+    // Starts filtering `in`; may first wait for the oldest frame in flight to finish.
+    void submit(AvFramePtr in);
+    // The next finished frame in submission order; nullptr when none is pending, or with
+    // wait=false when the oldest is still on the GPU.
+    AvFramePtr take(bool wait);
+    // Synchronous convenience: submit and wait for this frame (nothing else in flight).
     AvFramePtr process(AvFramePtr in);
+
     int threads() const { return backend_.threads(); }
     Device device() const { return device_; }
+    int gpu_streams() const;
     const std::vector<FilterPlan>& chain() const { return chain_; }
+    // Per-frame GPU step times (empty on the CPU).
+    std::vector<StageSummary> gpu_stages(double wall_s) const;
+    double gpu_ms_per_frame() const;
+    int64_t staged_uploads() const;
 
 private:
+    static FilterStageOptions cpu_options(int threads) {
+        FilterStageOptions o;
+        o.threads = threads;
+        return o;
+    }
+    FramePool& pool_for(const AVFrame* f);
+
     std::vector<FilterPlan> chain_;
     Device device_;
     CpuBackend backend_;
     std::unique_ptr<GpuFrameFilter> gpu_;
     std::unique_ptr<FramePool> pool_;
+    std::deque<AvFramePtr> ready_;  // finished, not yet taken
 };
 
 }  // namespace vf

@@ -6,7 +6,8 @@ extern "C" {
 
 namespace vf {
 
-FramePool::FramePool(int width, int height, AVPixelFormat format) : width_(width), height_(height), format_(format) {
+FramePool::FramePool(int width, int height, AVPixelFormat format, BufferAllocator alloc)
+    : width_(width), height_(height), format_(format) {
     // 64-byte aligned rows: whole cache lines, and room for the widest SIMD loads.
     VF_AV_CHECK(av_image_fill_linesizes(linesize_.data(), format, FFALIGN(width, 64)), ErrorCategory::Internal,
                 "frame layout");
@@ -15,7 +16,7 @@ FramePool::FramePool(int width, int height, AVPixelFormat format) : width_(width
     size_t sizes[4] = {0, 0, 0, 0};
     VF_AV_CHECK(av_image_fill_plane_sizes(sizes, format, height, linesizes), ErrorCategory::Internal, "frame layout");
     for (int i = 0; i < 4 && sizes[i]; ++i) {
-        pools_[i] = av_buffer_pool_init(sizes[i] + 64, nullptr);
+        pools_[i] = av_buffer_pool_init(sizes[i] + 64, alloc);
         if (!pools_[i]) throw Error(ErrorCategory::Internal, "out of memory creating a frame pool");
         planes_ = i + 1;
     }

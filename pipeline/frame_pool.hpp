@@ -6,6 +6,7 @@
 #include <array>
 
 #include "decode/av_helpers.hpp"
+#include "pipeline/host_memory.hpp"
 
 extern "C" {
 #include <libavutil/buffer.h>
@@ -15,7 +16,9 @@ namespace vf {
 
 class FramePool {
 public:
-    FramePool(int width, int height, AVPixelFormat format);
+    // alloc: where the buffers come from (nullptr: ordinary memory; pinned_buffer_alloc for
+    // frames the GPU copies into).
+    FramePool(int width, int height, AVPixelFormat format, BufferAllocator alloc = nullptr);
     ~FramePool();
     FramePool(const FramePool&) = delete;
     FramePool& operator=(const FramePool&) = delete;

@@ -1,76 +1,172 @@
 #include "pipeline/gpu_frame_filter.hpp"
 
+#include <deque>
+
 extern "C" {
 #include <libavutil/imgutils.h>
 }
 
+#include "decode/hw_decode.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "pipeline/host_memory.hpp"
 
 namespace vf {
 
-struct GpuFrameFilter::Impl {
-    std::vector<FilterPlan> chain;
-    GpuKernel kernel;
-    CudaBackend backend;
-    cuda::Stream stream;
-    // Two device images of the current format and size, allocated on the first frame.
-    AVPixelFormat format = AV_PIX_FMT_NONE;
-    int width = 0, height = 0;
-    int linesize[4] = {0, 0, 0, 0};
-    int rows[4] = {0, 0, 0, 0};
-    int planes = 0;
-    cuda::DeviceBuffer image[2][4];
+namespace {
 
-    void allocate(const AVFrame* f) {
-        format = static_cast<AVPixelFormat>(f->format);
-        width = f->width;
-        height = f->height;
-        VF_AV_CHECK(av_image_fill_linesizes(linesize, format, FFALIGN(width, 64)), ErrorCategory::Internal, "layout");
-        const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
-        planes = av_pix_fmt_count_planes(format);
+// The planes of an image of one size and layout: where each starts and its pitch.
+struct Layout {
+    AVPixelFormat format = AV_PIX_FMT_NONE;
+    int width = 0, height = 0, planes = 0;
+    int rows[4] = {0, 0, 0, 0};
+    size_t row_bytes[4] = {0, 0, 0, 0};
+
+    bool matches(AVPixelFormat f, int w, int h) const { return f == format && w == width && h == height; }
+    void set(AVPixelFormat f, int w, int h) {
+        format = f;
+        width = w;
+        height = h;
+        const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
+        planes = av_pix_fmt_count_planes(f);
         for (int p = 0; p < planes; ++p) {
-            rows[p] = (p == 1 || p == 2) ? AV_CEIL_RSHIFT(height, d->log2_chroma_h) : height;
-            for (auto& img : image) img[p] = cuda::DeviceBuffer(static_cast<size_t>(linesize[p]) * rows[p]);
+            rows[p] = (p == 1 || p == 2) ? AV_CEIL_RSHIFT(h, d->log2_chroma_h) : h;
+            row_bytes[p] = static_cast<size_t>(av_image_get_linesize(f, w, p));
         }
-    }
-    std::vector<PlaneView> views(int which) {
-        uint8_t* data[4] = {nullptr, nullptr, nullptr, nullptr};
-        for (int p = 0; p < planes; ++p) data[p] = image[which][p].data();
-        return channel_views(format, width, height, data, linesize);
     }
 };
 
-GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel) : impl_(std::make_unique<Impl>()) {
+}  // namespace
+
+// One stream's worth of state: its device images and the frame it is working on.
+struct GpuFrameFilter::Slot {
+    cuda::Stream stream;
+    cuda::Event start, uploaded, filtered, done{cudaEventBlockingSync};
+    cuda::Event hw_ready{cudaEventDisableTiming};
+    Layout layout;
+    int linesize[4] = {0, 0, 0, 0};
+    cuda::DeviceBuffer image[2][4];  // ping-pong between the filters of the chain
+    AvFramePtr in, out;              // held until the frame is finished
+    bool staged = false;             // the upload came from pageable memory
+
+    void allocate(const Layout& l) {
+        layout = l;
+        VF_AV_CHECK(av_image_fill_linesizes(linesize, l.format, FFALIGN(l.width, 64)), ErrorCategory::Internal,
+                    "device image layout");
+        for (auto& img : image)
+            for (int p = 0; p < 4; ++p)
+                img[p] = p < l.planes ? cuda::DeviceBuffer(static_cast<size_t>(linesize[p]) * l.rows[p]) : cuda::DeviceBuffer();
+    }
+    std::vector<PlaneView> device_views(int which) const {
+        uint8_t* data[4] = {nullptr, nullptr, nullptr, nullptr};
+        for (int p = 0; p < layout.planes; ++p) data[p] = image[which][p].data();
+        return channel_views(layout.format, layout.width, layout.height, data, linesize);
+    }
+};
+
+struct GpuFrameFilter::Impl {
+    std::vector<FilterPlan> chain;
+    GpuKernel kernel = GpuKernel::Auto;
+    CudaBackend backend;
+    std::vector<std::unique_ptr<Slot>> slots;
+    int64_t submitted = 0, taken = 0;
+    GpuStageTimes times;
+};
+
+GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel, int streams)
+    : impl_(std::make_unique<Impl>()) {
+    if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
     impl_->chain = std::move(chain);
     impl_->kernel = kernel;
+    for (int i = 0; i < streams; ++i) impl_->slots.push_back(std::make_unique<Slot>());
 }
 
-GpuFrameFilter::~GpuFrameFilter() = default;
+GpuFrameFilter::~GpuFrameFilter() {
+    // Frames in flight still reference device and pinned memory: let the GPU finish with them.
+    for (auto& s : impl_->slots) cudaStreamSynchronize(s->stream.get());
+}
 
-AvFramePtr GpuFrameFilter::process(const AVFrame* in, FramePool& pool) {
+int GpuFrameFilter::capacity() const { return static_cast<int>(impl_->slots.size()); }
+int GpuFrameFilter::in_flight() const { return static_cast<int>(impl_->submitted - impl_->taken); }
+const GpuStageTimes& GpuFrameFilter::times() const { return impl_->times; }
+
+void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     Impl& m = *impl_;
-    if (in->format != m.format || in->width != m.width || in->height != m.height) m.allocate(in);
-    cudaStream_t s = m.stream.get();
-    for (int p = 0; p < m.planes; ++p) {
-        const size_t row_bytes = static_cast<size_t>(av_image_get_linesize(m.format, m.width, p));
-        VF_CUDA_CHECK(cudaMemcpy2DAsync(m.image[0][p].data(), m.linesize[p], in->data[p], in->linesize[p], row_bytes,
-                                        m.rows[p], cudaMemcpyHostToDevice, s));
+    if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "GPU stage: submit with every stream busy");
+    Slot& s = *m.slots[static_cast<size_t>(m.submitted % capacity())];
+    const bool on_device = in->format == AV_PIX_FMT_CUDA;
+    const AVPixelFormat layout_format = frame_layout_format(in.get());
+    if (!s.layout.matches(layout_format, in->width, in->height)) {
+        Layout l;
+        l.set(layout_format, in->width, in->height);
+        s.allocate(l);
     }
-    int cur = 0;
+    const Layout& l = s.layout;
+    cudaStream_t st = s.stream.get();
+
+    s.start.record(st);
+    std::vector<PlaneView> current;
+    int next = 0;  // the device image the next filter writes
+    if (on_device) {
+        // NVDEC maps the frame on CUDA's legacy default stream; order our stream after it.
+        VF_CUDA_CHECK(cudaEventRecord(s.hw_ready.get(), nullptr));
+        VF_CUDA_CHECK(cudaStreamWaitEvent(st, s.hw_ready.get(), 0));
+        current = channel_views(l.format, l.width, l.height, in->data, in->linesize);
+        s.staged = false;
+    } else {
+        s.staged = !is_pinned(in->data[0]);
+        for (int p = 0; p < l.planes; ++p)
+            VF_CUDA_CHECK(cudaMemcpy2DAsync(s.image[0][p].data(), s.linesize[p], in->data[p], in->linesize[p],
+                                            l.row_bytes[p], l.rows[p], cudaMemcpyHostToDevice, st));
+        current = s.device_views(0);
+        next = 1;
+    }
+    s.uploaded.record(st);
     for (const FilterPlan& plan : m.chain) {
-        const std::vector<PlaneView> src = m.views(cur), dst = m.views(1 - cur);
-        for (size_t c = 0; c < src.size(); ++c) m.backend.apply(plan.ops[c], src[c], dst[c], s, m.kernel);
-        cur = 1 - cur;
+        const std::vector<PlaneView> dst = s.device_views(next);
+        for (size_t c = 0; c < current.size(); ++c) m.backend.apply(plan.ops[c], current[c], dst[c], st, m.kernel);
+        current = dst;
+        next = 1 - next;
     }
+    s.filtered.record(st);
     AvFramePtr out = pool.get();
-    VF_AV_CHECK(av_frame_copy_props(out.get(), in), ErrorCategory::Internal, "copying frame properties");
-    for (int p = 0; p < m.planes; ++p) {
-        const size_t row_bytes = static_cast<size_t>(av_image_get_linesize(m.format, m.width, p));
-        VF_CUDA_CHECK(cudaMemcpy2DAsync(out->data[p], out->linesize[p], m.image[cur][p].data(), m.linesize[p], row_bytes,
-                                        m.rows[p], cudaMemcpyDeviceToHost, s));
+    VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
+    // `current` holds the result (the input frame itself for an empty chain on device frames).
+    uint8_t* src_data[4] = {nullptr, nullptr, nullptr, nullptr};
+    int src_linesize[4] = {0, 0, 0, 0};
+    if (m.chain.empty() && on_device) {
+        for (int p = 0; p < l.planes; ++p) src_data[p] = in->data[p], src_linesize[p] = in->linesize[p];
+    } else {
+        const int result = 1 - next;
+        for (int p = 0; p < l.planes; ++p) src_data[p] = s.image[result][p].data(), src_linesize[p] = s.linesize[p];
     }
-    m.stream.sync();
-    return out;
+    for (int p = 0; p < l.planes; ++p)
+        VF_CUDA_CHECK(cudaMemcpy2DAsync(out->data[p], out->linesize[p], src_data[p], src_linesize[p], l.row_bytes[p],
+                                        l.rows[p], cudaMemcpyDeviceToHost, st));
+    s.done.record(st);
+    s.in = std::move(in);
+    s.out = std::move(out);
+    ++m.submitted;
+}
+
+AvFramePtr GpuFrameFilter::take(bool wait) {
+    Impl& m = *impl_;
+    if (in_flight() == 0) return nullptr;
+    Slot& s = *m.slots[static_cast<size_t>(m.taken % capacity())];
+    if (!wait) {
+        const cudaError_t q = cudaEventQuery(s.done.get());
+        if (q == cudaErrorNotReady) return nullptr;
+        VF_CUDA_CHECK(q);
+    }
+    const double upload = s.uploaded.since(s.start), kernels = s.filtered.since(s.uploaded), download = s.done.since(s.filtered);
+    m.times.upload.add(upload);
+    m.times.kernels.add(kernels);
+    m.times.download.add(download);
+    m.times.total.add(upload + kernels + download);
+    ++m.times.frames;
+    if (s.staged) ++m.times.staged_uploads;
+    s.in.reset();  // back to the decoder's pool (or NVDEC's surfaces)
+    ++m.taken;
+    return std::move(s.out);
 }
 
 }  // namespace vf

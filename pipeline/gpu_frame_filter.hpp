@@ -1,6 +1,12 @@
-// Runs a filter chain on the GPU, one frame at a time: upload, every filter of the chain on
-// device buffers allocated once and reused (ping-pong between two), download. One stream,
-// synchronous per frame; the overlapped multi-stream pipeline builds on this.
+// The GPU stage: runs a filter chain on frames with several CUDA streams in flight, so that
+// while frame n's kernels run, frame n+1's upload and frame n-1's download are under way on the
+// copy engines. Each stream owns a slot: device images allocated once for the stream's size and
+// format and reused for every frame. Frames leave in the order they came; at most `streams`
+// frames are in flight, so memory does not grow with the stream.
+//
+// Input frames come from host memory (page-locked when the decoder used vfilter's buffers:
+// then the upload is a DMA with no host copy) or from device memory (NVDEC frames, read in
+// place: no upload at all). Outputs are written into page-locked frames from the given pool.
 #pragma once
 
 #include <memory>
@@ -10,16 +16,35 @@
 #include "kernels/plan.hpp"
 #include "pipeline/frame.hpp"
 #include "pipeline/frame_pool.hpp"
+#include "pipeline/stats.hpp"
 
 namespace vf {
 
+// GPU time of each step of each finished frame, from CUDA events.
+struct GpuStageTimes {
+    DurationHistogram upload, kernels, download, total;
+    int64_t frames = 0;
+    int64_t staged_uploads = 0;  // uploads from pageable memory: the driver copied on the host
+};
+
 class GpuFrameFilter {
 public:
-    GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel);
+    GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel, int streams);
     ~GpuFrameFilter();
-    AvFramePtr process(const AVFrame* in, FramePool& pool);
+
+    int capacity() const;
+    int in_flight() const;
+    // Queues upload, filters and download of `in` on the next free stream; the output frame
+    // comes from `pool` (which must match the input's size and layout). Needs in_flight() <
+    // capacity(): take the oldest first.
+    void submit(AvFramePtr in, FramePool& pool);
+    // The oldest frame in flight once it is finished; with wait=false, nullptr while it is still
+    // running. nullptr when nothing is in flight.
+    AvFramePtr take(bool wait);
+    const GpuStageTimes& times() const;
 
 private:
+    struct Slot;
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

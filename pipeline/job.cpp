@@ -2,12 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "config/filter_registry.hpp"
 #include "decode/file_source.hpp"
 #include "decode/synthetic_source.hpp"
 #include "encode/output_file.hpp"
+#include "pipeline/host_memory.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/progress.hpp"
 
@@ -68,17 +70,39 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
     }
 
+    HwDecode hwdec = HwDecode::Auto;
+    if (!parse_hwdec(o.hwdec, &hwdec)) fail(ErrorCategory::Usage, "--hwdec '" + o.hwdec + "': expected auto, cuda or none");
+    if (hwdec == HwDecode::Cuda && device != Device::Cuda)
+        fail(ErrorCategory::Usage, "--hwdec cuda decodes into GPU memory for the GPU filters; it needs --device cuda (or auto with a GPU)");
+    if (device != Device::Cuda) hwdec = HwDecode::None;
+    // Frames for the GPU land in page-locked memory, so their upload is a DMA with no host copy.
+    const BufferAllocator host_alloc = device == Device::Cuda ? pinned_buffer_alloc : nullptr;
+    int queue = o.queue_frames;
     if (o.input.empty()) {
-        parts_->source = std::make_unique<SyntheticSource>();
+        parts_->source = std::make_unique<SyntheticSource>(1280, 720, 30, 300, AV_PIX_FMT_YUV420P, host_alloc);
     } else {
         FileSourceOptions in;
         in.url = o.input;
         in.passthrough_audio = !o.no_audio && !null_out;
+        in.frame_alloc = host_alloc;
+        in.hwdec = hwdec;
+        // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
+        if (hwdec != HwDecode::None) queue = std::min(queue, 4);
+        in.hw_frames_held = queue + o.gpu_streams + 1;
         parts_->source = std::make_unique<FileSource>(in);
     }
+    queue_frames_ = queue;
     spdlog::info("input: {}", parts_->source->describe());
-    parts_->filter = std::make_unique<FilterStage>(std::move(chain), o.threads, device, o.kernel);
-    spdlog::info("filters run on the {}", device == Device::Cuda ? "GPU (CUDA)" : "CPU");
+    FilterStageOptions fo;
+    fo.device = device;
+    fo.threads = o.threads;
+    fo.gpu_kernel = o.kernel;
+    fo.gpu_streams = o.gpu_streams;
+    parts_->filter = std::make_unique<FilterStage>(std::move(chain), fo);
+    if (device == Device::Cuda)
+        spdlog::info("filters run on the GPU (CUDA), {} streams in flight", o.gpu_streams);
+    else
+        spdlog::info("filters run on the CPU");
     for (const FilterPlan& p : parts_->filter->chain()) spdlog::info("filter: {}", p.description);
     if (null_out) {
         parts_->sink = std::make_unique<NullSink>();
@@ -98,7 +122,7 @@ void Job::interrupt() {
 
 JobResult Job::run() {
     PipelineOptions po;
-    po.queue_frames = static_cast<size_t>(options_.queue_frames);
+    po.queue_frames = static_cast<size_t>(queue_frames_);
     po.max_frames = options_.max_frames;
     Pipeline pipeline(*parts_->source, *parts_->filter, *parts_->sink, po);
     JobResult r;

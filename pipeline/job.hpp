@@ -24,6 +24,7 @@ public:
 private:
     struct Parts;
     RunOptions options_;
+    int queue_frames_ = 8;  // options_.queue_frames, or fewer with NVDEC
     std::unique_ptr<Parts> parts_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -71,7 +72,9 @@ RunStats Pipeline::run() {
                     if (options_.max_frames > 0 && frames_in >= options_.max_frames) break;
                     const Clock::time_point t = Clock::now();
                     std::optional<PipelineItem> item = source_.read();
-                    decode_clock.busy_ns += ns_since(t);
+                    const int64_t took = ns_since(t);
+                    decode_clock.busy_ns += took;
+                    if (item && std::holds_alternative<VideoFrame>(*item)) decode_clock.per_item.add(took / 1e6);
                     if (!item) break;
                     if (std::holds_alternative<VideoFrame>(*item)) ++frames_in;
                     if (!decoded.push(std::move(*item))) return;
@@ -81,18 +84,41 @@ RunStats Pipeline::run() {
             abort_all);
     });
 
+    // Frames may be in flight on the GPU for a while; `held` keeps every item in input order
+    // until its frame is back, so passthrough packets never overtake the video they belong with.
     std::thread filter_thread([&] {
         failure.guard(
             [&] {
+                std::deque<PipelineItem> held;
+                // Passes on every item at the head of `held` that is finished; with wait, waits
+                // for all of them (used when no input is waiting: keeps latency low on live feeds).
+                auto release = [&](bool wait) {
+                    while (!held.empty()) {
+                        if (auto* v = std::get_if<VideoFrame>(&held.front()); v && !v->frame) {
+                            const Clock::time_point t = Clock::now();
+                            v->frame = filter_.take(wait);
+                            filter_clock.busy_ns += ns_since(t);
+                            if (!v->frame) return true;
+                            ++filter_clock.items;
+                        }
+                        if (!filtered.push(std::move(held.front()))) return false;
+                        held.pop_front();
+                    }
+                    return true;
+                };
                 while (std::optional<PipelineItem> item = decoded.pop()) {
                     if (auto* v = std::get_if<VideoFrame>(&*item)) {
                         const Clock::time_point t = Clock::now();
-                        v->frame = filter_.process(std::move(v->frame));
-                        filter_clock.busy_ns += ns_since(t);
-                        ++filter_clock.items;
+                        filter_.submit(std::move(v->frame));
+                        const int64_t took = ns_since(t);
+                        filter_clock.busy_ns += took;
+                        filter_clock.per_item.add(took / 1e6);
+                        v->frame = nullptr;
                     }
-                    if (!filtered.push(std::move(*item))) return;
+                    held.push_back(std::move(*item));
+                    if (!release(decoded.size() == 0)) return;
                 }
+                if (!release(true)) return;
                 filtered.close();
             },
             abort_all);
@@ -116,7 +142,9 @@ RunStats Pipeline::run() {
                         sink_.write_packet(std::get<PassthroughPacket>(*item));
                         ++packets;
                     }
-                    encode_clock.busy_ns += ns_since(t);
+                    const int64_t took = ns_since(t);
+                    encode_clock.busy_ns += took;
+                    if (std::holds_alternative<VideoFrame>(*item)) encode_clock.per_item.add(took / 1e6);
                 }
             },
             abort_all);
@@ -145,15 +173,31 @@ RunStats Pipeline::run() {
         s.sustained_fps = s.average_fps;
     }
     double worst = -1;
+    std::vector<StageSummary> gpu_steps = filter_.gpu_stages(s.wall_s);
     for (StageClock* c : {&decode_clock, &filter_clock, &encode_clock}) {
         StageSummary st;
         st.name = c->name;
         st.busy_s = c->busy_ns / 1e9;
         st.busy_share = s.wall_s > 0 ? st.busy_s / s.wall_s : 0;
         st.ms_per_frame = s.frames_out > 0 ? 1000 * st.busy_s / s.frames_out : 0;
-        if (st.busy_share > worst) worst = st.busy_share, s.bottleneck = st.name;
+        st.p99_ms = c->per_item.percentile(99);
+        // On the GPU the filter thread mostly waits for the GPU: its steps name the bottleneck.
+        if (st.busy_share > worst && !(c == &filter_clock && !gpu_steps.empty())) worst = st.busy_share, s.bottleneck = st.name;
         s.stages.push_back(st);
+        if (c == &filter_clock)
+            for (const StageSummary& g : gpu_steps) {
+                if (g.busy_share > worst) worst = g.busy_share, s.bottleneck = "GPU " + g.name;
+                s.stages.push_back(g);
+            }
     }
+    if (filter_.device() == Device::Cuda) {
+        s.device = "cuda";
+        s.gpu_streams = filter_.gpu_streams();
+        s.gpu_ms_per_frame = filter_.gpu_ms_per_frame();
+    }
+    s.hw_decode = source_.hw_decode();
+    if (s.frames_out > 0)
+        s.host_copies_per_frame = static_cast<double>(source_.host_copies() + filter_.staged_uploads()) / s.frames_out;
     s.latency_p50_ms = latency.percentile(50);
     s.latency_p99_ms = latency.percentile(99);
     s.filter_threads = filter_.threads();

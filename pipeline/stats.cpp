@@ -1,6 +1,7 @@
 #include "pipeline/stats.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace vf {
@@ -23,6 +24,29 @@ double LatencyHistogram::percentile(double p) const {
     return kBuckets / 2.0;
 }
 
+namespace {
+constexpr double kHistMinMs = 1e-3, kHistStep = 1.02;
+}
+
+void DurationHistogram::add(double ms) {
+    const double v = std::max(ms, kHistMinMs);
+    const int b = std::min(kBuckets - 1, static_cast<int>(std::log(v / kHistMinMs) / std::log(kHistStep)));
+    ++buckets_[b];
+    ++count_;
+    sum_ms_ += ms;
+}
+
+double DurationHistogram::percentile(double p) const {
+    if (count_ == 0) return 0;
+    const int64_t target = static_cast<int64_t>(p / 100.0 * static_cast<double>(count_ - 1)) + 1;
+    int64_t seen = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+        seen += buckets_[b];
+        if (seen >= target) return kHistMinMs * std::pow(kHistStep, b + 0.5);
+    }
+    return kHistMinMs * std::pow(kHistStep, kBuckets);
+}
+
 nlohmann::json to_json(const RunStats& s) {
     nlohmann::json j;
     j["input"] = s.input;
@@ -42,7 +66,13 @@ nlohmann::json to_json(const RunStats& s) {
     j["stages"] = nlohmann::json::array();
     for (const auto& st : s.stages)
         j["stages"].push_back(
-            {{"name", st.name}, {"busy_seconds", st.busy_s}, {"busy_share", st.busy_share}, {"ms_per_frame", st.ms_per_frame}});
+            {{"name", st.name}, {"busy_seconds", st.busy_s}, {"busy_share", st.busy_share}, {"ms_per_frame", st.ms_per_frame},
+             {"p99_ms", st.p99_ms}, {"gpu", st.gpu}});
+    j["device"] = s.device;
+    j["hw_decode"] = s.hw_decode;
+    j["gpu_streams"] = s.gpu_streams;
+    j["gpu_ms_per_frame"] = s.gpu_ms_per_frame;
+    j["host_copies_per_frame"] = s.host_copies_per_frame;
     j["input_damage"] = s.damage;
     return j;
 }
@@ -59,12 +89,19 @@ std::string format_summary(const RunStats& s) {
     out += buf;
     std::snprintf(buf, sizeof buf, "latency: p50 %.1f ms, p99 %.1f ms (read to written)\n", s.latency_p50_ms, s.latency_p99_ms);
     out += buf;
-    out += "stages (busy share of wall time, ms per frame):";
+    out += "stages (busy share of wall time, mean / p99 ms per frame):";
     for (const auto& st : s.stages) {
-        std::snprintf(buf, sizeof buf, " %s %.0f%% %.2f ms;", st.name.c_str(), 100 * st.busy_share, st.ms_per_frame);
+        std::snprintf(buf, sizeof buf, " %s%s %.0f%% %.2f/%.2f ms;", st.name.c_str(), st.gpu ? " (GPU)" : "",
+                      100 * st.busy_share, st.ms_per_frame, st.p99_ms);
         out += buf;
     }
     out.pop_back();
+    if (s.device == "cuda") {
+        std::snprintf(buf, sizeof buf, "\nGPU: %d streams, %.3f ms GPU time per frame, decode %s, %.2f host copies per frame",
+                      s.gpu_streams, s.gpu_ms_per_frame, s.hw_decode == "cuda" ? "on NVDEC" : "on the CPU",
+                      s.host_copies_per_frame);
+        out += buf;
+    }
     out += "\nbottleneck: " + s.bottleneck + "\n";
     if (!s.damage.empty()) out += "input damage: " + s.damage + "\n";
     return out;

@@ -14,11 +14,29 @@
 
 namespace vf {
 
+// Durations from 1 us to 100 s in buckets 2% wide (log scale), for per-frame stage times:
+// percentiles within 2% at fixed memory.
+class DurationHistogram {
+public:
+    void add(double ms);
+    double percentile(double p) const;
+    double mean() const { return count_ ? sum_ms_ / static_cast<double>(count_) : 0; }
+    double sum_ms() const { return sum_ms_; }
+    int64_t count() const { return count_; }
+
+private:
+    static constexpr int kBuckets = 1000;
+    std::vector<uint32_t> buckets_ = std::vector<uint32_t>(kBuckets, 0);
+    int64_t count_ = 0;
+    double sum_ms_ = 0;
+};
+
 // Busy time of one stage, excluding time spent waiting on its queues.
 struct StageClock {
     std::string name;
     std::atomic<int64_t> busy_ns{0};
     std::atomic<int64_t> items{0};
+    DurationHistogram per_item;  // written by the stage's own thread, read after it ends
 };
 
 // Latency histogram with 0.5 ms buckets up to 60 s.
@@ -38,7 +56,9 @@ struct StageSummary {
     std::string name;
     double busy_s = 0;
     double busy_share = 0;  // of the wall time
-    double ms_per_frame = 0;
+    double ms_per_frame = 0;  // mean busy time per frame
+    double p99_ms = 0;        // per item (0 when not measured per item)
+    bool gpu = false;         // measured with CUDA events on the GPU
 };
 
 struct RunStats {
@@ -53,6 +73,11 @@ struct RunStats {
     std::string input, output, filters;
     int filter_threads = 0;
     std::string damage;  // empty when the input decoded cleanly
+    std::string device = "cpu";  // where filters ran
+    std::string hw_decode = "none";
+    int gpu_streams = 0;
+    double gpu_ms_per_frame = 0;       // upload + kernels + download, from CUDA events
+    double host_copies_per_frame = 0;  // host-side copies of frame data (conversions, staged uploads)
 };
 
 nlohmann::json to_json(const RunStats& s);

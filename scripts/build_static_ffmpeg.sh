@@ -37,10 +37,10 @@ echo "== FFmpeg ($ffmpeg_dir)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 (cd "$ffmpeg_dir" && ./configure --prefix="$prefix" --enable-static --disable-shared --enable-pic --enable-gpl \
   --disable-autodetect --disable-doc --disable-debug --disable-network \
-  --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid \
+  --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid --enable-nvenc \
   --disable-everything --enable-protocol=file,pipe \
   --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid \
-  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac \
+  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac,h264_nvenc,hevc_nvenc \
   --enable-hwaccel=h264_nvdec,hevc_nvdec \
   --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2 \
   --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac \

@@ -69,15 +69,16 @@ std::unique_ptr<FftSetup> make_setup(const ConvolveOp& op, int w, int h) {
     return s;
 }
 
-FftSetup& setup_for(const ConvolveOp& op, int w, int h) {
+// One setup per stream: the plans and work buffers are scratch that concurrent streams must not share.
+FftSetup& setup_for(const ConvolveOp& op, int w, int h, cudaStream_t stream) {
     static OpCache<FftSetup> cache;
-    return cache.get(op, pack(w, h), [&] { return make_setup(op, w, h); });
+    return cache.get(op, pack(w, h), [&] { return make_setup(op, w, h); }, stream);
 }
 
 }  // namespace
 
 void conv_fft(const ConvolveOp& op, const Launch& l) {
-    FftSetup& s = setup_for(op, l.dst.width, l.dst.height);
+    FftSetup& s = setup_for(op, l.dst.width, l.dst.height, l.stream);
     const int border = border_mode(l.border);
     const dim3 block(32, 8);
     const dim3 egrid((s.ew + 31) / 32, (s.eh + 7) / 8), ogrid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);

@@ -48,7 +48,9 @@ private:
 
 class Event {
 public:
-    Event() { VF_CUDA_CHECK(cudaEventCreate(&e_)); }
+    // cudaEventBlockingSync makes waiting threads sleep instead of spinning on a core that the
+    // decoder or encoder could use.
+    explicit Event(unsigned flags = cudaEventDefault) { VF_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
     ~Event() { cudaEventDestroy(e_); }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;

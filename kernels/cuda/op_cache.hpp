@@ -1,7 +1,8 @@
 // Per-kernel state kept for the life of the process (taps uploaded once, FFT plans, a measured
 // choice), found by the kernel's fingerprint and confirmed by comparing its coefficients in
 // place, so a lookup on the per-frame path copies nothing. `extra` separates entries of one
-// kernel that also depend on something else (plane size, sample size).
+// kernel that also depend on something else (plane size, sample size); `stream` separates entries
+// with scratch memory that two streams must not share.
 #pragma once
 
 #include <cstdint>
@@ -17,20 +18,21 @@ namespace vf::cuda {
 template <typename Value>
 class OpCache {
 public:
-    // The value for (op, extra); make() -> std::unique_ptr<Value> runs once, under the lock.
+    // The value for (op, extra, stream); make() -> std::unique_ptr<Value> runs once, under the lock.
     template <typename Make>
-    Value& get(const ConvolveOp& op, uint64_t extra, Make&& make) {
+    Value& get(const ConvolveOp& op, uint64_t extra, Make&& make, const void* stream = nullptr) {
         std::lock_guard<std::mutex> lock(mutex_);
         std::vector<Entry>& bucket = entries_[op.fingerprint ^ (extra * 0x9E3779B97F4A7C15ull)];
         for (Entry& e : bucket)
-            if (e.extra == extra && e.kw == op.kw && e.kh == op.kh && e.k == op.k) return *e.value;
-        bucket.push_back(Entry{extra, op.kw, op.kh, op.k, make()});
+            if (e.extra == extra && e.stream == stream && e.kw == op.kw && e.kh == op.kh && e.k == op.k) return *e.value;
+        bucket.push_back(Entry{extra, stream, op.kw, op.kh, op.k, make()});
         return *bucket.back().value;
     }
 
 private:
     struct Entry {
         uint64_t extra;
+        const void* stream;
         int kw, kh;
         std::vector<double> k;
         std::unique_ptr<Value> value;

@@ -1,0 +1,78 @@
+#include "decode/hw_decode.hpp"
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
+namespace vf {
+
+bool parse_hwdec(const std::string& name, HwDecode* out) {
+    if (name == "none") *out = HwDecode::None;
+    else if (name == "cuda") *out = HwDecode::Cuda;
+    else if (name == "auto") *out = HwDecode::Auto;
+    else return false;
+    return true;
+}
+
+AVPixelFormat nvdec_output_format(AVPixelFormat software) {
+    switch (software) {
+        case AV_PIX_FMT_YUV420P:
+        case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_NV12;
+        case AV_PIX_FMT_YUV420P10LE: return AV_PIX_FMT_P010LE;
+        default: return AV_PIX_FMT_NONE;
+    }
+}
+
+namespace {
+
+// AV_CUDA_USE_PRIMARY_CONTEXT, from hwcontext_cuda.h, which needs the CUDA toolkit's cuda.h.
+constexpr int kUsePrimaryContext = 1 << 0;
+
+// Picks CUDA frames when the decoder offers them (it stops offering them when the stream's
+// profile is one NVDEC cannot decode, and frames then come out in software).
+AVPixelFormat pick_cuda(AVCodecContext*, const AVPixelFormat* offered) {
+    for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p)
+        if (*p == AV_PIX_FMT_CUDA) return *p;
+    for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p) {
+        const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(*p);
+        if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+    }
+    return AV_PIX_FMT_NONE;
+}
+
+}  // namespace
+
+bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why) {
+    const AVCodec* codec = decoder->codec ? decoder->codec : avcodec_find_decoder(decoder->codec_id);
+    bool has_cuda_config = false;
+    for (int i = 0; codec; ++i) {
+        const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
+        if (!c) break;
+        if (c->device_type == AV_HWDEVICE_TYPE_CUDA && (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            has_cuda_config = true;
+    }
+    if (!has_cuda_config) {
+        *why = std::string("this FFmpeg has no NVDEC decoding for ") + avcodec_get_name(decoder->codec_id);
+        return false;
+    }
+    AVBufferRef* device = nullptr;
+    const int err = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, kUsePrimaryContext);
+    if (err < 0) {
+        *why = "cannot open a CUDA device for NVDEC: " + av_error_string(err);
+        return false;
+    }
+    decoder->hw_device_ctx = device;  // the decoder owns the reference now
+    decoder->get_format = pick_cuda;
+    // Frames held by the queues and the GPU stage keep their decode surfaces mapped.
+    decoder->extra_hw_frames = extra_frames;
+    decoder->thread_count = 1;  // NVDEC decodes; CPU frame threads would only hold more surfaces
+    return true;
+}
+
+AVPixelFormat frame_layout_format(const AVFrame* f) {
+    if (f->format == AV_PIX_FMT_CUDA && f->hw_frames_ctx)
+        return reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data)->sw_format;
+    return static_cast<AVPixelFormat>(f->format);
+}
+
+}  // namespace vf

@@ -1,0 +1,31 @@
+// NVDEC: decoding on the GPU into device memory through FFmpeg's CUDA hwaccel. The device
+// context is made on CUDA's primary context, the one the CUDA runtime (and so every vfilter
+// kernel) uses, so decoded frames are read by the kernels where they lie: no upload at all.
+#pragma once
+
+#include <string>
+
+#include "decode/av_helpers.hpp"
+
+extern "C" {
+#include <libavutil/buffer.h>
+}
+
+namespace vf {
+
+enum class HwDecode { None, Cuda, Auto };
+// none|cuda|auto; returns false otherwise.
+bool parse_hwdec(const std::string& name, HwDecode* out);
+
+// The native format NVDEC delivers for a decoder's software format (nv12 for 8-bit 4:2:0, p010
+// for 10-bit 4:2:0), or AV_PIX_FMT_NONE when NVDEC cannot decode it.
+AVPixelFormat nvdec_output_format(AVPixelFormat software);
+
+// Sets `decoder` (not yet opened) up to decode on the GPU. Returns false with the reason when
+// this FFmpeg, this codec or this machine cannot (no CUDA hwaccel for the codec, no driver).
+bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why);
+
+// The software layout of a frame: its own format, or for a CUDA frame the format in device memory.
+AVPixelFormat frame_layout_format(const AVFrame* f);
+
+}  // namespace vf
