@@ -17,6 +17,8 @@
 
 #ifdef VF_HAVE_CUDA
 #include "bench/gpu_bench.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "pipeline/gpu_pipeline_bench.hpp"
 #endif
 
 namespace vf {
@@ -30,6 +32,27 @@ const std::vector<std::string>& standard_bench_filters() {
 }
 
 int run_bench(const BenchOptions& o) {
+    if (o.pipeline) {
+#ifdef VF_HAVE_CUDA
+        GpuPipelineBenchOptions g;
+        if (o.sizes.size() != 1 || o.sizes[0] != "1920x1080") g.sizes = o.sizes;
+        g.filters = o.filters;
+        g.frames = o.frames;
+        g.streams = o.gpu_streams;
+        std::string why;
+        if (!cuda_device_available(&why)) fail(ErrorCategory::Device, "bench --pipeline: " + why);
+        nlohmann::json results = nlohmann::json::array();
+        for (const GpuPipelineBenchRow& r : run_gpu_pipeline_bench(g)) results.push_back(to_json(r));
+        if (!o.json.empty()) {
+            std::ofstream f(o.json);
+            f << results.dump(2) << "\n";
+            if (!f) fail(ErrorCategory::Output, "cannot write '" + o.json + "'");
+        }
+        return 0;
+#else
+        fail(ErrorCategory::Device, "bench --pipeline: this vfilter was built without CUDA");
+#endif
+    }
     if (o.device == "cuda") {
 #ifdef VF_HAVE_CUDA
         GpuBenchOptions g;

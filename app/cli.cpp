@@ -21,7 +21,7 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("identity");
     app.add_option("-o,--out,--output", o.output, "output file (container from its name), or null to discard");
     app.add_flag("-y,--overwrite", o.overwrite, "overwrite an existing output file");
-    app.add_option("--codec", o.codec, "video encoder: libx264, libx265, mpeg4, ffv1, rawvideo, ...")->default_str("libx264");
+    app.add_option("--codec", o.codec, "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, mpeg4, ffv1, rawvideo, ...")->default_str("auto");
     app.add_option("--crf", crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
         ->check(CLI::Range(0.0, 63.0));
     app.add_option("--preset", o.preset, "x264/x265 preset")->default_str("veryfast");
@@ -44,7 +44,7 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--log-format", log_format, "text or json (one object per line)")->check(CLI::IsMember({"text", "json"}));
     app.add_flag("--list-filters", list, "list filters with their options and defaults");
 
-    CLI::App* bench = app.add_subcommand("bench", "time each filter on the CPU backend and print a table");
+    CLI::App* bench = app.add_subcommand("bench", "time each filter (CPU, or --device cuda) or the GPU stage (--pipeline) and print a table");
     BenchOptions& b = cmd.bench;
     bench->add_option("--size", b.sizes, "plane sizes WxH (repeatable)")->default_str("1920x1080");
     bench->add_option("--filter", b.filters, "filter specs to time (repeatable); default: the standard set");
@@ -53,6 +53,10 @@ Command parse_command_line(int argc, char** argv) {
     bench->add_option("--json", b.json, "also write the results as JSON");
     bench->add_option("--device", b.device, "cpu, or cuda for the GPU benchmark (vfilter variants, NPP, floor)")
         ->default_str("cpu");
+    bench->add_flag("--pipeline", b.pipeline,
+                    "time the GPU stage alone: upload, kernels, download each alone and overlapped on several streams");
+    bench->add_option("--frames", b.frames, "frames per --pipeline measurement")->check(CLI::Range(10, 100000));
+    bench->add_option("--gpu-streams", b.gpu_streams, "streams for --pipeline")->check(CLI::Range(1, 16));
 
     try {
         app.parse(argc, argv);

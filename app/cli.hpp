@@ -15,6 +15,9 @@ struct BenchOptions {
     int threads = 0;
     std::string json;
     std::string device = "cpu";
+    bool pipeline = false;  // the GPU stage alone (frames in page-locked memory), overlap measured
+    int frames = 300;
+    int gpu_streams = 3;
 };
 
 struct Command {

@@ -2,7 +2,8 @@
 # vfilter against the ffmpeg command line on the same clip, same filter, same encoder settings.
 # Prints a markdown table (fps = frames / wall time, best of N runs) and writes JSON.
 #   bench/compare_ffmpeg.sh CLIP [RUNS] [OUT.json]
-# Environment: VFILTER (binary, default build/vfilter), FFMPEG (default ffmpeg).
+# Environment: VFILTER (binary, default build/vfilter), FFMPEG (default ffmpeg), VFILTER_ARGS
+# (extra vfilter options, e.g. "--device cpu").
 set -euo pipefail
 clip=${1:?usage: $0 CLIP [RUNS] [OUT.json]}
 runs=${2:-3}
@@ -46,7 +47,7 @@ json="["
 for c in "${cases[@]}"; do
   IFS='|' read -r name ffvf vfspec encode <<<"$c"
   ff=("$ffmpeg" -hide_banner -loglevel error -y -i "$clip")
-  vf=("$vfilter" -q -i "$clip" -y)
+  vf=("$vfilter" -q -i "$clip" -y ${VFILTER_ARGS:-})
   [ -n "$ffvf" ] && ff+=(-vf "$ffvf")
   [ -n "$vfspec" ] && vf+=(-f "$vfspec") || vf+=(-f identity)
   if [ "$encode" = x264 ]; then

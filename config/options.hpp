@@ -14,7 +14,7 @@ struct RunOptions {
     std::string output;           // a file, or "null" to discard
     std::string filter = "identity";
     bool overwrite = false;
-    std::string codec = "libx264";
+    std::string codec = "auto";   // auto: NVENC when filtering on a GPU that has it, else libx264
     std::optional<double> crf;
     std::string preset = "veryfast";
     std::string bitrate;

@@ -34,7 +34,7 @@ int64_t parse_bitrate(const std::string& s) {
 const AVCodec* find_video_encoder(const std::string& name) {
     static const std::map<std::string, std::string> aliases = {
         {"h264", "libx264"}, {"x264", "libx264"}, {"avc", "libx264"}, {"hevc", "libx265"},
-        {"h265", "libx265"}, {"x265", "libx265"}, {"raw", "rawvideo"}};
+        {"h265", "libx265"}, {"x265", "libx265"}, {"raw", "rawvideo"}, {"auto", "libx264"}};
     const auto it = aliases.find(name);
     const std::string real = it == aliases.end() ? name : it->second;
     const AVCodec* c = avcodec_find_encoder_by_name(real.c_str());
@@ -56,6 +56,59 @@ void check_output_path(const OutputOptions& o) {
     if (!o.overwrite) output_error("output '" + o.path + "' already exists; pass -y to overwrite it");
 }
 
+// Sets the encoder up for `codec` and opens it; returns FFmpeg's error code.
+int OutputFile::open_encoder(const AVCodec* codec) {
+    encoder_.reset(avcodec_alloc_context3(codec));
+    if (!encoder_) fail(ErrorCategory::Internal, "out of memory creating an encoder");
+    AVCodecContext* enc = encoder_.get();
+    enc->width = video_.width;
+    enc->height = video_.height;
+    enc->pix_fmt = video_.format;
+    if (codec->pix_fmts) {
+        bool supported = false;
+        for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) supported |= *p == video_.format;
+        if (!supported) {
+            enc->pix_fmt = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, video_.format, 0, nullptr);
+            spdlog::info("{} cannot encode {}; frames are converted to {}", codec->name,
+                         av_get_pix_fmt_name(video_.format), av_get_pix_fmt_name(enc->pix_fmt));
+        }
+    }
+    // Keep the source's time base so timestamps pass through exactly; MPEG-4 part 2 cannot
+    // store time bases with denominators above 65535, so it gets 1/frame rate.
+    enc->time_base = video_.time_base;
+    if (codec->id == AV_CODEC_ID_MPEG4 && enc->time_base.den > 65535) enc->time_base = av_inv_q(video_.frame_rate);
+    enc->framerate = video_.frame_rate;
+    enc->sample_aspect_ratio = video_.sample_aspect_ratio;
+    enc->color_range = video_.color_range;
+    enc->colorspace = video_.colorspace;
+    enc->color_primaries = video_.color_primaries;
+    enc->color_trc = video_.color_trc;
+    enc->chroma_sample_location = video_.chroma_location;
+    enc->thread_count = 0;
+    if (mux_->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+
+    const bool nvenc = std::strstr(codec->name, "_nvenc") != nullptr;
+    const bool x26x = !nvenc && (codec->id == AV_CODEC_ID_H264 || codec->id == AV_CODEC_ID_HEVC);
+    if (x26x && !options_.preset.empty() && av_opt_set(enc->priv_data, "preset", options_.preset.c_str(), 0) < 0)
+        fail(ErrorCategory::Usage, "--preset '" + options_.preset + "' is not a preset of " + codec->name);
+    // NVENC names its presets p1 (fastest) .. p7; x264 names such as veryfast mean its default p4.
+    if (nvenc && options_.preset.size() == 2 && options_.preset[0] == 'p')
+        av_opt_set(enc->priv_data, "preset", options_.preset.c_str(), 0);
+    if (!options_.bitrate.empty()) {
+        enc->bit_rate = parse_bitrate(options_.bitrate);
+    } else if (nvenc) {
+        av_opt_set(enc->priv_data, "rc", "vbr", 0);  // constant quality, as close to crf as NVENC gets
+        av_opt_set_double(enc->priv_data, "cq", options_.crf.value_or(23.0), 0);
+    } else if (x26x) {
+        av_opt_set_double(enc->priv_data, "crf", options_.crf.value_or(23.0), 0);
+    } else if (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_MPEG2VIDEO) {
+        enc->flags |= AV_CODEC_FLAG_QSCALE;  // constant quality instead of the 200 kb/s default
+        enc->global_quality = FF_QP2LAMBDA * static_cast<int>(options_.crf.value_or(3.0));
+    }
+    return avcodec_open2(enc, codec, nullptr);
+
+}
+
 OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                        const std::vector<PassthroughStream>& passthrough, const AVDictionary* metadata)
     : options_(options), partial_path_(options.path + ".partial"), video_(video), packet_(make_packet()) {
@@ -67,50 +120,28 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
     VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, partial_path_.c_str()), ErrorCategory::Internal,
                 "creating the muxer");
 
-    const AVCodec* codec = find_video_encoder(options.codec);
-    encoder_.reset(avcodec_alloc_context3(codec));
-    if (!encoder_) fail(ErrorCategory::Internal, "out of memory creating an encoder");
-    AVCodecContext* enc = encoder_.get();
-    enc->width = video.width;
-    enc->height = video.height;
-    enc->pix_fmt = video.format;
-    if (codec->pix_fmts) {
-        bool supported = false;
-        for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) supported |= *p == video.format;
-        if (!supported) {
-            enc->pix_fmt = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, video.format, 0, nullptr);
-            spdlog::info("{} cannot encode {}; frames are converted to {}", codec->name,
-                         av_get_pix_fmt_name(video.format), av_get_pix_fmt_name(enc->pix_fmt));
+    // auto: NVENC when filtering on the GPU and this GPU has it (H100/H200 do not), else libx264.
+    if (options.codec == "auto") {
+        const AVCodec* nv = options.prefer_nvenc ? avcodec_find_encoder_by_name("h264_nvenc") : nullptr;
+        const int err = nv ? open_encoder(nv) : AVERROR_ENCODER_NOT_FOUND;
+        if (err < 0) {
+            if (options.prefer_nvenc)
+                spdlog::info("NVENC unavailable ({}); encoding with libx264 on the CPU",
+                             nv ? av_error_string(err) : "this FFmpeg has no h264_nvenc");
+            const AVCodec* x264 = find_video_encoder("libx264");
+            const int e2 = open_encoder(x264);
+            if (e2 < 0) output_error("cannot open the libx264 encoder: " + av_error_string(e2));
         }
+    } else {
+        const AVCodec* codec = find_video_encoder(options.codec);
+        const int err = open_encoder(codec);
+        if (err < 0 && std::strstr(codec->name, "_nvenc"))
+            fail(ErrorCategory::Device, std::string("cannot open the ") + codec->name + " encoder: " + av_error_string(err) +
+                                            " (this machine has no usable NVENC; use --codec auto or libx264)");
+        if (err < 0) output_error(std::string("cannot open the ") + codec->name + " encoder: " + av_error_string(err));
     }
-    // Keep the source's time base so timestamps pass through exactly; MPEG-4 part 2 cannot
-    // store time bases with denominators above 65535, so it gets 1/frame rate.
-    enc->time_base = video.time_base;
-    if (codec->id == AV_CODEC_ID_MPEG4 && enc->time_base.den > 65535) enc->time_base = av_inv_q(video.frame_rate);
-    enc->framerate = video.frame_rate;
-    enc->sample_aspect_ratio = video.sample_aspect_ratio;
-    enc->color_range = video.color_range;
-    enc->colorspace = video.colorspace;
-    enc->color_primaries = video.color_primaries;
-    enc->color_trc = video.color_trc;
-    enc->chroma_sample_location = video.chroma_location;
-    enc->thread_count = 0;
-    if (ofmt->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-
-    const bool x26x = codec->id == AV_CODEC_ID_H264 || codec->id == AV_CODEC_ID_HEVC;
-    if (x26x && !options.preset.empty() && av_opt_set(enc->priv_data, "preset", options.preset.c_str(), 0) < 0)
-        fail(ErrorCategory::Usage, "--preset '" + options.preset + "' is not a preset of " + codec->name);
-    if (!options.bitrate.empty()) {
-        enc->bit_rate = parse_bitrate(options.bitrate);
-    } else if (x26x) {
-        av_opt_set_double(enc->priv_data, "crf", options.crf.value_or(23.0), 0);
-    } else if (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_MPEG2VIDEO) {
-        enc->flags |= AV_CODEC_FLAG_QSCALE;  // constant quality instead of the 200 kb/s default
-        enc->global_quality = FF_QP2LAMBDA * static_cast<int>(options.crf.value_or(3.0));
-    }
-    int err = avcodec_open2(enc, codec, nullptr);
-    if (err < 0) output_error(std::string("cannot open the ") + codec->name + " encoder: " + av_error_string(err));
-
+    AVCodecContext* enc = encoder_.get();
+    int err = 0;
     video_stream_ = avformat_new_stream(mux_, nullptr);
     if (!video_stream_) fail(ErrorCategory::Internal, "out of memory creating a stream");
     VF_AV_CHECK(avcodec_parameters_from_context(video_stream_->codecpar, enc), ErrorCategory::Internal, "stream setup");

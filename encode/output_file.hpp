@@ -17,13 +17,15 @@ struct OutputOptions {
     std::string path;
     std::string input_path;   // refused as output
     bool overwrite = false;   // -y
-    std::string codec = "libx264";
+    std::string codec = "auto";  // auto: h264_nvenc when prefer_nvenc and the GPU has NVENC, else libx264
+    bool prefer_nvenc = false;   // set when the filters run on the GPU
     std::optional<double> crf;
     std::string preset = "veryfast";
     std::string bitrate;      // "4M", "2500k", "800000"; empty = constant quality
 };
 
-// Resolves codec aliases (h264, hevc, ...) to an encoder; throws Usage for unknown names.
+// Resolves codec aliases (h264, hevc, ...; auto means libx264 here) to an encoder; throws Usage
+// for unknown names.
 const AVCodec* find_video_encoder(const std::string& name);
 
 // Refuses an output that is the input, or that exists without -y. Throws Error(Output).
@@ -41,6 +43,7 @@ public:
     std::string describe() const override;
 
 private:
+    int open_encoder(const AVCodec* codec);
     void drain_encoder();
     void write(AVPacket* packet);
 

@@ -58,6 +58,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     out.input_path = o.input;
     out.overwrite = o.overwrite;
     out.codec = o.codec;
+    out.prefer_nvenc = device == Device::Cuda;
     out.crf = o.crf;
     out.preset = o.preset;
     out.bitrate = o.bitrate;

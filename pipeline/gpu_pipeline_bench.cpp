@@ -1,0 +1,100 @@
+#include "pipeline/gpu_pipeline_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "config/filter_registry.hpp"
+#include "pipeline/frame_pool.hpp"
+#include "pipeline/gpu_frame_filter.hpp"
+#include "pipeline/host_memory.hpp"
+
+namespace vf {
+
+namespace {
+
+std::string dense_27x27() {
+    std::string m = "convolution=m=";
+    for (int i = 0; i < 27 * 27; ++i) m += std::to_string((i * 7) % 11 - 5) + (i + 1 < 27 * 27 ? " " : "");
+    return m + ":bias=128";
+}
+
+// Runs `frames` frames through `gpu` keeping it full, and returns the wall time in seconds.
+double run_frames(GpuFrameFilter& gpu, const std::vector<AvFramePtr>& inputs, FramePool& out_pool, int frames) {
+    const auto t = std::chrono::steady_clock::now();
+    for (int i = 0; i < frames; ++i) {
+        if (gpu.in_flight() == gpu.capacity()) gpu.take(true);
+        AvFramePtr in = make_frame();
+        VF_AV_CHECK(av_frame_ref(in.get(), inputs[static_cast<size_t>(i) % inputs.size()].get()), ErrorCategory::Internal,
+                    "frame reference");
+        gpu.submit(std::move(in), out_pool);
+    }
+    while (gpu.take(true)) {
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const GpuPipelineBenchRow& r) {
+    return {{"size", r.size},           {"filter", r.filter},         {"upload_ms", r.upload_ms},
+            {"kernels_ms", r.kernels_ms}, {"download_ms", r.download_ms}, {"serial_fps", r.serial_fps},
+            {"bound_fps", r.bound_fps}, {"overlapped_fps", r.overlapped_fps}, {"ratio_to_bound", r.ratio}};
+}
+
+std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOptions& o) {
+    std::vector<std::string> filters = o.filters;
+    if (filters.empty()) filters = {"identity", "sobel", "gaussian=sigma=3.2", dense_27x27()};
+    std::vector<GpuPipelineBenchRow> rows;
+    std::printf("%-10s %-22s %9s %9s %9s %10s %10s %12s %7s\n", "frame", "filter", "upload", "kernels", "download",
+                "serial", "bound", "overlapped", "ratio");
+    std::printf("%-10s %-22s %9s %9s %9s %10s %10s %12s %7s\n", "", "", "ms", "ms", "ms", "fps", "fps",
+                ("fps, " + std::to_string(o.streams) + " str").c_str(), "");
+    for (const std::string& size : o.sizes) {
+        int w = 0, h = 0;
+        if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0 || w > 16384 || h > 16384)
+            fail(ErrorCategory::Usage, "bench --size '" + size + "': expected WxH, e.g. 1920x1080");
+        // Eight distinct yuv420p frames in page-locked memory, as the decoder would leave them.
+        FramePool in_pool(w, h, AV_PIX_FMT_YUV420P, pinned_buffer_alloc), out_pool(w, h, AV_PIX_FMT_YUV420P, pinned_buffer_alloc);
+        std::vector<AvFramePtr> inputs;
+        std::mt19937 rng(5);
+        for (int i = 0; i < 8; ++i) {
+            AvFramePtr f = in_pool.get();
+            for (const PlaneView& v : channel_views(f.get()))
+                for (int y = 0; y < v.height; ++y)
+                    for (int x = 0; x < v.width; ++x) v.write(x, y, static_cast<int>(rng() & 255u));
+            inputs.push_back(std::move(f));
+        }
+        for (const std::string& spec : filters) {
+            std::vector<FilterPlan> chain;
+            for (FilterPlan& p : build_chain(spec))
+                if (!p.is_identity()) chain.push_back(std::move(p));
+            GpuPipelineBenchRow r;
+            r.size = size;
+            r.filter = spec.size() > 22 && spec.rfind("convolution=m=", 0) == 0 ? "dense 27x27" : spec;
+            {  // each step alone: one stream, one frame at a time
+                GpuFrameFilter serial(chain, GpuKernel::Auto, 1);
+                run_frames(serial, inputs, out_pool, 20);  // warm-up: plans, auto's timing, pools
+                GpuFrameFilter timed(chain, GpuKernel::Auto, 1);
+                run_frames(timed, inputs, out_pool, std::max(20, o.frames / 3));
+                r.upload_ms = timed.times().upload.mean();
+                r.kernels_ms = timed.times().kernels.mean();
+                r.download_ms = timed.times().download.mean();
+            }
+            GpuFrameFilter overlapped(chain, GpuKernel::Auto, o.streams);
+            run_frames(overlapped, inputs, out_pool, 3 * o.streams);  // warm-up
+            const double wall = run_frames(overlapped, inputs, out_pool, o.frames);
+            r.serial_fps = 1000.0 / (r.upload_ms + r.kernels_ms + r.download_ms);
+            r.bound_fps = 1000.0 / std::max({r.upload_ms, r.kernels_ms, r.download_ms});
+            r.overlapped_fps = o.frames / wall;
+            r.ratio = r.overlapped_fps / r.bound_fps;
+            std::printf("%-10s %-22.22s %9.3f %9.3f %9.3f %10.1f %10.1f %12.1f %7.2f\n", size.c_str(), r.filter.c_str(),
+                        r.upload_ms, r.kernels_ms, r.download_ms, r.serial_fps, r.bound_fps, r.overlapped_fps, r.ratio);
+            rows.push_back(r);
+        }
+    }
+    return rows;
+}
+
+}  // namespace vf

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One call on the GPU machine for the streaming pipeline (issue 4): build vfilter against the
+# static FFmpeg carried in .static-ffmpeg (lib, include, bin: scripts/build_static_ffmpeg.sh),
+# run every test (the GPU ones included), compute-sanitizer on the GPU stage tests, then time
+# `vfilter bench --pipeline` and bench/gpu_pipeline_targets.py on a 1080p30 and a 4K clip.
+# Results go to $OUT (or ./gpu-out).
+#   scripts/gpu_pipeline_check.sh [tests|bench|all]   (default all)
+set -uo pipefail
+what=${1:-all}
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+[ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; } >"$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+sed -i "s|^prefix=.*|prefix=$PWD/.static-ffmpeg|" .static-ffmpeg/lib/pkgconfig/*.pc
+export PKG_CONFIG_PATH=$PWD/.static-ffmpeg/lib/pkgconfig PATH=$PWD/.static-ffmpeg/bin:$PATH
+full=/tmp/vf-full
+t0=$(date +%s)
+cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
+  cmake --build $full -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
+echo "built in $(( $(date +%s) - t0 )) s"
+if [ "$what" != bench ]; then
+  echo "== tests"
+  (cd $full && ctest -j 12 --timeout 600 >"$out/ctest.log" 2>&1)
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | grep -v Skipped | head -30
+  echo "== compute-sanitizer on the GPU stage tests"
+  for tool in memcheck racecheck synccheck; do
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 $full/vfilter_gpu_e2e_tests --gtest_brief=1 \
+      --gtest_filter='Streams/GpuStage.*' >"$out/sanitizer_$tool.txt" 2>&1
+    echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"
+  done
+fi
+[ "$what" = tests ] && exit 0
+echo "== vfilter bench --pipeline"
+$full/vfilter bench --pipeline --size 1920x1080 --size 3840x2160 --json "$out/bench_pipeline.json" 2>&1 | tee "$out/bench_pipeline.txt"
+echo "== clips"
+scripts/make_test_clip.sh /tmp/clip1080.mp4 1920x1080 10 30 >/dev/null
+scripts/make_test_clip.sh /tmp/clip4k.mp4 3840x2160 5 30 >/dev/null
+for c in 1080 4k; do
+  echo "== targets, clip $c"
+  python3 bench/gpu_pipeline_targets.py /tmp/clip$c.mp4 --runs 2 --vfilter $full/vfilter --ffmpeg ffmpeg \
+    --json "$out/targets_$c.json" 2>&1 | tee "$out/targets_$c.txt"
+done
