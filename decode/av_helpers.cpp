@@ -56,8 +56,10 @@ AVPixelFormat native_format_for(AVPixelFormat f) {
 }
 
 namespace {
+thread_local int quiet_depth = 0;
+
 void ffmpeg_log(void* avcl, int level, const char* fmt, va_list vl) {
-    if (level > av_log_get_level()) return;
+    if (level > av_log_get_level() || quiet_depth > 0) return;
     static thread_local std::string pending;
     static thread_local int print_prefix = 1;
     char line[1024];
@@ -75,6 +77,10 @@ void ffmpeg_log(void* avcl, int level, const char* fmt, va_list vl) {
 }  // namespace
 
 void route_ffmpeg_logs_to_spdlog() { av_log_set_callback(ffmpeg_log); }
+
+QuietFfmpegLogs::QuietFfmpegLogs() { ++quiet_depth; }
+QuietFfmpegLogs::~QuietFfmpegLogs() { --quiet_depth; }
+bool QuietFfmpegLogs::active() { return quiet_depth > 0; }
 
 void FrameConverter::convert(const AVFrame* src, AVFrame* dst, int width, int height, AVPixelFormat format) {
     sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),

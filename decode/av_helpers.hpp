@@ -46,6 +46,17 @@ AVPixelFormat native_format_for(AVPixelFormat f);
 // Routes FFmpeg's own log messages into spdlog at a matching level.
 void route_ffmpeg_logs_to_spdlog();
 
+// Drops FFmpeg's log messages from this thread while alive: for probes whose failure is expected
+// and reported by vfilter in one line of its own (opening NVENC on a GPU without it).
+class QuietFfmpegLogs {
+public:
+    QuietFfmpegLogs();
+    ~QuietFfmpegLogs();
+    QuietFfmpegLogs(const QuietFfmpegLogs&) = delete;
+    QuietFfmpegLogs& operator=(const QuietFfmpegLogs&) = delete;
+    static bool active();
+};
+
 // Converts frames to one format and size, reusing its context and buffers.
 class FrameConverter {
 public:

@@ -13,6 +13,12 @@ DecoderBuffers::~DecoderBuffers() {
 void DecoderBuffers::install(AVCodecContext* decoder) {
     decoder->opaque = this;
     decoder->get_buffer2 = &DecoderBuffers::get_buffer2;
+#if FF_API_THREAD_SAFE_CALLBACKS
+    // FFmpeg 5.x requires thread-safe callbacks anyway; saying so silences its warning.
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
+    decoder->thread_safe_callbacks = 1;
+    _Pragma("GCC diagnostic pop")
+#endif
 }
 
 int DecoderBuffers::get_buffer2(AVCodecContext* c, AVFrame* f, int flags) {

@@ -123,11 +123,17 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
     // auto: NVENC when filtering on the GPU and this GPU has it (H100/H200 do not), else libx264.
     if (options.codec == "auto") {
         const AVCodec* nv = options.prefer_nvenc ? avcodec_find_encoder_by_name("h264_nvenc") : nullptr;
-        const int err = nv ? open_encoder(nv) : AVERROR_ENCODER_NOT_FOUND;
+        int err = AVERROR_ENCODER_NOT_FOUND;
+        if (nv) {
+            QuietFfmpegLogs quiet;  // NVENC's own complaints would be two more lines for one fact
+            err = open_encoder(nv);
+        }
         if (err < 0) {
-            if (options.prefer_nvenc)
-                spdlog::info("NVENC unavailable ({}); encoding with libx264 on the CPU",
-                             nv ? av_error_string(err) : "this FFmpeg has no h264_nvenc");
+            if (options.prefer_nvenc) {
+                spdlog::info("{}; encoding with libx264 on the CPU",
+                             nv ? "this GPU has no usable NVENC" : "this FFmpeg has no h264_nvenc");
+                if (nv) spdlog::debug("h264_nvenc: {}", av_error_string(err));
+            }
             const AVCodec* x264 = find_video_encoder("libx264");
             const int e2 = open_encoder(x264);
             if (e2 < 0) output_error("cannot open the libx264 encoder: " + av_error_string(e2));

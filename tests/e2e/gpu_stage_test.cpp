@@ -154,12 +154,14 @@ TEST(GpuDecode, NvdecMatchesCpuDecodingAndCopiesNothingOnTheHost) {
     const JobResult sw = run_job(in, dir + "/sw.mkv", "none", "cuda", "sobel");
     EXPECT_EQ(nv.stats.hw_decode, "cuda");
     EXPECT_EQ(sw.stats.hw_decode, "none");
-    EXPECT_EQ(nv.stats.frames_out, 40);
+    const size_t frames = read_video_frames(in).size();  // x264 through the clip writer may keep 39 of 40
+    EXPECT_GE(frames, 39u);
+    EXPECT_EQ(nv.stats.frames_out, static_cast<int64_t>(frames));
     EXPECT_EQ(nv.stats.host_copies_per_frame, 0.0);
     EXPECT_EQ(sw.stats.host_copies_per_frame, 0.0) << "decoded into page-locked buffers: uploads need no staging";
     const auto a = read_video_frames(dir + "/nvdec.mkv"), b = read_video_frames(dir + "/sw.mkv");
     ASSERT_EQ(a.size(), b.size());
-    ASSERT_EQ(a.size(), 40u);
+    ASSERT_EQ(a.size(), frames);
     // H.264 decoding is bit-exact; NVDEC's nv12 and the CPU's yuv420p hold the same samples.
     for (size_t i = 0; i < a.size(); ++i) {
         std::string where;
