@@ -34,6 +34,8 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("auto")->check(CLI::IsMember({"auto", "cuda", "none"}));
     app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
         ->default_str("3")->check(CLI::Range(1, 16));
+    app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
+        ->check(CLI::Range(0, 64));
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
     app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
     app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");

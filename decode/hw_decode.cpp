@@ -65,7 +65,10 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why) {
     decoder->get_format = pick_cuda;
     // Frames held by the queues and the GPU stage keep their decode surfaces mapped.
     decoder->extra_hw_frames = extra_frames;
-    decoder->thread_count = 1;  // NVDEC decodes; CPU frame threads would only hold more surfaces
+    // NVDEC decodes; frame threads overlap the parsing and surface mapping of several frames,
+    // at the price of one more surface each. 0 (automatic) means one.
+    if (decoder->thread_count == 0) decoder->thread_count = 1;
+    decoder->extra_hw_frames += decoder->thread_count - 1;
     return true;
 }
 
