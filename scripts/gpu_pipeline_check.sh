@@ -4,7 +4,8 @@
 # run every test (the GPU ones included), compute-sanitizer on the GPU stage tests, then time
 # `vfilter bench --pipeline` and bench/gpu_pipeline_targets.py on a 1080p30 and a 4K clip.
 # Results go to $OUT (or ./gpu-out).
-#   scripts/gpu_pipeline_check.sh [tests|bench|all]   (default all)
+#   scripts/gpu_pipeline_check.sh [tests|bench|sweep|all]   (default all; sweep: streams and
+#   NVDEC decoder threads against throughput, to choose the defaults)
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-gpu-out}
@@ -19,7 +20,7 @@ t0=$(date +%s)
 cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
   cmake --build $full -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
-if [ "$what" != bench ]; then
+if [ "$what" = tests ] || [ "$what" = all ]; then
   echo "== tests"
   (cd $full && ctest -j 12 --timeout 600 >"$out/ctest.log" 2>&1)
   grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | grep -v Skipped | head -30
@@ -31,11 +32,31 @@ if [ "$what" != bench ]; then
   done
 fi
 [ "$what" = tests ] && exit 0
+make_clips() {
+  [ -f /tmp/clip1080.mp4 ] || scripts/make_test_clip.sh /tmp/clip1080.mp4 1920x1080 10 30 >/dev/null
+  [ -f /tmp/clip4k.mp4 ] || scripts/make_test_clip.sh /tmp/clip4k.mp4 3840x2160 5 30 >/dev/null
+}
+fps() {  # runs vfilter with "$@" and prints sustained and average fps
+  $full/vfilter -q "$@" --stats-json /tmp/s.json >/dev/null 2>&1 &&
+    python3 -c "import json;d=json.load(open('/tmp/s.json'));print(f\"{d['sustained_fps']:.1f} sustained, {d['average_fps']:.1f} average\")"
+}
+if [ "$what" = sweep ]; then
+  for s in 2 3 4 6 8 12; do
+    echo "== bench --pipeline, $s streams"
+    $full/vfilter bench --pipeline --gpu-streams $s --size 1920x1080 --size 3840x2160 --filter identity --filter sobel \
+      --filter gaussian=sigma=3.2 2>&1 | tail -6
+  done | tee "$out/sweep_streams.txt"
+  make_clips
+  for c in 1080 4k; do
+    for t in 1 2 4 8; do echo "clip$c decode only, NVDEC, $t decoder threads: $(fps -i /tmp/clip$c.mp4 --hwdec cuda --decoder-threads $t -o null)"; done
+    echo "clip$c decode only, CPU: $(fps -i /tmp/clip$c.mp4 --hwdec none -o null)"
+  done | tee "$out/sweep_nvdec_threads.txt"
+  exit 0
+fi
 echo "== vfilter bench --pipeline"
 $full/vfilter bench --pipeline --size 1920x1080 --size 3840x2160 --json "$out/bench_pipeline.json" 2>&1 | tee "$out/bench_pipeline.txt"
 echo "== clips"
-scripts/make_test_clip.sh /tmp/clip1080.mp4 1920x1080 10 30 >/dev/null
-scripts/make_test_clip.sh /tmp/clip4k.mp4 3840x2160 5 30 >/dev/null
+make_clips
 for c in 1080 4k; do
   echo "== targets, clip $c"
   python3 bench/gpu_pipeline_targets.py /tmp/clip$c.mp4 --runs 2 --vfilter $full/vfilter --ffmpeg ffmpeg \
