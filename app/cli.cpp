@@ -33,7 +33,7 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--hwdec", o.hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
         ->default_str("auto")->check(CLI::IsMember({"auto", "cuda", "none"}));
     app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
-        ->default_str("3")->check(CLI::Range(1, 16));
+        ->default_str("6")->check(CLI::Range(1, 16));
     app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
         ->check(CLI::Range(0, 64));
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");

@@ -17,7 +17,7 @@ struct BenchOptions {
     std::string device = "cpu";
     bool pipeline = false;  // the GPU stage alone (frames in page-locked memory), overlap measured
     int frames = 300;
-    int gpu_streams = 3;
+    int gpu_streams = 6;
 };
 
 struct Command {

@@ -24,7 +24,7 @@ struct RunOptions {
     std::string kernel = "auto";  // GPU path: auto | naive | constant | tiled | separable | fft
     std::string hwdec = "auto";   // auto | cuda | none: NVDEC decoding when filtering on the GPU
     int decoder_threads = 0;      // 0: FFmpeg's choice on the CPU, 1 with NVDEC
-    int gpu_streams = 3;          // CUDA streams (frames in flight) in the GPU stage
+    int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     std::string stats_json;
     int verbosity = 0;
     LogFormat log_format = LogFormat::Text;

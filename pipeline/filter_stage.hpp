@@ -26,7 +26,7 @@ struct FilterStageOptions {
     Device device = Device::Cpu;
     int threads = 0;                  // CPU threads (0 = one per core)
     std::string gpu_kernel = "auto";  // auto|naive|constant|tiled|separable|fft
-    int gpu_streams = 3;              // frames in flight on the GPU
+    int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
 };
 
 class FilterStage {

@@ -15,7 +15,7 @@ struct GpuPipelineBenchOptions {
     std::vector<std::string> sizes = {"1920x1080", "3840x2160"};
     std::vector<std::string> filters;  // empty: identity, sobel, gaussian=sigma=3.2, a dense 27x27
     int frames = 300;                  // per measurement
-    int streams = 3;
+    int streams = 6;
 };
 
 struct GpuPipelineBenchRow {
