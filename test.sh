@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (warnings are errors) and runs the whole test
-# suite with ctest. GPU tests run when a GPU is present and skip with a message otherwise.
+# suite with ctest, then again under the sanitizers (scripts/sanitize.sh). GPU tests run when a GPU is present and skip with a message otherwise.
 # Where nvcc is installed, the CPU-only configuration (what a machine without CUDA builds) is
 # compiled as well, so it cannot rot.
 set -euo pipefail
@@ -13,5 +13,9 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   cmake -S . -B build-cpu-only -DCMAKE_BUILD_TYPE=Release -DVF_CUDA=OFF -DVF_BUILD_TESTS=OFF -DVF_WERROR=ON >/dev/null
   cmake --build build-cpu-only -j "$(nproc)" --target vfilter >/dev/null
 fi
-cd "${VF_BUILD_DIR:-build}"
-ctest --output-on-failure -j "$(nproc)" "$@"
+(cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "$@")
+# The same suite under AddressSanitizer + UBSan, and the threaded tests under ThreadSanitizer
+# (VF_SKIP_SANITIZERS=1 skips them for a quick local run).
+if [ "${VF_SKIP_SANITIZERS:-0}" != 1 ]; then
+  scripts/sanitize.sh all
+fi

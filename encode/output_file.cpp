@@ -112,6 +112,17 @@ int OutputFile::open_encoder(const AVCodec* codec) {
 OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                        const std::vector<PassthroughStream>& passthrough, const AVDictionary* metadata)
     : options_(options), partial_path_(options.path + ".partial"), video_(video), packet_(make_packet()) {
+    // A constructor that throws runs no destructor: release the muxer and the partial file here.
+    try {
+        open(options, video, passthrough, metadata);
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+void OutputFile::open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
+                      const AVDictionary* metadata) {
     check_output_path(options);
     const AVOutputFormat* ofmt = av_guess_format(nullptr, options.path.c_str(), nullptr);
     if (!ofmt)
@@ -180,13 +191,16 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
     if (err < 0) output_error("cannot start output '" + options.path + "': " + av_error_string(err));
 }
 
-OutputFile::~OutputFile() {
+void OutputFile::release() {
     if (mux_) {
         if (mux_->pb) avio_closep(&mux_->pb);
         avformat_free_context(mux_);
+        mux_ = nullptr;
     }
     if (!finished_) std::remove(partial_path_.c_str());  // never leave a broken file behind
 }
+
+OutputFile::~OutputFile() { release(); }
 
 std::string OutputFile::describe() const {
     return "'" + options_.path + "' (" + mux_->oformat->name + ", " + encoder_->codec->name + " " +

@@ -43,6 +43,9 @@ public:
     std::string describe() const override;
 
 private:
+    void open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
+              const AVDictionary* metadata);
+    void release();  // closes and frees the muxer; removes the partial file unless finished
     int open_encoder(const AVCodec* codec);
     void drain_encoder();
     void write(AVPacket* packet);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,12 +14,11 @@
 #include "kernels/cpu_backend.hpp"
 #include "kernels/plan.hpp"
 #include "pipeline/frame.hpp"
+#include "pipeline/frame_engine.hpp"
 #include "pipeline/frame_pool.hpp"
 #include "pipeline/stats.hpp"
 
 namespace vf {
-
-class GpuFrameFilter;
 
 enum class Device { Cpu, Cuda };
 
@@ -27,6 +27,10 @@ struct FilterStageOptions {
     int threads = 0;                  // CPU threads (0 = one per core)
     std::string gpu_kernel = "auto";  // auto|naive|constant|tiled|separable|fft
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
+    // Tests: run Device::Cpu through CpuFrameEngine with this many slots (the GPU stage's logic
+    // without a GPU); 0 = filter each frame inside submit().
+    int cpu_engine_slots = 0;
+    std::function<void(int64_t)> cpu_engine_hook;  // CpuFrameEngine's before_frame
 };
 
 class FilterStage {
@@ -48,10 +52,11 @@ public:
     Device device() const { return device_; }
     int gpu_streams() const;
     const std::vector<FilterPlan>& chain() const { return chain_; }
-    // Per-frame GPU step times (empty on the CPU).
-    std::vector<StageSummary> gpu_stages(double wall_s) const;
-    double gpu_ms_per_frame() const;
-    int64_t staged_uploads() const;
+    // Per-frame step times of an engine (the GPU's upload, kernels, download; empty otherwise).
+    std::vector<StageSummary> gpu_stages(double wall_s) const { return engine_ ? engine_->steps(wall_s) : std::vector<StageSummary>{}; }
+    double gpu_ms_per_frame() const { return engine_ ? engine_->ms_per_frame() : 0; }
+    int64_t staged_uploads() const { return engine_ ? engine_->staged_uploads() : 0; }
+    const FrameEngine* engine() const { return engine_.get(); }
 
 private:
     static FilterStageOptions cpu_options(int threads) {
@@ -64,7 +69,7 @@ private:
     std::vector<FilterPlan> chain_;
     Device device_;
     CpuBackend backend_;
-    std::unique_ptr<GpuFrameFilter> gpu_;
+    std::unique_ptr<FrameEngine> engine_;  // several frames in flight (GPU, or the CPU stand-in)
     std::unique_ptr<FramePool> pool_;
     std::deque<AvFramePtr> ready_;  // finished, not yet taken
 };

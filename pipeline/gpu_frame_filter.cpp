@@ -169,4 +169,23 @@ AvFramePtr GpuFrameFilter::take(bool wait) {
     return std::move(s.out);
 }
 
+std::vector<StageSummary> GpuFrameFilter::steps(double wall_s) const {
+    std::vector<StageSummary> out;
+    const GpuStageTimes& t = impl_->times;
+    if (t.frames == 0) return out;
+    const std::pair<const char*, const DurationHistogram*> steps[] = {
+        {"upload", &t.upload}, {"kernels", &t.kernels}, {"download", &t.download}};
+    for (const auto& [name, h] : steps) {
+        StageSummary s;
+        s.name = name;
+        s.gpu = true;
+        s.busy_s = h->sum_ms() / 1000;
+        s.busy_share = wall_s > 0 ? s.busy_s / wall_s : 0;
+        s.ms_per_frame = h->mean();
+        s.p99_ms = h->percentile(99);
+        out.push_back(s);
+    }
+    return out;
+}
+
 }  // namespace vf

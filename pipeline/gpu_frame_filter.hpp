@@ -15,6 +15,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/plan.hpp"
 #include "pipeline/frame.hpp"
+#include "pipeline/frame_engine.hpp"
 #include "pipeline/frame_pool.hpp"
 #include "pipeline/stats.hpp"
 
@@ -27,21 +28,24 @@ struct GpuStageTimes {
     int64_t staged_uploads = 0;  // uploads from pageable memory: the driver copied on the host
 };
 
-class GpuFrameFilter {
+class GpuFrameFilter : public FrameEngine {
 public:
     GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel, int streams);
-    ~GpuFrameFilter();
+    ~GpuFrameFilter() override;
 
-    int capacity() const;
-    int in_flight() const;
+    int capacity() const override;
+    int in_flight() const override;
     // Queues upload, filters and download of `in` on the next free stream; the output frame
     // comes from `pool` (which must match the input's size and layout). Needs in_flight() <
     // capacity(): take the oldest first.
-    void submit(AvFramePtr in, FramePool& pool);
+    void submit(AvFramePtr in, FramePool& pool) override;
     // The oldest frame in flight once it is finished; with wait=false, nullptr while it is still
     // running. nullptr when nothing is in flight.
-    AvFramePtr take(bool wait);
+    AvFramePtr take(bool wait) override;
     const GpuStageTimes& times() const;
+    std::vector<StageSummary> steps(double wall_s) const override;
+    double ms_per_frame() const override { return times().total.mean(); }
+    int64_t staged_uploads() const override { return times().staged_uploads; }
 
 private:
     struct Slot;

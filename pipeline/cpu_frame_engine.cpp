@@ -1,0 +1,99 @@
+#include "pipeline/cpu_frame_engine.hpp"
+
+namespace vf {
+
+CpuFrameEngine::CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::function<void(int64_t)> before_frame)
+    : chain_(std::move(chain)), before_frame_(std::move(before_frame)) {
+    if (slots < 1 || slots > 64) fail(ErrorCategory::Usage, "engine slots must be in 1..64");
+    for (int i = 0; i < slots; ++i) {
+        slots_.push_back(std::make_unique<Slot>());
+        Slot& s = *slots_.back();
+        s.worker = std::thread([this, &s] { work(s); });
+    }
+}
+
+CpuFrameEngine::~CpuFrameEngine() {
+    for (auto& s : slots_) {
+        {
+            std::lock_guard<std::mutex> lock(s->mutex);
+            s->quit = true;
+        }
+        s->cv.notify_all();
+    }
+    for (auto& s : slots_) s->worker.join();  // a frame being filtered finishes first
+}
+
+void CpuFrameEngine::work(Slot& s) {
+    for (;;) {
+        std::unique_lock<std::mutex> lock(s.mutex);
+        s.cv.wait(lock, [&] { return s.has_work || s.quit; });
+        if (s.quit) return;
+        AvFramePtr in = std::move(s.in);
+        AvFramePtr out = std::move(s.out);
+        const int64_t index = s.index;
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+            if (before_frame_) before_frame_(index);
+            for (size_t f = 0; f < chain_.size(); ++f) {
+                const std::vector<PlaneView> src = channel_views(in.get()), dst = channel_views(out.get());
+                for (size_t c = 0; c < src.size(); ++c) s.backend.apply(chain_[f].ops[c], src[c], dst[c]);
+                if (f + 1 < chain_.size()) std::swap(in, out);  // ping-pong, as the GPU slots do
+            }
+        } catch (...) {
+            error = std::current_exception();
+        }
+        lock.lock();
+        s.out = std::move(out);
+        s.error = error;
+        s.has_work = false;
+        s.done = true;
+        lock.unlock();
+        s.cv.notify_all();
+    }
+}
+
+void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool) {
+    if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "frame engine: submit with every slot busy");
+    Slot& s = *slots_[static_cast<size_t>(submitted_ % capacity())];
+    AvFramePtr out = pool.get();
+    VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
+    if (chain_.size() > 1) {
+        // The ping-pong needs a writable second image; the input may be shared with the decoder.
+        AvFramePtr copy = pool.get();
+        VF_AV_CHECK(av_frame_copy(copy.get(), in.get()), ErrorCategory::Internal, "copying a frame");
+        VF_AV_CHECK(av_frame_copy_props(copy.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
+        in = std::move(copy);
+    }
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.in = std::move(in);
+        s.out = std::move(out);
+        s.index = submitted_;
+        s.done = false;
+        s.error = nullptr;
+        s.has_work = true;
+    }
+    s.cv.notify_all();
+    ++submitted_;
+    max_in_flight_ = std::max(max_in_flight_, in_flight());
+}
+
+AvFramePtr CpuFrameEngine::take(bool wait) {
+    if (in_flight() == 0) return nullptr;
+    Slot& s = *slots_[static_cast<size_t>(taken_ % capacity())];
+    std::unique_lock<std::mutex> lock(s.mutex);
+    if (!wait && !s.done) return nullptr;
+    s.cv.wait(lock, [&] { return s.done; });
+    s.done = false;
+    ++taken_;
+    if (s.error) {
+        std::exception_ptr e = s.error;
+        s.error = nullptr;
+        s.out.reset();
+        std::rethrow_exception(e);
+    }
+    return std::move(s.out);
+}
+
+}  // namespace vf

@@ -1,0 +1,35 @@
+// A filter engine that keeps several frames in flight: the GPU stage (GpuFrameFilter, one CUDA
+// stream per slot) and its CPU stand-in (CpuFrameEngine, one worker thread per slot), which runs
+// the same ring, ordering, backpressure and shutdown logic where there is no GPU, so CI tests it.
+//
+// Contract: submit() needs in_flight() < capacity() (the caller takes the oldest frame first:
+// that is the backpressure); take() returns frames in submission order; the destructor waits for
+// frames in flight and drops them.
+#pragma once
+
+#include <vector>
+
+#include "pipeline/frame.hpp"
+#include "pipeline/frame_pool.hpp"
+#include "pipeline/stats.hpp"
+
+namespace vf {
+
+class FrameEngine {
+public:
+    virtual ~FrameEngine() = default;
+    virtual int capacity() const = 0;
+    virtual int in_flight() const = 0;
+    // Starts filtering `in` into a frame from `pool` (matching the input's size and layout).
+    virtual void submit(AvFramePtr in, FramePool& pool) = 0;
+    // The oldest frame in flight once finished; with wait=false nullptr while it still runs;
+    // nullptr when nothing is in flight. Rethrows the error that stopped a frame.
+    virtual AvFramePtr take(bool wait) = 0;
+    // Per-frame times of the engine's own steps (the GPU's upload, kernels, download).
+    virtual std::vector<StageSummary> steps(double wall_s) const { (void)wall_s; return {}; }
+    virtual double ms_per_frame() const { return 0; }
+    // Frames uploaded from pageable memory: the driver copied them on the host first.
+    virtual int64_t staged_uploads() const { return 0; }
+};
+
+}  // namespace vf

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The sanitizer runs of CI (called by test.sh; also usable alone after scripts/install_deps.sh --test):
+#   address  the CPU test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+#   thread   the threaded pipeline tests under ThreadSanitizer (build-tsan/)
+# Any finding fails the run: ASan/UBSan abort the test that hit it, TSan halts on the first report.
+#   scripts/sanitize.sh [address|thread|all]   (default all)
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+what=${1:-all}
+jobs=$(nproc)
+
+configure() {  # dir, sanitizers
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVF_CUDA=OFF -DVF_WERROR=ON -DVF_BUILD_TESTS=ON \
+    -DVF_SANITIZE="$2" >/dev/null
+}
+
+if [ "$what" = address ] || [ "$what" = all ]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the CPU test suite"
+  configure build-asan address,undefined
+  cmake --build build-asan -j "$jobs" >/dev/null
+  # LeakSanitizer is on (ASan's default on Linux); UBSan prints a stack and aborts.
+  export ASAN_OPTIONS=abort_on_error=0:halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  (cd build-asan && ctest --output-on-failure -j "$jobs" -L cpu)
+fi
+if [ "$what" = thread ] || [ "$what" = all ]; then
+  echo "== ThreadSanitizer: queues, thread pool, the multi-frame engine, the pipeline end to end"
+  configure build-tsan thread
+  cmake --build build-tsan -j "$jobs" --target vfilter_tests vfilter >/dev/null
+  TSAN_OPTIONS="suppressions=$here/tests/sanitizers/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+    build-tsan/vfilter_tests --gtest_brief=1 \
+    --gtest_filter='CpuFrameEngine.*:PipelineWithFramesInFlight.*:BoundedQueue*:ThreadPool*:EndToEnd.*:*DecoderBuffers*:CpuBackend.Interleaved*:AllFilters/CpuMatchesReference.Exactly/1*'
+fi
