@@ -36,6 +36,9 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("6")->check(CLI::Range(1, 16));
     app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
         ->check(CLI::Range(0, 64));
+    app.add_option("--allow-protocols", o.allow_protocols,
+                   "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for "
+                   "local inputs, rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones");
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
     app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
     app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");

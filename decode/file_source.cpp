@@ -1,5 +1,7 @@
 #include "decode/file_source.hpp"
 
+#include "decode/input_policy.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -24,7 +26,10 @@ std::string DecodeHealth::summary() const {
 FileSource::FileSource(const FileSourceOptions& options) : options_(options), packet_(make_packet()) {
     const std::string url = options.url == "-" ? "pipe:0" : options.url;
     AVFormatContext* ctx = nullptr;
-    int err = avformat_open_input(&ctx, url.c_str(), nullptr, nullptr);
+    AVDictionary* open_options = nullptr;
+    av_dict_set(&open_options, "protocol_whitelist", protocol_whitelist(options.url, options.allowed_protocols).c_str(), 0);
+    int err = avformat_open_input(&ctx, url.c_str(), nullptr, &open_options);
+    av_dict_free(&open_options);
     if (err < 0) {
         if (err == AVERROR_INVALIDDATA)
             fail(ErrorCategory::Input, "input '" + options.url + "' is not a media file FFmpeg can read");

@@ -18,7 +18,8 @@ struct FileSourceOptions {
     int decoder_threads = 0;        // 0 = FFmpeg's choice (all cores)
     BufferAllocator frame_alloc = nullptr;  // decoded frames' memory (nullptr: FFmpeg's own)
     HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream
-    int hw_frames_held = 16;  // decoded frames the pipeline may hold at once (NVDEC surfaces)
+    int hw_frames_held = 16;
+    std::string allowed_protocols;  // empty: the default of decode/input_policy.hpp  // decoded frames the pipeline may hold at once (NVDEC surfaces)
 };
 
 class FileSource : public Source {

@@ -80,6 +80,17 @@ TEST_F(Cli, MissingOrUnreadableInput) {
     expect_failure({"-i", dir + "/empty.mp4", "-o", dir + "/o.mp4"}, kInput, "empty.mp4", dir + "/o.mp4");
 }
 
+// A local playlist must not make vfilter reach the network, and the reverse (decode/input_policy).
+TEST_F(Cli, PlaylistsCannotLeaveTheirInputsClass) {
+    const std::string playlist = dir + "/list.m3u8";
+    std::ofstream(playlist) << "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nhttp://127.0.0.1:9/seg.ts\n#EXT-X-ENDLIST\n";
+    expect_failure({"-i", playlist, "-o", dir + "/o.mp4"}, kInput, "list.m3u8", dir + "/o.mp4");
+    expect_failure({"-i", "concat:" + clip + "|" + clip, "-o", dir + "/o.mp4"}, kInput, "--allow-protocols",
+                   dir + "/o.mp4");
+    expect_failure({"-i", clip, "--allow-protocols", "http,https", "-o", dir + "/o.mp4"}, kInput,
+                   "protocol 'file' is not allowed", dir + "/o.mp4");
+}
+
 TEST_F(Cli, AudioOnlyInputHasNoVideo) {
     const CommandResult made = run_command({"ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=duration=1", dir + "/a.mka"});
     if (made.exit_code != 0) GTEST_SKIP() << "ffmpeg command not available: " << made.output;
