@@ -129,7 +129,7 @@ DecodeHealth FileSource::health() const { return health_; }
 
 std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
     if (decoded->decode_error_flags || (decoded->flags & AV_FRAME_FLAG_CORRUPT)) ++health_.corrupt_frames;
-    decoded->pts = decoded->best_effort_timestamp;
+    decoded->pts = continuous_pts(decoded->best_effort_timestamp, next_index_);
     VideoFrame out;
     out.index = next_index_++;
     out.read_at = Clock::now();
@@ -156,9 +156,32 @@ std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
     return PipelineItem(std::move(out));
 }
 
+int64_t FileSource::continuous_pts(int64_t pts, int64_t index) {
+    if (pts == AV_NOPTS_VALUE) return pts;
+    const AVRational tb = info_.time_base;
+    pts += av_rescale_q(ts_offset_us_, AV_TIME_BASE_Q, tb);
+    if (last_pts_ != AV_NOPTS_VALUE && pts <= last_pts_) {
+        // Timestamps went back (concatenated parts, a restarted camera): continue one frame
+        // interval after the last frame, so the output's timeline stays monotonic.
+        const int64_t step = std::max<int64_t>(1, av_rescale_q(1, av_inv_q(info_.frame_rate), tb));
+        const int64_t target = last_pts_ + step;
+        ts_offset_us_ += av_rescale_q(target - pts, tb, AV_TIME_BASE_Q);
+        if (!warned_jump_)
+            spdlog::warn("timestamps jump back by {:.3f} s at frame {}; continuing the timeline after the last frame",
+                         (last_pts_ - pts) * av_q2d(tb), index);
+        warned_jump_ = true;
+        pts = target;
+    }
+    last_pts_ = pts;
+    return pts;
+}
+
 void FileSource::check_truncation() {
     const double duration = format_->duration > 0 ? format_->duration / static_cast<double>(AV_TIME_BASE) : 0;
-    if (duration > 0 && furthest_s_ > 0 && furthest_s_ < duration - std::max(0.5, 0.02 * duration)) {
+    // Containers disagree on whether their duration counts from the first timestamp or from 0
+    // (Matroska), so the input is short only when it falls short both ways.
+    const double tolerance = std::max(0.5, 0.02 * duration);
+    if (duration > 0 && furthest_s_ > 0 && furthest_s_ < duration - tolerance && furthest_abs_s_ < duration - tolerance) {
         char buf[128];
         std::snprintf(buf, sizeof buf, "the input ends at %.1f s of its stated %.1f s (truncated?)", furthest_s_, duration);
         health_.truncated = buf;
@@ -194,8 +217,9 @@ std::optional<PipelineItem> FileSource::read() {
         AVStream* st = format_->streams[packet_->stream_index];
         if (packet_->pts != AV_NOPTS_VALUE || packet_->dts != AV_NOPTS_VALUE) {
             const int64_t ts = packet_->pts != AV_NOPTS_VALUE ? packet_->pts : packet_->dts;
-            furthest_s_ = std::max(furthest_s_, (ts + std::max<int64_t>(packet_->duration, 0)) * av_q2d(st->time_base) -
-                                                    (format_->start_time > 0 ? format_->start_time / double(AV_TIME_BASE) : 0));
+            const double end = (ts + std::max<int64_t>(packet_->duration, 0)) * av_q2d(st->time_base);
+            furthest_abs_s_ = std::max(furthest_abs_s_, end);
+            furthest_s_ = std::max(furthest_s_, end - (format_->start_time > 0 ? format_->start_time / double(AV_TIME_BASE) : 0));
         }
         if (packet_->stream_index == video_index_) {
             const int sent = avcodec_send_packet(decoder_.get(), packet_.get());
@@ -210,6 +234,11 @@ std::optional<PipelineItem> FileSource::read() {
             PassthroughPacket p;
             p.packet = make_packet();
             av_packet_move_ref(p.packet.get(), packet_.get());
+            if (ts_offset_us_) {  // keep passthrough streams aligned with the video after a jump
+                const int64_t shift = av_rescale_q(ts_offset_us_, AV_TIME_BASE_Q, st->time_base);
+                if (p.packet->pts != AV_NOPTS_VALUE) p.packet->pts += shift;
+                if (p.packet->dts != AV_NOPTS_VALUE) p.packet->dts += shift;
+            }
             p.source_stream = st->index;
             return PipelineItem(std::move(p));
         }

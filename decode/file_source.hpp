@@ -39,6 +39,9 @@ public:
 private:
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
     void check_truncation();
+    // The frame's timestamp made monotonic: a jump back shifts it (and all later timestamps,
+    // passthrough included) to one frame interval after the previous frame.
+    int64_t continuous_pts(int64_t pts, int64_t index);
 
     FileSourceOptions options_;
     AvInputPtr format_;
@@ -55,8 +58,12 @@ private:
     FrameConverter converter_;
     bool draining_ = false;
     bool warned_resize_ = false;
+    bool warned_jump_ = false;
+    int64_t last_pts_ = AV_NOPTS_VALUE;  // of the last video frame delivered, after the offset
+    int64_t ts_offset_us_ = 0;           // added to every timestamp after a jump back
     int64_t next_index_ = 0;
-    double furthest_s_ = 0;  // the latest packet end seen on any stream
+    double furthest_s_ = 0;      // the latest packet end seen on any stream, from the input's start
+    double furthest_abs_s_ = 0;  // the same from timestamp 0
     DecodeHealth health_;
 };
 
