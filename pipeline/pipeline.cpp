@@ -86,9 +86,13 @@ RunStats Pipeline::run() {
 
     // Frames may be in flight on the GPU for a while; `held` keeps every item in input order
     // until its frame is back, so passthrough packets never overtake the video they belong with.
+    // A GPU failure (Device errors: out of memory, a lost device) stops the input but lets the
+    // encoder finish what was already filtered, so the output is finalised, then the run fails.
+    std::exception_ptr device_failure;
     std::thread filter_thread([&] {
         failure.guard(
             [&] {
+              try {
                 std::deque<PipelineItem> held;
                 // Passes on every item at the head of `held` that is finished; with wait, waits
                 // for all of them (used when no input is waiting: keeps latency low on live feeds).
@@ -120,6 +124,13 @@ RunStats Pipeline::run() {
                 }
                 if (!release(true)) return;
                 filtered.close();
+              } catch (const Error& e) {
+                if (e.category() != ErrorCategory::Device) throw;
+                device_failure = std::current_exception();
+                source_.stop();
+                decoded.abort();
+                filtered.close();  // the encoder drains what is already filtered, then ends
+              }
             },
             abort_all);
     });
@@ -154,6 +165,15 @@ RunStats Pipeline::run() {
     filter_thread.join();
     encode_thread.join();
     failure.rethrow();
+    if (device_failure) {
+        sink_.finish();
+        try {
+            std::rethrow_exception(device_failure);
+        } catch (const Error& e) {
+            throw Error(ErrorCategory::Device, std::string(e.what()) + "; the output was finalised with the " +
+                                                   std::to_string(encode_clock.items.load()) + " frames filtered before it");
+        }
+    }
 
     // Finishing (encoder flush, trailer) is encode work and belongs in its busy time.
     const Clock::time_point t = Clock::now();

@@ -217,15 +217,39 @@ TEST(PipelineWithFramesInFlight, StopsCleanlyMidStream) {
     for (size_t i = 1; i < r.frames.size(); ++i) EXPECT_GT(r.frames[i]->pts, r.frames[i - 1]->pts);
 }
 
+TEST(PipelineWithFramesInFlight, AGpuFailureFinalisesWhatWasFiltered) {
+    const std::string clip = audio_clip(temp_dir(), 80);
+    FileSourceOptions so;
+    so.url = clip;
+    FileSource source(so);
+    FilterStageOptions fo;
+    fo.cpu_engine_slots = 3;
+    fo.cpu_engine_hook = [](int64_t i) {
+        if (i == 17) throw Error(ErrorCategory::Device, "injected: out of GPU memory");
+    };
+    FilterStage filter(build_chain("emboss"), fo);
+    RecordingSink sink;
+    Pipeline pipeline(source, filter, sink, PipelineOptions{});
+    try {
+        pipeline.run();
+        FAIL() << "the failure was swallowed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.category(), ErrorCategory::Device);
+        EXPECT_NE(std::string(e.what()).find("finalised with the 17 frames"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(sink.finished) << "the output must be finalised after a GPU failure";
+    ASSERT_EQ(sink.frames.size(), 17u);
+}
+
 TEST(PipelineWithFramesInFlight, AFilterFailureStopsEveryStage) {
     const std::string clip = audio_clip(temp_dir(), 80);
     try {
         run_pipeline(clip, "emboss", 3, [](int64_t i) {
-            if (i == 17) throw Error(ErrorCategory::Device, "injected GPU failure");
+            if (i == 17) throw Error(ErrorCategory::Internal, "injected filter failure");
         });
         FAIL() << "the failure was swallowed";
     } catch (const Error& e) {
-        EXPECT_EQ(e.category(), ErrorCategory::Device);
+        EXPECT_EQ(e.category(), ErrorCategory::Internal);
         EXPECT_NE(std::string(e.what()).find("injected"), std::string::npos);
     }
 }
