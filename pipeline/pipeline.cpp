@@ -166,6 +166,7 @@ RunStats Pipeline::run() {
     encode_thread.join();
     failure.rethrow();
     if (device_failure) {
+        if (encode_clock.items == 0) std::rethrow_exception(device_failure);  // nothing to keep: removed
         sink_.finish();
         try {
             std::rethrow_exception(device_failure);
