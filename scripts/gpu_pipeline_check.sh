@@ -8,6 +8,7 @@
 #   NVDEC decoder threads against throughput, to choose the defaults)
 set -uo pipefail
 what=${1:-all}
+case $what in tests|bench|sweep|all) ;; *) echo "usage: $0 [tests|bench|sweep|all]"; exit 2;; esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 [ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
