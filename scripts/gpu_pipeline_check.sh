@@ -33,9 +33,14 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   done
 fi
 [ "$what" = tests ] && exit 0
+# Environment: CLIPS (default "1080 4k"), CLIP_SECONDS (default 10 for 1080p, 5 for 4K), RUNS (2).
+clips=${CLIPS:-1080 4k}
 make_clips() {
-  [ -f /tmp/clip1080.mp4 ] || scripts/make_test_clip.sh /tmp/clip1080.mp4 1920x1080 10 30 >/dev/null
-  [ -f /tmp/clip4k.mp4 ] || scripts/make_test_clip.sh /tmp/clip4k.mp4 3840x2160 5 30 >/dev/null
+  for c in $clips; do
+    [ -f /tmp/clip$c.mp4 ] && continue
+    if [ $c = 1080 ]; then scripts/make_test_clip.sh /tmp/clip1080.mp4 1920x1080 "${CLIP_SECONDS:-10}" 30 >/dev/null
+    else scripts/make_test_clip.sh /tmp/clip4k.mp4 3840x2160 "${CLIP_SECONDS:-5}" 30 >/dev/null; fi
+  done
 }
 fps() {  # runs vfilter with "$@" and prints sustained and average fps
   $full/vfilter -q "$@" --stats-json /tmp/s.json >/dev/null 2>&1 &&
@@ -54,12 +59,14 @@ if [ "$what" = sweep ]; then
   done | tee "$out/sweep_nvdec_threads.txt"
   exit 0
 fi
+[ -n "${SKIP_PIPELINE_BENCH:-}" ] || {
 echo "== vfilter bench --pipeline"
 $full/vfilter bench --pipeline --size 1920x1080 --size 3840x2160 --json "$out/bench_pipeline.json" 2>&1 | tee "$out/bench_pipeline.txt"
+}
 echo "== clips"
 make_clips
-for c in 1080 4k; do
+for c in $clips; do
   echo "== targets, clip $c"
-  python3 bench/gpu_pipeline_targets.py /tmp/clip$c.mp4 --runs 2 --vfilter $full/vfilter --ffmpeg ffmpeg \
+  python3 bench/gpu_pipeline_targets.py /tmp/clip$c.mp4 --runs "${RUNS:-2}" --vfilter $full/vfilter --ffmpeg ffmpeg \
     --json "$out/targets_$c.json" 2>&1 | tee "$out/targets_$c.txt"
 done
