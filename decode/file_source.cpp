@@ -167,7 +167,7 @@ int64_t FileSource::continuous_pts(int64_t pts, int64_t index) {
         const int64_t target = last_pts_ + step;
         ts_offset_us_ += av_rescale_q(target - pts, tb, AV_TIME_BASE_Q);
         if (!warned_jump_)
-            spdlog::warn("timestamps jump back by {:.3f} s at frame {}; continuing the timeline after the last frame",
+            spdlog::warn("timestamps go back {:.3f} s at frame {} (or repeat); continuing the timeline after the last frame",
                          (last_pts_ - pts) * av_q2d(tb), index);
         warned_jump_ = true;
         pts = target;

@@ -21,9 +21,9 @@ echo "== GPU tests"
 $build/vfilter_gpu_tests --gtest_brief=1 >"$out/gpu_tests.txt" 2>&1
 tail -5 "$out/gpu_tests.txt"
 grep -E "FAILED|Failure" -A3 "$out/gpu_tests.txt" | head -40
-echo "== compute-sanitizer (memcheck, racecheck) on a subset"
+echo "== compute-sanitizer (memcheck, racecheck, synccheck) on a subset"
 subset='Gpu.*:Kernels/GpuVariants.*:AllFilters/GpuMatchesReference.AutoPath/1*:AllFilters/GpuMatchesReference.AutoPath/2[1-4]*:Sizes/Conv1dGpu.*/[0-4]'
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck synccheck; do
   timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 $build/vfilter_gpu_tests --gtest_brief=1 \
     --gtest_filter="$subset" >"$out/sanitizer_$tool.txt" 2>&1
   echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"

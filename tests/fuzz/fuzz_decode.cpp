@@ -1,5 +1,6 @@
 // libFuzzer target: vfilter's decode path (decode/file_source.*) on any bytes: probe, open, read
 // and decode up to 64 items, as a run would, through a real file (FileSource opens URLs).
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -17,6 +18,7 @@ extern "C" {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size > 1 << 20) return 0;
     av_log_set_level(AV_LOG_QUIET);
+    spdlog::set_level(spdlog::level::off);
     static const std::string path = "/tmp/vfilter-fuzz-decode-" + std::to_string(getpid()) + ".bin";
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return 0;
