@@ -2,7 +2,7 @@
 # Installs what vfilter needs to build and test, from the distribution's packages (Debian 12 /
 # Ubuntu 22.04+). The one install script: run.sh, test.sh and docker/Dockerfile all call it.
 #   scripts/install_deps.sh          build + run dependencies
-#   scripts/install_deps.sh --test   also the test tools (GoogleTest, the ffmpeg command)
+#   scripts/install_deps.sh --test   also the test tools (GoogleTest, the ffmpeg command, python3)
 #   scripts/install_deps.sh --runtime  only the shared libraries vfilter needs at run time
 set -euo pipefail
 
@@ -17,7 +17,7 @@ esac
 build_pkgs=(build-essential cmake pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
   libspdlog-dev libcli11-dev nlohmann-json3-dev)
-test_pkgs=(libgtest-dev ffmpeg)
+test_pkgs=(libgtest-dev ffmpeg python3)  # python3: tests/data/bad/make_bad_inputs.sh
 runtime_pkgs=(libavformat59 libavcodec59 libavutil57 libswscale6 libavdevice59 libspdlog1.10 ca-certificates)
 
 case $mode in
