@@ -2,8 +2,9 @@
 
 namespace vf {
 
-CpuFrameEngine::CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::function<void(int64_t)> before_frame)
-    : chain_(std::move(chain)), before_frame_(std::move(before_frame)) {
+CpuFrameEngine::CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::function<void(int64_t)> before_frame,
+                               std::function<void(int64_t)> on_submit)
+    : chain_(std::move(chain)), before_frame_(std::move(before_frame)), on_submit_(std::move(on_submit)) {
     if (slots < 1 || slots > 64) fail(ErrorCategory::Usage, "engine slots must be in 1..64");
     for (int i = 0; i < slots; ++i) {
         slots_.push_back(std::make_unique<Slot>());
@@ -55,6 +56,7 @@ void CpuFrameEngine::work(Slot& s) {
 
 void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool) {
     if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "frame engine: submit with every slot busy");
+    if (on_submit_) on_submit_(submitted_);
     Slot& s = *slots_[static_cast<size_t>(submitted_ % capacity())];
     AvFramePtr out = pool.get();
     VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");

@@ -20,9 +20,11 @@ namespace vf {
 
 class CpuFrameEngine : public FrameEngine {
 public:
-    // before_frame(i) runs on the worker before frame i (0-based, submission order) is filtered:
-    // tests sleep or throw there.
-    CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::function<void(int64_t)> before_frame = nullptr);
+    // before_frame(i) runs on the worker before frame i (0-based, submission order) is filtered;
+    // on_submit(i) runs in submit() before frame i starts (where the GPU would allocate). Tests
+    // sleep or throw there.
+    CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::function<void(int64_t)> before_frame = nullptr,
+                   std::function<void(int64_t)> on_submit = nullptr);
     ~CpuFrameEngine() override;
 
     int capacity() const override { return static_cast<int>(slots_.size()); }
@@ -45,7 +47,7 @@ private:
     void work(Slot& s);
 
     std::vector<FilterPlan> chain_;
-    std::function<void(int64_t)> before_frame_;
+    std::function<void(int64_t)> before_frame_, on_submit_;
     std::vector<std::unique_ptr<Slot>> slots_;
     int64_t submitted_ = 0, taken_ = 0;
     int max_in_flight_ = 0;

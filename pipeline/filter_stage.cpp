@@ -25,7 +25,7 @@ FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif
     } else if (o.cpu_engine_slots > 0 && !chain_.empty()) {
-        engine_ = std::make_unique<CpuFrameEngine>(chain_, o.cpu_engine_slots, o.cpu_engine_hook);
+        engine_ = std::make_unique<CpuFrameEngine>(chain_, o.cpu_engine_slots, o.cpu_engine_hook, o.cpu_engine_submit_hook);
     }
 }
 

@@ -30,7 +30,8 @@ struct FilterStageOptions {
     // Tests: run Device::Cpu through CpuFrameEngine with this many slots (the GPU stage's logic
     // without a GPU); 0 = filter each frame inside submit().
     int cpu_engine_slots = 0;
-    std::function<void(int64_t)> cpu_engine_hook;  // CpuFrameEngine's before_frame
+    std::function<void(int64_t)> cpu_engine_hook;         // CpuFrameEngine's before_frame
+    std::function<void(int64_t)> cpu_engine_submit_hook;  // CpuFrameEngine's on_submit
 };
 
 class FilterStage {

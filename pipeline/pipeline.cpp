@@ -113,7 +113,19 @@ RunStats Pipeline::run() {
                 while (std::optional<PipelineItem> item = decoded.pop()) {
                     if (auto* v = std::get_if<VideoFrame>(&*item)) {
                         const Clock::time_point t = Clock::now();
-                        filter_.submit(std::move(v->frame));
+                        try {
+                            filter_.submit(std::move(v->frame));
+                        } catch (const Error& e) {
+                            // A frame that cannot start (out of GPU memory) must not cost the
+                            // frames before it: pass on what is in flight, then fail.
+                            if (e.category() == ErrorCategory::Device) {
+                                try {
+                                    release(true);
+                                } catch (const Error&) {
+                                }
+                            }
+                            throw;
+                        }
                         const int64_t took = ns_since(t);
                         filter_clock.busy_ns += took;
                         filter_clock.per_item.add(took / 1e6);

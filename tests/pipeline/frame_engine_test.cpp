@@ -241,6 +241,26 @@ TEST(PipelineWithFramesInFlight, AGpuFailureFinalisesWhatWasFiltered) {
     ASSERT_EQ(sink.frames.size(), 17u);
 }
 
+TEST(PipelineWithFramesInFlight, AFrameThatCannotStartKeepsTheFramesBeforeIt) {
+    const std::string clip = audio_clip(temp_dir(), 60);
+    FileSourceOptions so;
+    so.url = clip;
+    FileSource source(so);
+    FilterStageOptions fo;
+    fo.cpu_engine_slots = 4;
+    fo.cpu_engine_hook = [](int64_t) { std::this_thread::sleep_for(3ms); };  // keep frames in flight
+    fo.cpu_engine_submit_hook = [](int64_t i) {
+        if (i == 20) throw Error(ErrorCategory::Device, "injected: out of GPU memory");
+    };
+    FilterStage filter(build_chain("sharpen"), fo);
+    RecordingSink sink;
+    Pipeline pipeline(source, filter, sink, PipelineOptions{});
+    EXPECT_THROW(pipeline.run(), Error);
+    EXPECT_TRUE(sink.finished);
+    ASSERT_EQ(sink.frames.size(), 20u) << "frames in flight before the failed one were lost";
+    for (size_t i = 1; i < sink.frames.size(); ++i) EXPECT_GT(sink.frames[i]->pts, sink.frames[i - 1]->pts);
+}
+
 TEST(PipelineWithFramesInFlight, AFilterFailureStopsEveryStage) {
     const std::string clip = audio_clip(temp_dir(), 80);
     try {
