@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::string path = "/tmp/vfilter-fuzz-decode-" + std::to_string(getpid()) + ".bin";
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return 0;
-    std::fwrite(data, 1, size, f);
+    if (size > 0) std::fwrite(data, 1, size, f);  // data may be null for an empty input
     std::fclose(f);
     try {
         vf::FileSourceOptions o;
