@@ -49,12 +49,13 @@ struct GpuFrameFilter::Slot {
     bool staged = false;             // the upload came from pageable memory
 
     void allocate(const Layout& l) {
-        layout = l;
+        layout = Layout{};  // unusable until every image is allocated (allocation may fail: out of memory)
         VF_AV_CHECK(av_image_fill_linesizes(linesize, l.format, FFALIGN(l.width, 64)), ErrorCategory::Internal,
                     "device image layout");
         for (auto& img : image)
             for (int p = 0; p < 4; ++p)
                 img[p] = p < l.planes ? cuda::DeviceBuffer(static_cast<size_t>(linesize[p]) * l.rows[p]) : cuda::DeviceBuffer();
+        layout = l;
     }
     std::vector<PlaneView> device_views(int which) const {
         uint8_t* data[4] = {nullptr, nullptr, nullptr, nullptr};

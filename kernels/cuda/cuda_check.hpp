@@ -11,6 +11,9 @@
 namespace vf {
 
 inline void cuda_check(cudaError_t err, const char* what, const char* file, int line) {
+    if (err == cudaErrorMemoryAllocation)  // the one an operator can act on: say it first
+        throw Error(ErrorCategory::Device, std::string("out of GPU memory (") + what + " at " + file + ":" +
+                                               std::to_string(line) + "); try fewer --gpu-streams or a smaller frame");
     if (err != cudaSuccess)
         throw Error(ErrorCategory::Device, std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " +
                                                cudaGetErrorString(err));
