@@ -23,16 +23,6 @@ using namespace test;
 
 bool gpu_or_skip(std::string* why) { return cuda_device_available(why); }
 
-AvFramePtr random_frame(FramePool& pool, std::mt19937& rng, int64_t pts) {
-    AvFramePtr f = pool.get();
-    f->pts = pts;
-    for (const PlaneView& v : channel_views(f.get()))
-        for (int y = 0; y < v.height; ++y)
-            for (int x = 0; x < v.width; ++x) {
-                v.write(x, y, static_cast<int>(rng() & static_cast<uint32_t>(v.peak())));
-            }
-    return f;
-}
 
 struct StageCase {
     const char* name;

@@ -26,14 +26,6 @@ namespace {
 using namespace test;
 using namespace std::chrono_literals;
 
-AvFramePtr random_frame(FramePool& pool, std::mt19937& rng, int64_t pts) {
-    AvFramePtr f = pool.get();
-    f->pts = pts;
-    for (const PlaneView& v : channel_views(f.get()))
-        for (int y = 0; y < v.height; ++y)
-            for (int x = 0; x < v.width; ++x) v.write(x, y, static_cast<int>(rng() & static_cast<uint32_t>(v.peak())));
-    return f;
-}
 
 // Delays each frame by a pseudo-random 0-3 ms, so later frames often finish first.
 std::function<void(int64_t)> jitter() {

@@ -41,4 +41,13 @@ long frame_differences(const AVFrame* a, const AVFrame* b, bool skip_last, std::
     return n;
 }
 
+AvFramePtr random_frame(FramePool& pool, std::mt19937& rng, int64_t pts) {
+    AvFramePtr f = pool.get();
+    f->pts = pts;
+    for (const PlaneView& v : channel_views(f.get()))
+        for (int y = 0; y < v.height; ++y)
+            for (int x = 0; x < v.width; ++x) v.write(x, y, static_cast<int>(rng() & static_cast<uint32_t>(v.peak())));
+    return f;
+}
+
 }  // namespace vf::test
