@@ -36,6 +36,10 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("6")->check(CLI::Range(1, 16));
     app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
         ->check(CLI::Range(0, 64));
+    app.add_option("--timeout", o.timeout_s,
+                   "seconds an input may send nothing before vfilter gives up (default: 10 for network inputs, "
+                   "none for files and pipes; 0 = never)")
+        ->check(CLI::Range(0.0, 86400.0));
     app.add_option("--allow-protocols", o.allow_protocols,
                    "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for "
                    "local inputs, rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones");

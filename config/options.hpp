@@ -25,6 +25,7 @@ struct RunOptions {
     std::string hwdec = "auto";   // auto | cuda | none: NVDEC decoding when filtering on the GPU
     int decoder_threads = 0;      // 0: FFmpeg's choice on the CPU, 1 with NVDEC
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
+    double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
     std::string allow_protocols;  // empty: local inputs may use file,pipe; network inputs network protocols
     std::string stats_json;
     int verbosity = 0;

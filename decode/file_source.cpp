@@ -23,20 +23,42 @@ std::string DecodeHealth::summary() const {
     return s;
 }
 
-FileSource::FileSource(const FileSourceOptions& options) : options_(options), packet_(make_packet()) {
+namespace {
+
+double default_timeout(const FileSourceOptions& o) {
+    if (o.timeout_s >= 0) return o.timeout_s;
+    const std::string proto = input_protocol(o.url);
+    return proto == "file" || proto == "pipe" ? 0 : 10;
+}
+
+}  // namespace
+
+FileSource::FileSource(const FileSourceOptions& options)
+    : options_(options), watchdog_(default_timeout(options), &stop_requested_), packet_(make_packet()) {
     const std::string url = options.url == "-" ? "pipe:0" : options.url;
-    AVFormatContext* ctx = nullptr;
+    AVFormatContext* ctx = avformat_alloc_context();
+    if (!ctx) fail(ErrorCategory::Internal, "out of memory opening an input");
+    ctx->interrupt_callback = watchdog_.callback();
     AVDictionary* open_options = nullptr;
-    av_dict_set(&open_options, "protocol_whitelist", protocol_whitelist(options.url, options.allowed_protocols).c_str(), 0);
-    int err = avformat_open_input(&ctx, url.c_str(), nullptr, &open_options);
+    try {
+        av_dict_set(&open_options, "protocol_whitelist", protocol_whitelist(options.url, options.allowed_protocols).c_str(), 0);
+    } catch (...) {
+        avformat_free_context(ctx);
+        throw;
+    }
+    watchdog_.arm();
+    int err = avformat_open_input(&ctx, url.c_str(), nullptr, &open_options);  // frees ctx on failure
     av_dict_free(&open_options);
     if (err < 0) {
+        if (watchdog_.expired()) fail(ErrorCategory::Input, silent_message("opening"));
         if (err == AVERROR_INVALIDDATA)
             fail(ErrorCategory::Input, "input '" + options.url + "' is not a media file FFmpeg can read");
         fail(ErrorCategory::Input, "cannot open input '" + options.url + "': " + av_error_string(err));
     }
     format_.reset(ctx);
+    watchdog_.arm();
     err = avformat_find_stream_info(ctx, nullptr);
+    if (err < 0 && watchdog_.expired()) fail(ErrorCategory::Input, silent_message("probing"));
     if (err < 0) fail(ErrorCategory::Input, "cannot read the streams of '" + options.url + "': " + av_error_string(err));
 
     const AVCodec* codec = nullptr;
@@ -118,6 +140,13 @@ FileSource::FileSource(const FileSourceOptions& options) : options_(options), pa
 }
 
 FileSource::~FileSource() = default;
+
+std::string FileSource::silent_message(const char* doing) const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", watchdog_.timeout_s());
+    return "input '" + options_.url + "' sent nothing for " + buf + " s while " + doing +
+           " (--timeout); is the source alive?";
+}
 
 std::string FileSource::describe() const {
     return "'" + options_.url + "' (" + format_->iformat->name + ", " + avcodec_get_name(decoder_->codec_id) + " " +
@@ -202,11 +231,14 @@ std::optional<PipelineItem> FileSource::read() {
         if (draining_) return std::nullopt;  // defensive: a drained decoder that still wants input
         if (stop_requested_) return std::nullopt;
 
+        watchdog_.arm();
         const int err = av_read_frame(format_.get(), packet_.get());
         if (err < 0) {
+            if (stop_requested_) return std::nullopt;  // Ctrl-C or --frames interrupted a blocking read
             if (err != AVERROR_EOF) {
                 ++health_.read_errors;
-                spdlog::warn("reading '{}' stopped: {}", options_.url, av_error_string(err));
+                spdlog::warn("reading '{}' stopped: {}", options_.url,
+                             watchdog_.expired() ? silent_message("reading") : av_error_string(err));
             } else {
                 check_truncation();
             }

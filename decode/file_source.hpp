@@ -8,6 +8,7 @@
 
 #include "decode/decoder_buffers.hpp"
 #include "decode/hw_decode.hpp"
+#include "decode/io_watchdog.hpp"
 #include "decode/source.hpp"
 
 namespace vf {
@@ -19,7 +20,8 @@ struct FileSourceOptions {
     BufferAllocator frame_alloc = nullptr;  // decoded frames' memory (nullptr: FFmpeg's own)
     HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream
     int hw_frames_held = 16;
-    std::string allowed_protocols;  // empty: the default of decode/input_policy.hpp  // decoded frames the pipeline may hold at once (NVDEC surfaces)
+    std::string allowed_protocols;  // empty: the default of decode/input_policy.hpp
+    double timeout_s = -1;  // give up on an input silent this long; <0: 10 s for network inputs, none for local ones  // decoded frames the pipeline may hold at once (NVDEC surfaces)
 };
 
 class FileSource : public Source {
@@ -39,11 +41,13 @@ public:
 private:
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
     void check_truncation();
+    std::string silent_message(const char* doing) const;  // the --timeout error
     // The frame's timestamp made monotonic: a jump back shifts it (and all later timestamps,
     // passthrough included) to one frame interval after the previous frame.
     int64_t continuous_pts(int64_t pts, int64_t index);
 
     FileSourceOptions options_;
+    IoWatchdog watchdog_;  // before format_: FFmpeg calls it until the input is closed
     AvInputPtr format_;
     std::unique_ptr<DecoderBuffers> buffers_;  // before decoder_: it must outlive the decoder
     AvCodecContextPtr decoder_;

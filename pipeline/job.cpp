@@ -88,6 +88,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         in.frame_alloc = host_alloc;
         in.decoder_threads = o.decoder_threads;
         in.allowed_protocols = o.allow_protocols;
+        in.timeout_s = o.timeout_s;
         in.hwdec = hwdec;
         // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
         if (hwdec != HwDecode::None) queue = std::min(queue, 4);

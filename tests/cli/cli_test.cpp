@@ -2,6 +2,13 @@
 // documented exit code (docs/exit-codes.md), and leaves no output behind.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+
 #include <fstream>
 #include <sstream>
 
@@ -89,6 +96,27 @@ TEST_F(Cli, PlaylistsCannotLeaveTheirInputsClass) {
                    dir + "/o.mp4");
     expect_failure({"-i", clip, "--allow-protocols", "http,https", "-o", dir + "/o.mp4"}, kInput,
                    "protocol 'file' is not allowed", dir + "/o.mp4");
+}
+
+// A source that accepts the connection and then sends nothing (a dead camera behind a live
+// socket): vfilter must give up after --timeout with a clear error, not hang.
+TEST_F(Cli, SilentNetworkSourceTimesOut) {
+    const int server = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(server, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(listen(server, 4), 0);
+    socklen_t len = sizeof addr;
+    ASSERT_EQ(getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    const std::string url = "tcp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+    const auto start = std::chrono::steady_clock::now();
+    expect_failure({"-i", url, "--timeout", "1", "-o", dir + "/o.mp4"}, kInput, "sent nothing for 1 s", dir + "/o.mp4");
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(took, 20.0) << "the timeout did not end the wait";
+    close(server);  // the kernel accepted the connection into the backlog; nothing was ever sent
 }
 
 TEST_F(Cli, AudioOnlyInputHasNoVideo) {
