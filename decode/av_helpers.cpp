@@ -80,7 +80,6 @@ void route_ffmpeg_logs_to_spdlog() { av_log_set_callback(ffmpeg_log); }
 
 QuietFfmpegLogs::QuietFfmpegLogs() { ++quiet_depth; }
 QuietFfmpegLogs::~QuietFfmpegLogs() { --quiet_depth; }
-bool QuietFfmpegLogs::active() { return quiet_depth > 0; }
 
 void FrameConverter::convert(const AVFrame* src, AVFrame* dst, int width, int height, AVPixelFormat format) {
     sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),

@@ -54,7 +54,6 @@ public:
     ~QuietFfmpegLogs();
     QuietFfmpegLogs(const QuietFfmpegLogs&) = delete;
     QuietFfmpegLogs& operator=(const QuietFfmpegLogs&) = delete;
-    static bool active();
 };
 
 // Converts frames to one format and size, reusing its context and buffers.

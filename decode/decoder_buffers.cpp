@@ -79,7 +79,6 @@ int DecoderBuffers::get(AVCodecContext* c, AVFrame* f) {
         f->data[i] = f->buf[i]->data;
         f->linesize[i] = linesize_[i];
     }
-    ++served_;
     return 0;
 }
 

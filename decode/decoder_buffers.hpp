@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <mutex>
 
 #include "decode/av_helpers.hpp"
@@ -24,7 +23,6 @@ public:
     // Makes `decoder` take its video frames from here; must outlive the decoder's use of it
     // (frames still referenced after that free themselves).
     void install(AVCodecContext* decoder);
-    int64_t frames_served() const { return served_; }
 
 private:
     static int get_buffer2(AVCodecContext* c, AVFrame* f, int flags);
@@ -36,7 +34,6 @@ private:
     int format_ = -1, width_ = 0, height_ = 0;
     std::array<int, 4> linesize_{};
     std::array<AVBufferPool*, 4> pools_{};
-    std::atomic<int64_t> served_{0};
 };
 
 }  // namespace vf

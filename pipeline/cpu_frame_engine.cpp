@@ -31,15 +31,21 @@ void CpuFrameEngine::work(Slot& s) {
         if (s.quit) return;
         AvFramePtr in = std::move(s.in);
         AvFramePtr out = std::move(s.out);
+        AvFramePtr spare = std::move(s.spare);
         const int64_t index = s.index;
         lock.unlock();
         std::exception_ptr error;
         try {
             if (before_frame_) before_frame_(index);
-            for (size_t f = 0; f < chain_.size(); ++f) {
-                const std::vector<PlaneView> src = channel_views(in.get()), dst = channel_views(out.get());
-                for (size_t c = 0; c < src.size(); ++c) s.backend.apply(chain_[f].ops[c], src[c], dst[c]);
-                if (f + 1 < chain_.size()) std::swap(in, out);  // ping-pong, as the GPU slots do
+            // Ping-pong between `out` and `spare` (as the GPU slots do between their two images),
+            // ordered so the last filter writes `out`; the input is only read.
+            const AVFrame* src = in.get();
+            const size_t n = chain_.size();
+            for (size_t f = 0; f < n; ++f) {
+                AVFrame* dst = (n - 1 - f) % 2 == 0 ? out.get() : spare.get();
+                const std::vector<PlaneView> from = channel_views(src), to = channel_views(dst);
+                for (size_t c = 0; c < from.size(); ++c) s.backend.apply(chain_[f].ops[c], from[c], to[c]);
+                src = dst;
             }
         } catch (...) {
             error = std::current_exception();
@@ -60,17 +66,12 @@ void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool) {
     Slot& s = *slots_[static_cast<size_t>(submitted_ % capacity())];
     AvFramePtr out = pool.get();
     VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
-    if (chain_.size() > 1) {
-        // The ping-pong needs a writable second image; the input may be shared with the decoder.
-        AvFramePtr copy = pool.get();
-        VF_AV_CHECK(av_frame_copy(copy.get(), in.get()), ErrorCategory::Internal, "copying a frame");
-        VF_AV_CHECK(av_frame_copy_props(copy.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
-        in = std::move(copy);
-    }
+    AvFramePtr spare = chain_.size() > 1 ? pool.get() : nullptr;  // intermediate image of a chain
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         s.in = std::move(in);
         s.out = std::move(out);
+        s.spare = std::move(spare);
         s.index = submitted_;
         s.done = false;
         s.error = nullptr;

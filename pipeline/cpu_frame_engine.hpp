@@ -39,7 +39,7 @@ private:
         std::condition_variable cv;
         bool has_work = false, done = false, quit = false;
         int64_t index = 0;
-        AvFramePtr in, out;
+        AvFramePtr in, out, spare;
         std::exception_ptr error;
         CpuBackend backend{1};  // per slot: a backend's scratch is not shared between threads
         std::thread worker;

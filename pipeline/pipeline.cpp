@@ -61,7 +61,7 @@ RunStats Pipeline::run() {
     const int64_t expected = source_.video().expected_frames;
     const int64_t warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
     Clock::time_point warm_at{}, last_at{};
-    LatencyHistogram latency;
+    DurationHistogram latency;
     int64_t frames_in = 0, packets = 0;
     const Clock::time_point start = Clock::now();
 

@@ -6,24 +6,6 @@
 
 namespace vf {
 
-void LatencyHistogram::add(double ms) {
-    int b = static_cast<int>(ms * 2.0);
-    b = std::clamp(b, 0, kBuckets - 1);
-    ++buckets_[b];
-    ++count_;
-}
-
-double LatencyHistogram::percentile(double p) const {
-    if (count_ == 0) return 0;
-    const int64_t target = static_cast<int64_t>(p / 100.0 * static_cast<double>(count_ - 1)) + 1;
-    int64_t seen = 0;
-    for (int b = 0; b < kBuckets; ++b) {
-        seen += buckets_[b];
-        if (seen >= target) return (b + 0.5) / 2.0;
-    }
-    return kBuckets / 2.0;
-}
-
 namespace {
 constexpr double kHistMinMs = 1e-3, kHistStep = 1.02;
 }

@@ -14,8 +14,8 @@
 
 namespace vf {
 
-// Durations from 1 us to 100 s in buckets 2% wide (log scale), for per-frame stage times:
-// percentiles within 2% at fixed memory.
+// Durations from 1 us to 100 s in buckets 2% wide (log scale), for per-frame stage times and
+// read-to-written latency: percentiles within 2% at fixed memory.
 class DurationHistogram {
 public:
     void add(double ms);
@@ -37,19 +37,6 @@ struct StageClock {
     std::atomic<int64_t> busy_ns{0};
     std::atomic<int64_t> items{0};
     DurationHistogram per_item;  // written by the stage's own thread, read after it ends
-};
-
-// Latency histogram with 0.5 ms buckets up to 60 s.
-class LatencyHistogram {
-public:
-    void add(double ms);
-    double percentile(double p) const;
-    int64_t count() const { return count_; }
-
-private:
-    static constexpr int kBuckets = 120000;
-    std::vector<uint32_t> buckets_ = std::vector<uint32_t>(kBuckets, 0);
-    int64_t count_ = 0;
 };
 
 struct StageSummary {

@@ -136,17 +136,27 @@ struct Recorded {
     std::vector<std::string> order;
     std::vector<AvFramePtr> frames;
     int max_in_flight = 0;
+    bool finished = false;       // the pipeline finished the sink (output finalised)
+    std::exception_ptr error;    // what Pipeline::run threw, if anything
 };
 
-Recorded run_pipeline(const std::string& clip, const std::string& chain, int slots, std::function<void(int64_t)> hook,
-                      size_t queue = 4, const std::function<void(Pipeline&)>& during = nullptr) {
-    FileSourceOptions so;
-    so.url = clip;
-    FileSource source(so);
+// The filter stage on the CPU stand-in with `slots` slots (0: the synchronous path) and its hooks.
+FilterStageOptions stand_in(int slots, std::function<void(int64_t)> hook = nullptr,
+                            std::function<void(int64_t)> submit_hook = nullptr) {
     FilterStageOptions fo;
     fo.threads = 2;
     fo.cpu_engine_slots = slots;
     fo.cpu_engine_hook = std::move(hook);
+    fo.cpu_engine_submit_hook = std::move(submit_hook);
+    return fo;
+}
+
+// Runs clip -> chain -> RecordingSink; `during` runs on a side thread while the pipeline runs.
+Recorded run_pipeline(const std::string& clip, const std::string& chain, const FilterStageOptions& fo, size_t queue = 4,
+                      const std::function<void(Pipeline&)>& during = nullptr) {
+    FileSourceOptions so;
+    so.url = clip;
+    FileSource source(so);
     FilterStage filter(build_chain(chain), fo);
     RecordingSink sink;
     PipelineOptions po;
@@ -158,15 +168,24 @@ Recorded run_pipeline(const std::string& clip, const std::string& chain, int slo
     try {
         r.stats = pipeline.run();
     } catch (...) {
-        if (side.joinable()) side.join();
-        throw;
+        r.error = std::current_exception();
     }
     if (side.joinable()) side.join();
-    sink.finish();
+    r.finished = sink.finished;
     r.order = std::move(sink.order);
     r.frames = std::move(sink.frames);
     if (auto* e = dynamic_cast<const CpuFrameEngine*>(filter.engine())) r.max_in_flight = e->max_in_flight();
     return r;
+}
+
+// The error a run ended with, for EXPECTs on its category and message.
+Error error_of(const Recorded& r) {
+    try {
+        if (r.error) std::rethrow_exception(r.error);
+    } catch (const Error& e) {
+        return e;
+    }
+    return Error(ErrorCategory::Internal, "no error");
 }
 
 std::string audio_clip(const std::string& dir, int frames) {
@@ -183,9 +202,9 @@ std::string audio_clip(const std::string& dir, int frames) {
 TEST(PipelineWithFramesInFlight, SameFramesAndPacketOrderAsTheSynchronousPath) {
     const std::string clip = audio_clip(temp_dir(), 60);
     const std::string chain = "box=radius=2,sobel=planes=all";
-    const Recorded sync = run_pipeline(clip, chain, 0, nullptr);
+    const Recorded sync = run_pipeline(clip, chain, stand_in(0));
     for (int slots : {1, 3, 6}) {
-        const Recorded async = run_pipeline(clip, chain, slots, jitter());
+        const Recorded async = run_pipeline(clip, chain, stand_in(slots, jitter()));
         ASSERT_EQ(async.frames.size(), 60u) << slots << " slots";
         EXPECT_EQ(async.order, sync.order) << "packets overtook video or frames reordered, " << slots << " slots";
         for (size_t i = 0; i < async.frames.size(); ++i)
@@ -199,7 +218,7 @@ TEST(PipelineWithFramesInFlight, SameFramesAndPacketOrderAsTheSynchronousPath) {
 
 TEST(PipelineWithFramesInFlight, StopsCleanlyMidStream) {
     const std::string clip = audio_clip(temp_dir(), 200);
-    const Recorded r = run_pipeline(clip, "sharpen", 4, [](int64_t) { std::this_thread::sleep_for(2ms); }, 4,
+    const Recorded r = run_pipeline(clip, "sharpen", stand_in(4, [](int64_t) { std::this_thread::sleep_for(2ms); }), 4,
                                     [](Pipeline& p) {
                                         std::this_thread::sleep_for(60ms);
                                         p.stop();
@@ -211,59 +230,40 @@ TEST(PipelineWithFramesInFlight, StopsCleanlyMidStream) {
 
 TEST(PipelineWithFramesInFlight, AGpuFailureFinalisesWhatWasFiltered) {
     const std::string clip = audio_clip(temp_dir(), 80);
-    FileSourceOptions so;
-    so.url = clip;
-    FileSource source(so);
-    FilterStageOptions fo;
-    fo.cpu_engine_slots = 3;
-    fo.cpu_engine_hook = [](int64_t i) {
-        if (i == 17) throw Error(ErrorCategory::Device, "injected: out of GPU memory");
-    };
-    FilterStage filter(build_chain("emboss"), fo);
-    RecordingSink sink;
-    Pipeline pipeline(source, filter, sink, PipelineOptions{});
-    try {
-        pipeline.run();
-        FAIL() << "the failure was swallowed";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.category(), ErrorCategory::Device);
-        EXPECT_NE(std::string(e.what()).find("finalised with the 17 frames"), std::string::npos) << e.what();
-    }
-    EXPECT_TRUE(sink.finished) << "the output must be finalised after a GPU failure";
-    ASSERT_EQ(sink.frames.size(), 17u);
+    const Recorded r = run_pipeline(clip, "emboss", stand_in(3, [](int64_t i) {
+                                        if (i == 17) throw Error(ErrorCategory::Device, "injected: out of GPU memory");
+                                    }));
+    ASSERT_TRUE(r.error) << "the failure was swallowed";
+    const Error e = error_of(r);
+    EXPECT_EQ(e.category(), ErrorCategory::Device);
+    EXPECT_NE(std::string(e.what()).find("finalised with the 17 frames"), std::string::npos) << e.what();
+    EXPECT_TRUE(r.finished) << "the output must be finalised after a GPU failure";
+    ASSERT_EQ(r.frames.size(), 17u);
 }
 
 TEST(PipelineWithFramesInFlight, AFrameThatCannotStartKeepsTheFramesBeforeIt) {
     const std::string clip = audio_clip(temp_dir(), 60);
-    FileSourceOptions so;
-    so.url = clip;
-    FileSource source(so);
-    FilterStageOptions fo;
-    fo.cpu_engine_slots = 4;
-    fo.cpu_engine_hook = [](int64_t) { std::this_thread::sleep_for(3ms); };  // keep frames in flight
-    fo.cpu_engine_submit_hook = [](int64_t i) {
-        if (i == 20) throw Error(ErrorCategory::Device, "injected: out of GPU memory");
-    };
-    FilterStage filter(build_chain("sharpen"), fo);
-    RecordingSink sink;
-    Pipeline pipeline(source, filter, sink, PipelineOptions{});
-    EXPECT_THROW(pipeline.run(), Error);
-    EXPECT_TRUE(sink.finished);
-    ASSERT_EQ(sink.frames.size(), 20u) << "frames in flight before the failed one were lost";
-    for (size_t i = 1; i < sink.frames.size(); ++i) EXPECT_GT(sink.frames[i]->pts, sink.frames[i - 1]->pts);
+    const Recorded r = run_pipeline(
+        clip, "sharpen",
+        stand_in(4, [](int64_t) { std::this_thread::sleep_for(3ms); },  // keep frames in flight
+                 [](int64_t i) {
+                     if (i == 20) throw Error(ErrorCategory::Device, "injected: out of GPU memory");
+                 }));
+    EXPECT_TRUE(r.error);
+    EXPECT_TRUE(r.finished);
+    ASSERT_EQ(r.frames.size(), 20u) << "frames in flight before the failed one were lost";
+    for (size_t i = 1; i < r.frames.size(); ++i) EXPECT_GT(r.frames[i]->pts, r.frames[i - 1]->pts);
 }
 
 TEST(PipelineWithFramesInFlight, AFilterFailureStopsEveryStage) {
     const std::string clip = audio_clip(temp_dir(), 80);
-    try {
-        run_pipeline(clip, "emboss", 3, [](int64_t i) {
-            if (i == 17) throw Error(ErrorCategory::Internal, "injected filter failure");
-        });
-        FAIL() << "the failure was swallowed";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.category(), ErrorCategory::Internal);
-        EXPECT_NE(std::string(e.what()).find("injected"), std::string::npos);
-    }
+    const Recorded r = run_pipeline(clip, "emboss", stand_in(3, [](int64_t i) {
+                                        if (i == 17) throw Error(ErrorCategory::Internal, "injected filter failure");
+                                    }));
+    ASSERT_TRUE(r.error) << "the failure was swallowed";
+    const Error e = error_of(r);
+    EXPECT_EQ(e.category(), ErrorCategory::Internal);
+    EXPECT_NE(std::string(e.what()).find("injected"), std::string::npos);
 }
 
 }  // namespace
