@@ -52,7 +52,7 @@ void CpuFrameEngine::work(Slot& s) {
         }
         lock.lock();
         s.out = std::move(out);
-        s.error = error;
+        s.error = std::move(error);  // moved: the taker alone releases the exception (its refcount is invisible to TSan)
         s.has_work = false;
         s.done = true;
         lock.unlock();
