@@ -16,10 +16,14 @@ Command parse_command_line(int argc, char** argv) {
     bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
     std::string log_format = "text";
     double crf = -1;
-    app.add_option("-i,--input", o.input, "file, URL or - (stdin); omitted: a built-in 1280x720@30 test pattern, 10 s");
+    app.add_option("-i,--input", o.input,
+                   "file, URL (rtsp://, rtmp://, srt://, udp://, http://), capture device (/dev/video0) or - (stdin); "
+                   "omitted: a built-in 1280x720@30 test pattern, 10 s");
     app.add_option("-f,--filter", o.filter, "filter chain, e.g. \"gaussian=sigma=2,sobel\" (see --list-filters)")
         ->default_str("identity");
-    app.add_option("-o,--out,--output", o.output, "output file (container from its name), or null to discard");
+    app.add_option("-o,--out,--output", o.output,
+                   "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, "
+                   "or null to discard");
     app.add_flag("-y,--overwrite", o.overwrite, "overwrite an existing output file");
     app.add_option("--codec", o.codec, "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, mpeg4, ffv1, rawvideo, ...")->default_str("auto");
     app.add_option("--crf", crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
@@ -43,6 +47,34 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--allow-protocols", o.allow_protocols,
                    "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for "
                    "local inputs, rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones");
+    app.add_option("--rtsp-transport", o.rtsp_transport, "RTSP inputs: tcp or udp")
+        ->default_str("tcp")->check(CLI::IsMember({"tcp", "udp"}));
+    app.add_option("--input-size", o.input_size, "capture devices (/dev/videoN): size to ask for, e.g. 1280x720");
+    app.add_option("--input-fps", o.input_fps, "capture devices: frame rate to ask for")->check(CLI::Range(0.0, 1000.0));
+    app.add_option("--input-format", o.input_format, "capture devices: pixel format or codec to ask for (yuyv422, mjpeg, ...)");
+    app.add_flag("--realtime", o.realtime, "read the input at its own pace, as if live (like ffmpeg -re)");
+    app.add_option("--on-overload", o.on_overload,
+                   "when filtering falls behind: drop frames, or block the input; default: drop for live inputs, block for files")
+        ->default_str("auto")->check(CLI::IsMember({"auto", "drop", "block"}));
+    app.add_option("--reconnect-max", o.reconnect_max,
+                   "live inputs: reconnect attempts per outage (-1 = forever, 0 = never)")->default_str("-1")
+        ->check(CLI::Range(-1, 1000000));
+    app.add_option("--reconnect-delay", o.reconnect_delay_s, "seconds before the first reconnect attempt; doubles per attempt up to 30")
+        ->default_str("1")->check(CLI::Range(0.0, 3600.0));
+    app.add_option("--out-format", o.out_format,
+                   "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for "
+                   "rtsp://, mpegts for srt://, udp:// and - (stdout))");
+    app.add_option("--fragmented", o.fragmented,
+                   "MP4/MOV written as 1 s fragments in place, playable up to the last one if vfilter is killed; "
+                   "auto = for live inputs")->default_str("auto")->check(CLI::IsMember({"auto", "yes", "no"}));
+    app.add_option("--segment", o.segment_s,
+                   "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)")
+        ->check(CLI::Range(0.0, 86400.0));
+    app.add_flag("--low-latency", o.low_latency,
+                 "minimise delay: zero-latency encoding (no B-frames, no look-ahead), small queues, no input buffering");
+    app.add_option("--metrics-port", o.metrics_port, "serve Prometheus metrics at http://BIND:PORT/metrics")
+        ->check(CLI::Range(0, 65535));
+    app.add_option("--metrics-bind", o.metrics_bind, "address for --metrics-port")->default_str("127.0.0.1");
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
     app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
     app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");

@@ -21,10 +21,13 @@ namespace {
 vf::Job* g_job = nullptr;
 volatile std::sig_atomic_t g_signals = 0;
 
-// First Ctrl-C/SIGTERM: stop reading, drain, finish the output. Second: leave at once.
+// First Ctrl-C/SIGTERM: stop reading, drain what is in flight, finish the output, exit 0.
+// Second: discard what is in flight and finish the output now (exit 130). Third: leave at once.
 void on_signal(int) {
-    if (++g_signals > 1) _exit(130);
-    if (g_job) g_job->interrupt();
+    const int n = ++g_signals;
+    if (n > 2 || !g_job) _exit(130);
+    if (n == 1) g_job->interrupt();
+    else g_job->abandon();
 }
 
 int run(const vf::RunOptions& options) {
@@ -35,6 +38,11 @@ int run(const vf::RunOptions& options) {
     const vf::JobResult r = job.run();
     g_job = nullptr;
     if (options.verbosity >= 0) std::fputs(vf::format_summary(r.stats).c_str(), stderr);
+    if (r.abandoned) {
+        spdlog::warn("stopped at once: frames in flight were discarded; the output holds the {} frames written",
+                     r.stats.frames_out);
+        return 130;
+    }
     if (r.interrupted) spdlog::warn("interrupted: the output holds the {} frames processed", r.stats.frames_out);
     if (r.damaged) {
         spdlog::error("input damaged: {}; the output holds the {} frames that decoded", r.stats.damage,

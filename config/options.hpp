@@ -27,6 +27,20 @@ struct RunOptions {
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
     std::string allow_protocols;  // empty: local inputs may use file,pipe; network inputs network protocols
+    // Live inputs and outputs (issue 5)
+    std::string rtsp_transport = "tcp";  // tcp | udp
+    std::string input_size, input_format;  // capture devices
+    double input_fps = 0;
+    bool realtime = false;              // pace the input by its timestamps (ffmpeg -re)
+    std::string on_overload = "auto";   // drop | block | auto (drop for live inputs, block for files)
+    int reconnect_max = -1;             // live inputs: attempts per outage; -1 forever, 0 never
+    double reconnect_delay_s = 1;       // first wait, doubled per attempt up to 30 s
+    std::string out_format;             // container; empty: from the name / protocol
+    std::string fragmented = "auto";    // auto (live inputs to MP4/MOV) | yes | no
+    double segment_s = 0;               // > 0: a new output file every this many seconds
+    bool low_latency = false;           // zero-latency encoding, small queues, no demuxer buffering
+    int metrics_port = -1;              // < 0: no metrics endpoint
+    std::string metrics_bind = "127.0.0.1";
     std::string stats_json;
     int verbosity = 0;
     LogFormat log_format = LogFormat::Text;

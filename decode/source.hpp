@@ -26,9 +26,17 @@ struct DecodeHealth {
     int64_t corrupt_frames = 0;  // decoded, but flagged as damaged by the decoder
     int64_t read_errors = 0;     // the demuxer failed before the end of the input
     std::string truncated;       // non-empty when the input stops well short of its duration
+    std::string lost;            // non-empty when a live input went away and reconnecting gave up
 
-    bool damaged() const { return bad_packets || corrupt_frames || read_errors || !truncated.empty(); }
+    bool damaged() const { return bad_packets || corrupt_frames || read_errors || !truncated.empty() || !lost.empty(); }
     std::string summary() const;
+};
+
+// How a live input is doing; written by the decode thread, read by metrics and the summary.
+struct SourceStatus {
+    std::atomic<bool> up{true};
+    std::atomic<int64_t> reconnects{0};  // successful reconnections
+    std::atomic<double> gap_s{0};        // total time the input was down
 };
 
 class Source {
@@ -45,11 +53,16 @@ public:
     virtual int64_t host_copies() const { return 0; }
     // "cuda" when frames come out in device memory (NVDEC), "none" otherwise.
     virtual std::string hw_decode() const { return "none"; }
+    // A camera or stream that produces frames in real time (or a file paced with --realtime):
+    // frames are dropped rather than queued when processing falls behind (--on-overload).
+    virtual bool live() const { return false; }
+    const SourceStatus& status() const { return status_; }
     // Ends the input early (Ctrl-C, --frames); safe to call from any thread.
     void stop() { stop_requested_ = true; }
 
 protected:
     std::atomic<bool> stop_requested_{false};
+    SourceStatus status_;
 };
 
 }  // namespace vf

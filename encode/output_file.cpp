@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include "decode/input_policy.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -29,7 +31,36 @@ int64_t parse_bitrate(const std::string& s) {
     return static_cast<int64_t>(v * mult);
 }
 
+bool is_mp4_family(const AVOutputFormat* f) {
+    return f && (std::strcmp(f->name, "mp4") == 0 || std::strcmp(f->name, "mov") == 0 || std::strcmp(f->name, "ipod") == 0);
+}
+
+// One second fragments, each starting a new moof: a killed recording loses at most the last one.
+void set_fragmented(AVDictionary** d) {
+    av_dict_set(d, "movflags", "+frag_keyframe+empty_moov+default_base_moof", 0);
+    av_dict_set(d, "frag_duration", "1000000", 0);
+}
+
 }  // namespace
+
+OutputKind output_kind(const std::string& path) {
+    if (path == "-" || path == "pipe:1" || path == "pipe:") return OutputKind::Stdout;
+    const std::string p = input_protocol(path);
+    if (p == "file") return OutputKind::File;
+    if (p == "rtsp" || p == "rtsps" || p == "rtmp" || p == "rtmps" || p == "srt" || p == "udp" || p == "tcp")
+        return OutputKind::Network;
+    fail(ErrorCategory::Usage, "output '" + path + "': vfilter writes files, '-' (stdout) and rtsp://, rtmp://, srt://, "
+                               "udp://, tcp:// URLs, not '" + p + "'");
+}
+
+std::string segment_pattern(const std::string& path) {
+    // %d-style fields number the segments, strftime fields (%Y, %H, ...) date them.
+    if (path.find('%') != std::string::npos) return path;
+    const size_t slash = path.find_last_of('/');
+    const size_t dot = path.find_last_of('.');
+    const size_t at = (dot == std::string::npos || (slash != std::string::npos && dot < slash)) ? path.size() : dot;
+    return path.substr(0, at) + "-%05d" + path.substr(at);
+}
 
 const AVCodec* find_video_encoder(const std::string& name) {
     static const std::map<std::string, std::string> aliases = {
@@ -46,14 +77,24 @@ const AVCodec* find_video_encoder(const std::string& name) {
 
 void check_output_path(const OutputOptions& o) {
     if (o.path.empty()) fail(ErrorCategory::Usage, "no output given: use --out FILE (or --out null to discard)");
+    if (output_kind(o.path) != OutputKind::File) return;
+    std::string path = o.path;
+    if (o.segment_s > 0) {  // the first segment stands for the series
+        const std::string pattern = segment_pattern(o.path);
+        char first[4096];
+        if (pattern.find("%Y") != std::string::npos || pattern.find("%H") != std::string::npos ||
+            av_get_frame_filename(first, sizeof first, pattern.c_str(), 0) < 0)
+            return;  // dated names: each is new
+        path = first;
+    }
     struct stat out_st {};
-    if (stat(o.path.c_str(), &out_st) != 0) return;  // does not exist: nothing to protect
+    if (stat(path.c_str(), &out_st) != 0) return;  // does not exist: nothing to protect
     struct stat in_st {};
     if (!o.input_path.empty() && stat(o.input_path.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
         in_st.st_ino == out_st.st_ino)
         output_error("output '" + o.path + "' is the input file; refusing to overwrite the source");
     if (S_ISDIR(out_st.st_mode)) output_error("output '" + o.path + "' is a directory; give a file name");
-    if (!o.overwrite) output_error("output '" + o.path + "' already exists; pass -y to overwrite it");
+    if (!o.overwrite) output_error("output '" + path + "' already exists; pass -y to overwrite it");
 }
 
 // Sets the encoder up for `codec` and opens it; returns FFmpeg's error code.
@@ -86,11 +127,21 @@ int OutputFile::open_encoder(const AVCodec* codec) {
     enc->chroma_sample_location = video_.chroma_location;
     enc->thread_count = 0;
     if (mux_->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (options_.segment_s > 0 || kind_ == OutputKind::Network) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    // Live: a keyframe every 2 s, so fragments stay short and a viewer joining can start soon.
+    if (options_.live) enc->gop_size = std::max(1, static_cast<int>(std::lround(2 * av_q2d(video_.frame_rate))));
+    if (options_.low_latency) enc->max_b_frames = 0;
 
     const bool nvenc = std::strstr(codec->name, "_nvenc") != nullptr;
     const bool x26x = !nvenc && (codec->id == AV_CODEC_ID_H264 || codec->id == AV_CODEC_ID_HEVC);
     if (x26x && !options_.preset.empty() && av_opt_set(enc->priv_data, "preset", options_.preset.c_str(), 0) < 0)
         fail(ErrorCategory::Usage, "--preset '" + options_.preset + "' is not a preset of " + codec->name);
+    // Low latency: no B-frames, no look-ahead, no frame threading (each frame leaves as it arrives).
+    if (x26x && options_.low_latency) av_opt_set(enc->priv_data, "tune", "zerolatency", 0);
+    if (nvenc && options_.low_latency) {
+        av_opt_set(enc->priv_data, "zerolatency", "1", 0);
+        av_opt_set(enc->priv_data, "delay", "0", 0);
+    }
     // NVENC names its presets p1 (fastest) .. p7; x264 names such as veryfast mean its default p4.
     if (nvenc && options_.preset.size() == 2 && options_.preset[0] == 'p')
         av_opt_set(enc->priv_data, "preset", options_.preset.c_str(), 0);
@@ -111,7 +162,16 @@ int OutputFile::open_encoder(const AVCodec* codec) {
 
 OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                        const std::vector<PassthroughStream>& passthrough, const AVDictionary* metadata)
-    : options_(options), partial_path_(options.path + ".partial"), video_(video), packet_(make_packet()) {
+    : options_(options),
+      kind_(output_kind(options.path)),
+      video_(video),
+      packet_(make_packet()),
+      watchdog_(kind_ == OutputKind::Network ? options.timeout_s : 0, nullptr) {
+    rename_at_end_ = kind_ == OutputKind::File && !options.fragmented && options.segment_s <= 0;
+    write_path_ = kind_ == OutputKind::Stdout ? "pipe:1"
+                  : options.segment_s > 0   ? segment_pattern(options.path)
+                  : rename_at_end_          ? options.path + ".partial"
+                                            : options.path;
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
     try {
         open(options, video, passthrough, metadata);
@@ -124,12 +184,48 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
 void OutputFile::open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
                       const AVDictionary* metadata) {
     check_output_path(options);
-    const AVOutputFormat* ofmt = av_guess_format(nullptr, options.path.c_str(), nullptr);
+    std::string format = options.format;
+    if (format.empty() && kind_ == OutputKind::Stdout) format = "mpegts";
+    if (format.empty() && kind_ == OutputKind::Network) {
+        const std::string p = input_protocol(options.path);
+        format = p == "rtsp" || p == "rtsps" ? "rtsp" : p == "rtmp" || p == "rtmps" ? "flv" : "mpegts";
+    }
+    const AVOutputFormat* ofmt = format.empty() ? av_guess_format(nullptr, options.path.c_str(), nullptr)
+                                                : av_guess_format(format.c_str(), nullptr, nullptr);
+    if (!ofmt && !format.empty())
+        fail(ErrorCategory::Usage, "--out-format '" + format + "' is not a container FFmpeg can write (ffmpeg -muxers lists them)");
     if (!ofmt)
         fail(ErrorCategory::Usage, "cannot tell the container format from '" + options.path +
-                                       "'; use an extension such as .mp4, .mkv, .mov, .avi, .ts");
-    VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, partial_path_.c_str()), ErrorCategory::Internal,
+                                       "'; use an extension such as .mp4, .mkv, .mov, .avi, .ts (or --out-format)");
+    AVDictionary* mux_options = nullptr;
+    struct FreeOptions {
+        AVDictionary** d;
+        ~FreeOptions() { av_dict_free(d); }
+    } free_options{&mux_options};
+    if (options.fragmented && is_mp4_family(ofmt)) set_fragmented(&mux_options);
+    if (kind_ == OutputKind::Network && std::strcmp(ofmt->name, "rtsp") == 0) av_dict_set(&mux_options, "rtsp_transport", "tcp", 0);
+    const AVOutputFormat* container = ofmt;  // what the streams are stored in (the segments' format)
+    if (options.segment_s > 0) {
+        if (kind_ != OutputKind::File) fail(ErrorCategory::Usage, "--segment writes files; '" + options.path + "' is not a file");
+        AVDictionary* inner = nullptr;
+        if (options.fragmented && is_mp4_family(ofmt)) set_fragmented(&inner);
+        char* inner_text = nullptr;
+        av_dict_get_string(inner, &inner_text, '=', ':');
+        av_dict_free(&inner);
+        if (inner_text && *inner_text) av_dict_set(&mux_options, "segment_format_options", inner_text, 0);
+        av_freep(&inner_text);
+        av_dict_set(&mux_options, "segment_format", ofmt->name, 0);
+        av_dict_set(&mux_options, "segment_time", std::to_string(options.segment_s).c_str(), 0);
+        av_dict_set(&mux_options, "reset_timestamps", "1", 0);
+        if (write_path_.find("%Y") != std::string::npos || write_path_.find("%H") != std::string::npos ||
+            write_path_.find("%M") != std::string::npos)
+            av_dict_set(&mux_options, "strftime", "1", 0);
+        ofmt = av_guess_format("segment", nullptr, nullptr);
+    }
+    VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, write_path_.c_str()), ErrorCategory::Internal,
                 "creating the muxer");
+    mux_->interrupt_callback = watchdog_.callback();
+    if (kind_ != OutputKind::File || options.low_latency) mux_->flush_packets = 1;
 
     // auto: NVENC when filtering on the GPU and this GPU has it (H100/H200 do not), else libx264.
     if (options.codec == "auto") {
@@ -167,8 +263,8 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     video_stream_->sample_aspect_ratio = video.sample_aspect_ratio;
 
     for (const PassthroughStream& p : passthrough) {
-        if (avformat_query_codec(ofmt, p.codecpar->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
-            spdlog::warn("stream {} cannot be stored in {}; it is left out (use .mkv to keep it)", p.description, ofmt->name);
+        if (avformat_query_codec(container, p.codecpar->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
+            spdlog::warn("stream {} cannot be stored in {}; it is left out (use .mkv to keep it)", p.description, container->name);
             continue;
         }
         AVStream* s = avformat_new_stream(mux_, nullptr);
@@ -183,12 +279,16 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     av_dict_copy(&mux_->metadata, metadata, 0);
     av_dict_set(&mux_->metadata, "encoder", nullptr, 0);
 
+    watchdog_.arm();
     if (!(ofmt->flags & AVFMT_NOFILE)) {
-        err = avio_open(&mux_->pb, partial_path_.c_str(), AVIO_FLAG_WRITE);
-        if (err < 0) output_error("cannot write output '" + options.path + "': " + av_error_string(err));
+        err = avio_open2(&mux_->pb, write_path_.c_str(), AVIO_FLAG_WRITE, &mux_->interrupt_callback, nullptr);
+        if (err < 0)
+            output_error("cannot " + std::string(kind_ == OutputKind::Network ? "connect to" : "write") + " output '" +
+                         options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)));
     }
-    err = avformat_write_header(mux_, nullptr);
-    if (err < 0) output_error("cannot start output '" + options.path + "': " + av_error_string(err));
+    err = avformat_write_header(mux_, &mux_options);
+    if (err < 0)
+        output_error("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)));
 }
 
 void OutputFile::release() {
@@ -197,19 +297,33 @@ void OutputFile::release() {
         avformat_free_context(mux_);
         mux_ = nullptr;
     }
-    if (!finished_) std::remove(partial_path_.c_str());  // never leave a broken file behind
+    // Never leave a broken file behind. A fragmented recording is not broken: every fragment
+    // written is playable, so it is kept unless nothing was written.
+    if (finished_ || kind_ != OutputKind::File || options_.segment_s > 0) return;
+    if (rename_at_end_ || packets_written_ == 0) std::remove(write_path_.c_str());
 }
 
 OutputFile::~OutputFile() { release(); }
 
 std::string OutputFile::describe() const {
-    return "'" + options_.path + "' (" + mux_->oformat->name + ", " + encoder_->codec->name + " " +
-           av_get_pix_fmt_name(encoder_->pix_fmt) + ")";
+    std::string how = mux_->oformat->name;
+    if (options_.segment_s > 0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "segments of %g s as '", options_.segment_s);
+        how = buf + write_path_ + "'";
+    }
+    if (options_.fragmented) how += ", fragmented";
+    return "'" + options_.path + "' (" + how + ", " + encoder_->codec->name + " " + av_get_pix_fmt_name(encoder_->pix_fmt) + ")";
 }
 
 void OutputFile::write(AVPacket* pkt) {
+    watchdog_.arm();
     const int err = av_interleaved_write_frame(mux_, pkt);
-    if (err < 0) output_error("writing output '" + options_.path + "' failed: " + av_error_string(err));
+    if (err < 0)
+        output_error("writing output '" + options_.path + "' failed: " +
+                     (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
+                                          : av_error_string(err)));
+    ++packets_written_;
 }
 
 void OutputFile::drain_encoder() {
@@ -217,13 +331,20 @@ void OutputFile::drain_encoder() {
         const int err = avcodec_receive_packet(encoder_.get(), packet_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return;
         VF_AV_CHECK(err, ErrorCategory::Output, "encoding");
+        const int64_t pts = packet_->pts;
         av_packet_rescale_ts(packet_.get(), encoder_->time_base, video_stream_->time_base);
         packet_->stream_index = video_stream_->index;
         write(packet_.get());
+        for (auto it = read_at_.begin(); it != read_at_.end(); ++it)
+            if (it->first == pts) {
+                latency_.add(it->second);
+                read_at_.erase(it);
+                break;
+            }
     }
 }
 
-void OutputFile::write_frame(const AVFrame* frame) {
+void OutputFile::write_frame(const AVFrame* frame, Clock::time_point read_at) {
     const AVFrame* in = frame;
     if (frame->format != encoder_->pix_fmt) {
         if (!converted_) converted_ = make_frame();
@@ -240,6 +361,15 @@ void OutputFile::write_frame(const AVFrame* frame) {
     last_pts_ = pts;
     f->pts = pts;
     f->pict_type = AV_PICTURE_TYPE_NONE;
+    if (options_.segment_s > 0) {  // a keyframe at each boundary, so segments are cut on time
+        const double t = pts * av_q2d(encoder_->time_base);
+        if (t >= next_segment_s_) {
+            f->pict_type = AV_PICTURE_TYPE_I;
+            next_segment_s_ = (std::floor(t / options_.segment_s + 1e-9) + 1) * options_.segment_s;
+        }
+    }
+    read_at_.emplace_back(pts, read_at);
+    if (read_at_.size() > 512) read_at_.pop_front();  // an encoder that drops frames must not grow this
     const int sent = avcodec_send_frame(encoder_.get(), f);
     av_frame_unref(f);  // the encoder holds its own reference
     VF_AV_CHECK(sent, ErrorCategory::Output, "encoding");
@@ -265,8 +395,8 @@ void OutputFile::finish() {
         err = avio_closep(&mux_->pb);
         if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err));
     }
-    if (std::rename(partial_path_.c_str(), options_.path.c_str()) != 0)
-        output_error("cannot move '" + partial_path_ + "' to '" + options_.path + "': " + std::strerror(errno));
+    if (rename_at_end_ && std::rename(write_path_.c_str(), options_.path.c_str()) != 0)
+        output_error("cannot move '" + write_path_ + "' to '" + options_.path + "': " + std::strerror(errno));
     finished_ = true;
 }
 

@@ -1,13 +1,18 @@
 // Encodes video (libx264 by default; libx265, mpeg4, ffv1, rawvideo, or any FFmpeg encoder)
-// and muxes it with the passthrough streams into a container chosen from the output name.
-// Writes to "<out>.partial" and renames it to <out> only when the trailer is written.
+// and muxes it with the passthrough streams into a container chosen from the output name, or
+// publishes it (rtsp://, rtmp://, srt://, udp://) or writes it to stdout ('-').
+// A file is written to "<out>.partial" and renamed to <out> only when the trailer is written;
+// recordings of live inputs are instead written in place as fragmented MP4 (or MKV), where every
+// completed fragment is playable even if the process is killed, or as --segment files.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "decode/io_watchdog.hpp"
 #include "decode/source.hpp"
 #include "encode/sink.hpp"
 
@@ -22,7 +27,22 @@ struct OutputOptions {
     std::optional<double> crf;
     std::string preset = "veryfast";
     std::string bitrate;      // "4M", "2500k", "800000"; empty = constant quality
+    std::string format;       // container; empty: from the name (files), the protocol (network), mpegts (stdout)
+    bool fragmented = false;  // MP4/MOV written as 1 s fragments, in place (crash-safe recording)
+    double segment_s = 0;     // > 0: a new file every this many seconds (the name holds %d or strftime fields)
+    bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
+    bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
+    double timeout_s = 10;    // a network output that accepts nothing this long fails
 };
+
+enum class OutputKind { File, Network, Stdout };
+// "-" is stdout; rtsp, rtmp(s), srt, udp, tcp URLs are network outputs; anything else is a file.
+// Throws Usage for a URL scheme vfilter cannot publish to.
+OutputKind output_kind(const std::string& path);
+
+// The file name of each segment: `path` itself when it holds a %d (or strftime) field, else
+// "name-%05d.ext".
+std::string segment_pattern(const std::string& path);
 
 // Resolves codec aliases (h264, hevc, ...; auto means libx264 here) to an encoder; throws Usage
 // for unknown names.
@@ -37,7 +57,7 @@ public:
                const AVDictionary* metadata);
     ~OutputFile() override;
 
-    void write_frame(const AVFrame* frame) override;
+    void write_frame(const AVFrame* frame, Clock::time_point read_at) override;
     void write_packet(PassthroughPacket& packet) override;
     void finish() override;
     std::string describe() const override;
@@ -51,7 +71,9 @@ private:
     void write(AVPacket* packet);
 
     OutputOptions options_;
-    std::string partial_path_;
+    OutputKind kind_ = OutputKind::File;
+    std::string write_path_;    // what FFmpeg writes: <out>.partial, <out> itself, a URL or a pattern
+    bool rename_at_end_ = true; // false: written in place (fragments, segments, network, stdout)
     VideoInfo video_;
     AVFormatContext* mux_ = nullptr;
     AvCodecContextPtr encoder_;
@@ -63,6 +85,10 @@ private:
     AvFramePtr sending_;  // a reference to the frame being sent, with the encoder's pts
     FrameConverter converter_;
     int64_t last_pts_ = AV_NOPTS_VALUE;
+    double next_segment_s_ = -1;  // the next segment boundary, where a keyframe is forced
+    std::deque<std::pair<int64_t, Clock::time_point>> read_at_;  // encoder pts -> when the frame entered
+    IoWatchdog watchdog_;
+    int64_t packets_written_ = 0;
     bool finished_ = false;
 };
 

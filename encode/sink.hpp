@@ -2,26 +2,52 @@
 // measuring decode + filter alone). Frames arrive in presentation order with the source's pts.
 #pragma once
 
+#include <mutex>
 #include <string>
 
 #include "pipeline/frame.hpp"
+#include "pipeline/stats.hpp"
 
 namespace vf {
+
+// Per-frame latency from the moment its data entered vfilter to the moment its encoded packet
+// was written. Written by the encode thread, read by metrics scrapes, hence the lock.
+class LatencyLog {
+public:
+    void add(Clock::time_point read_at) {
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - read_at).count();
+        std::lock_guard<std::mutex> lock(mutex_);
+        histogram_.add(ms);
+    }
+    double percentile(double p) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return histogram_.percentile(p);
+    }
+
+private:
+    mutable std::mutex mutex_;
+    DurationHistogram histogram_;
+};
 
 class Sink {
 public:
     virtual ~Sink() = default;
-    virtual void write_frame(const AVFrame* frame) = 0;
+    // read_at: when the frame's data entered vfilter; its latency is logged once it is written.
+    virtual void write_frame(const AVFrame* frame, Clock::time_point read_at) = 0;
     virtual void write_packet(PassthroughPacket& packet) = 0;
     // Flushes and finalises; the output is complete only after this returns. A sink destroyed
     // without finish() removes what it wrote, so no broken output is left looking finished.
     virtual void finish() = 0;
     virtual std::string describe() const = 0;
+    const LatencyLog& latency() const { return latency_; }
+
+protected:
+    LatencyLog latency_;
 };
 
 class NullSink : public Sink {
 public:
-    void write_frame(const AVFrame*) override {}
+    void write_frame(const AVFrame*, Clock::time_point read_at) override { latency_.add(read_at); }
     void write_packet(PassthroughPacket&) override {}
     void finish() override {}
     std::string describe() const override { return "null (frames are filtered, then discarded)"; }

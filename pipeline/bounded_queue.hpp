@@ -25,6 +25,17 @@ public:
         return true;
     }
 
+    enum class TryPush { Pushed, Full, Ended };
+    // Never blocks. Full or Ended (closed, aborted): the item stays with the caller.
+    TryPush try_push(T& item) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (aborted_ || closed_) return TryPush::Ended;
+        if (items_.size() >= capacity_) return TryPush::Full;
+        items_.push_back(std::move(item));
+        not_empty_.notify_one();
+        return TryPush::Pushed;
+    }
+
     // Blocks until an item is available; nullopt at the end of the stream or after abort().
     std::optional<T> pop() {
         std::unique_lock<std::mutex> lock(mutex_);

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <thread>
+
+#include "common/metrics_server.hpp"
+#include "pipeline/live_metrics.hpp"
 
 #include "config/filter_registry.hpp"
 #include "decode/file_source.hpp"
@@ -41,10 +45,17 @@ Device resolve_device(const std::string& name, const std::string& kernel) {
 }  // namespace
 
 struct Job::Parts {
+    std::unique_ptr<MetricsServer> metrics_server;  // first in, last out: it reads the parts below
     std::unique_ptr<Source> source;
     std::unique_ptr<FilterStage> filter;
     std::unique_ptr<Sink> sink;
+    std::unique_ptr<Pipeline> pipeline;
+    std::unique_ptr<LiveMetrics> metrics;
+    std::atomic<LiveMetrics*> metrics_ready{nullptr};
     std::atomic<bool> interrupted{false};
+    std::atomic<bool> abandon_requested{false};
+
+    ~Parts() { metrics_server.reset(); }
 };
 
 Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
@@ -53,8 +64,20 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     const Device device = resolve_device(o.device, o.kernel);
     if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     const bool null_out = o.output == "null";
+    if (o.segment_s > 0 && (null_out || o.output == "-")) fail(ErrorCategory::Usage, "--segment needs an output file name");
+    if (o.metrics_port >= 0) {
+        Parts* parts = parts_.get();
+        parts_->metrics_server = std::make_unique<MetricsServer>(o.metrics_bind, o.metrics_port, [parts] {
+            LiveMetrics* m = parts->metrics_ready;
+            return m ? m->render() : std::string("# vfilter is starting\n");
+        });
+        spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
+    }
     OutputOptions out;
     out.path = o.output;
+    out.format = o.out_format;
+    out.segment_s = o.segment_s;
+    out.low_latency = o.low_latency;
     out.input_path = o.input;
     out.overwrite = o.overwrite;
     out.codec = o.codec;
@@ -78,7 +101,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     if (device != Device::Cuda) hwdec = HwDecode::None;
     // Frames for the GPU land in page-locked memory, so their upload is a DMA with no host copy.
     const BufferAllocator host_alloc = device == Device::Cuda ? pinned_buffer_alloc : nullptr;
-    int queue = o.queue_frames;
+    int queue = o.low_latency ? std::min(o.queue_frames, 2) : o.queue_frames;
     if (o.input.empty()) {
         parts_->source = std::make_unique<SyntheticSource>(1280, 720, 30, 300, AV_PIX_FMT_YUV420P, host_alloc);
     } else {
@@ -90,6 +113,14 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         in.allowed_protocols = o.allow_protocols;
         in.timeout_s = o.timeout_s;
         in.hwdec = hwdec;
+        in.live.rtsp_transport = o.rtsp_transport;
+        in.live.input_size = o.input_size;
+        in.live.input_fps = o.input_fps;
+        in.live.input_format = o.input_format;
+        in.live.low_latency = o.low_latency;
+        in.realtime = o.realtime;
+        in.reconnect_max = o.reconnect_max;
+        in.reconnect_delay_s = o.reconnect_delay_s;
         // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
         if (hwdec != HwDecode::None) queue = std::min(queue, 4);
         in.hw_frames_held = queue + o.gpu_streams + 1;
@@ -97,11 +128,17 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     }
     queue_frames_ = queue;
     spdlog::info("input: {}", parts_->source->describe());
+    const bool live = parts_->source->live();
+    drop_when_behind_ = o.on_overload == "drop" || (o.on_overload == "auto" && live);
+    if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
+    out.live = live;
+    out.fragmented = o.fragmented == "yes" || (o.fragmented == "auto" && live && output_kind(o.output) == OutputKind::File);
+    if (o.timeout_s > 0) out.timeout_s = o.timeout_s;
     FilterStageOptions fo;
     fo.device = device;
     fo.threads = o.threads;
     fo.gpu_kernel = o.kernel;
-    fo.gpu_streams = o.gpu_streams;
+    fo.gpu_streams = o.low_latency ? std::min(o.gpu_streams, 2) : o.gpu_streams;
     parts_->filter = std::make_unique<FilterStage>(std::move(chain), fo);
     if (device == Device::Cuda)
         spdlog::info("filters run on the GPU (CUDA), {} streams in flight", o.gpu_streams);
@@ -115,6 +152,13 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
                                                     parts_->source->metadata());
     }
     spdlog::info("output: {}", parts_->sink->describe());
+    PipelineOptions po;
+    po.queue_frames = static_cast<size_t>(queue_frames_);
+    po.max_frames = o.max_frames;
+    po.drop_when_behind = drop_when_behind_;
+    parts_->pipeline = std::make_unique<Pipeline>(*parts_->source, *parts_->filter, *parts_->sink, po);
+    parts_->metrics = std::make_unique<LiveMetrics>(*parts_->pipeline, *parts_->source, *parts_->sink);
+    parts_->metrics_ready = parts_->metrics.get();
 }
 
 Job::~Job() = default;
@@ -124,16 +168,38 @@ void Job::interrupt() {
     parts_->source->stop();
 }
 
+void Job::abandon() {
+    parts_->interrupted = true;
+    parts_->abandon_requested = true;  // run()'s watcher does the rest, outside the signal handler
+    parts_->source->stop();
+}
+
 JobResult Job::run() {
-    PipelineOptions po;
-    po.queue_frames = static_cast<size_t>(queue_frames_);
-    po.max_frames = options_.max_frames;
-    Pipeline pipeline(*parts_->source, *parts_->filter, *parts_->sink, po);
+    Pipeline& pipeline = *parts_->pipeline;
     JobResult r;
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {  // turns an abandon request (a signal) into pipeline.abandon()
+        while (!done) {
+            if (parts_->abandon_requested) {
+                pipeline.abandon();
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    });
+    struct JoinWatcher {
+        std::atomic<bool>& done;
+        std::thread& t;
+        ~JoinWatcher() {
+            done = true;
+            t.join();
+        }
+    } join_watcher{done, watcher};
     {
         ProgressReporter progress(pipeline.progress(), parts_->source->video(), options_.progress && options_.verbosity >= 0);
         r.stats = pipeline.run();
     }
+    r.abandoned = parts_->abandon_requested;
     const DecodeHealth health = parts_->source->health();
     r.damaged = health.damaged();
     r.interrupted = parts_->interrupted;

@@ -12,6 +12,7 @@ struct JobResult {
     RunStats stats;
     bool damaged = false;      // finished, but some input could not be decoded (exit code 5)
     bool interrupted = false;  // stopped early on request; the output is still complete
+    bool abandoned = false;    // stopped at once (second signal): frames in flight were discarded
 };
 
 class Job {
@@ -20,11 +21,13 @@ public:
     ~Job();
     JobResult run();
     void interrupt();  // async-signal-safe: only sets a flag the source polls
+    void abandon();    // async-signal-safe: discard what is in flight, finish the output now
 
 private:
     struct Parts;
     RunOptions options_;
-    int queue_frames_ = 8;  // options_.queue_frames, or fewer with NVDEC
+    int queue_frames_ = 8;  // options_.queue_frames, or fewer with NVDEC or --low-latency
+    bool drop_when_behind_ = false;
     std::unique_ptr<Parts> parts_;
 };
 

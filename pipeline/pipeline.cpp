@@ -34,6 +34,7 @@ public:
     void rethrow() {
         if (error_) std::rethrow_exception(error_);
     }
+    void clear() { error_ = nullptr; }
 
 private:
     std::mutex mutex_;
@@ -45,12 +46,33 @@ private:
 Pipeline::Pipeline(Source& source, FilterStage& filter, Sink& sink, PipelineOptions options)
     : source_(source), filter_(filter), sink_(sink), options_(options) {}
 
+void Pipeline::abandon() {
+    source_.stop();
+    std::lock_guard<std::mutex> lock(queues_mutex_);
+    abandoned_ = true;
+    if (decoded_) decoded_->abort();
+    if (filtered_) filtered_->abort();
+}
+
 RunStats Pipeline::run() {
     BoundedQueue<PipelineItem> decoded(options_.queue_frames), filtered(options_.queue_frames);
-    StageClock decode_clock, filter_clock, encode_clock;
-    decode_clock.name = "decode";
-    filter_clock.name = "filter";
-    encode_clock.name = "encode";
+    {
+        std::lock_guard<std::mutex> lock(queues_mutex_);
+        decoded_ = &decoded;
+        filtered_ = &filtered;
+        if (abandoned_) decoded.abort(), filtered.abort();
+    }
+    struct Forget {  // the queues die with this call
+        Pipeline* p;
+        ~Forget() {
+            std::lock_guard<std::mutex> lock(p->queues_mutex_);
+            p->decoded_ = p->filtered_ = nullptr;
+        }
+    } forget{this};
+    StageClock& decode_clock = progress_.decode;
+    StageClock& filter_clock = progress_.filter;
+    StageClock& encode_clock = progress_.encode;
+    progress_.started_at = Clock::now();
     FailureLatch failure;
     auto abort_all = [&] {
         source_.stop();
@@ -61,7 +83,6 @@ RunStats Pipeline::run() {
     const int64_t expected = source_.video().expected_frames;
     const int64_t warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
     Clock::time_point warm_at{}, last_at{};
-    DurationHistogram latency;
     int64_t frames_in = 0, packets = 0;
     const Clock::time_point start = Clock::now();
 
@@ -76,7 +97,16 @@ RunStats Pipeline::run() {
                     decode_clock.busy_ns += took;
                     if (item && std::holds_alternative<VideoFrame>(*item)) decode_clock.per_item.add(took / 1e6);
                     if (!item) break;
-                    if (std::holds_alternative<VideoFrame>(*item)) ++frames_in;
+                    const bool video = std::holds_alternative<VideoFrame>(*item);
+                    if (video) progress_.frames_in = ++frames_in;
+                    // A live input cannot wait: when the filter stage is behind, the frame goes
+                    // (not before the first frame is out: starting the encoder is no overload).
+                    if (video && options_.drop_when_behind && progress_.frames_out > 0) {
+                        const auto pushed = decoded.try_push(*item);
+                        if (pushed == BoundedQueue<PipelineItem>::TryPush::Ended) return;
+                        if (pushed == BoundedQueue<PipelineItem>::TryPush::Full) ++progress_.frames_dropped;
+                        continue;
+                    }
                     if (!decoded.push(std::move(*item))) return;
                 }
                 decoded.close();
@@ -153,9 +183,8 @@ RunStats Pipeline::run() {
                 while (std::optional<PipelineItem> item = filtered.pop()) {
                     const Clock::time_point t = Clock::now();
                     if (auto* v = std::get_if<VideoFrame>(&*item)) {
-                        sink_.write_frame(v->frame.get());
+                        sink_.write_frame(v->frame.get(), v->read_at);
                         const Clock::time_point done = Clock::now();
-                        latency.add(std::chrono::duration<double, std::milli>(done - v->read_at).count());
                         const int64_t n = ++encode_clock.items;
                         if (n == warmup) warm_at = done;
                         last_at = done;
@@ -176,6 +205,11 @@ RunStats Pipeline::run() {
     decode_thread.join();
     filter_thread.join();
     encode_thread.join();
+    {
+        std::lock_guard<std::mutex> lock(queues_mutex_);
+        // Abandoned (a second Ctrl-C): the queues were aborted on purpose; finish what was written.
+        if (abandoned_) failure.clear();
+    }
     failure.rethrow();
     if (device_failure) {
         if (encode_clock.items == 0) std::rethrow_exception(device_failure);  // nothing to keep: removed
@@ -197,6 +231,7 @@ RunStats Pipeline::run() {
     s.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
     s.frames_in = frames_in;
     s.frames_out = encode_clock.items;
+    s.frames_dropped = progress_.frames_dropped;
     s.packets_passed = packets;
     s.average_fps = s.wall_s > 0 ? s.frames_out / s.wall_s : 0;
     if (s.frames_out > warmup && last_at > warm_at) {
@@ -231,8 +266,12 @@ RunStats Pipeline::run() {
     s.hw_decode = source_.hw_decode();
     if (s.frames_out > 0)
         s.host_copies_per_frame = static_cast<double>(source_.host_copies() + filter_.staged_uploads()) / s.frames_out;
-    s.latency_p50_ms = latency.percentile(50);
-    s.latency_p99_ms = latency.percentile(99);
+    s.latency_p50_ms = sink_.latency().percentile(50);
+    s.latency_p99_ms = sink_.latency().percentile(99);
+    s.live = source_.live();
+    if (s.live && s.bottleneck == "decode") s.bottleneck = "input (a live source delivers at its own pace)";
+    s.reconnects = source_.status().reconnects;
+    s.input_gap_s = source_.status().gap_s;
     s.filter_threads = filter_.threads();
     return s;
 }

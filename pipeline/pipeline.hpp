@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 
 #include "decode/source.hpp"
 #include "encode/sink.hpp"
+#include "pipeline/bounded_queue.hpp"
 #include "pipeline/filter_stage.hpp"
 #include "pipeline/stats.hpp"
 
@@ -17,12 +19,19 @@ namespace vf {
 struct PipelineOptions {
     size_t queue_frames = 8;  // per queue
     int64_t max_frames = 0;   // stop after this many frames (0 = all)
+    // --on-overload drop: when the filter stage is behind (its queue full), a decoded frame is
+    // dropped instead of making the input wait, so latency on a live feed cannot grow.
+    bool drop_when_behind = false;
 };
 
-// Live counters for the progress display; read from another thread.
+// Live counters for the progress display and the metrics endpoint; read from other threads.
 struct PipelineProgress {
+    std::atomic<int64_t> frames_in{0};
     std::atomic<int64_t> frames_out{0};
+    std::atomic<int64_t> frames_dropped{0};
     std::atomic<double> position_s{0};
+    StageClock decode{"decode"}, filter{"filter"}, encode{"encode"};
+    Clock::time_point started_at = Clock::now();
 };
 
 class Pipeline {
@@ -32,6 +41,9 @@ public:
     // finished then. The caller decides from health() whether the input was damaged.
     RunStats run();
     void stop() { source_.stop(); }
+    // Stops at once: frames queued or in flight are discarded; run() then finishes the sink
+    // with what was already written (the second Ctrl-C). Safe from any thread.
+    void abandon();
     const PipelineProgress& progress() const { return progress_; }
 
 private:
@@ -40,6 +52,10 @@ private:
     Sink& sink_;
     PipelineOptions options_;
     PipelineProgress progress_;
+    std::mutex queues_mutex_;  // guards the two pointers below, set while run() runs
+    BoundedQueue<PipelineItem>* decoded_ = nullptr;
+    BoundedQueue<PipelineItem>* filtered_ = nullptr;
+    bool abandoned_ = false;
 };
 
 }  // namespace vf

@@ -44,6 +44,9 @@ nlohmann::json to_json(const RunStats& s) {
     j["average_fps"] = s.average_fps;
     j["warmup_frames"] = s.warmup_frames;
     j["latency_ms"] = {{"p50", s.latency_p50_ms}, {"p99", s.latency_p99_ms}};
+    j["live"] = s.live;
+    j["reconnects"] = s.reconnects;
+    j["input_gap_seconds"] = s.input_gap_s;
     j["bottleneck"] = s.bottleneck;
     j["stages"] = nlohmann::json::array();
     for (const auto& st : s.stages)
@@ -71,6 +74,11 @@ std::string format_summary(const RunStats& s) {
     out += buf;
     std::snprintf(buf, sizeof buf, "latency: p50 %.1f ms, p99 %.1f ms (read to written)\n", s.latency_p50_ms, s.latency_p99_ms);
     out += buf;
+    if (s.live && (s.reconnects || s.input_gap_s > 0)) {
+        std::snprintf(buf, sizeof buf, "input: reconnected %lld times, down %.1f s in all\n", static_cast<long long>(s.reconnects),
+                      s.input_gap_s);
+        out += buf;
+    }
     out += "stages (busy share of wall time, mean / p99 ms per frame):";
     for (const auto& st : s.stages) {
         std::snprintf(buf, sizeof buf, " %s%s %.0f%% %.2f/%.2f ms;", st.name.c_str(), st.gpu ? " (GPU)" : "",

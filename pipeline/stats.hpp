@@ -33,6 +33,7 @@ private:
 
 // Busy time of one stage, excluding time spent waiting on its queues.
 struct StageClock {
+    explicit StageClock(std::string n = "") : name(std::move(n)) {}
     std::string name;
     std::atomic<int64_t> busy_ns{0};
     std::atomic<int64_t> items{0};
@@ -57,6 +58,9 @@ struct RunStats {
     std::vector<StageSummary> stages;
     std::string bottleneck;
     double latency_p50_ms = 0, latency_p99_ms = 0;
+    bool live = false;          // a live input (or one paced with --realtime)
+    int64_t reconnects = 0;     // times a live input came back
+    double input_gap_s = 0;     // total time a live input was down
     std::string input, output, filters;
     int filter_threads = 0;
     std::string damage;  // empty when the input decoded cleanly

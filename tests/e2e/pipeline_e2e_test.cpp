@@ -217,7 +217,7 @@ TEST(EndToEnd, UnfinishedOutputIsRemoved) {
         f->format = AV_PIX_FMT_YUV420P;
         av_frame_get_buffer(f.get(), 0);
         f->pts = 0;
-        out.write_frame(f.get());
+        out.write_frame(f.get(), Clock::now());
         EXPECT_TRUE(file_exists(o.path + ".partial"));
         EXPECT_FALSE(file_exists(o.path));
     }  // destroyed without finish(): a failure mid-run

@@ -111,7 +111,7 @@ TEST(CpuFrameEngine, DestroyedWithFramesInFlight) {
 // Records what reaches the sink, in order: frames (copied) and packets (stream and pts).
 class RecordingSink : public Sink {
 public:
-    void write_frame(const AVFrame* f) override {
+    void write_frame(const AVFrame* f, Clock::time_point) override {
         AvFramePtr copy = make_frame();
         copy->format = f->format;
         copy->width = f->width;

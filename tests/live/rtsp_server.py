@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""A real RTSP camera on loopback for vfilter's live tests: GStreamer's RTSP server serving a
+live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
+
+    rtsp_server.py PORT [--size 320x240] [--fps 30]
+
+Prints "ready" once it listens; runs until killed (SIGTERM/SIGKILL, as a camera dies).
+Needs python3-gi, gir1.2-gst-rtsp-server-1.0 and gstreamer1.0-plugins-{base,good,ugly}
+(scripts/install_deps.sh --test installs them).
+"""
+import argparse
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstRtspServer", "1.0")
+from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("port", type=int)
+    ap.add_argument("--size", default="320x240")
+    ap.add_argument("--fps", type=int, default=30)
+    args = ap.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+
+    Gst.init(None)
+    server = GstRtspServer.RTSPServer()
+    server.set_address("127.0.0.1")
+    server.set_service(str(args.port))
+    factory = GstRtspServer.RTSPMediaFactory()
+    factory.set_launch(
+        "( videotestsrc is-live=true pattern=ball ! "
+        f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "
+        f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
+        "rtph264pay name=pay0 pt=96 config-interval=1 )"
+    )
+    factory.set_shared(True)
+    server.get_mount_points().add_factory("/cam", factory)
+    if server.attach(None) == 0:
+        print(f"cannot listen on 127.0.0.1:{args.port}", file=sys.stderr)
+        return 1
+    loop = GLib.MainLoop()
+    signal.signal(signal.SIGTERM, lambda *_: loop.quit())
+    print("ready", flush=True)
+    loop.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
