@@ -28,7 +28,7 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--codec", o.codec, "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, mpeg4, ffv1, rawvideo, ...")->default_str("auto");
     app.add_option("--crf", crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
         ->check(CLI::Range(0.0, 63.0));
-    app.add_option("--preset", o.preset, "x264/x265 preset")->default_str("veryfast");
+    CLI::Option* preset = app.add_option("--preset", o.preset, "x264/x265 preset (default veryfast; superfast with --low-latency)");
     app.add_option("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M");
     app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
@@ -114,6 +114,8 @@ Command parse_command_line(int argc, char** argv) {
         return cmd;
     }
     if (crf >= 0) o.crf = crf;
+    // Low latency: one frame's encode time is the latency, so a faster preset is the better default.
+    if (o.low_latency && preset->count() == 0) o.preset = "superfast";
     o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
     o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
     o.progress = !no_progress && !quiet;

@@ -328,6 +328,7 @@ bool FileSource::reconnect() {
             status_.up = true;
             rebase_pending_ = true;
             draining_ = false;
+            went_silent_ = false;
             read_times_.clear();
             return true;
         } catch (const Error& e) {
@@ -394,9 +395,12 @@ std::optional<PipelineItem> FileSource::read() {
 
         watchdog_.arm();
         const int err = av_read_frame(format_.get(), packet_.get());
+        // The deadline may end a read that still returns a packet (a demuxer flushing what it
+        // held); the error comes one call later, so remember that the input went silent.
+        if (watchdog_.expired()) went_silent_ = true;
         if (err < 0) {
             if (stop_requested_) return std::nullopt;  // Ctrl-C or --frames interrupted a blocking read
-            const std::string why = watchdog_.expired() ? silent_message("reading") : av_error_string(err);
+            const std::string why = went_silent_ ? silent_message("reading") : av_error_string(err);
             if (reconnectable_ && options_.reconnect_max != 0) {
                 spdlog::warn("input '{}' {}", options_.url, err == AVERROR_EOF ? "ended" : "failed: " + why);
                 status_.up = false;

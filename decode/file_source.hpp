@@ -89,6 +89,7 @@ private:
     std::deque<std::pair<int64_t, Clock::time_point>> read_times_;  // video packet pts -> when read
     bool draining_ = false;
     bool reconnect_after_drain_ = false;
+    bool went_silent_ = false;  // the --timeout deadline ended a read of this connection
     bool rebase_pending_ = false;  // the first packet after a reconnect sets the timeline offset
     Clock::time_point down_since_{};
     bool warned_resize_ = false;

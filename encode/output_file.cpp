@@ -225,7 +225,9 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, write_path_.c_str()), ErrorCategory::Internal,
                 "creating the muxer");
     mux_->interrupt_callback = watchdog_.callback();
-    if (kind_ != OutputKind::File || options.low_latency) mux_->flush_packets = 1;
+    // Live outputs and recordings hand each packet to the OS at once: a viewer sees it now, and
+    // a killed process cannot take completed fragments down with it in a write buffer.
+    if (kind_ != OutputKind::File || options.low_latency || options.live || options.fragmented) mux_->flush_packets = 1;
 
     // auto: NVENC when filtering on the GPU and this GPU has it (H100/H200 do not), else libx264.
     if (options.codec == "auto") {

@@ -17,7 +17,11 @@ esac
 build_pkgs=(build-essential cmake pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
   libspdlog-dev libcli11-dev nlohmann-json3-dev)
-test_pkgs=(libgtest-dev ffmpeg python3)  # python3: tests/data/bad/make_bad_inputs.sh
+# python3: tests/data/bad/make_bad_inputs.sh. The live tests' real peers: GStreamer's RTSP
+# server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP module.
+test_pkgs=(libgtest-dev ffmpeg python3
+  python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
+  nginx-light libnginx-mod-rtmp)
 runtime_pkgs=(libavformat59 libavcodec59 libavutil57 libswscale6 libavdevice59 libspdlog1.10 ca-certificates)
 
 case $mode in

@@ -1,0 +1,99 @@
+#include "support/child_process.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace vf::test {
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_path, const std::string& stdout_path)
+    : log_path_(log_path) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+        const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        const int out = stdout_path.empty() ? log : open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (log < 0 || out < 0) _exit(126);
+        dup2(out, 1);
+        dup2(log, 2);
+        const int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        setpgid(0, 0);  // its own group: a signal meant for it never reaches the test runner
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+}
+
+ChildProcess::~ChildProcess() {
+    if (!reaped_ && pid_ > 0) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status_, 0);
+    }
+}
+
+void ChildProcess::signal(int sig) {
+    if (!reaped_) kill(pid_, sig);
+}
+
+bool ChildProcess::running() {
+    if (reaped_) return false;
+    const pid_t r = waitpid(pid_, &status_, WNOHANG);
+    if (r == pid_) reaped_ = true;
+    return !reaped_;
+}
+
+int ChildProcess::wait(double timeout_s) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (running()) {
+        if (std::chrono::steady_clock::now() > until) return -1;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (WIFEXITED(status_)) return WEXITSTATUS(status_);
+    if (WIFSIGNALED(status_)) return 128 + WTERMSIG(status_);
+    return -1;
+}
+
+bool ChildProcess::wait_for_log(const std::string& text, double timeout_s) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (;;) {
+        if (log().find(text) != std::string::npos) return true;
+        if (!running() || std::chrono::steady_clock::now() > until) return log().find(text) != std::string::npos;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+std::string ChildProcess::log() const { return read_file(log_path_); }
+
+int free_port() {
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
+    close(s);
+    return ntohs(addr.sin_port);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+}  // namespace vf::test

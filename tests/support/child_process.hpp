@@ -1,0 +1,42 @@
+// A child process the test starts, signals and waits for: vfilter runs that are interrupted
+// mid-stream, and the real servers (RTSP, RTMP) the live tests talk to on loopback.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace vf::test {
+
+class ChildProcess {
+public:
+    // Starts argv with stdout and stderr appended to log_path (stdout to stdout_path when given).
+    ChildProcess(const std::vector<std::string>& argv, const std::string& log_path, const std::string& stdout_path = "");
+    ~ChildProcess();  // kills it (SIGKILL) if still running
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    void signal(int sig);
+    // The exit code (128+signal when killed by one), or -1 when it did not end within timeout_s.
+    int wait(double timeout_s);
+    bool running();
+    // Waits until the log contains `text`; false after timeout_s or if the process ended.
+    bool wait_for_log(const std::string& text, double timeout_s);
+    std::string log() const;
+    pid_t pid() const { return pid_; }
+
+private:
+    pid_t pid_ = -1;
+    int status_ = -1;
+    bool reaped_ = false;
+    std::string log_path_;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int free_port();
+
+// Reads a whole file (empty when missing).
+std::string read_file(const std::string& path);
+
+}  // namespace vf::test
