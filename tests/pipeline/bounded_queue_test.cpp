@@ -60,3 +60,26 @@ TEST(BoundedQueue, CloseLetsTheConsumerDrainWhatIsLeft) {
 }
 
 }  // namespace vf
+
+namespace vf {
+namespace {
+
+TEST(BoundedQueue, TryPushNeverBlocksAndTellsFullFromEnded) {
+    BoundedQueue<int> q(2);
+    int a = 1, b = 2, c = 3;
+    EXPECT_EQ(q.try_push(a), BoundedQueue<int>::TryPush::Pushed);
+    EXPECT_EQ(q.try_push(b), BoundedQueue<int>::TryPush::Pushed);
+    EXPECT_EQ(q.try_push(c), BoundedQueue<int>::TryPush::Full);
+    EXPECT_EQ(c, 3) << "a refused item stays with the caller";
+    EXPECT_EQ(*q.pop(), 1);
+    EXPECT_EQ(q.try_push(c), BoundedQueue<int>::TryPush::Pushed);
+    q.close();
+    int d = 4;
+    EXPECT_EQ(q.try_push(d), BoundedQueue<int>::TryPush::Ended);
+    BoundedQueue<int> aborted(1);
+    aborted.abort();
+    EXPECT_EQ(aborted.try_push(d), BoundedQueue<int>::TryPush::Ended);
+}
+
+}  // namespace
+}  // namespace vf
