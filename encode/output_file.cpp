@@ -283,7 +283,13 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
 
     watchdog_.arm();
     if (!(ofmt->flags & AVFMT_NOFILE)) {
-        err = avio_open2(&mux_->pb, write_path_.c_str(), AVIO_FLAG_WRITE, &mux_->interrupt_callback, nullptr);
+        // SRT in live mode drops what is still unsent when the socket closes: linger lets the
+        // last packets reach the receiver (measured: 37 of 60 frames arrived without it).
+        AVDictionary* io_options = nullptr;
+        if (input_protocol(options.path) == "srt" && options.path.find("linger=") == std::string::npos)
+            av_dict_set(&io_options, "linger", "5", 0);
+        err = avio_open2(&mux_->pb, write_path_.c_str(), AVIO_FLAG_WRITE, &mux_->interrupt_callback, &io_options);
+        av_dict_free(&io_options);
         if (err < 0)
             output_error("cannot " + std::string(kind_ == OutputKind::Network ? "connect to" : "write") + " output '" +
                          options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)));

@@ -318,6 +318,33 @@ TEST_F(Live, PublishesToAnRtmpServer) {
     EXPECT_NE(streams.output.find("aac"), std::string::npos) << streams.output;
 }
 
+// UDP and SRT (MPEG-TS): an ffmpeg receiver on loopback records what arrives; it must decode.
+TEST_F(Live, PublishesOverUdpAndSrt) {
+    const std::string in = clip("in.mp4", "320x240", 2);
+    for (const std::string proto : {"udp", "srt"}) {
+        if (proto == "srt" && !have("ffmpeg -hide_banner -protocols 2>/dev/null | grep -qx ' *srt'")) {
+            std::printf("this ffmpeg has no SRT: the SRT output is not tested\n");
+            continue;
+        }
+        const int port = free_port();
+        const std::string got = dir + "/" + proto + ".ts";
+        const std::string listen = proto == "udp" ? "udp://127.0.0.1:" + std::to_string(port) + "?timeout=3000000"
+                                                  : "srt://127.0.0.1:" + std::to_string(port) + "?mode=listener";
+        ChildProcess receiver({"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", listen, "-c", "copy", "-f", "mpegts", got},
+                              dir + "/" + proto + "-receiver.log");
+        std::this_thread::sleep_for(700ms);
+        const std::string url = proto == "udp" ? "udp://127.0.0.1:" + std::to_string(port) + "?pkt_size=1316"
+                                               : "srt://127.0.0.1:" + std::to_string(port) + "?mode=caller";
+        // --realtime: a receiver reads at the stream's pace, as a viewer would.
+        const CommandResult r = run_vfilter({"-i", in, "--realtime", "-f", "sobel", "-o", url}, 60);
+        ASSERT_EQ(r.exit_code, kOk) << proto << ": " << r.output;
+        EXPECT_NE(receiver.wait(20), -1) << proto << ": the receiver did not end";
+        const Decoded d = decode(got);
+        EXPECT_TRUE(d.clean) << proto << ": " << d.errors << receiver.log();
+        EXPECT_GE(d.frames, 55) << proto;
+    }
+}
+
 TEST_F(Live, WritesAPlayableStreamToStdout) {
     const std::string in = clip("in.mp4", "320x240", 2);
     const std::string ts = dir + "/out.ts";
