@@ -73,8 +73,9 @@ Command parse_command_line(int argc, char** argv) {
     app.add_flag("--low-latency", o.low_latency,
                  "minimise delay: zero-latency encoding (no B-frames, no look-ahead), small queues, no input buffering");
     app.add_option("--metrics-port", o.metrics_port, "serve Prometheus metrics at http://BIND:PORT/metrics")
-        ->check(CLI::Range(0, 65535));
-    app.add_option("--metrics-bind", o.metrics_bind, "address for --metrics-port")->default_str("127.0.0.1");
+        ->check(CLI::Range(0, 65535))->envname("VFILTER_METRICS_PORT");
+    app.add_option("--metrics-bind", o.metrics_bind, "address for --metrics-port")->default_str("127.0.0.1")
+        ->envname("VFILTER_METRICS_BIND");
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
     app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
     app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");
@@ -99,6 +100,10 @@ Command parse_command_line(int argc, char** argv) {
     bench->add_option("--frames", b.frames, "frames per --pipeline measurement")->check(CLI::Range(10, 100000));
     bench->add_option("--gpu-streams", b.gpu_streams, "streams for --pipeline")->check(CLI::Range(1, 16));
 
+    CLI::App* health = app.add_subcommand(
+        "health", "container health check: asks the metrics endpoint of a running vfilter (VFILTER_METRICS_PORT) "
+                  "whether its input is up; exit 0 when it is, or when no endpoint is configured");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -121,6 +126,7 @@ Command parse_command_line(int argc, char** argv) {
     o.progress = !no_progress && !quiet;
     if (list) cmd.kind = Command::ListFilters;
     else if (bench->parsed()) cmd.kind = Command::Bench;
+    else if (health->parsed()) cmd.kind = Command::Health;
     else if (o.output.empty()) {
         std::fprintf(stderr, "vfilter: error: no output given: use --out FILE (or --out null to discard) (see vfilter --help)\n");
         cmd.kind = Command::Exit;

@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 
 namespace vf {
 int run_bench(const BenchOptions& options);
+int run_health_check();
 }
 
 namespace {
@@ -28,6 +30,22 @@ void on_signal(int) {
     if (n > 2 || !g_job) _exit(130);
     if (n == 1) g_job->interrupt();
     else g_job->abandon();
+}
+
+// In the container (VFILTER_CONTAINER is set by docker/Dockerfile) a missing file or GPU is
+// usually a missing mount or flag: say which.
+std::string container_hint(const vf::Error& e) {
+    if (!std::getenv("VFILTER_CONTAINER")) return "";
+    const std::string what = e.what();
+    const bool missing = what.find("No such file or directory") != std::string::npos;
+    const bool denied = what.find("Permission denied") != std::string::npos;
+    if (e.category() == vf::ErrorCategory::Device)
+        return " (in a container: run it with --gpus all and the NVIDIA Container Toolkit installed, or pass --device cpu)";
+    if (e.category() == vf::ErrorCategory::Input && missing && what.find("/dev/video") != std::string::npos)
+        return " (in a container: pass the camera with --device /dev/videoN)";
+    if ((e.category() == vf::ErrorCategory::Input || e.category() == vf::ErrorCategory::Output) && (missing || denied))
+        return " (in a container: mount the folder, e.g. -v \"$PWD:/data\", writable by uid 10001 for outputs)";
+    return "";
 }
 
 int run(const vf::RunOptions& options) {
@@ -65,11 +83,13 @@ int main(int argc, char** argv) {
             return 0;
         case vf::Command::Bench:
             return vf::run_bench(cmd.bench);
+        case vf::Command::Health:
+            return vf::run_health_check();
         default:
             return run(cmd.run);
         }
     } catch (const vf::Error& e) {
-        spdlog::error("{}", e.what());
+        spdlog::error("{}{}", e.what(), container_hint(e));
         return vf::exit_code_for(e.category());
     } catch (const std::exception& e) {
         spdlog::error("internal error: {}", e.what());

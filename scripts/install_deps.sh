@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what vfilter needs to build and test, from the distribution's packages (Debian 12 /
 # Ubuntu 22.04+). The one install script: run.sh, test.sh and docker/Dockerfile all call it.
-#   scripts/install_deps.sh          build + run dependencies
-#   scripts/install_deps.sh --test   also the test tools (GoogleTest, the ffmpeg command, python3)
+#   scripts/install_deps.sh            build + run dependencies
+#   scripts/install_deps.sh --test     also the test tools (GoogleTest, the ffmpeg command, python3,
+#                                      the live tests' servers, podman + debootstrap for docker/test.sh)
 #   scripts/install_deps.sh --runtime  only the shared libraries vfilter needs at run time
+#                                      (docker/Dockerfile's runtime stage)
 set -euo pipefail
 
 mode=build
@@ -18,16 +20,35 @@ build_pkgs=(build-essential cmake pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
   libspdlog-dev libcli11-dev nlohmann-json3-dev)
 # python3: tests/data/bad/make_bad_inputs.sh. The live tests' real peers: GStreamer's RTSP
-# server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP module.
+# server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP
+# module. docker/test.sh: podman (daemonless), runc, and debootstrap for the local Debian base.
 test_pkgs=(libgtest-dev ffmpeg python3
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
-  nginx-light libnginx-mod-rtmp)
-runtime_pkgs=(libavformat59 libavcodec59 libavutil57 libswscale6 libavdevice59 libspdlog1.10 ca-certificates)
+  nginx-light libnginx-mod-rtmp
+  podman runc debootstrap)
+# Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
+# libavformat60 on Ubuntu 24.04, ...) is looked up in the distribution's package lists.
+runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null && sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+update() { [ $updated = 1 ] || { $sudo apt-get update -qq; updated=1; }; }
 
 case $mode in
   build) wanted=("${build_pkgs[@]}") ;;
   test) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
-  runtime) wanted=("${runtime_pkgs[@]}") ;;
+  runtime)
+    [ -n "$(ls /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ] || update
+    wanted=(ca-certificates)
+    for base in "${runtime_bases[@]}"; do
+      pkg=$(apt-cache pkgnames "$base" | grep -E "^${base}[0-9][0-9.]*$" | sort -V | tail -1)
+      [ -n "$pkg" ] || { echo "no run-time package for $base in this distribution" >&2; exit 1; }
+      wanted+=("$pkg")
+    done ;;
 esac
 
 missing=()
@@ -37,11 +58,9 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing: ${missing[*]}" >&2
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-  sudo=sudo
+if [ "$(id -u)" -ne 0 ] && [ -z "$sudo" ]; then
+  echo "need root (or sudo) to install: ${missing[*]}" >&2
+  exit 1
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
+update
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
