@@ -168,6 +168,8 @@ void Job::interrupt() {
     parts_->source->stop();
 }
 
+int Job::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : -1; }
+
 void Job::abandon() {
     parts_->interrupted = true;
     parts_->abandon_requested = true;  // run()'s watcher does the rest, outside the signal handler

@@ -22,6 +22,7 @@ public:
     JobResult run();
     void interrupt();  // async-signal-safe: only sets a flag the source polls
     void abandon();    // async-signal-safe: discard what is in flight, finish the output now
+    int metrics_port() const;  // the port --metrics-port serves on (0 chooses one), or -1
 
 private:
     struct Parts;

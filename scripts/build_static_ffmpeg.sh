@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# Builds a minimal static FFmpeg 5.1 + x264 from Debian's source packages into PREFIX (default
-# .static-ffmpeg/), for machines without FFmpeg (the GPU machines: see docs/gpu-machine.md).
+# Builds a minimal static FFmpeg + x264 from the distribution's source packages (FFmpeg 5.1 on
+# Debian 12) into PREFIX (default .static-ffmpeg/), for machines without FFmpeg (the GPU machines:
+# see docs/gpu-machine.md) and for the container image (--profile container: adds the network
+# protocols, live demuxers and muxers, and V4L2 capture, so the runtime image needs no FFmpeg
+# packages and their hundreds of megabytes of dependencies).
 # vfilter links it with -DVF_FFMPEG_STATIC=ON (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig; see
 # scripts/gpu_check.sh pipeline), and the ffmpeg command built here runs the side-by-side
 # comparisons. Options after --disable-everything only: it resets every component list.
 # Needs deb-src access (added for the build if missing).
-#   scripts/build_static_ffmpeg.sh [PREFIX]
+#   scripts/build_static_ffmpeg.sh [--profile minimal|container] [PREFIX]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+profile=minimal
+if [ "${1:-}" = --profile ]; then profile=$2; shift 2; fi
+case $profile in minimal|container) ;; *) echo "unknown profile '$profile'" >&2; exit 2 ;; esac
 prefix="$(realpath -m "${1:-$here/.static-ffmpeg}")"
 work="$prefix/src"
 mkdir -p "$work"
 export DEBIAN_FRONTEND=noninteractive
 
 if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  # Debian 12 ships deb822 sources; add the matching source lines.
-  sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >/etc/apt/sources.list.d/vfilter-src.sources
+  # Add source lines matching the binary ones: deb822 files (Debian 12, Ubuntu 24.04) or sources.list.
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && sed -e 's/^Types: deb$/Types: deb-src/' "$f" >"/etc/apt/sources.list.d/vfilter-src-$(basename "$f")"
+  done
+  [ -f /etc/apt/sources.list ] && grep "^deb " /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/vfilter-src.list
 fi
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends dpkg-dev nasm libffmpeg-nvenc-dev pkg-config build-essential >/dev/null
+apt-get install -y -qq --no-install-recommends dpkg-dev nasm libffmpeg-nvenc-dev pkg-config build-essential \
+  ca-certificates xz-utils >/dev/null
 
 cd "$work"
 [ -d x264-* ] 2>/dev/null || apt-get source -qq --download-only x264 ffmpeg >/dev/null
@@ -35,19 +45,37 @@ echo "== x264 ($x264_dir)"
 
 echo "== FFmpeg ($ffmpeg_dir)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+components=(
+  --enable-protocol=file,pipe
+  --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid
+  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac,h264_nvenc,hevc_nvenc
+  --enable-hwaccel=h264_nvdec,hevc_nvdec
+  --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2
+  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac
+  --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png
+  --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
+  --enable-filter=sobel,prewitt,scharr,convolution,gblur,scale,format,null,anull,aresample,testsrc2,sine,noise
+  --enable-indev=lavfi)
+network=--disable-network
+if [ "$profile" = container ]; then
+  # Cameras and streams: RTSP/RTP, RTMP, UDP, TCP, HTTP (no TLS: rtsps, rtmps and https need a
+  # TLS library this static build leaves out), V4L2 capture (raw and MJPEG), and the muxers of
+  # every output kind (FLV for RTMP, RTSP, MPEG-TS, segments).
+  network=--enable-network
+  components+=(
+    --enable-protocol=file,pipe,tcp,udp,rtp,rtmp,http,httpproxy,hls
+    --enable-decoder=mjpeg,vp8,vp9,mpeg2video,opus,ac3,pcm_mulaw,pcm_alaw,adpcm_g726
+    --enable-demuxer=rtsp,sdp,rtp,flv,live_flv,hls,mjpeg,mpegvideo,aac,mp3,wav,ogg,webm_dash_manifest
+    --enable-muxer=flv,rtsp,rtp,rtp_mpegts,segment,stream_segment,webm,ogg,wav
+    --enable-parser=mjpeg,vp8,vp9,mpegvideo,opus,ac3
+    --enable-bsf=extract_extradata,dump_extradata
+    --enable-indev=v4l2)
+fi
 (cd "$ffmpeg_dir" && ./configure --prefix="$prefix" --enable-static --disable-shared --enable-pic --enable-gpl \
-  --disable-autodetect --disable-doc --disable-debug --disable-network \
+  --disable-autodetect --disable-doc --disable-debug "$network" \
   --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid --enable-nvenc \
-  --disable-everything --enable-protocol=file,pipe \
-  --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid \
-  --enable-encoder=libx264,ffv1,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac,h264_nvenc,hevc_nvenc \
-  --enable-hwaccel=h264_nvdec,hevc_nvdec \
-  --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2 \
-  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac \
-  --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png \
-  --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc \
-  --enable-filter=sobel,prewitt,scharr,convolution,gblur,scale,format,null,anull,aresample,testsrc2,sine,noise \
-  --enable-indev=lavfi --enable-swscale --enable-swresample --enable-avdevice --enable-avfilter \
+  --disable-everything "${components[@]}" \
+  --enable-swscale --enable-swresample --enable-avdevice --enable-avfilter \
   --extra-cflags="-I$prefix/include" --extra-ldflags="-L$prefix/lib" --pkg-config-flags=--static >/dev/null \
   && make -j"$(nproc)" >/dev/null && make install >/dev/null)
 echo "static FFmpeg in $prefix ($(du -sh "$prefix/lib" | cut -f1) of libraries); ffmpeg: $prefix/bin/ffmpeg"

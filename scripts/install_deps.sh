@@ -6,6 +6,8 @@
 #                                      the live tests' servers, podman + debootstrap for docker/test.sh)
 #   scripts/install_deps.sh --runtime  only the shared libraries vfilter needs at run time
 #                                      (docker/Dockerfile's runtime stage)
+# VF_STATIC_FFMPEG=1 leaves FFmpeg's packages out: vfilter links the static FFmpeg of
+# scripts/build_static_ffmpeg.sh instead (the container image).
 set -euo pipefail
 
 mode=build
@@ -29,6 +31,10 @@ test_pkgs=(libgtest-dev ffmpeg python3
 # Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
 # libavformat60 on Ubuntu 24.04, ...) is looked up in the distribution's package lists.
 runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog)
+if [ "${VF_STATIC_FFMPEG:-0}" = 1 ]; then
+  build_pkgs=(build-essential cmake pkg-config libspdlog-dev libcli11-dev nlohmann-json3-dev)
+  runtime_bases=(libspdlog)
+fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then

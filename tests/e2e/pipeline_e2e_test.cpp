@@ -1,6 +1,12 @@
 // End to end, in process: clips written with libavcodec go through Job (what the command line
 // runs) and the output is decoded and compared with the reference, frame by frame.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -19,6 +25,23 @@ namespace vf {
 namespace {
 
 using namespace test;
+
+std::string http_get_local(int port, const std::string& path) {
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    std::string reply;
+    if (connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+        const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
+        send(s, request.data(), request.size(), 0);
+        char buf[4096];
+        for (ssize_t n; (n = recv(s, buf, sizeof buf, 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
+    }
+    close(s);
+    return reply;
+}
 
 RunOptions lossless(const std::string& in, const std::string& out, const std::string& filter) {
     RunOptions o;
@@ -91,6 +114,73 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"gray10_laplacian", AV_PIX_FMT_GRAY10LE, "mkv", "ffv1", "laplacian=border=zero"},
                       Case{"nv12_sharpen", AV_PIX_FMT_NV12, "nut", "rawvideo", "sharpen=planes=all,emboss"}),
     [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// The metrics endpoint is read while the pipeline runs (ThreadSanitizer runs this too), and the
+// scraped counters move.
+TEST(EndToEnd, MetricsAreServedWhileRunning) {
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/in.mkv";
+    clip.width = 96;
+    clip.height = 64;
+    clip.frames = 40;
+    write_clip(clip);
+    RunOptions o;
+    o.input = clip.path;
+    o.output = dir + "/out.mkv";
+    o.codec = "ffv1";
+    o.filter = "sobel";
+    o.progress = false;
+    o.realtime = true;  // 40 frames at 25 fps: 1.6 s to scrape in
+    o.metrics_port = 0;
+    Job job(o);
+    ASSERT_GT(job.metrics_port(), 0);
+    std::vector<std::string> scrapes;
+    std::thread scraper([&] {
+        for (int i = 0; i < 8; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+            scrapes.push_back(http_get_local(job.metrics_port(), "/metrics"));
+        }
+    });
+    const JobResult r = job.run();
+    scraper.join();
+    EXPECT_EQ(r.stats.frames_out, 40);
+    EXPECT_TRUE(r.stats.live);
+    ASSERT_FALSE(scrapes.empty());
+    EXPECT_NE(scrapes.back().find("vfilter_frames_out_total"), std::string::npos) << scrapes.back();
+    EXPECT_NE(scrapes.front(), scrapes.back()) << "the counters move while frames flow";
+}
+
+// abandon() (the second Ctrl-C) from another thread mid-run: frames in flight are discarded and
+// the output is finished with what was written.
+TEST(EndToEnd, AbandonFinishesTheOutputAtOnce) {
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/in.mkv";
+    clip.width = 96;
+    clip.height = 64;
+    clip.frames = 100;
+    write_clip(clip);
+    RunOptions o;
+    o.input = clip.path;
+    o.output = dir + "/out.mkv";
+    o.codec = "ffv1";
+    o.progress = false;
+    o.realtime = true;  // 4 s of input; abandoned after 0.6 s
+    Job job(o);
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        job.abandon();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const JobResult r = job.run();
+    stopper.join();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.5);
+    EXPECT_TRUE(r.abandoned);
+    EXPECT_GT(r.stats.frames_out, 0);
+    EXPECT_LT(r.stats.frames_out, 100);
+    EXPECT_EQ(read_video_frames(o.output).size(), static_cast<size_t>(r.stats.frames_out)) << "finished and complete";
+}
 
 TEST(EndToEnd, DefaultH264OutputKeepsAudioTimestampsAndFrameCount) {
     const std::string dir = temp_dir();
