@@ -4,11 +4,12 @@
 # run every test (the GPU ones included), compute-sanitizer on the GPU stage tests, then time
 # `vfilter bench --pipeline` and bench/gpu_pipeline_targets.py on a 1080p30 and a 4K clip.
 # Results go to $OUT (or ./gpu-out).
-#   scripts/gpu_pipeline_check.sh [tests|bench|sweep|all]   (default all; sweep: streams and
-#   NVDEC decoder threads against throughput, to choose the defaults)
+#   scripts/gpu_pipeline_check.sh [tests|bench|sweep|live|all]   (default all; sweep: streams and
+#   NVDEC decoder threads against throughput, to choose the defaults; live: latency of
+#   --realtime --low-latency on the GPU path, and SIGINT/SIGKILL during a GPU recording)
 set -uo pipefail
 what=${1:-all}
-case $what in tests|bench|sweep|all) ;; *) echo "usage: $0 [tests|bench|sweep|all]"; exit 2;; esac
+case $what in tests|bench|sweep|live|all) ;; *) echo "usage: $0 [tests|bench|sweep|live|all]"; exit 2;; esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 [ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
@@ -32,7 +33,6 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"
   done
 fi
-[ "$what" = tests ] && exit 0
 # Environment: CLIPS (default "1080 4k"), CLIP_SECONDS (default 10 for 1080p, 5 for 4K), RUNS (2).
 clips=${CLIPS:-1080 4k}
 make_clips() {
@@ -46,6 +46,26 @@ fps() {  # runs vfilter with "$@" and prints sustained and average fps
   $full/vfilter -q "$@" --stats-json /tmp/s.json >/dev/null 2>&1 &&
     python3 -c "import json;d=json.load(open('/tmp/s.json'));print(f\"{d['sustained_fps']:.1f} sustained, {d['average_fps']:.1f} average\")"
 }
+if [ "$what" = live ] || [ "$what" = tests ]; then
+  echo "== live: --realtime --low-latency, 1080p30, 10 s (latency from packet read to packet written)"
+  scripts/make_test_clip.sh /tmp/live1080.mp4 1920x1080 10 30 >/dev/null
+  for dev in "--device cpu" "--device cuda --hwdec none" "--device cuda --hwdec cuda"; do
+    for f in sobel gaussian=sigma=3.2; do
+      $full/vfilter -q -i /tmp/live1080.mp4 --realtime --low-latency -f $f $dev -o /tmp/live.mp4 -y --stats-json /tmp/l.json
+      python3 -c "import json;d=json.load(open('/tmp/l.json'));l=d['latency_ms'];print(f\"$dev -f $f: p50 {l['p50']:.1f} ms, p99 {l['p99']:.1f} ms, {d['frames_out']} out, {d['frames_dropped']} dropped\")"
+    done
+  done | tee "$out/live_latency.txt"
+  echo "== live: SIGINT and SIGKILL during a GPU recording (fragmented MP4)"
+  for sig in INT KILL; do
+    $full/vfilter -q -i /tmp/live1080.mp4 --realtime --device cuda -f sobel -o /tmp/rec_$sig.mp4 -y & pid=$!
+    sleep 3; kill -$sig $pid; wait $pid; code=$?
+    frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 /tmp/rec_$sig.mp4 2>&1)
+    errors=$(ffmpeg -nostdin -v error -i /tmp/rec_$sig.mp4 -f null - 2>&1 | wc -l)
+    echo "SIG$sig after 3 s: exit $code, $frames frames decode, $errors decoder error lines"
+  done | tee "$out/live_signals.txt"
+  [ "$what" = live ] && exit 0
+fi
+[ "$what" = tests ] && exit 0
 if [ "$what" = sweep ]; then
   for s in 2 3 4 6 8 12; do
     echo "== bench --pipeline, $s streams"
