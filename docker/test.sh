@@ -20,7 +20,7 @@ for tool in podman debootstrap runc ffmpeg ffprobe; do
   command -v "$tool" >/dev/null || { echo "docker/test.sh: $tool missing (scripts/install_deps.sh --test); skipped"; exit 77; }
 done
 # The sandbox may lack CAP_SYS_RESOURCE: ask for limits no higher than ours, so runc can set them.
-run_opts=(--rm --runtime runc --network host --ulimit "nofile=1024:1024" --ulimit "nproc=4096:4096")
+run_opts=(--rm --no-healthcheck --runtime runc --network host --ulimit "nofile=1024:1024" --ulimit "nproc=4096:4096")
 
 fail() { echo "docker/test.sh: FAIL: $*" >&2; exit 1; }
 
@@ -31,6 +31,7 @@ if ! podman image exists "$base"; then
     debootstrap --variant=minbase bookworm "$cache/rootfs" http://deb.debian.org/debian >"$cache/debootstrap.log" 2>&1 \
       || { tail -20 "$cache/debootstrap.log"; fail "debootstrap"; }
   fi
+  rm -f "$cache"/rootfs/var/cache/apt/archives/*.deb "$cache"/rootfs/var/cache/apt/*.bin  # debootstrap's downloads
   tar -C "$cache/rootfs" -c . | podman import - "$base" >/dev/null
 fi
 
