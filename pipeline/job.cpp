@@ -133,7 +133,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
     out.live = live;
     out.fragmented = o.fragmented == "yes" || (o.fragmented == "auto" && live && output_kind(o.output) == OutputKind::File);
-    if (o.timeout_s > 0) out.timeout_s = o.timeout_s;
+    if (o.timeout_s >= 0) out.timeout_s = o.timeout_s;  // 0: never, as for inputs
     FilterStageOptions fo;
     fo.device = device;
     fo.threads = o.threads;

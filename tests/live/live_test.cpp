@@ -255,6 +255,8 @@ TEST_F(Live, BadLiveInputsFailClearlyWithinTheTimeout) {
         {"rtsp://127.0.0.1:" + std::to_string(free_port()) + "/cam", "Connection refused"},  // nothing listens
         {"rtsp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/cam", "sent nothing for 2 s"},
         {"rtmp://127.0.0.1:" + std::to_string(free_port()) + "/live/x", "cannot open input"},
+        // A host that does not answer (TEST-NET-1, never routed): refused at once or timed out.
+        {"rtsp://192.0.2.1:554/cam", "input 'rtsp://192.0.2.1:554/cam'"},
     };
     for (const Case& c : cases) {
         const std::string out = dir + "/never.mp4";
@@ -322,6 +324,24 @@ TEST_F(Live, PublishesToAnRtmpServer) {
     const CommandResult streams = run_command({"ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
                                                dir + "/cam.flv"});
     EXPECT_NE(streams.output.find("aac"), std::string::npos) << streams.output;
+}
+
+// RTSP publish (ANNOUNCE/RECORD): GStreamer's RTSP server in record mode writes what it receives.
+TEST_F(Live, PublishesToAnRtspServer) {
+    NEED_RTSP_CAMERA();
+    const int port = free_port();
+    const std::string got = dir + "/received.mkv";
+    ChildProcess server({"/usr/bin/python3", kRtspServer, std::to_string(port), "--record", got}, dir + "/rtsp-record.log");
+    ASSERT_TRUE(server.wait_for_log("ready", 20)) << server.log();
+    const std::string in = clip("in.mp4", "320x240", 3);
+    const CommandResult r = run_vfilter({"-i", in, "--realtime", "-f", "sobel", "-o", "rtsp://127.0.0.1:" + std::to_string(port) + "/cam"}, 60);
+    ASSERT_EQ(r.exit_code, kOk) << r.output << server.log();
+    std::this_thread::sleep_for(500ms);
+    server.signal(SIGTERM);
+    server.wait(10);
+    const Decoded d = decode(got);
+    EXPECT_TRUE(d.clean) << d.errors << server.log();
+    EXPECT_GE(d.frames, 85) << "90 frames sent";
 }
 
 // UDP and SRT (MPEG-TS): an ffmpeg receiver on loopback records what arrives; it must decode.

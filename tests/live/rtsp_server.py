@@ -3,6 +3,8 @@
 live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
 
     rtsp_server.py PORT [--size 320x240] [--fps 30]
+    rtsp_server.py PORT --record FILE     (a receiving server instead: clients publish H.264 to
+                                           rtsp://127.0.0.1:PORT/cam, written to FILE as Matroska)
 
 Prints "ready" once it listens; runs until killed (SIGTERM/SIGKILL, as a camera dies).
 Needs python3-gi, gir1.2-gst-rtsp-server-1.0 and gstreamer1.0-plugins-{base,good,ugly}
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("port", type=int)
     ap.add_argument("--size", default="320x240")
     ap.add_argument("--fps", type=int, default=30)
+    ap.add_argument("--record")
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
 
@@ -32,12 +35,19 @@ def main():
     server.set_address("127.0.0.1")
     server.set_service(str(args.port))
     factory = GstRtspServer.RTSPMediaFactory()
-    factory.set_launch(
-        "( videotestsrc is-live=true pattern=ball ! "
-        f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "
-        f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
-        "rtph264pay name=pay0 pt=96 config-interval=1 )"
-    )
+    if args.record:
+        factory.set_transport_mode(GstRtspServer.RTSPTransportMode.RECORD)
+        factory.set_launch(
+            "( rtph264depay name=depay0 ! h264parse ! matroskamux streamable=true ! "
+            f"filesink location={args.record} sync=false )"
+        )
+    else:
+        factory.set_launch(
+            "( videotestsrc is-live=true pattern=ball ! "
+            f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "
+            f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
+            "rtph264pay name=pay0 pt=96 config-interval=1 )"
+        )
     factory.set_shared(True)
     server.get_mount_points().add_factory("/cam", factory)
     if server.attach(None) == 0:
