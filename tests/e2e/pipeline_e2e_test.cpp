@@ -1,10 +1,6 @@
 // End to end, in process: clips written with libavcodec go through Job (what the command line
 // runs) and the output is decoded and compared with the reference, frame by frame.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <thread>
 
@@ -19,29 +15,13 @@
 #include "pipeline/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
+#include "support/http_client.hpp"
 #include "support/run_command.hpp"
 
 namespace vf {
 namespace {
 
 using namespace test;
-
-std::string http_get_local(int port, const std::string& path) {
-    const int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    std::string reply;
-    if (connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-        const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
-        send(s, request.data(), request.size(), 0);
-        char buf[4096];
-        for (ssize_t n; (n = recv(s, buf, sizeof buf, 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
-    }
-    close(s);
-    return reply;
-}
 
 RunOptions lossless(const std::string& in, const std::string& out, const std::string& filter) {
     RunOptions o;
@@ -51,6 +31,19 @@ RunOptions lossless(const std::string& in, const std::string& out, const std::st
     o.codec = out.size() > 4 && out.substr(out.size() - 4) == ".nut" ? "rawvideo" : "ffv1";
     o.progress = false;
     o.threads = 3;
+    return o;
+}
+
+// A small lossless clip of `frames` frames at 25 fps, read with --realtime (paced as live).
+RunOptions paced_lossless_run(const std::string& dir, int frames, const std::string& filter) {
+    ClipSpec clip;
+    clip.path = dir + "/in.mkv";
+    clip.width = 96;
+    clip.height = 64;
+    clip.frames = frames;
+    write_clip(clip);
+    RunOptions o = lossless(clip.path, dir + "/out.mkv", filter);
+    o.realtime = true;
     return o;
 }
 
@@ -119,19 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
 // scraped counters move.
 TEST(EndToEnd, MetricsAreServedWhileRunning) {
     const std::string dir = temp_dir();
-    ClipSpec clip;
-    clip.path = dir + "/in.mkv";
-    clip.width = 96;
-    clip.height = 64;
-    clip.frames = 40;
-    write_clip(clip);
-    RunOptions o;
-    o.input = clip.path;
-    o.output = dir + "/out.mkv";
-    o.codec = "ffv1";
-    o.filter = "sobel";
-    o.progress = false;
-    o.realtime = true;  // 40 frames at 25 fps: 1.6 s to scrape in
+    RunOptions o = paced_lossless_run(dir, 40, "sobel");  // 40 frames at 25 fps: 1.6 s to scrape in
     o.metrics_port = 0;
     Job job(o);
     ASSERT_GT(job.metrics_port(), 0);
@@ -139,7 +120,7 @@ TEST(EndToEnd, MetricsAreServedWhileRunning) {
     std::thread scraper([&] {
         for (int i = 0; i < 8; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(150));
-            scrapes.push_back(http_get_local(job.metrics_port(), "/metrics"));
+            scrapes.push_back(http_get(job.metrics_port(), "/metrics"));
         }
     });
     const JobResult r = job.run();
@@ -155,18 +136,7 @@ TEST(EndToEnd, MetricsAreServedWhileRunning) {
 // the output is finished with what was written.
 TEST(EndToEnd, AbandonFinishesTheOutputAtOnce) {
     const std::string dir = temp_dir();
-    ClipSpec clip;
-    clip.path = dir + "/in.mkv";
-    clip.width = 96;
-    clip.height = 64;
-    clip.frames = 100;
-    write_clip(clip);
-    RunOptions o;
-    o.input = clip.path;
-    o.output = dir + "/out.mkv";
-    o.codec = "ffv1";
-    o.progress = false;
-    o.realtime = true;  // 4 s of input; abandoned after 0.6 s
+    const RunOptions o = paced_lossless_run(dir, 100, "identity");  // 4 s of input; abandoned after 0.6 s
     Job job(o);
     std::thread stopper([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(600));

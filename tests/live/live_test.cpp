@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "support/child_process.hpp"
+#include "support/http_client.hpp"
 #include "support/run_command.hpp"
 
 using namespace vf::test;
@@ -59,34 +60,6 @@ std::vector<double> video_pts(const std::string& path) {
         if (!line.empty() && (std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '-')) t.push_back(std::stod(line));
     std::sort(t.begin(), t.end());
     return t;
-}
-
-// Connects to 127.0.0.1:port; with a request, sends it and returns all that comes back.
-bool port_open(int port) {
-    const int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    const bool ok = connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    close(s);
-    return ok;
-}
-std::string http_get(int port, const std::string& path) {
-    const int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    std::string reply;
-    if (connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-        const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
-        send(s, request.data(), request.size(), 0);
-        char buf[4096];
-        for (ssize_t n; (n = recv(s, buf, sizeof buf, 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
-    }
-    close(s);
-    return reply;
 }
 
 nlohmann::json read_json(const std::string& path) {
