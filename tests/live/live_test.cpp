@@ -272,18 +272,29 @@ TEST_F(Live, StreamChangingResolutionMidwayIsScaledAndKept) {
     EXPECT_NE(size.output.find("320,240"), std::string::npos) << size.output;
 }
 
-TEST_F(Live, PublishesToAnRtmpServer) {
-    if (!have("command -v nginx") || !file_exists("/usr/lib/nginx/modules/ngx_rtmp_module.so"))
-        GTEST_SKIP() << "nginx with its RTMP module is missing (nginx-light, libnginx-mod-rtmp: scripts/install_deps.sh --test)";
-    const int port = free_port();
+// nginx with its RTMP module on loopback: live streams under /live, each recorded to DIR/NAME.flv.
+std::unique_ptr<ChildProcess> start_nginx_rtmp(const std::string& dir, int port) {
     const std::string conf = dir + "/nginx.conf";
     std::ofstream(conf) << "daemon off;\nmaster_process off;\nworker_processes 1;\npid " << dir << "/nginx.pid;\n"
                         << "error_log " << dir << "/nginx-error.log;\n"
                         << "load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;\nevents { worker_connections 64; }\n"
                         << "rtmp { server { listen 127.0.0.1:" << port << "; application live { live on; record all; "
                         << "record_path " << dir << "; record_unique off; } } }\n";
-    ChildProcess nginx({"nginx", "-c", conf, "-p", dir, "-e", dir + "/nginx-error.log"}, dir + "/nginx.log");
+    auto nginx = std::make_unique<ChildProcess>(std::vector<std::string>{"nginx", "-c", conf, "-p", dir, "-e", dir + "/nginx-error.log"},
+                                                dir + "/nginx.log");
     for (int i = 0; i < 100 && !port_open(port); ++i) std::this_thread::sleep_for(50ms);
+    return nginx;
+}
+
+#define NEED_NGINX_RTMP()                                                                                    \
+    if (!have("command -v nginx") || !file_exists("/usr/lib/nginx/modules/ngx_rtmp_module.so"))             \
+    GTEST_SKIP() << "nginx with its RTMP module is missing (nginx-light, libnginx-mod-rtmp: scripts/install_deps.sh --test)"
+
+TEST_F(Live, PublishesToAnRtmpServer) {
+    NEED_NGINX_RTMP();
+    const int port = free_port();
+    auto nginx_process = start_nginx_rtmp(dir, port);
+    ChildProcess& nginx = *nginx_process;
     const std::string in = clip("in.mp4", "320x240", 3, 30, true);
     const CommandResult r = run_vfilter({"-i", in, "-f", "sobel", "-o", "rtmp://127.0.0.1:" + std::to_string(port) + "/live/cam"}, 60);
     ASSERT_EQ(r.exit_code, kOk) << r.output << nginx.log() << read_file(dir + "/nginx-error.log");
@@ -297,6 +308,26 @@ TEST_F(Live, PublishesToAnRtmpServer) {
     const CommandResult streams = run_command({"ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
                                                dir + "/cam.flv"});
     EXPECT_NE(streams.output.find("aac"), std::string::npos) << streams.output;
+}
+
+// An RTMP stream as input: ffmpeg publishes a clip to nginx, vfilter plays it from there.
+TEST_F(Live, ReadsAnRtmpStream) {
+    NEED_NGINX_RTMP();
+    const int port = free_port();
+    auto nginx = start_nginx_rtmp(dir, port);
+    const std::string url = "rtmp://127.0.0.1:" + std::to_string(port) + "/live/src";
+    const std::string in = clip("in.mp4", "320x240", 4);
+    const std::string out = dir + "/from-rtmp.mkv";
+    auto v = vfilter({"-i", url, "-f", "sobel", "-o", out, "--frames", "60", "--on-overload", "block", "--timeout", "15"});
+    std::this_thread::sleep_for(500ms);
+    const CommandResult sent = run_command({"ffmpeg", "-nostdin", "-v", "error", "-re", "-i", in, "-c", "copy", "-f", "flv", url}, 60);
+    EXPECT_EQ(sent.exit_code, 0) << sent.output;
+    ASSERT_EQ(v->wait(30), kOk) << v->log();
+    const Decoded d = decode(out);
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_EQ(d.frames, 60);
+    nginx->signal(SIGQUIT);
+    nginx->wait(10);
 }
 
 // RTSP publish (ANNOUNCE/RECORD): GStreamer's RTSP server in record mode writes what it receives.
