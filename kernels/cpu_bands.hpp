@@ -14,6 +14,7 @@ namespace vf {
 // Per-worker memory, grown on first use and reused for every later band and frame.
 struct BandScratch {
     std::vector<int32_t> i32;
+    std::vector<int16_t> i16;
     std::vector<int64_t> i64;
     std::vector<double> f64;
     std::vector<float> f32;
