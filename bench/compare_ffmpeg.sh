@@ -3,7 +3,8 @@
 # Prints a markdown table (fps = frames / wall time, best of N runs) and writes JSON.
 #   bench/compare_ffmpeg.sh CLIP [RUNS] [OUT.json]
 # Environment: VFILTER (binary, default build/vfilter), FFMPEG (default ffmpeg), VFILTER_ARGS
-# (extra vfilter options, e.g. "--device cpu").
+# (extra vfilter options, e.g. "--device cpu"), CASES (only the cases whose name contains it,
+# e.g. CASES=gaussian).
 set -euo pipefail
 clip=${1:?usage: $0 CLIP [RUNS] [OUT.json]}
 runs=${2:-3}
@@ -46,6 +47,7 @@ printf '| case | ffmpeg fps | vfilter fps | vfilter / ffmpeg |\n|---|---|---|---
 json="["
 for c in "${cases[@]}"; do
   IFS='|' read -r name ffvf vfspec encode <<<"$c"
+  [[ -z "${CASES:-}" || "$name" == *"$CASES"* ]] || continue
   ff=("$ffmpeg" -hide_banner -loglevel error -y -i "$clip")
   vf=("$vfilter" -q -i "$clip" -y ${VFILTER_ARGS:-})
   [ -n "$ffvf" ] && ff+=(-vf "$ffvf")
