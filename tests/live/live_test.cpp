@@ -330,6 +330,25 @@ TEST_F(Live, ReadsAnRtmpStream) {
     nginx->wait(10);
 }
 
+// A live HTTP stream (MPEG-TS without a duration, served by ffmpeg's HTTP listener) is live.
+TEST_F(Live, ReadsALiveHttpStream) {
+    const int port = free_port();
+    const std::string in = clip("in.mp4", "320x240", 3);
+    const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/live.ts";
+    ChildProcess server({"ffmpeg", "-nostdin", "-v", "error", "-re", "-i", in, "-c", "copy", "-f", "mpegts", "-listen", "1", url},
+                        dir + "/http-server.log");
+    std::this_thread::sleep_for(700ms);  // no probe connection: this server answers one client only
+    const std::string out = dir + "/from-http.mkv";
+    const CommandResult r = run_vfilter({"-i", url, "-f", "sobel", "-o", out, "--reconnect-max", "0", "--stats-json",
+                                         dir + "/s.json"}, 60);
+    ASSERT_EQ(r.exit_code, kOk) << r.output << server.log();
+    EXPECT_NE(r.output.find(", live)"), std::string::npos) << "no duration: a live input" << r.output;
+    EXPECT_TRUE(read_json(dir + "/s.json").value("live", false));
+    const Decoded d = decode(out);
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_EQ(d.frames, 90);
+}
+
 // RTSP publish (ANNOUNCE/RECORD): GStreamer's RTSP server in record mode writes what it receives.
 TEST_F(Live, PublishesToAnRtspServer) {
     NEED_RTSP_CAMERA();
