@@ -13,6 +13,35 @@
 
 namespace vf {
 
+std::string metrics_http_response(const std::string& request, const std::function<std::string()>& render) {
+    const size_t line_end = request.find("\r\n");
+    const std::string line = request.substr(0, line_end == std::string::npos ? request.size() : line_end);
+    const bool get = line.rfind("GET ", 0) == 0, head = line.rfind("HEAD ", 0) == 0;
+    std::string path;
+    if (get || head) {
+        const size_t path_at = line.find(' ') + 1;
+        const size_t path_end = line.find(' ', path_at);
+        path = line.substr(path_at, path_end == std::string::npos ? std::string::npos : path_end - path_at);
+        if (const size_t q = path.find('?'); q != std::string::npos) path.resize(q);
+    }
+    std::string status = "200 OK", type = "text/plain; version=0.0.4; charset=utf-8", body;
+    if (!get && !head) {
+        status = "405 Method Not Allowed";
+        type = "text/plain";
+        body = "only GET /metrics\n";
+    } else if (path != "/metrics") {
+        status = "404 Not Found";
+        type = "text/plain";
+        body = "vfilter serves /metrics\n";
+    } else {
+        body = render();
+    }
+    std::string response = "HTTP/1.1 " + status + "\r\nContent-Type: " + type +
+                           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+    if (!head) response += body;
+    return response;
+}
+
 MetricsServer::MetricsServer(const std::string& bind_address, int port, std::function<std::string()> render)
     : render_(std::move(render)) {
     sockaddr_in addr{};
@@ -64,27 +93,7 @@ void MetricsServer::answer(int client) {
         if (n <= 0) break;
         request.append(buf, static_cast<size_t>(n));
     }
-    const size_t line_end = request.find("\r\n");
-    const std::string line = request.substr(0, line_end == std::string::npos ? request.size() : line_end);
-    const bool get = line.rfind("GET ", 0) == 0, head = line.rfind("HEAD ", 0) == 0;
-    const size_t path_at = line.find(' ') + 1;
-    std::string path = line.substr(path_at, line.find(' ', path_at) - path_at);
-    if (const size_t q = path.find('?'); q != std::string::npos) path.resize(q);
-    std::string status = "200 OK", type = "text/plain; version=0.0.4; charset=utf-8", body;
-    if (!get && !head) {
-        status = "405 Method Not Allowed";
-        type = "text/plain";
-        body = "only GET /metrics\n";
-    } else if (path != "/metrics") {
-        status = "404 Not Found";
-        type = "text/plain";
-        body = "vfilter serves /metrics\n";
-    } else {
-        body = render_();
-    }
-    std::string response = "HTTP/1.1 " + status + "\r\nContent-Type: " + type +
-                           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
-    if (!head) response += body;
+    const std::string response = metrics_http_response(request, render_);
     size_t sent = 0;
     while (sent < response.size()) {
         const ssize_t n = send(client, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);

@@ -10,6 +10,11 @@
 
 namespace vf {
 
+// The whole HTTP response to one request (at most 8 KiB of it): 200 with render()'s text for GET
+// or HEAD /metrics (query ignored), 404 for other paths, 405 for other methods. Pure, so it can be
+// fuzzed (tests/fuzz/fuzz_metrics_request.cpp).
+std::string metrics_http_response(const std::string& request, const std::function<std::string()>& render);
+
 class MetricsServer {
 public:
     // Binds and listens at once (throws Error(Usage) when the address cannot be used); port 0
