@@ -53,6 +53,14 @@ OutputKind output_kind(const std::string& path) {
                                "udp://, tcp:// URLs, not '" + p + "'");
 }
 
+// strftime fields name segments by their start time (FFmpeg's segment muxer, strftime=1).
+// %d is left out: it is the segment number's field (as in rec-%d.mp4).
+bool dated_pattern(const std::string& pattern) {
+    for (const char* f : {"%Y", "%y", "%m", "%H", "%M", "%S", "%s", "%F", "%T"})
+        if (pattern.find(f) != std::string::npos) return true;
+    return false;
+}
+
 std::string segment_pattern(const std::string& path) {
     // %d-style fields number the segments, strftime fields (%Y, %H, ...) date them.
     if (path.find('%') != std::string::npos) return path;
@@ -82,8 +90,7 @@ void check_output_path(const OutputOptions& o) {
     if (o.segment_s > 0) {  // the first segment stands for the series
         const std::string pattern = segment_pattern(o.path);
         char first[4096];
-        if (pattern.find("%Y") != std::string::npos || pattern.find("%H") != std::string::npos ||
-            av_get_frame_filename(first, sizeof first, pattern.c_str(), 0) < 0)
+        if (dated_pattern(pattern) || av_get_frame_filename(first, sizeof first, pattern.c_str(), 0) < 0)
             return;  // dated names: each is new
         path = first;
     }
@@ -217,9 +224,7 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
         av_dict_set(&mux_options, "segment_format", ofmt->name, 0);
         av_dict_set(&mux_options, "segment_time", std::to_string(options.segment_s).c_str(), 0);
         av_dict_set(&mux_options, "reset_timestamps", "1", 0);
-        if (write_path_.find("%Y") != std::string::npos || write_path_.find("%H") != std::string::npos ||
-            write_path_.find("%M") != std::string::npos)
-            av_dict_set(&mux_options, "strftime", "1", 0);
+        if (dated_pattern(write_path_)) av_dict_set(&mux_options, "strftime", "1", 0);
         ofmt = av_guess_format("segment", nullptr, nullptr);
     }
     VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, write_path_.c_str()), ErrorCategory::Internal,

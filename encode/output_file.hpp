@@ -44,6 +44,10 @@ OutputKind output_kind(const std::string& path);
 // "name-%05d.ext".
 std::string segment_pattern(const std::string& path);
 
+// Whether a segment name holds strftime fields (%Y, %H, ...): segments are then named by the wall
+// clock when each starts, to the second.
+bool dated_pattern(const std::string& pattern);
+
 // Resolves codec aliases (h264, hevc, ...; auto means libx264 here) to an encoder; throws Usage
 // for unknown names.
 const AVCodec* find_video_encoder(const std::string& name);

@@ -132,6 +132,12 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     drop_when_behind_ = o.on_overload == "drop" || (o.on_overload == "auto" && live);
     if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
     out.live = live;
+    // Names from the wall clock, to the second, are unique only when segments start well over a
+    // second apart in real time: a file is read faster than that, and the encoder's flush at the
+    // end writes up to a second of frames at once; colliding names would overwrite recordings.
+    if (o.segment_s > 0 && dated_pattern(o.output) && (!live || o.segment_s < 2))
+        fail(ErrorCategory::Usage, "--segment with dated names (%Y, %H, ...) needs a live input and segments of at least "
+                                   "2 s, or later segments would take earlier ones' names; number them instead, e.g. rec-%05d.mp4");
     out.fragmented = o.fragmented == "yes" || (o.fragmented == "auto" && live && output_kind(o.output) == OutputKind::File);
     if (o.timeout_s >= 0) out.timeout_s = o.timeout_s;  // 0: never, as for inputs
     FilterStageOptions fo;

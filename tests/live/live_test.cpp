@@ -502,6 +502,10 @@ TEST_F(Live, SegmentsAreSeparatePlayableFiles) {
     }
     EXPECT_EQ(total, 135);
     EXPECT_FALSE(file_exists(dir + "/seg-00005.mp4"));
+    // Dated names only where segments start in real time, a second apart at least.
+    const CommandResult dated = run_vfilter({"-i", in, "-o", dir + "/cam-%Y%m%d-%H%M%S.mp4", "--segment", "1"}, 60);
+    EXPECT_EQ(dated.exit_code, kUsage) << dated.output;
+    EXPECT_NE(dated.output.find("needs a live input"), std::string::npos) << dated.output;
     // The series is protected like a single file.
     const CommandResult again = run_vfilter({"-i", in, "-o", dir + "/seg.mp4", "--segment", "1"}, 60);
     EXPECT_EQ(again.exit_code, 4) << again.output;
