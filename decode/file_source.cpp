@@ -29,7 +29,7 @@ namespace {
 double default_timeout(const FileSourceOptions& o) {
     if (o.timeout_s >= 0) return o.timeout_s;
     const std::string proto = input_protocol(o.url);
-    return (proto == "file" || proto == "pipe") && !is_capture_device(o.url) ? 0 : 10;
+    return (proto == "file" || proto == "pipe") && !is_capture_device(o.url) ? 0 : kDefaultNetworkTimeoutS;
 }
 
 constexpr size_t kReadTimesKept = 256;  // more than any decoder holds back

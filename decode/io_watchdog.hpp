@@ -12,6 +12,9 @@ extern "C" {
 
 namespace vf {
 
+// How long a network input or output may stay silent before vfilter gives up, unless --timeout says.
+constexpr double kDefaultNetworkTimeoutS = 10;
+
 class IoWatchdog {
 public:
     // timeout_s <= 0: no deadline, only the stop flag.

@@ -32,7 +32,7 @@ struct OutputOptions {
     double segment_s = 0;     // > 0: a new file every this many seconds (the name holds %d or strftime fields)
     bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
     bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
-    double timeout_s = 10;    // a network output that accepts nothing this long fails
+    double timeout_s = kDefaultNetworkTimeoutS;  // a network output that accepts nothing this long fails
 };
 
 enum class OutputKind { File, Network, Stdout };

@@ -31,6 +31,11 @@ namespace {
 const std::string kVfilter = VFILTER_BIN;
 const std::string kRtspServer = std::string(VF_SOURCE_DIR) + "/tests/live/rtsp_server.py";
 constexpr int kOk = 0, kUsage = 2, kInput = 3, kDamaged = 5;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerBuild = true;  // timing targets and slow-on-purpose runs do not apply
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
 
 bool have(const std::string& probe) { return run_command({"sh", "-c", probe + " >/dev/null 2>&1"}, 30).exit_code == 0; }
 
@@ -460,9 +465,7 @@ TEST_F(Live, SecondSignalFinishesTheOutputAtOnce) {
 }
 
 TEST_F(Live, FallingBehindALiveInputDropsFramesInsteadOfQueueing) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "a sanitizer build filters ten times slower: the blocking run would take minutes";
-#endif
+    if (kSanitizerBuild) GTEST_SKIP() << "a sanitizer build filters ten times slower: the blocking run would take minutes";
     const std::string in = clip("in.mp4", "1280x720", 4);
     // A dense, non-separable 31x31 matrix: far slower than 30 fps on one thread at 720p.
     const std::string kernel = dir + "/dense31.txt";
@@ -569,9 +572,7 @@ TEST_F(Live, CaptureDeviceOptions) {
 // --realtime --low-latency on a 1080p30 source, CPU path: p99 from packet read to packet write
 // within one frame interval (33 ms). Runs alone (RUN_SERIAL) so other tests do not load the cores.
 TEST_F(Live, LowLatencyAddsLessThanAFrameInterval) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "a sanitizer build is several times slower: the latency target is for the Release build";
-#endif
+    if (kSanitizerBuild) GTEST_SKIP() << "a sanitizer build is several times slower: the latency target is for the Release build";
     const std::string in = clip("in.mp4", "1920x1080", 8);
     const std::string json = dir + "/s.json";
     const CommandResult r = run_vfilter({"-i", in, "--realtime", "--low-latency", "-f", "sobel", "--device", "cpu", "-o",
