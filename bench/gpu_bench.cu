@@ -87,9 +87,12 @@ __global__ void fma_peak_kernel(float* out, int iters) {
     if (s == 12345.0f) out[0] = s;  // keeps the work alive
 }
 
+__global__ void empty_kernel() {}
+
 struct Ceilings {
     double bytes_per_ms = 0;  // device memory, read + written
     double flop_per_ms = 0;   // FP32 FMA = 2 FLOP
+    double empty_ms = 0;      // an empty one-block kernel between the events: the fixed cost of any launch
 };
 
 Ceilings measure_ceilings(cudaStream_t s) {
@@ -108,6 +111,8 @@ Ceilings measure_ceilings(cudaStream_t s) {
     });
     VF_CUDA_CHECK_LAUNCH("fma_peak_kernel");
     c.flop_per_ms = 2.0 * 8 * double(blocks) * threads * iters / t;
+    c.empty_ms = median_ms(s, 50, 5, [&](int) { empty_kernel<<<1, 32, 0, s>>>(); });
+    VF_CUDA_CHECK_LAUNCH("empty_kernel");
     return c;
 }
 
@@ -261,9 +266,10 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     VF_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     Stream stream;
     const Ceilings ceil = measure_ceilings(stream.get());
-    std::printf("device: %s, %d SMs, L2 %d MB; measured: %.0f GB/s copy (read+write), %.1f TFLOP/s FP32 FMA\n",
+    std::printf("device: %s, %d SMs, L2 %d MB; measured: %.0f GB/s copy (read+write), %.1f TFLOP/s FP32 FMA, "
+                "empty kernel %.4f ms\n",
                 prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, ceil.bytes_per_ms / 1e6,
-                ceil.flop_per_ms / 1e9);
+                ceil.flop_per_ms / 1e9, ceil.empty_ms);
     std::mt19937 rng(2026);
     std::vector<Case> cases = {{"sobel", "sobel", 3, Case::Sobel},
                                {"gaussian s=3.2 (27x27)", "gaussian=sigma=3.2", 27, Case::Gaussian},
@@ -287,6 +293,19 @@ int run_gpu_bench(const GpuBenchOptions& o) {
         int w = 0, h = 0;
         if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2) throw Error(ErrorCategory::Usage, "bad size " + size);
         PlaneSet ps(w, h, prop.l2CacheSize, rng);
+        {
+            // The cheapest pass over the plane (read it, write it: what every filter must at least
+            // do), timed the same way: the floor that one launch reaching DRAM actually gets.
+            PlaneOp copy;
+            copy.kind = OpKind::Copy;
+            const float ms = median_ms(stream.get(), o.iterations, 5, [&](int i) {
+                CudaBackend().apply(copy, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get());
+            });
+            const double floor_ms = 2.0 * w * h / ceil.bytes_per_ms;
+            rows.push_back({size, "plane copy", "copy", ms, floor_ms});
+            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), "plane copy", "copy", ms, floor_ms,
+                        ms / floor_ms);
+        }
         for (const Case& c : list) {
             const PlaneOp op = build_chain(c.spec)[0].ops[0];
             const double floor_ms =
@@ -351,7 +370,8 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     if (!o.json.empty()) {
         std::ofstream f(o.json);
         f << "{\"device\": \"" << prop.name << "\", \"copy_gbps\": " << ceil.bytes_per_ms / 1e6
-          << ", \"fp32_tflops\": " << ceil.flop_per_ms / 1e9 << ", \"rows\": [\n";
+          << ", \"fp32_tflops\": " << ceil.flop_per_ms / 1e9 << ", \"empty_kernel_ms\": " << ceil.empty_ms
+          << ", \"rows\": [\n";
         for (size_t i = 0; i < rows.size(); ++i)
             f << "  {\"plane\": \"" << rows[i].size << "\", \"filter\": \"" << rows[i].filter << "\", \"variant\": \""
               << rows[i].variant << "\", \"ms\": " << rows[i].ms << ", \"floor_ms\": " << rows[i].floor_ms << "}"

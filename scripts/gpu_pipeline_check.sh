@@ -4,12 +4,14 @@
 # run every test (the GPU ones included), compute-sanitizer on the GPU stage tests, then time
 # `vfilter bench --pipeline` and bench/gpu_pipeline_targets.py on a 1080p30 and a 4K clip.
 # Results go to $OUT (or ./gpu-out).
-#   scripts/gpu_pipeline_check.sh [tests|bench|sweep|live|all]   (default all; sweep: streams and
-#   NVDEC decoder threads against throughput, to choose the defaults; live: latency of
-#   --realtime --low-latency on the GPU path, and SIGINT/SIGKILL during a GPU recording)
+#   scripts/gpu_pipeline_check.sh [tests|bench|sweep|live|kernels|all]   (default all; sweep: streams
+#   and NVDEC decoder threads against throughput, to choose the defaults; live: latency of
+#   --realtime --low-latency on the GPU path, and SIGINT/SIGKILL during a GPU recording; kernels:
+#   only the GPU-labelled tests, compute-sanitizer on the kernel suite, the kernel benchmark
+#   against NPP and cuDNN)
 set -uo pipefail
 what=${1:-all}
-case $what in tests|bench|sweep|live|all) ;; *) echo "usage: $0 [tests|bench|sweep|live|all]"; exit 2;; esac
+case $what in tests|bench|sweep|live|kernels|all) ;; *) echo "usage: $0 [tests|bench|sweep|live|kernels|all]"; exit 2;; esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 [ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
@@ -22,6 +24,29 @@ t0=$(date +%s)
 cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
   cmake --build $full -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
+if [ "$what" = kernels ]; then
+  echo "== GPU-labelled tests (kernels, GPU end to end, out of memory, lost context)"
+  (cd $full && ctest -L gpu -j 8 --timeout 600 >"$out/ctest_gpu.log" 2>&1)
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Not Run" "$out/ctest_gpu.log" | head -30
+  (cd $full && ctest -R GpuFault --output-on-failure -V 2>&1 | grep -E "GPU context broken|Failure|error|Expected|Which is" | head -10)
+  echo "== kernel benchmark (vfilter variants, NPP, floor)"
+  $full/vfilter_gpu_bench --json "$out/gpu_bench.json" >"$out/gpu_bench.txt" 2>&1
+  grep -E "device:|copy|sobel|dense (3|5|7)x|auto " "$out/gpu_bench.txt" | grep -vE "naive|constant" | head -60
+  echo "== cuDNN, timed like the benchmark"
+  PYTHONUNBUFFERED=1 timeout 200 python3 bench/cudnn_anchor.py >"$out/cudnn_anchor.txt" 2>&1
+  grep -E "dense (3|5|7)x" "$out/cudnn_anchor.txt"
+  echo "== compute-sanitizer on the kernel suite (the small filters: every size, border and depth)"
+  # gtest filters know * and ? only. Cases 0-99: sobel, scharr, most of laplacian; 32x-35x: the
+  # whole-number 5x5; 47x-50x: the whole-number 3x3 (the order of kSpecs x kSizes x borders x depths).
+  a=AllFilters/GpuMatchesReference.AutoPath
+  subset="$a/?:$a/??:$a/32?:$a/33?:$a/34?:$a/35?:$a/47?:$a/48?:$a/49?:$a/50?:Gpu.*"
+  for tool in memcheck racecheck synccheck; do
+    timeout 150 compute-sanitizer --tool $tool --error-exitcode 99 $full/vfilter_gpu_tests --gtest_brief=1 \
+      --gtest_filter="$subset" >"$out/sanitizer_$tool.txt" 2>&1
+    echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"
+  done
+  exit 0
+fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
   echo "== tests"
   (cd $full && ctest -j 12 --timeout 600 >"$out/ctest.log" 2>&1)

@@ -1,9 +1,13 @@
-// Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass over a
-// shared-memory tile, 8 outputs per thread. Rounds exactly as the CPU path: the sums are whole
+// Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass: on
+// planar, aligned planes a register-only walk down column strips (strip_walk.cuh), otherwise over
+// a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the sums are whole
 // numbers, and every later step is an IEEE operation without contraction.
+#include <cmath>
+
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/strip_walk.cuh"
 #include "kernels/cuda/wide_tile.cuh"
 
 namespace vf::cuda {
@@ -13,6 +17,22 @@ namespace {
 struct GradTaps {
     float gx[9], gy[9];
     float divisor, scale, delta;
+};
+
+// Both sums for strip::walk_kernel. A power-of-two divisor (1 for Sobel, Prewitt) is applied as
+// a multiplication by its inverse, which rounds exactly as the division does, at full rate.
+struct StripGradient {
+    static constexpr int kSums = 2;
+    GradTaps g;
+    float inverse;
+    bool power_of_two;
+    __device__ __forceinline__ float tap(int c, int j, int i) const { return c == 0 ? g.gx[j * 3 + i] : g.gy[j * 3 + i]; }
+    __device__ __forceinline__ float finish(const float (&sum)[2]) const {
+        const float sa = power_of_two ? __fmul_rn(sum[0], inverse) : __fdiv_rn(sum[0], g.divisor);
+        const float sb = power_of_two ? __fmul_rn(sum[1], inverse) : __fdiv_rn(sum[1], g.divisor);
+        const float m = __fsqrt_rn(__fadd_rn(__fmul_rn(sa, sa), __fmul_rn(sb, sb)));
+        return __fadd_rn(__fmul_rn(m, g.scale), g.delta);
+    }
 };
 
 // Both sums and the magnitude, 4 x 2 outputs per thread with 4-byte loads and stores
@@ -68,6 +88,13 @@ void gradient(const GradientOp& op, const Launch& l) {
     g.scale = op.scale;
     g.delta = op.delta;
     const int border = border_mode(l.border);
+    if (strip::usable(l.src) && strip::usable(l.dst)) {
+        int exponent = 0;
+        const bool power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
+        strip::launch<1>(l.src, l.dst, StripGradient{g, 1.0f / g.divisor, power_of_two}, border, l.stream);
+        VF_CUDA_CHECK_LAUNCH("strip walk_kernel (gradient)");
+        return;
+    }
     const bool vec = wide::vector_ok(l.src) && wide::vector_ok(l.dst);
     if (l.src.bytes_per_sample == 1) {
         if (vec) launch_gradient_wide<uint8_t, true>(g, l, border);

@@ -193,6 +193,54 @@ TEST(Gpu, InterleavedAndShiftedLayouts) {
     }
 }
 
+// The whole-number 3x3, 5x5 and 7x7 kernels and the gradients have two paths: a register-only walk
+// down column strips for planar planes whose rows allow 8/16-byte accesses, and a shared-memory
+// tile otherwise. Both must match the reference exactly (the sums are whole numbers below 2^24)
+// at every edge case of the strips: planes narrower than a strip, a strip's halo crossing the
+// edge, partial strips, fewer rows than a thread walks, p010's shifted samples.
+TEST(Gpu, SmallKernelsExactOnBothPaths) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(29);
+    const Size sizes[] = {{1, 1}, {3, 2}, {7, 9}, {8, 8}, {12, 5}, {16, 33}, {21, 4}, {259, 67}, {1921, 37}};
+    for (int k : {3, 5, 7}) {
+        PlaneOp op;
+        op.kind = OpKind::Convolve;
+        op.conv.kw = op.conv.kh = k;
+        std::uniform_int_distribution<int> d(-20, 20);
+        for (int i = 0; i < k * k; ++i) op.conv.k.push_back(d(rng));
+        op.conv.rdiv = 1.0f / (k * 23);
+        op.conv.bias = 100;
+        finalize_convolve(op.conv);
+        ASSERT_TRUE(op.conv.integer);
+        for (const Size s : sizes)
+            for (Border b : kBorders)
+                for (int layout = 0; layout < 3; ++layout) {  // 8-bit, 10-bit, 10-bit shifted (p010)
+                    for (bool aligned : {false, true}) {
+                        op.border = b;
+                        const int depth = layout ? 10 : 8, shift = layout == 2 ? 6 : 0;
+                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), 1, 0, shift, aligned);
+                        expect_close(o, static_cast<long>(s.w) * s.h, true,
+                                     std::to_string(k) + "x" + std::to_string(k) + " " + std::to_string(s.w) + "x" +
+                                         std::to_string(s.h) + " " + border_name(b) + " layout " + std::to_string(layout) +
+                                         (aligned ? " aligned" : ""));
+                    }
+                }
+    }
+    for (const char* spec : {"sobel", "prewitt", "scharr=scale=0.7:delta=9", "laplacian"}) {
+        PlaneOp op = build_chain(spec)[0].ops[0];
+        for (const Size s : sizes)
+            for (Border b : kBorders)
+                for (int layout = 0; layout < 3; ++layout) {
+                    op.border = b;
+                    const int depth = layout ? 10 : 8, shift = layout == 2 ? 6 : 0;
+                    const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), 1, 0, shift, true);
+                    expect_close(o, static_cast<long>(s.w) * s.h, true,
+                                 std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
+                                     border_name(b) + " layout " + std::to_string(layout));
+                }
+    }
+}
+
 TEST(Gpu, CopyAndFill) {
     SKIP_WITHOUT_GPU();
     PlaneOp copy;
