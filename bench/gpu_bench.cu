@@ -58,6 +58,19 @@ float median_ms(cudaStream_t s, int iters, int warm, const std::function<void(in
     return t[t.size() / 2];
 }
 
+// Calls made back to back, as a pipeline makes them: `iters` calls on rotating inputs between two
+// events, no flush and no wait between them, so each launch's fixed cost overlaps the previous
+// call's work. The mean per call.
+float back_to_back_ms(cudaStream_t s, int iters, const std::function<void(int)>& fn) {
+    for (int i = 0; i < 5; ++i) fn(i);
+    VF_CUDA_CHECK(cudaStreamSynchronize(s));
+    Event a, b;
+    a.record(s);
+    for (int i = 0; i < iters; ++i) fn(i);
+    b.record(s);
+    return b.since(a) / iters;
+}
+
 // The same call timed as an application sees it: from an idle stream, launch cost included.
 float median_ms_cold_launch(cudaStream_t s, int iters, const std::function<void(int)>& fn) {
     std::vector<float> t;
@@ -200,7 +213,9 @@ void npp_check(NppStatus st, const char* what) {
 }
 
 // NPP's nearest equivalent of the case on 8-bit planes (replicate border, the one NPP offers).
-float time_npp(const Case& c, const PlaneSet& ps, cudaStream_t s, int iters, std::mt19937& rng) {
+// Times it both ways: `isolated` as median_ms, `back_to_back` as back_to_back_ms.
+void time_npp(const Case& c, const PlaneSet& ps, cudaStream_t s, int iters, std::mt19937& rng, float* isolated,
+              float* back_to_back) {
     const NppStreamContext ctx = npp_context(s);
     const NppiSize size{ps.w, ps.h};
     const NppiPoint zero{0, 0};
@@ -219,7 +234,7 @@ float time_npp(const Case& c, const PlaneSet& ps, cudaStream_t s, int iters, std
         gy = DeviceBuffer(size_t(ps.w) * ps.h * 2);
         mag = DeviceBuffer(size_t(ps.w) * ps.h * 2);
     }
-    return median_ms(s, iters, 3, [&](int i) {
+    const std::function<void(int)> call = [&](int i) {
         const Npp8u* src = ps.in[i % ps.count()].data();
         Npp8u* dst = ps.out[i % ps.count()].data();
         switch (c.kind) {
@@ -248,7 +263,9 @@ float time_npp(const Case& c, const PlaneSet& ps, cudaStream_t s, int iters, std
                       "nppiGradientVectorSobelBorder_8u16s_C1R_Ctx");
             break;
         }
-    });
+    };
+    *isolated = median_ms(s, iters, 3, call);
+    *back_to_back = back_to_back_ms(s, iters, call);
 }
 #endif
 
@@ -301,10 +318,16 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             const float ms = median_ms(stream.get(), o.iterations, 5, [&](int i) {
                 CudaBackend().apply(copy, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get());
             });
+            const float b2b = back_to_back_ms(stream.get(), o.iterations, [&](int i) {
+                CudaBackend().apply(copy, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get());
+            });
             const double floor_ms = 2.0 * w * h / ceil.bytes_per_ms;
             rows.push_back({size, "plane copy", "copy", ms, floor_ms});
+            rows.push_back({size, "plane copy", "copy b2b", b2b, floor_ms});
             std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), "plane copy", "copy", ms, floor_ms,
                         ms / floor_ms);
+            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), "plane copy", "copy b2b", b2b, floor_ms,
+                        b2b / floor_ms);
         }
         for (const Case& c : list) {
             const PlaneOp op = build_chain(c.spec)[0].ops[0];
@@ -330,13 +353,21 @@ int run_gpu_bench(const GpuBenchOptions& o) {
                     rows.push_back({size, c.name, "auto+launch", cold, floor_ms});
                     std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "auto+launch",
                                 cold, floor_ms, cold / floor_ms);
+                    const float b2b = back_to_back_ms(stream.get(), o.iterations, call);
+                    rows.push_back({size, c.name, "auto b2b", b2b, floor_ms});
+                    std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "auto b2b", b2b,
+                                floor_ms, b2b / floor_ms);
                 }
             }
 #ifdef VF_HAVE_NPP
-            const float npp = time_npp(c, ps, stream.get(), o.iterations, rng);  // same method as vfilter's rows
+            float npp = 0, npp_b2b = 0;  // the same two methods as vfilter's rows
+            time_npp(c, ps, stream.get(), o.iterations, rng, &npp, &npp_b2b);
             rows.push_back({size, c.name, "npp", npp, floor_ms});
+            rows.push_back({size, c.name, "npp b2b", npp_b2b, floor_ms});
             std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "npp", npp, floor_ms,
                         npp / floor_ms);
+            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "npp b2b", npp_b2b,
+                        floor_ms, npp_b2b / floor_ms);
 #endif
         }
     }

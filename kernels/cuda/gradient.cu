@@ -1,13 +1,13 @@
 // Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass: on
-// planar, aligned planes a register-only walk down column strips (strip_walk.cuh), otherwise over
-// a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the sums are whole
+// planar, aligned planes without shared memory, 8 outputs per thread (strip_rows.cuh), otherwise
+// over a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the sums are whole
 // numbers, and every later step is an IEEE operation without contraction.
 #include <cmath>
 
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/strip_walk.cuh"
+#include "kernels/cuda/strip_rows.cuh"
 #include "kernels/cuda/wide_tile.cuh"
 
 namespace vf::cuda {
@@ -19,7 +19,7 @@ struct GradTaps {
     float divisor, scale, delta;
 };
 
-// Both sums for strip::walk_kernel. A power-of-two divisor (1 for Sobel, Prewitt) is applied as
+// Both sums for strip::strip_kernel. A power-of-two divisor (1 for Sobel, Prewitt) is applied as
 // a multiplication by its inverse, which rounds exactly as the division does, at full rate.
 struct StripGradient {
     static constexpr int kSums = 2;
@@ -92,7 +92,7 @@ void gradient(const GradientOp& op, const Launch& l) {
         int exponent = 0;
         const bool power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
         strip::launch<1>(l.src, l.dst, StripGradient{g, 1.0f / g.divisor, power_of_two}, border, l.stream);
-        VF_CUDA_CHECK_LAUNCH("strip walk_kernel (gradient)");
+        VF_CUDA_CHECK_LAUNCH("strip_kernel (gradient)");
         return;
     }
     const bool vec = wide::vector_ok(l.src) && wide::vector_ok(l.dst);

@@ -193,11 +193,12 @@ TEST(Gpu, InterleavedAndShiftedLayouts) {
     }
 }
 
-// The whole-number 3x3, 5x5 and 7x7 kernels and the gradients have two paths: a register-only walk
-// down column strips for planar planes whose rows allow 8/16-byte accesses, and a shared-memory
-// tile otherwise. Both must match the reference exactly (the sums are whole numbers below 2^24)
-// at every edge case of the strips: planes narrower than a strip, a strip's halo crossing the
-// edge, partial strips, fewer rows than a thread walks, p010's shifted samples.
+// The whole-number 3x3 kernels and the gradients have two paths: strips of 8 samples without
+// shared memory for planar planes whose rows allow 8/16-byte accesses, and a shared-memory tile
+// otherwise (5x5 and 7x7 always take the tile). Every path must match the reference exactly (the
+// sums are whole numbers below 2^24) at every edge case of the strips: planes narrower than a
+// strip, a strip's halo crossing the edge, partial strips, a last row pair with one row, p010's
+// shifted samples.
 TEST(Gpu, SmallKernelsExactOnBothPaths) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(29);

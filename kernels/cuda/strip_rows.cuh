@@ -1,18 +1,17 @@
-// Memory-bound small filters (radius 1 to 3: 3x3, 5x5, 7x7 and the 3x3 gradients) on planar
-// planes whose rows allow vector accesses, with no shared memory and no barrier.
+// The memory-bound 3x3 filters (whole-number 3x3 convolutions and the gradients) on planar planes
+// whose rows allow 8/16-byte accesses: no shared memory, no barrier.
 //
-// Each thread owns a strip 8 samples wide and kRows rows tall. It first loads every input row its
-// outputs need (kRows + 2R rows; each one 8- or 16-byte load plus a 4- or 8-byte halo word on
-// either side, which the neighbouring threads' loads have usually brought into L1), so all of its
-// memory traffic is in flight at once: these kernels are bound by how much is in flight, not by
-// arithmetic. Then it walks down the rows: each input row is unpacked to floats once (two
-// full-rate instructions per sample instead of a quarter-rate conversion) and added into the
-// 2R + 1 output rows it touches; an output row is finished and stored, with one vector store,
-// as soon as its last input row is in, so only 2R + 1 rows of sums are live.
+// Each thread computes kRows rows of 8 outputs (one 8-byte store per row for 8-bit samples, 16
+// bytes for 16-bit). It loads all kRows + 2 input rows it needs before using any (each one vector
+// load plus a 4/8-byte halo word on either side, which the neighbouring threads' loads have
+// usually brought into L1), unpacks each row to floats once (a sample in the low bits of 2^23's
+// bit pattern, minus 2^23: two full-rate instructions instead of a quarter-rate conversion) and
+// adds it into the output rows it touches. Work per thread is small, so even a 1080p plane fills
+// every SM; strips at the left and right edges gather their samples through the border rule.
 //
-// Threads whose strip or halo crosses the left or right edge gather their samples one by one
-// through the border rule; rows above and below the plane come from the border rule at the cost
-// of one index per row. Both give the same packed words, so the arithmetic is shared.
+// Measured against the alternatives on an H100 (docs/benchmarks.md): faster than the shared-memory
+// tile (wide_tile.cuh) for 3x3 and the gradients, slower for 5x5 and 7x7, which keep the tile; a
+// thread walking a tall strip with a sliding window lost to both (too much serial work a thread).
 #pragma once
 
 #include <cstdint>
@@ -22,17 +21,13 @@
 namespace vf::cuda::strip {
 
 constexpr int kV = 8;     // samples per thread across: one 8-byte (8-bit) or 16-byte (16-bit) access
-constexpr int kHalo = 4;  // samples loaded on either side: whole words, radius <= 3
-constexpr int kBlockX = 32, kBlockY = 4;
+constexpr int kHalo = 4;  // samples loaded on either side: whole words (the radius is 1)
+constexpr int kBlockX = 32, kBlockY = 8;
 
 template <typename T>
 struct Shape {
     static constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
     static constexpr int kWords = (kV + 2 * kHalo) / kPerWord;  // 4 (8-bit) or 8 (16-bit) per row
-    // Rows per thread: enough that the halo rows cost little, few enough that a 1080p plane
-    // still spreads over every SM (8-bit: 272 blocks of 128 threads) and the raw rows fit in
-    // registers (16-bit rows are twice as wide).
-    static constexpr int kRows = sizeof(T) == 1 ? 8 : 4;
 };
 
 // True when the plane can take this path: planar, and rows aligned for the vector accesses.
@@ -40,13 +35,6 @@ inline bool usable(const PlaneView& v) {
     const int bytes = kV * v.bytes_per_sample;
     return v.step == 1 && v.pitch % bytes == 0 && reinterpret_cast<uintptr_t>(v.data) % bytes == 0;
 }
-
-template <typename T>
-inline dim3 grid(const PlaneView& dst) {
-    const int across = kBlockX * kV, down = kBlockY * Shape<T>::kRows;
-    return dim3((dst.width + across - 1) / across, (dst.height + down - 1) / down);
-}
-inline dim3 block() { return dim3(kBlockX, kBlockY); }
 
 // The kWords words of samples x - kHalo .. x + kV + kHalo - 1 of one row, wholly inside the plane.
 template <typename T>
@@ -138,17 +126,16 @@ __device__ __forceinline__ void store_row(const DevPlane& dst, int x, int y, con
         if (x + p < dst.width) reinterpret_cast<T*>(row)[x + p] = static_cast<T>(o[p]);
 }
 
-// The walk. Filter gives kSums (how many sums per output), tap(c, j, i) (sum c, kernel row j,
-// column i) and finish(sums) (the output value before clamping).
-template <typename T, bool kShift, int R, typename Filter>
-__global__ void __launch_bounds__(kBlockX* kBlockY) walk_kernel(DevPlane src, DevPlane dst, Filter f, int border) {
-    constexpr int K = 2 * R + 1, kRows = Shape<T>::kRows, kIn = kRows + 2 * R, S = Filter::kSums;
+// Filter gives kSums (how many sums per output), tap(c, j, i) (sum c, kernel row j, column i)
+// and finish(sums) (the output value before clamping). R: the kernel's radius.
+template <typename T, bool kShift, int R, int kRows, typename Filter>
+__global__ void __launch_bounds__(kBlockX* kBlockY) strip_kernel(DevPlane src, DevPlane dst, Filter f, int border) {
+    constexpr int K = 2 * R + 1, N = kV + 2 * R, W = Shape<T>::kWords, S = Filter::kSums, kIn = kRows + 2 * R;
     const int x = (blockIdx.x * kBlockX + threadIdx.x) * kV;
     const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
     if (x >= dst.width || y0 >= dst.height) return;
-
     const bool inside_x = x >= kHalo && x + kV + kHalo <= src.width;
-    uint32_t raw[kIn][Shape<T>::kWords];
+    uint32_t raw[kIn][W];
 #pragma unroll
     for (int t = 0; t < kIn; ++t) {
         const int sy = border_index_dev(y0 - R + t, src.height, border);
@@ -156,51 +143,53 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) walk_kernel(DevPlane src, De
         if (inside_x && row) load_words<T>(row, x, raw[t]);
         else gather_words<T, R>(src, row, x, border, raw[t]);
     }
-
-    const float peak = static_cast<float>(dst.peak);
-    float acc[S][kRows][kV];
+    float acc[kRows][S][kV] = {};
 #pragma unroll
     for (int t = 0; t < kIn; ++t) {
-        float s[kV + 2 * R];
+        float s[N];
         unpack<T, kShift, R>(raw[t], src.shift, s);
 #pragma unroll
         for (int q = 0; q < kRows; ++q) {
-            const int j = t - q;  // the kernel row input row t is for output row q
+            const int j = t - q;
             if (j < 0 || j >= K) continue;
 #pragma unroll
             for (int c = 0; c < S; ++c)
 #pragma unroll
-                for (int p = 0; p < kV; ++p) {
-                    float a = j == 0 ? 0.0f : acc[c][q][p];
+                for (int p = 0; p < kV; ++p)
 #pragma unroll
-                    for (int i = 0; i < K; ++i) a = fmaf(f.tap(c, j, i), s[p + i], a);
-                    acc[c][q][p] = a;
-                }
-            if (j == K - 1 && y0 + q < dst.height) {
-                uint32_t out[kV];
-#pragma unroll
-                for (int p = 0; p < kV; ++p) {
-                    float sums[S];
-#pragma unroll
-                    for (int c = 0; c < S; ++c) sums[c] = acc[c][q][p];
-                    out[p] = to_sample_bits(f.finish(sums), peak);
-                }
-                store_row<T, kShift>(dst, x, y0 + q, out);
-            }
+                    for (int i = 0; i < K; ++i) acc[q][c][p] = fmaf(f.tap(c, j, i), s[p + i], acc[q][c][p]);
         }
+    }
+    const float peak = static_cast<float>(dst.peak);
+#pragma unroll
+    for (int q = 0; q < kRows; ++q) {
+        if (y0 + q >= dst.height) break;
+        uint32_t out[kV];
+#pragma unroll
+        for (int p = 0; p < kV; ++p) {
+            float sums[S];
+#pragma unroll
+            for (int c = 0; c < S; ++c) sums[c] = acc[q][c][p];
+            out[p] = to_sample_bits(f.finish(sums), peak);
+        }
+        store_row<T, kShift>(dst, x, y0 + q, out);
     }
 }
 
-// Launches the walk for the plane's sample type and layout. Call only when usable(src) and
-// usable(dst).
-template <int R, typename Filter>
+// Launches the kernel for the plane's sample type and layout. Call only when usable(src) and
+// usable(dst). kRows: 1 for the gradients (two sums per output), 2 for a 3x3 convolution (the
+// measured best of 1, 2 and 4).
+template <int kRows, typename Filter>
 void launch(const PlaneView& src, const PlaneView& dst, const Filter& f, int border, cudaStream_t stream) {
+    constexpr int R = 1;
+    const dim3 g((dst.width + kBlockX * kV - 1) / (kBlockX * kV), (dst.height + kBlockY * kRows - 1) / (kBlockY * kRows));
+    const dim3 b(kBlockX, kBlockY);
     if (src.bytes_per_sample == 1)
-        walk_kernel<uint8_t, false, R><<<grid<uint8_t>(dst), block(), 0, stream>>>(to_dev(src), to_dev(dst), f, border);
+        strip_kernel<uint8_t, false, R, kRows><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), f, border);
     else if (src.shift == 0 && dst.shift == 0)
-        walk_kernel<uint16_t, false, R><<<grid<uint16_t>(dst), block(), 0, stream>>>(to_dev(src), to_dev(dst), f, border);
+        strip_kernel<uint16_t, false, R, kRows><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), f, border);
     else
-        walk_kernel<uint16_t, true, R><<<grid<uint16_t>(dst), block(), 0, stream>>>(to_dev(src), to_dev(dst), f, border);
+        strip_kernel<uint16_t, true, R, kRows><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), f, border);
 }
 
 }  // namespace vf::cuda::strip
