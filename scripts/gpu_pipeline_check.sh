@@ -45,6 +45,15 @@ if [ "$what" = kernels ]; then
       --gtest_filter="$subset" >"$out/sanitizer_$tool.txt" 2>&1
     echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|tests ran|PASSED' "$out/sanitizer_$tool.txt" | tr '\n' ' ')"
   done
+  echo "== the GPU stage with the new kernels (vfilter bench --pipeline)"
+  $full/vfilter bench --pipeline --size 1920x1080 --size 3840x2160 --filter identity --filter sobel \
+    --filter gaussian=sigma=3.2 >"$out/bench_pipeline.txt" 2>&1
+  tail -8 "$out/bench_pipeline.txt"
+  if [ -f .device/anchors.py ]; then
+    echo "== anchors (../shared/anchors/anchors.py, carried in .device)"
+    PYTHONUNBUFFERED=1 timeout 200 python3 .device/anchors.py >"$out/anchors.txt" 2>&1
+    tail -25 "$out/anchors.txt"
+  fi
   exit 0
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then

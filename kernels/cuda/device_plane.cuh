@@ -44,14 +44,10 @@ __device__ __forceinline__ int border_index_dev(int i, int n, int mode) {
     if (mode == 2) return -1;
     if (mode == 1) return i < 0 ? 0 : n - 1;
     if (n == 1) return 0;
-    // Reflect about the first and last sample until inside: the same fold as the CPU's modulo
-    // (period 2(n-1)), without an integer division, whose dozens of instructions were inlined at
-    // every use (one or two reflections are all any plane wider than the radius needs).
-    for (;;) {
-        if (i < 0) i = -i;
-        else if (i >= n) i = 2 * (n - 1) - i;
-        else return i;
-    }
+    const int period = 2 * (n - 1);
+    int m = i % period;
+    if (m < 0) m += period;
+    return m < n ? m : period - m;
 }
 
 template <typename T>
