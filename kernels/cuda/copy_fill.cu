@@ -21,8 +21,10 @@ __global__ void fill_kernel(DevPlane dst, float value) {
 }  // namespace
 
 void copy_plane(const Launch& l) {
-    if (l.src.step == 1 && l.dst.step == 1 && l.src.shift == l.dst.shift && l.src.bytes_per_sample == l.dst.bytes_per_sample) {
-        // Same layout: the copy engine's own 2D copy, faster than a sample per thread.
+    if (l.src.step == 1 && l.dst.step == 1 && l.src.shift == 0 && l.dst.shift == 0 &&
+        l.src.bytes_per_sample == l.dst.bytes_per_sample) {
+        // Same planar layout: the driver's own 2D copy, faster than a sample per thread. (Shifted
+        // samples take the kernel: it clears p010's unused low bits, as the CPU path does.)
         VF_CUDA_CHECK(cudaMemcpy2DAsync(l.dst.data, l.dst.pitch, l.src.data, l.src.pitch,
                                         static_cast<size_t>(l.src.width) * l.src.bytes_per_sample, l.src.height,
                                         cudaMemcpyDeviceToDevice, l.stream));

@@ -1,7 +1,7 @@
 // Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass: on
 // planar, aligned planes without shared memory, 8 outputs per thread (strip_rows.cuh), otherwise
-// over a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the sums are whole
-// numbers, and every later step is an IEEE operation without contraction.
+// over a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the
+// sums are whole numbers, and every later step is an IEEE operation without contraction.
 #include <cmath>
 
 #include "kernels/cuda/conv_kernels.hpp"

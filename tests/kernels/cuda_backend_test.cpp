@@ -203,6 +203,21 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(29);
     const Size sizes[] = {{1, 1}, {3, 2}, {7, 9}, {8, 8}, {12, 5}, {16, 33}, {21, 4}, {259, 67}, {1921, 37}};
+    // Every size, border and layout (8-bit, 10-bit, 10-bit shifted as in p010), rows aligned for
+    // vector accesses and not.
+    auto check_everywhere = [&](PlaneOp op, const std::string& name) {
+        for (const Size s : sizes)
+            for (Border b : kBorders)
+                for (int layout = 0; layout < 3; ++layout)
+                    for (bool aligned : {false, true}) {
+                        op.border = b;
+                        const int depth = layout ? 10 : 8, shift = layout == 2 ? 6 : 0;
+                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), 1, 0, shift, aligned);
+                        expect_close(o, static_cast<long>(s.w) * s.h, true,
+                                     name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b) +
+                                         " layout " + std::to_string(layout) + (aligned ? " aligned" : ""));
+                    }
+    };
     for (int k : {3, 5, 7}) {
         PlaneOp op;
         op.kind = OpKind::Convolve;
@@ -213,33 +228,10 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
         op.conv.bias = 100;
         finalize_convolve(op.conv);
         ASSERT_TRUE(op.conv.integer);
-        for (const Size s : sizes)
-            for (Border b : kBorders)
-                for (int layout = 0; layout < 3; ++layout) {  // 8-bit, 10-bit, 10-bit shifted (p010)
-                    for (bool aligned : {false, true}) {
-                        op.border = b;
-                        const int depth = layout ? 10 : 8, shift = layout == 2 ? 6 : 0;
-                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), 1, 0, shift, aligned);
-                        expect_close(o, static_cast<long>(s.w) * s.h, true,
-                                     std::to_string(k) + "x" + std::to_string(k) + " " + std::to_string(s.w) + "x" +
-                                         std::to_string(s.h) + " " + border_name(b) + " layout " + std::to_string(layout) +
-                                         (aligned ? " aligned" : ""));
-                    }
-                }
+        check_everywhere(op, std::to_string(k) + "x" + std::to_string(k));
     }
-    for (const char* spec : {"sobel", "prewitt", "scharr=scale=0.7:delta=9", "laplacian"}) {
-        PlaneOp op = build_chain(spec)[0].ops[0];
-        for (const Size s : sizes)
-            for (Border b : kBorders)
-                for (int layout = 0; layout < 3; ++layout) {
-                    op.border = b;
-                    const int depth = layout ? 10 : 8, shift = layout == 2 ? 6 : 0;
-                    const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), 1, 0, shift, true);
-                    expect_close(o, static_cast<long>(s.w) * s.h, true,
-                                 std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
-                                     border_name(b) + " layout " + std::to_string(layout));
-                }
-    }
+    for (const char* spec : {"sobel", "prewitt", "scharr=scale=0.7:delta=9", "laplacian"})
+        check_everywhere(build_chain(spec)[0].ops[0], spec);
 }
 
 TEST(Gpu, CopyAndFill) {
@@ -247,6 +239,10 @@ TEST(Gpu, CopyAndFill) {
     PlaneOp copy;
     copy.kind = OpKind::Copy;
     expect_close(run_case(copy, 45, 33, 10, GpuKernel::Auto, 1, 2, 1, 6), 45 * 33, true, "copy");
+    // Planar copies take the driver's 2D copy (pitches differ from the width: padding must stay).
+    expect_close(run_case(copy, 45, 33, 8, GpuKernel::Auto, 2), 45 * 33, true, "copy planar 8-bit");
+    expect_close(run_case(copy, 45, 33, 10, GpuKernel::Auto, 3, 1, 0, 0, true), 45 * 33, true, "copy planar 10-bit");
+    expect_close(run_case(copy, 45, 33, 10, GpuKernel::Auto, 4, 1, 0, 6, true), 45 * 33, true, "copy p010 luma");
     PlaneOp fill;
     fill.kind = OpKind::Fill;
     expect_close(run_case(fill, 45, 33, 8, GpuKernel::Auto, 1), 45 * 33, true, "fill");
