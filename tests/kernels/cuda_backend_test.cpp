@@ -154,19 +154,25 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Separable,
                                          GpuKernel::Fft)));
 
+// A k x k matrix of random whole numbers in [-max_tap, max_tap].
+PlaneOp random_dense(int k, int max_tap, float rdiv, float bias, std::mt19937& rng) {
+    PlaneOp op;
+    op.kind = OpKind::Convolve;
+    op.conv.kw = op.conv.kh = k;
+    std::uniform_int_distribution<int> d(-max_tap, max_tap);
+    for (int i = 0; i < k * k; ++i) op.conv.k.push_back(d(rng));
+    op.conv.rdiv = rdiv;
+    op.conv.bias = bias;
+    finalize_convolve(op.conv);
+    return op;
+}
+
 TEST(Gpu, LargeKernelsAndFourK) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(3);
     // A random dense 27x27 and a 79x79 kernel, and a 4K plane.
     for (int k : {27, 79}) {
-        PlaneOp op;
-        op.kind = OpKind::Convolve;
-        op.conv.kw = op.conv.kh = k;
-        std::uniform_int_distribution<int> d(-8, 8);
-        for (int i = 0; i < k * k; ++i) op.conv.k.push_back(d(rng));
-        op.conv.rdiv = 1.0f / (k * 8);
-        op.conv.bias = 128;
-        finalize_convolve(op.conv);
+        const PlaneOp op = random_dense(k, 8, 1.0f / (k * 8), 128, rng);
         expect_close(run_case(op, 301, 167, 8, GpuKernel::Tiled, 11u + k), 301L * 167, false, "dense tiled " + std::to_string(k));
         expect_within_one(run_case(op, 301, 167, 10, GpuKernel::Fft, 12u + k), "dense fft " + std::to_string(k));
         expect_within_one(run_case(op, 301, 167, 8, GpuKernel::Auto, 13u + k), "dense auto " + std::to_string(k));
@@ -219,14 +225,7 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
                     }
     };
     for (int k : {3, 5, 7}) {
-        PlaneOp op;
-        op.kind = OpKind::Convolve;
-        op.conv.kw = op.conv.kh = k;
-        std::uniform_int_distribution<int> d(-20, 20);
-        for (int i = 0; i < k * k; ++i) op.conv.k.push_back(d(rng));
-        op.conv.rdiv = 1.0f / (k * 23);
-        op.conv.bias = 100;
-        finalize_convolve(op.conv);
+        const PlaneOp op = random_dense(k, 20, 1.0f / (k * 23), 100, rng);
         ASSERT_TRUE(op.conv.integer);
         check_everywhere(op, std::to_string(k) + "x" + std::to_string(k));
     }
