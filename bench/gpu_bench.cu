@@ -305,6 +305,13 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     if (!o.quick && o.only.empty()) plan.push_back({"2048x2048", {{"dense 65x65 (anchor: 64x64)", dense_spec(65, rng), 65, Case::Dense}}});
 
     std::vector<Row> rows;
+    // Keeps a row for the JSON and prints it.
+    auto add_row = [&rows](const std::string& size, const std::string& filter, const std::string& variant, double ms,
+                           double floor_ms) {
+        rows.push_back({size, filter, variant, ms, floor_ms});
+        std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), filter.c_str(), variant.c_str(), ms, floor_ms,
+                    ms / floor_ms);
+    };
     std::printf("\n%-10s %-28s %-10s %10s %10s %9s\n", "plane", "filter", "variant", "ms", "floor ms", "x floor");
     for (auto& [size, list] : plan) {
         int w = 0, h = 0;
@@ -315,19 +322,12 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             // do), timed the same way: the floor that one launch reaching DRAM actually gets.
             PlaneOp copy;
             copy.kind = OpKind::Copy;
-            const float ms = median_ms(stream.get(), o.iterations, 5, [&](int i) {
+            const std::function<void(int)> call = [&](int i) {
                 CudaBackend().apply(copy, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get());
-            });
-            const float b2b = back_to_back_ms(stream.get(), o.iterations, [&](int i) {
-                CudaBackend().apply(copy, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get());
-            });
+            };
             const double floor_ms = 2.0 * w * h / ceil.bytes_per_ms;
-            rows.push_back({size, "plane copy", "copy", ms, floor_ms});
-            rows.push_back({size, "plane copy", "copy b2b", b2b, floor_ms});
-            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), "plane copy", "copy", ms, floor_ms,
-                        ms / floor_ms);
-            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), "plane copy", "copy b2b", b2b, floor_ms,
-                        b2b / floor_ms);
+            add_row(size, "plane copy", "copy", median_ms(stream.get(), o.iterations, 5, call), floor_ms);
+            add_row(size, "plane copy", "copy b2b", back_to_back_ms(stream.get(), o.iterations, call), floor_ms);
         }
         for (const Case& c : list) {
             const PlaneOp op = build_chain(c.spec)[0].ops[0];
@@ -345,29 +345,19 @@ int run_gpu_bench(const GpuBenchOptions& o) {
                 };
                 const float ms = median_ms(stream.get(), slow ? 5 : o.iterations, slow ? 1 : 5, call);
                 const std::string name = op.kind == OpKind::Gradient && v == GpuKernel::Tiled ? "gradient" : gpu_kernel_name(v);
-                rows.push_back({size, c.name, name, ms, floor_ms});
-                std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), name.c_str(), ms,
-                            floor_ms, ms / floor_ms);
+                add_row(size, c.name, name, ms, floor_ms);
                 if (v == GpuKernel::Auto) {
                     const float cold = median_ms_cold_launch(stream.get(), slow ? 5 : o.iterations, call);
-                    rows.push_back({size, c.name, "auto+launch", cold, floor_ms});
-                    std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "auto+launch",
-                                cold, floor_ms, cold / floor_ms);
+                    add_row(size, c.name, "auto+launch", cold, floor_ms);
                     const float b2b = back_to_back_ms(stream.get(), o.iterations, call);
-                    rows.push_back({size, c.name, "auto b2b", b2b, floor_ms});
-                    std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "auto b2b", b2b,
-                                floor_ms, b2b / floor_ms);
+                    add_row(size, c.name, "auto b2b", b2b, floor_ms);
                 }
             }
 #ifdef VF_HAVE_NPP
             float npp = 0, npp_b2b = 0;  // the same two methods as vfilter's rows
             time_npp(c, ps, stream.get(), o.iterations, rng, &npp, &npp_b2b);
-            rows.push_back({size, c.name, "npp", npp, floor_ms});
-            rows.push_back({size, c.name, "npp b2b", npp_b2b, floor_ms});
-            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "npp", npp, floor_ms,
-                        npp / floor_ms);
-            std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", size.c_str(), c.name.c_str(), "npp b2b", npp_b2b,
-                        floor_ms, npp_b2b / floor_ms);
+            add_row(size, c.name, "npp", npp, floor_ms);
+            add_row(size, c.name, "npp b2b", npp_b2b, floor_ms);
 #endif
         }
     }
@@ -392,11 +382,8 @@ int run_gpu_bench(const GpuBenchOptions& o) {
         const double fft_floor = std::max(bytes / ceil.bytes_per_ms, 2 * 5.0 * len * std::log2(double(len)) / ceil.flop_per_ms);
         const float td = median_ms(stream.get(), 20, 3, [&](int) { direct.run(xp, fp, yp, stream.get()); });
         const float tf = median_ms(stream.get(), o.iterations, 5, [&](int) { fft.run(xp, yp, stream.get()); });
-        std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", "1D", "294912 x 32768 taps", "direct", td, direct_floor,
-                    td / direct_floor);
-        std::printf("%-10s %-28s %-10s %10.4f %10.4f %9.1f\n", "1D", "294912 x 32768 taps", "fft", tf, fft_floor, tf / fft_floor);
-        rows.push_back({"1D", "294912 x 32768 taps", "direct", td, direct_floor});
-        rows.push_back({"1D", "294912 x 32768 taps", "fft", tf, fft_floor});
+        add_row("1D", "294912 x 32768 taps", "direct", td, direct_floor);
+        add_row("1D", "294912 x 32768 taps", "fft", tf, fft_floor);
     }
     if (!o.json.empty()) {
         std::ofstream f(o.json);

@@ -13,26 +13,29 @@
 namespace vf::cuda {
 namespace {
 
-
 struct GradTaps {
     float gx[9], gy[9];
     float divisor, scale, delta;
+    // A power-of-two divisor (1 for Sobel and Prewitt, 256 for Scharr) is applied as a
+    // multiplication by its inverse: it rounds exactly as the division does, at full rate.
+    float inverse;
+    bool power_of_two;
+
+    // The output value before clamping, from the two sums: the CPU's operations one by one.
+    __device__ __forceinline__ float magnitude(float a, float b) const {
+        const float sa = power_of_two ? __fmul_rn(a, inverse) : __fdiv_rn(a, divisor);
+        const float sb = power_of_two ? __fmul_rn(b, inverse) : __fdiv_rn(b, divisor);
+        const float m = __fsqrt_rn(__fadd_rn(__fmul_rn(sa, sa), __fmul_rn(sb, sb)));
+        return __fadd_rn(__fmul_rn(m, scale), delta);
+    }
 };
 
-// Both sums for strip::strip_kernel. A power-of-two divisor (1 for Sobel, Prewitt) is applied as
-// a multiplication by its inverse, which rounds exactly as the division does, at full rate.
+// Both sums for strip::strip_kernel.
 struct StripGradient {
     static constexpr int kSums = 2;
     GradTaps g;
-    float inverse;
-    bool power_of_two;
     __device__ __forceinline__ float tap(int c, int j, int i) const { return c == 0 ? g.gx[j * 3 + i] : g.gy[j * 3 + i]; }
-    __device__ __forceinline__ float finish(const float (&sum)[2]) const {
-        const float sa = power_of_two ? __fmul_rn(sum[0], inverse) : __fdiv_rn(sum[0], g.divisor);
-        const float sb = power_of_two ? __fmul_rn(sum[1], inverse) : __fdiv_rn(sum[1], g.divisor);
-        const float m = __fsqrt_rn(__fadd_rn(__fmul_rn(sa, sa), __fmul_rn(sb, sb)));
-        return __fadd_rn(__fmul_rn(m, g.scale), g.delta);
-    }
+    __device__ __forceinline__ float finish(const float (&sum)[2]) const { return g.magnitude(sum[0], sum[1]); }
 };
 
 // Both sums and the magnitude, 4 x 2 outputs per thread with 4-byte loads and stores
@@ -63,11 +66,7 @@ __global__ void __launch_bounds__(wide::kTX* wide::kTY) gradient_wide_kernel(Dev
                 }
         }
     }
-    wide::store_block<T, kVec>(dst, x0, y0, [&](int q, int p) {
-        const float sa = __fdiv_rn(a[q][p], g.divisor), sb = __fdiv_rn(b[q][p], g.divisor);
-        const float m = __fsqrt_rn(__fadd_rn(__fmul_rn(sa, sa), __fmul_rn(sb, sb)));
-        return __fadd_rn(__fmul_rn(m, g.scale), g.delta);
-    });
+    wide::store_block<T, kVec>(dst, x0, y0, [&](int q, int p) { return g.magnitude(a[q][p], b[q][p]); });
 }
 
 template <typename T, bool kVec>
@@ -87,11 +86,12 @@ void gradient(const GradientOp& op, const Launch& l) {
     g.divisor = op.divisor;
     g.scale = op.scale;
     g.delta = op.delta;
+    int exponent = 0;
+    g.power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
+    g.inverse = 1.0f / g.divisor;
     const int border = border_mode(l.border);
     if (strip::usable(l.src) && strip::usable(l.dst)) {
-        int exponent = 0;
-        const bool power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
-        strip::launch<1>(l.src, l.dst, StripGradient{g, 1.0f / g.divisor, power_of_two}, border, l.stream);
+        strip::launch<1>(l.src, l.dst, StripGradient{g}, border, l.stream);
         VF_CUDA_CHECK_LAUNCH("strip_kernel (gradient)");
         return;
     }
