@@ -2,6 +2,7 @@
 // the exit codes documented in docs/exit-codes.md.
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -20,16 +21,25 @@ int run_health_check();
 
 namespace {
 
-vf::Job* g_job = nullptr;
+std::atomic<vf::Job*> g_job{nullptr};
 volatile std::sig_atomic_t g_signals = 0;
 
 // First Ctrl-C/SIGTERM: stop reading, drain what is in flight, finish the output, exit 0.
 // Second: discard what is in flight and finish the output now (exit 130). Third: leave at once.
+// While the job is still opening its input and output, the first signal is held until the job
+// exists (run() applies it), so the output opened meanwhile is finished rather than cut off;
+// a second one during the opening leaves at once (exit 130).
 void on_signal(int) {
     const int n = ++g_signals;
-    if (n > 2 || !g_job) _exit(130);
-    if (n == 1) g_job->interrupt();
-    else g_job->abandon();
+    vf::Job* job = g_job.load();
+    if (n > 2 || (n > 1 && !job)) _exit(130);
+    if (!job) {
+        static const char kHeld[] = "vfilter: stopping once the input and output are open (Ctrl-C again to leave now)\n";
+        (void)!write(STDERR_FILENO, kHeld, sizeof kHeld - 1);  // write(2) is async-signal-safe; spdlog is not
+        return;
+    }
+    if (n == 1) job->interrupt();
+    else job->abandon();
 }
 
 // In the container (VFILTER_CONTAINER is set by docker/Dockerfile) a missing file or GPU is
@@ -49,10 +59,11 @@ std::string container_hint(const vf::Error& e) {
 }
 
 int run(const vf::RunOptions& options) {
-    vf::Job job(options);
-    g_job = &job;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    vf::Job job(options);
+    g_job = &job;
+    if (g_signals > 0) job.interrupt();  // a signal that came while the job was opening
     const vf::JobResult r = job.run();
     g_job = nullptr;
     if (options.verbosity >= 0) std::fputs(vf::format_summary(r.stats).c_str(), stderr);
