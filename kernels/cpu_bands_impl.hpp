@@ -142,6 +142,13 @@ bool uniform(const std::vector<int>& v) {
     return std::all_of(v.begin(), v.end(), [&](int x) { return x == v[0]; });
 }
 
+// v without the zeros it has at both ends (as many from each end, so the centre stays the centre).
+std::vector<int> trim_zero_ends(const std::vector<int>& v) {
+    size_t t = 0;
+    while (2 * t + 1 < v.size() && v[t] == 0 && v[v.size() - 1 - t] == 0) ++t;
+    return std::vector<int>(v.begin() + static_cast<std::ptrdiff_t>(t), v.end() - static_cast<std::ptrdiff_t>(t));
+}
+
 bool symmetric(const std::vector<int>& v) {
     for (size_t i = 0; i < v.size() / 2; ++i)
         if (v[i] != v[v.size() - 1 - i]) return false;
@@ -195,6 +202,122 @@ void symmetric_row_madd(const int16_t* p, int w, int kw, const int32_t* row, int
         out[x] = v;
     }
 }
+
+// The symmetric column pass read straight from the plane's rows, with 16-bit multiply-adds as in
+// symmetric_row_madd: out[x] = sum_j col[j] * rows[j][x] for x in [0, w). It reads the samples
+// themselves, a quarter (8-bit) or half (16-bit) of the bytes of a column pass over 32-bit row
+// sums. rows[j]: the source row of tap j (a row of zeros for the zero border); T is uint8_t or
+// uint16_t (shifted right by `shift`); mirrored pairs of samples must fit int16, all |tap| < 2^15.
+template <typename T>
+void symmetric_column_madd(const T* const* rows, int kh, const int32_t* col, int w, int shift, int32_t* out) {
+    const int ry = kh / 2;
+    constexpr int kMaxPairs = 64;
+    __m256i coef[kMaxPairs];
+    const int whole = ry / 2;  // pairs (2i, 2i+1) of mirrored terms
+    for (int i = 0; i < whole; ++i)
+        coef[i] = _mm256_set1_epi32(static_cast<int32_t>((static_cast<uint32_t>(col[2 * i + 1]) << 16) |
+                                                         (static_cast<uint32_t>(col[2 * i]) & 0xffffu)));
+    const int last = ry % 2 ? ry - 1 : ry;
+    const __m256i coef_last = _mm256_set1_epi32(
+        ry % 2 ? static_cast<int32_t>((static_cast<uint32_t>(col[ry]) << 16) | (static_cast<uint32_t>(col[last]) & 0xffffu))
+               : static_cast<int32_t>(static_cast<uint32_t>(col[ry]) & 0xffffu));
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    auto load = [count](const T* q) {  // 16 samples as int16
+        if constexpr (sizeof(T) == 1)
+            return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+        else
+            return _mm256_srl_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)), count);
+    };
+    int x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+        for (int i = 0; i < whole; ++i) {
+            const int t = 2 * i;
+            const __m256i va = _mm256_add_epi16(load(rows[t] + x), load(rows[kh - 1 - t] + x));
+            const __m256i vb = _mm256_add_epi16(load(rows[t + 1] + x), load(rows[kh - 2 - t] + x));
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), coef[i]));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), coef[i]));
+        }
+        const __m256i centre = load(rows[ry] + x);
+        const __m256i va = ry % 2 ? _mm256_add_epi16(load(rows[last] + x), load(rows[kh - 1 - last] + x)) : centre;
+        const __m256i vb = ry % 2 ? centre : _mm256_setzero_si256();
+        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), coef_last));
+        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), coef_last));
+        // unpack works per 128-bit lane: lo holds x+0..3 and x+8..11, hi x+4..7 and x+12..15.
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    for (; x < w; ++x) {
+        auto at = [&](int j) { return static_cast<int32_t>(rows[j][x] >> shift); };
+        int32_t v = col[ry] * at(ry);
+        for (int j = 0; j < ry; ++j) v += col[j] * (at(j) + at(kh - 1 - j));
+        out[x] = v;
+    }
+}
+
+// The symmetric row pass over a padded row of 32-bit column sums (w + kw - 1 values), the sums of
+// 32 outputs kept in registers over every tap pair. Wrapping int32 as the plain loop: the same
+// sums to the bit.
+void symmetric_row_i32(const int32_t* p, int w, int kw, const int32_t* row, int32_t* out) {
+    const int rx = kw / 2;
+    auto load = [](const int32_t* q) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)); };
+    auto term = [&](const __m256i& k, const int32_t* a, const int32_t* b) {
+        return _mm256_mullo_epi32(k, _mm256_add_epi32(load(a), load(b)));
+    };
+    const __m256i kc = _mm256_set1_epi32(row[rx]);
+    int x = 0;
+    for (; x + 32 <= w; x += 32) {
+        const int32_t* m = p + x + rx;
+        __m256i s0 = _mm256_mullo_epi32(kc, load(m)), s1 = _mm256_mullo_epi32(kc, load(m + 8));
+        __m256i s2 = _mm256_mullo_epi32(kc, load(m + 16)), s3 = _mm256_mullo_epi32(kc, load(m + 24));
+        for (int i = 0; i < rx; ++i) {
+            const __m256i k = _mm256_set1_epi32(row[i]);
+            const int32_t *a = p + x + i, *b = p + x + kw - 1 - i;
+            s0 = _mm256_add_epi32(s0, term(k, a, b));
+            s1 = _mm256_add_epi32(s1, term(k, a + 8, b + 8));
+            s2 = _mm256_add_epi32(s2, term(k, a + 16, b + 16));
+            s3 = _mm256_add_epi32(s3, term(k, a + 24, b + 24));
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), s0);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 8), s1);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 16), s2);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 24), s3);
+    }
+    for (; x < w; ++x) {
+        uint32_t v = static_cast<uint32_t>(row[rx]) * static_cast<uint32_t>(p[x + rx]);
+        for (int i = 0; i < rx; ++i)
+            v += static_cast<uint32_t>(row[i]) * (static_cast<uint32_t>(p[x + i]) + static_cast<uint32_t>(p[x + kw - 1 - i]));
+        out[x] = static_cast<int32_t>(v);
+    }
+}
+#endif
+
+#if defined(__AVX2__)
+// Rows [y0, y1) of a symmetric separable convolution, columns first (see separable_band).
+// sums: w + kw - 1 values; acc: w.
+template <typename T>
+void columns_first(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1,
+                   const std::vector<int32_t>& row, const std::vector<int32_t>& col, int32_t* sums, int32_t* acc,
+                   float* vals) {
+    const int w = src.width, kw = static_cast<int>(row.size()), kh = static_cast<int>(col.size());
+    const int rx = kw / 2, ry = kh / 2;
+    const std::vector<T> zeros(static_cast<size_t>(w) + 16);  // the rows outside a zero border
+    const T* rows[255];
+    for (int y = y0; y < y1; ++y) {
+        for (int j = 0; j < kh; ++j) {
+            const int sy = border_index(y + j - ry, src.height, op.border);
+            rows[j] = sy < 0 ? zeros.data() : reinterpret_cast<const T*>(src.data + static_cast<std::ptrdiff_t>(sy) * src.pitch);
+        }
+        symmetric_column_madd(rows, kh, col.data(), w, src.shift, sums + rx);
+        for (int i = 1; i <= rx; ++i) {  // the column sums of the border's columns
+            const int l = border_index(-i, w, op.border), r = border_index(w - 1 + i, w, op.border);
+            sums[rx - i] = l < 0 ? 0 : sums[rx + l];
+            sums[rx + w - 1 + i] = r < 0 ? 0 : sums[rx + r];
+        }
+        symmetric_row_i32(sums, w, kw, row.data(), acc);
+        finish_convolve_row(dst, y, acc, op.conv, vals);
+    }
+}
 #endif
 
 // Row pass into a ring of intermediate rows, then a column pass; whole numbers throughout, so the
@@ -203,55 +326,75 @@ template <typename Acc>
 void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, std::vector<Acc>& mem,
                     std::vector<float>& vals, std::vector<int16_t>& padded16) {
     const ConvolveOp& c = op.conv;
-    const int w = src.width, rx = c.rx(), ry = c.ry(), len = w + 2 * rx;
-    mem.resize(static_cast<size_t>(w) * c.kh + len + w);
+    // Zero taps at the ends add nothing: a Gaussian's fixed-point tails round to zero (sigma 3.2:
+    // 27 taps, 21 of them non-zero), so both passes leave them out.
+    const std::vector<int> row_taps = trim_zero_ends(c.row), col_taps = trim_zero_ends(c.col);
+    const int kw = static_cast<int>(row_taps.size()), kh = static_cast<int>(col_taps.size());
+    const int w = src.width, rx = kw / 2, ry = kh / 2, len = w + 2 * rx;
+    mem.resize(static_cast<size_t>(w) * kh + len + w);
     vals.resize(w);
-    Acc* padded = mem.data() + static_cast<size_t>(w) * c.kh;
+    Acc* padded = mem.data() + static_cast<size_t>(w) * kh;
     Acc* acc = padded + len;
-    RowRing<Acc> ring(mem.data(), c.kh, w);
-    const std::vector<Acc> row(c.row.begin(), c.row.end()), col(c.col.begin(), c.col.end());
-    const bool box_row = uniform(c.row), box_col = uniform(c.col);
+    RowRing<Acc> ring(mem.data(), kh, w);
+    const std::vector<Acc> row(row_taps.begin(), row_taps.end()), col(col_taps.begin(), col_taps.end());
+    const bool box_row = uniform(row_taps), box_col = uniform(col_taps);
     // Symmetric taps (every Gaussian): add the mirrored pair first, then multiply once; whole
     // numbers, so the sum is unchanged and half the multiplies go.
-    const bool sym_row = symmetric(c.row), sym_col = symmetric(c.col);
+    const bool sym_row = symmetric(row_taps), sym_col = symmetric(col_taps);
     // 8-bit samples and 16-bit taps: the row pass can use 16-bit multiply-adds (AVX2 build).
 #if defined(__AVX2__)
     const bool madd_row = std::is_same<Acc, int32_t>::value && sym_row && !box_row && src.peak() <= 255 &&
-                          c.kw <= 255 &&
-                          std::all_of(c.row.begin(), c.row.end(), [](int k) { return k > -32768 && k < 32768; });
+                          kw <= 255 &&
+                          std::all_of(row_taps.begin(), row_taps.end(), [](int k) { return k > -32768 && k < 32768; });
 #else
     const bool madd_row = false;
 #endif
     if (madd_row) padded16.resize(static_cast<size_t>(len) + 16);
+#if defined(__AVX2__)
+    // Planar samples and symmetric taps on both axes, 16-bit in the columns (every Gaussian): the
+    // column pass first, straight from the source rows with 16-bit multiply-adds, then the row
+    // pass over one padded row of 32-bit sums that stays in L1. The ring below instead keeps kh
+    // rows of 32-bit sums and reads all of them for every output row: 2 to 4 times the bytes
+    // (measured: 3.2 -> 2.5 ms for the 1080p Gaussian at sigma 3.2 on one core).
+    if constexpr (std::is_same<Acc, int32_t>::value) {
+        const bool madd_col = sym_col && !box_col && kh <= 255 && src.step == 1 && 2 * src.peak() < 32768 &&
+                              std::all_of(col_taps.begin(), col_taps.end(), [](int k) { return k > -32768 && k < 32768; });
+        if (madd_col && sym_row && !box_row) {
+            if (src.bytes_per_sample == 1) columns_first<uint8_t>(op, src, dst, y0, y1, row, col, padded, acc, vals.data());
+            else columns_first<uint16_t>(op, src, dst, y0, y1, row, col, padded, acc, vals.data());
+            return;
+        }
+    }
+#endif
     // w and rx by value: a captured reference would let their address escape into RowRing::get,
     // and then no loop below could be vectorised (each store might change w).
     auto fill = [&, w, rx](int logical, Acc* out) {
+#if defined(__AVX2__)
+        if constexpr (std::is_same<Acc, int32_t>::value) {
+            if (madd_row) {
+                load_padded_row(src, border_index(logical, src.height, op.border), rx, op.border, padded16.data());
+                symmetric_row_madd(padded16.data(), w, kw, row.data(), out);
+                return;
+            }
+        }
+#endif
         load_padded_row(src, border_index(logical, src.height, op.border), rx, op.border, padded);
         if (box_row) {
             Acc s = 0;
-            for (int i = 0; i < c.kw; ++i) s += padded[i];
+            for (int i = 0; i < kw; ++i) s += padded[i];
             out[0] = s * row[0];
             for (int x = 1; x < w; ++x) {
-                s += padded[x + c.kw - 1] - padded[x - 1];
+                s += padded[x + kw - 1] - padded[x - 1];
                 out[x] = s * row[0];
             }
             return;
         }
         std::fill(out, out + w, Acc(0));
-#if defined(__AVX2__)
-        if constexpr (std::is_same<Acc, int32_t>::value) {
-            if (madd_row) {
-                load_padded_row(src, border_index(logical, src.height, op.border), rx, op.border, padded16.data());
-                symmetric_row_madd(padded16.data(), w, c.kw, row.data(), out);
-                return;
-            }
-        }
-#endif
         if (sym_row) {
             for (int i = 0; i < rx; ++i) {
                 const Acc ki = row[i];
                 if (ki == 0) continue;
-                const Acc *a = padded + i, *b = padded + c.kw - 1 - i;
+                const Acc *a = padded + i, *b = padded + kw - 1 - i;
                 for (int x = 0; x < w; ++x) out[x] += ki * (a[x] + b[x]);
             }
             const Acc kc = row[rx];
@@ -259,7 +402,7 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
             for (int x = 0; x < w; ++x) out[x] += kc * m[x];
             return;
         }
-        for (int i = 0; i < c.kw; ++i) {
+        for (int i = 0; i < kw; ++i) {
             const Acc ki = row[i];
             if (ki == 0) continue;
             const Acc* pi = padded + i;
@@ -269,7 +412,7 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
     if (box_col) {
         // Running column sum: add the row entering the window, subtract the one leaving it.
         std::fill(acc, acc + w, Acc(0));
-        for (int j = 0; j < c.kh; ++j) {
+        for (int j = 0; j < kh; ++j) {
             const Acc* r = ring.get(y0 + j - ry, fill);
             for (int x = 0; x < w; ++x) acc[x] += r[x];
         }
@@ -300,7 +443,7 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
             const Acc kc = col[ry];
             for (int x = 0; x < w; ++x) acc[x] += kc * m[x];
         } else {
-            for (int j = 0; j < c.kh; ++j) {
+            for (int j = 0; j < kh; ++j) {
                 const Acc kj = col[j];
                 if (kj == 0) continue;
                 const Acc* r = ring.get(y + j - ry, fill);
