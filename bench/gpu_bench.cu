@@ -296,7 +296,8 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     if (!o.only.empty()) {
         std::vector<Case> picked;
         for (const Case& c : cases)
-            if (c.name.find(o.only) != std::string::npos) picked.push_back(c);
+            if (std::any_of(o.only.begin(), o.only.end(), [&](const std::string& s) { return c.name.find(s) != std::string::npos; }))
+                picked.push_back(c);
         cases = picked;
     }
 

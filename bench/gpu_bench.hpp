@@ -12,7 +12,7 @@ struct GpuBenchOptions {
     int iterations = 50;
     std::string json;
     bool quick = false;  // fewer cases (for smoke tests)
-    std::string only;    // run only the cases whose name contains this (e.g. "sobel")
+    std::vector<std::string> only;  // run only the cases whose name contains one of these (e.g. "sobel")
 };
 
 int run_gpu_bench(const GpuBenchOptions& options);

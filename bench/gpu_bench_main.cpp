@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
     app.add_option("--iterations", o.iterations, "timed runs per case (median)");
     app.add_option("--json", o.json, "write results as JSON");
     app.add_flag("--quick", o.quick, "a few cases only");
-    app.add_option("--only", o.only, "only the cases whose name contains this text");
+    app.add_option("--only", o.only, "only the cases whose name contains this text (repeatable)");
     CLI11_PARSE(app, argc, argv);
     try {
         return vf::run_gpu_bench(o);

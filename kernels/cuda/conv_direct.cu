@@ -19,6 +19,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_plane.cuh"
 #include "kernels/cuda/op_cache.hpp"
+#include "kernels/cuda/strip_dp4a.cuh"
 #include "kernels/cuda/strip_rows.cuh"
 #include "kernels/cuda/tile_loader.cuh"
 #include "kernels/cuda/wide_tile.cuh"
@@ -245,6 +246,9 @@ void launch_small_acc(const ConvolveOp& op, const Launch& l) {
     VF_CUDA_CHECK_LAUNCH("small_kernel");
 }
 
+// Planes from this size up take the DP4A path for a 5x5 (between 1080p and 4K: measured at both).
+constexpr long long kDp4aFiveByFiveMinPixels = 4'000'000;
+
 // A whole-number K x K kernel for strip::strip_kernel: one sum per output.
 template <int K>
 struct StripConvolve {
@@ -260,8 +264,20 @@ void launch_small(const ConvolveOp& op, const Launch& l) {
     if (!op.integer) return launch_small_acc<K, double>(op, l);
     SmallTaps<K, float> taps;
     for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<float>(op.k[i]);
+    const bool strip_ok = strip::usable(l.src) && strip::usable(l.dst);
+    if constexpr (K <= 5) {
+        // Byte taps on 8-bit planes: DP4A (strip_dp4a.cuh) for every 3x3, and for a 5x5 on large
+        // planes only: there it measured 11% faster than the tile (4K), at 1080p 5% slower (H100).
+        const auto tap = [&](int, int j, int i) { return op.k[j * K + i]; };
+        const bool large = static_cast<long long>(l.dst.width) * l.dst.height >= kDp4aFiveByFiveMinPixels;
+        if (strip_ok && l.src.bytes_per_sample == 1 && (K == 3 || large) && strip::byte_taps(1, K, tap)) {
+            strip::launch_dp4a<K, 2>(l.src, l.dst, StripConvolve<K>{taps, op.rdiv, op.bias}, tap, border_mode(l.border), l.stream);
+            VF_CUDA_CHECK_LAUNCH("dp4a_kernel (convolution)");
+            return;
+        }
+    }
     if constexpr (K == 3) {
-        if (strip::usable(l.src) && strip::usable(l.dst)) {
+        if (strip_ok) {
             strip::launch<2>(l.src, l.dst, StripConvolve<K>{taps, op.rdiv, op.bias}, border_mode(l.border), l.stream);
             VF_CUDA_CHECK_LAUNCH("strip_kernel (convolution)");
             return;

@@ -1,5 +1,6 @@
 // Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass: on
-// planar, aligned planes without shared memory, 8 outputs per thread (strip_rows.cuh), otherwise
+// planar, aligned planes without shared memory, 8 outputs per thread (strip_dp4a.cuh for 8-bit
+// planes, strip_rows.cuh for 16-bit ones), otherwise
 // over a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the
 // sums are whole numbers, and every later step is an IEEE operation without contraction.
 #include <cmath>
@@ -7,6 +8,7 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/strip_dp4a.cuh"
 #include "kernels/cuda/strip_rows.cuh"
 #include "kernels/cuda/wide_tile.cuh"
 
@@ -90,6 +92,14 @@ void gradient(const GradientOp& op, const Launch& l) {
     g.power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
     g.inverse = 1.0f / g.divisor;
     const int border = border_mode(l.border);
+    // Byte taps (all of Sobel, Prewitt, Scharr, Laplacian) on 8-bit planes: DP4A, 1 row per thread
+    // (2 rows measured the same at 4K and 4% slower at 1080p).
+    const auto tap = [&](int c, int j, int i) { return c == 0 ? op.gx[j * 3 + i] : op.gy[j * 3 + i]; };
+    if (strip::usable(l.src) && strip::usable(l.dst) && l.src.bytes_per_sample == 1 && strip::byte_taps(2, 3, tap)) {
+        strip::launch_dp4a<3, 1>(l.src, l.dst, StripGradient{g}, tap, border, l.stream);
+        VF_CUDA_CHECK_LAUNCH("dp4a_kernel (gradient)");
+        return;
+    }
     if (strip::usable(l.src) && strip::usable(l.dst)) {
         strip::launch<1>(l.src, l.dst, StripGradient{g}, border, l.stream);
         VF_CUDA_CHECK_LAUNCH("strip_kernel (gradient)");

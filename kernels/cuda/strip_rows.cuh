@@ -9,9 +9,13 @@
 // adds it into the output rows it touches. Work per thread is small, so even a 1080p plane fills
 // every SM; strips at the left and right edges gather their samples through the border rule.
 //
-// Measured against the alternatives on an H100 (docs/benchmarks.md): faster than the shared-memory
-// tile (wide_tile.cuh) for 3x3 and the gradients, slower for 5x5 and 7x7, which keep the tile; a
-// thread walking a tall strip with a sliding window lost to both (too much serial work a thread).
+// On 8-bit planes with taps that fit a signed byte, strip_dp4a.cuh takes over with the same
+// layout and integer dot products.
+//
+// Measured against the alternatives on an H100 (docs/benchmarks.md): faster than the
+// shared-memory tile (wide_tile.cuh) for 3x3 and the gradients, slower for 5x5 and 7x7, which keep
+// the tile; a thread walking a tall strip with a sliding window lost to both (too much serial
+// work a thread).
 #pragma once
 
 #include <cstdint>

@@ -224,13 +224,36 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
                                          " layout " + std::to_string(layout) + (aligned ? " aligned" : ""));
                     }
     };
+    // Taps in -128..127 take the DP4A path on 8-bit planes (strip_dp4a.cuh): small ones, and the
+    // extremes of a signed byte; taps outside it take the float paths.
     for (int k : {3, 5, 7}) {
         const PlaneOp op = random_dense(k, 20, 1.0f / (k * 23), 100, rng);
         ASSERT_TRUE(op.conv.integer);
         check_everywhere(op, std::to_string(k) + "x" + std::to_string(k));
+        PlaneOp extremes = random_dense(k, 127, 1.0f / (k * 160), 128, rng);
+        extremes.conv.k[0] = -128;
+        extremes.conv.k[k * k - 1] = 127;
+        finalize_convolve(extremes.conv);
+        check_everywhere(extremes, std::to_string(k) + "x" + std::to_string(k) + " byte extremes");
+        check_everywhere(random_dense(k, 300, 1.0f / (k * 500), 128, rng), std::to_string(k) + "x" + std::to_string(k) + " wide taps");
     }
     for (const char* spec : {"sobel", "prewitt", "scharr=scale=0.7:delta=9", "laplacian"})
         check_everywhere(build_chain(spec)[0].ops[0], spec);
+}
+
+// A 5x5 with byte taps on an 8-bit plane of 4 Mpixel or more takes the DP4A path (smaller planes
+// the tile): every border, the ragged right edge included, exactly as the reference.
+TEST(Gpu, FiveByFiveOnLargePlanesExactOnTheBytePath) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(31);
+    PlaneOp op = random_dense(5, 127, 1.0f / 800, 128, rng);
+    op.conv.k[0] = -128;
+    finalize_convolve(op.conv);
+    for (Border b : kBorders) {
+        op.border = b;
+        expect_close(run_case(op, 2309, 1733, 8, GpuKernel::Auto, rng(), 1, 0, 0, true), 2309L * 1733, true,
+                     std::string("5x5 byte taps, 2309x1733, ") + border_name(b));
+    }
 }
 
 TEST(Gpu, CopyAndFill) {
