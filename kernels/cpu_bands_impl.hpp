@@ -156,45 +156,58 @@ bool symmetric(const std::vector<int>& v) {
 }
 
 #if defined(__AVX2__)
-// The symmetric row pass of an 8-bit plane with 16-bit multiply-adds: the mirrored pair sums
-// (a + b <= 510) of two taps are interleaved and vpmaddwd multiplies and adds both products into
-// 32-bit lanes, 16 products per instruction where the plain loop does 8 with a load and a store of
-// the output per tap. Whole numbers, so the result is the same as the plain loop's to the bit.
-// p: the padded row (w + kw - 1 samples); taps: row[0..rx] (row[rx] is the centre); all |tap| < 2^15.
+// A symmetric tap vector (2r + 1 taps, all |tap| < 2^15) for 16-bit multiply-adds: the mirrored
+// pair sums of two terms are interleaved and vpmaddwd multiplies and adds both products into
+// 32-bit lanes, 16 products per instruction. Terms: the r mirrored pairs (t = 0 .. r-1) and the
+// centre (t = r), two at a time; with r odd the last pair goes with the centre, with r even the
+// centre goes with a zero. Whole numbers: the sums are the plain loop's to the bit.
+class MaddTaps {
+public:
+    MaddTaps(const int32_t* taps, int r) : r_(r), whole_(r / 2), last_(r % 2 ? r - 1 : r) {
+        for (int i = 0; i < whole_; ++i) pair_[i] = pack(taps[2 * i], taps[2 * i + 1]);
+        last_pair_ = r % 2 ? pack(taps[last_], taps[r]) : pack(taps[r], 0);
+    }
+
+    // out[0..15] = the sums for 16 outputs; at(t): those outputs' samples under tap t (t in
+    // 0 .. 2r) as 16 int16 lanes, mirrored pairs summing to at most 32767.
+    template <typename At>
+    void sum16(At&& at, int32_t* out) const {
+        const int k = 2 * r_ + 1;
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+        auto add = [&](const __m256i& va, const __m256i& vb, const __m256i& taps) {
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), taps));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), taps));
+        };
+        for (int i = 0; i < whole_; ++i) {
+            const int t = 2 * i;
+            add(_mm256_add_epi16(at(t), at(k - 1 - t)), _mm256_add_epi16(at(t + 1), at(k - 2 - t)), pair_[i]);
+        }
+        const __m256i centre = at(r_);
+        if (r_ % 2) add(_mm256_add_epi16(at(last_), at(k - 1 - last_)), centre, last_pair_);
+        else add(centre, _mm256_setzero_si256(), last_pair_);
+        // unpack works per 128-bit lane: lo holds outputs 0..3 and 8..11, hi 4..7 and 12..15.
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+
+private:
+    static __m256i pack(int32_t a, int32_t b) {
+        return _mm256_set1_epi32(static_cast<int32_t>((static_cast<uint32_t>(b) << 16) | (static_cast<uint32_t>(a) & 0xffffu)));
+    }
+    int r_, whole_, last_;
+    __m256i pair_[64], last_pair_;
+};
+
+// The symmetric row pass of an 8-bit plane: p is the padded row (w + kw - 1 samples); taps:
+// row[0..rx] (row[rx] is the centre). Where the plain loop does 8 products with a load and a
+// store of the output per tap, vpmaddwd does 16 (MaddTaps).
 void symmetric_row_madd(const int16_t* p, int w, int kw, const int32_t* row, int32_t* out) {
     const int rx = kw / 2;
-    // Terms: the rx mirrored pairs (t = 0 .. rx-1) and the centre (t = rx), multiplied two at a time.
-    // With rx odd the last pair goes with the centre; with rx even the centre goes with a zero.
-    constexpr int kMaxPairs = 64;
-    __m256i coef[kMaxPairs];
-    const int whole = rx / 2;  // pairs (2i, 2i+1) of mirrored terms
-    for (int i = 0; i < whole; ++i)
-        coef[i] = _mm256_set1_epi32(static_cast<int32_t>((static_cast<uint32_t>(row[2 * i + 1]) << 16) |
-                                                         (static_cast<uint32_t>(row[2 * i]) & 0xffffu)));
-    const int last = rx % 2 ? rx - 1 : rx;  // the term that goes with the centre (or the centre itself)
-    const __m256i coef_last = _mm256_set1_epi32(
-        rx % 2 ? static_cast<int32_t>((static_cast<uint32_t>(row[rx]) << 16) | (static_cast<uint32_t>(row[last]) & 0xffffu))
-               : static_cast<int32_t>(static_cast<uint32_t>(row[rx]) & 0xffffu));
-    auto load = [](const int16_t* q) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)); };
+    const MaddTaps taps(row, rx);
     int x = 0;
     for (; x + 16 <= w; x += 16) {
         const int16_t* q = p + x;
-        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-        for (int i = 0; i < whole; ++i) {
-            const int t = 2 * i;
-            const __m256i va = _mm256_add_epi16(load(q + t), load(q + kw - 1 - t));
-            const __m256i vb = _mm256_add_epi16(load(q + t + 1), load(q + kw - 2 - t));
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), coef[i]));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), coef[i]));
-        }
-        const __m256i centre = load(q + rx);
-        const __m256i va = rx % 2 ? _mm256_add_epi16(load(q + last), load(q + kw - 1 - last)) : centre;
-        const __m256i vb = rx % 2 ? centre : _mm256_setzero_si256();
-        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), coef_last));
-        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), coef_last));
-        // unpack works per 128-bit lane: lo holds x+0..3 and x+8..11, hi x+4..7 and x+12..15.
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), _mm256_permute2x128_si256(lo, hi, 0x20));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+        taps.sum16([q](int t) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + t)); }, out + x);
     }
     for (; x < w; ++x) {
         int32_t v = row[rx] * p[x + rx];
@@ -203,49 +216,27 @@ void symmetric_row_madd(const int16_t* p, int w, int kw, const int32_t* row, int
     }
 }
 
-// The symmetric column pass read straight from the plane's rows, with 16-bit multiply-adds as in
-// symmetric_row_madd: out[x] = sum_j col[j] * rows[j][x] for x in [0, w). It reads the samples
+// The symmetric column pass read straight from the plane's rows, with 16-bit multiply-adds
+// (MaddTaps): out[x] = sum_j col[j] * rows[j][x] for x in [0, w). It reads the samples
 // themselves, a quarter (8-bit) or half (16-bit) of the bytes of a column pass over 32-bit row
 // sums. rows[j]: the source row of tap j (a row of zeros for the zero border); T is uint8_t or
-// uint16_t (shifted right by `shift`); mirrored pairs of samples must fit int16, all |tap| < 2^15.
+// uint16_t (shifted right by `shift`); mirrored pairs of samples must fit int16.
 template <typename T>
 void symmetric_column_madd(const T* const* rows, int kh, const int32_t* col, int w, int shift, int32_t* out) {
     const int ry = kh / 2;
-    constexpr int kMaxPairs = 64;
-    __m256i coef[kMaxPairs];
-    const int whole = ry / 2;  // pairs (2i, 2i+1) of mirrored terms
-    for (int i = 0; i < whole; ++i)
-        coef[i] = _mm256_set1_epi32(static_cast<int32_t>((static_cast<uint32_t>(col[2 * i + 1]) << 16) |
-                                                         (static_cast<uint32_t>(col[2 * i]) & 0xffffu)));
-    const int last = ry % 2 ? ry - 1 : ry;
-    const __m256i coef_last = _mm256_set1_epi32(
-        ry % 2 ? static_cast<int32_t>((static_cast<uint32_t>(col[ry]) << 16) | (static_cast<uint32_t>(col[last]) & 0xffffu))
-               : static_cast<int32_t>(static_cast<uint32_t>(col[ry]) & 0xffffu));
+    const MaddTaps taps(col, ry);
     const __m128i count = _mm_cvtsi32_si128(shift);
-    auto load = [count](const T* q) {  // 16 samples as int16
-        if constexpr (sizeof(T) == 1)
-            return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
-        else
-            return _mm256_srl_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)), count);
-    };
     int x = 0;
     for (; x + 16 <= w; x += 16) {
-        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-        for (int i = 0; i < whole; ++i) {
-            const int t = 2 * i;
-            const __m256i va = _mm256_add_epi16(load(rows[t] + x), load(rows[kh - 1 - t] + x));
-            const __m256i vb = _mm256_add_epi16(load(rows[t + 1] + x), load(rows[kh - 2 - t] + x));
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), coef[i]));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), coef[i]));
-        }
-        const __m256i centre = load(rows[ry] + x);
-        const __m256i va = ry % 2 ? _mm256_add_epi16(load(rows[last] + x), load(rows[kh - 1 - last] + x)) : centre;
-        const __m256i vb = ry % 2 ? centre : _mm256_setzero_si256();
-        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), coef_last));
-        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), coef_last));
-        // unpack works per 128-bit lane: lo holds x+0..3 and x+8..11, hi x+4..7 and x+12..15.
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), _mm256_permute2x128_si256(lo, hi, 0x20));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+        taps.sum16(
+            [&](int t) {  // 16 samples as int16
+                const T* q = rows[t] + x;
+                if constexpr (sizeof(T) == 1)
+                    return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+                else
+                    return _mm256_srl_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)), count);
+            },
+            out + x);
     }
     for (; x < w; ++x) {
         auto at = [&](int j) { return static_cast<int32_t>(rows[j][x] >> shift); };

@@ -43,6 +43,7 @@ const char* kSpecs[] = {
     "emboss=planes=all:bias=100",
     "convolution=m=1 2 1 2 4 2 1 2 1",
     "convolution=m=1 2 3 2 4 6 3 6 9:bias=-20",
+    "convolution=m=1 2 1 2 4 2 3 6 3:bias=5",  // rank 1, symmetric row, asymmetric column: the ring path
     "convolution=m=0 -1 0 -1 5 -1 0 -1 0",
     "convolution=m=1 -2 3 -4 5 -6 7 -8 9 -10 11 -12 13 -14 15 -16 17 -18 19 -20 21 -22 23 -24 25:rdiv=0.01:bias=128",
     "convolution=m=0.1 0.25 -0.3 0.5 1.5 0.5 -0.3 0.25 0.1",
