@@ -18,6 +18,7 @@ struct BandScratch {
     std::vector<int64_t> i64;
     std::vector<double> f64;
     std::vector<float> f32;
+    std::vector<uint16_t> zeros;  // a row of zeros: the rows outside a zero border, read in place
 };
 
 enum class CpuIsa { Auto, Generic, Avx2 };

@@ -281,23 +281,22 @@ void symmetric_row_i32(const int32_t* p, int w, int kw, const int32_t* row, int3
         out[x] = static_cast<int32_t>(v);
     }
 }
-#endif
 
-#if defined(__AVX2__)
 // Rows [y0, y1) of a symmetric separable convolution, columns first (see separable_band).
-// sums: w + kw - 1 values; acc: w.
+// sums: w + kw - 1 values; acc: w; zeros: scratch for a row of zeros.
 template <typename T>
 void columns_first(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1,
                    const std::vector<int32_t>& row, const std::vector<int32_t>& col, int32_t* sums, int32_t* acc,
-                   float* vals) {
+                   float* vals, std::vector<uint16_t>& zeros) {
     const int w = src.width, kw = static_cast<int>(row.size()), kh = static_cast<int>(col.size());
     const int rx = kw / 2, ry = kh / 2;
-    const std::vector<T> zeros(static_cast<size_t>(w) + 16);  // the rows outside a zero border
+    if (zeros.size() < static_cast<size_t>(w) + 16) zeros.assign(static_cast<size_t>(w) + 16, 0);
+    const T* zero_row = reinterpret_cast<const T*>(zeros.data());
     const T* rows[255];
     for (int y = y0; y < y1; ++y) {
         for (int j = 0; j < kh; ++j) {
             const int sy = border_index(y + j - ry, src.height, op.border);
-            rows[j] = sy < 0 ? zeros.data() : reinterpret_cast<const T*>(src.data + static_cast<std::ptrdiff_t>(sy) * src.pitch);
+            rows[j] = sy < 0 ? zero_row : reinterpret_cast<const T*>(src.data + static_cast<std::ptrdiff_t>(sy) * src.pitch);
         }
         symmetric_column_madd(rows, kh, col.data(), w, src.shift, sums + rx);
         for (int i = 1; i <= rx; ++i) {  // the column sums of the border's columns
@@ -315,7 +314,7 @@ void columns_first(const PlaneOp& op, const PlaneView& src, const PlaneView& dst
 // result is exactly the 2D sum. Uniform (box) vectors use running sums: O(1) per pixel.
 template <typename Acc>
 void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, std::vector<Acc>& mem,
-                    std::vector<float>& vals, std::vector<int16_t>& padded16) {
+                    std::vector<float>& vals, std::vector<int16_t>& padded16, std::vector<uint16_t>& zeros) {
     const ConvolveOp& c = op.conv;
     // Zero taps at the ends add nothing: a Gaussian's fixed-point tails round to zero (sigma 3.2:
     // 27 taps, 21 of them non-zero), so both passes leave them out.
@@ -351,11 +350,13 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
         const bool madd_col = sym_col && !box_col && kh <= 255 && src.step == 1 && 2 * src.peak() < 32768 &&
                               std::all_of(col_taps.begin(), col_taps.end(), [](int k) { return k > -32768 && k < 32768; });
         if (madd_col && sym_row && !box_row) {
-            if (src.bytes_per_sample == 1) columns_first<uint8_t>(op, src, dst, y0, y1, row, col, padded, acc, vals.data());
-            else columns_first<uint16_t>(op, src, dst, y0, y1, row, col, padded, acc, vals.data());
+            if (src.bytes_per_sample == 1) columns_first<uint8_t>(op, src, dst, y0, y1, row, col, padded, acc, vals.data(), zeros);
+            else columns_first<uint16_t>(op, src, dst, y0, y1, row, col, padded, acc, vals.data(), zeros);
             return;
         }
     }
+#else
+    (void)zeros;
 #endif
     // w and rx by value: a captured reference would let their address escape into RowRing::get,
     // and then no loop below could be vectorised (each store might change w).
@@ -528,8 +529,8 @@ void run_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int
         const ConvolveOp& c = op.conv;
         const int peak = src.peak();
         if (allow_separable && c.separable()) {
-            if (fits_int32(c.row, c.col, peak)) separable_band<int32_t>(op, src, dst, y0, y1, s.i32, s.f32, s.i16);
-            else separable_band<int64_t>(op, src, dst, y0, y1, s.i64, s.f32, s.i16);
+            if (fits_int32(c.row, c.col, peak)) separable_band<int32_t>(op, src, dst, y0, y1, s.i32, s.f32, s.i16, s.zeros);
+            else separable_band<int64_t>(op, src, dst, y0, y1, s.i64, s.f32, s.i16, s.zeros);
         } else if (!c.integer) {
             direct_band<double>(op, src, dst, y0, y1, s.f64, s.f32);
         } else if (fits_int32(c.k, peak)) {

@@ -80,15 +80,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     const int x = (blockIdx.x * kBlockX + threadIdx.x) * kV;
     const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
     if (x >= dst.width || y0 >= dst.height) return;
-    const bool inside_x = x >= kHalo && x + kV + kHalo <= src.width;
     uint32_t raw[kIn][W];
-#pragma unroll
-    for (int t = 0; t < kIn; ++t) {
-        const int sy = border_index_dev(y0 - R + t, src.height, border);
-        const uint8_t* row = sy >= 0 ? src.data + sy * src.pitch : nullptr;
-        if (inside_x && row) load_words<uint8_t>(row, x, raw[t]);
-        else gather_words<uint8_t, R>(src, row, x, border, raw[t]);
-    }
+    load_rows<uint8_t, R>(src, x, y0, border, raw);
     int acc[kRows][S][kV] = {};
 #pragma unroll
     for (int t = 0; t < kIn; ++t)
@@ -106,20 +99,10 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
                     for (int c = 0; c < S; ++c) acc[q][c][p] = dp4a_us(win, taps.w[c][j][m], acc[q][c][p]);
                 }
         }
-    const float peak = static_cast<float>(dst.peak);
+    finish_rows<uint8_t, false, kRows>(dst, x, y0, f, [&](int q, int p, float (&sums)[S]) {
 #pragma unroll
-    for (int q = 0; q < kRows; ++q) {
-        if (y0 + q >= dst.height) break;
-        uint32_t out[kV];
-#pragma unroll
-        for (int p = 0; p < kV; ++p) {
-            float sums[S];
-#pragma unroll
-            for (int c = 0; c < S; ++c) sums[c] = exact_float(acc[q][c][p]);
-            out[p] = to_sample_bits(f.finish(sums), peak);
-        }
-        store_row<uint8_t, false>(dst, x, y0 + q, out);
-    }
+        for (int c = 0; c < S; ++c) sums[c] = exact_float(acc[q][c][p]);
+    });
 }
 
 // True when every tap is a whole number in -128..127 (DP4A's signed bytes).

@@ -130,6 +130,41 @@ __device__ __forceinline__ void store_row(const DevPlane& dst, int x, int y, con
         if (x + p < dst.width) reinterpret_cast<T*>(row)[x + p] = static_cast<T>(o[p]);
 }
 
+// The kIn input rows y0 - R .. y0 - R + kIn - 1 of the strip at x, as words: one vector load
+// and halo words per row inside the plane, sample by sample through the border rule at its
+// left and right edges.
+template <typename T, int R, int kIn>
+__device__ __forceinline__ void load_rows(const DevPlane& src, int x, int y0, int border,
+                                          uint32_t (&raw)[kIn][Shape<T>::kWords]) {
+    const bool inside_x = x >= kHalo && x + kV + kHalo <= src.width;
+#pragma unroll
+    for (int t = 0; t < kIn; ++t) {
+        const int sy = border_index_dev(y0 - R + t, src.height, border);
+        const uint8_t* row = sy >= 0 ? src.data + sy * src.pitch : nullptr;
+        if (inside_x && row) load_words<T>(row, x, raw[t]);
+        else gather_words<T, R>(src, row, x, border, raw[t]);
+    }
+}
+
+// Finishes and stores the strip's kRows rows (those inside the plane): sums(q, p, out) gives
+// output p of row q's kSums sums as floats, f.finish(sums) the value before clamping.
+template <typename T, bool kShift, int kRows, typename Filter, typename Sums>
+__device__ __forceinline__ void finish_rows(const DevPlane& dst, int x, int y0, const Filter& f, Sums&& sums) {
+    const float peak = static_cast<float>(dst.peak);
+#pragma unroll
+    for (int q = 0; q < kRows; ++q) {
+        if (y0 + q >= dst.height) break;
+        uint32_t out[kV];
+#pragma unroll
+        for (int p = 0; p < kV; ++p) {
+            float s[Filter::kSums];
+            sums(q, p, s);
+            out[p] = to_sample_bits(f.finish(s), peak);
+        }
+        store_row<T, kShift>(dst, x, y0 + q, out);
+    }
+}
+
 // Filter gives kSums (how many sums per output), tap(c, j, i) (sum c, kernel row j, column i)
 // and finish(sums) (the output value before clamping). R: the kernel's radius.
 template <typename T, bool kShift, int R, int kRows, typename Filter>
@@ -138,15 +173,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) strip_kernel(DevPlane src, D
     const int x = (blockIdx.x * kBlockX + threadIdx.x) * kV;
     const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
     if (x >= dst.width || y0 >= dst.height) return;
-    const bool inside_x = x >= kHalo && x + kV + kHalo <= src.width;
     uint32_t raw[kIn][W];
-#pragma unroll
-    for (int t = 0; t < kIn; ++t) {
-        const int sy = border_index_dev(y0 - R + t, src.height, border);
-        const uint8_t* row = sy >= 0 ? src.data + sy * src.pitch : nullptr;
-        if (inside_x && row) load_words<T>(row, x, raw[t]);
-        else gather_words<T, R>(src, row, x, border, raw[t]);
-    }
+    load_rows<T, R>(src, x, y0, border, raw);
     float acc[kRows][S][kV] = {};
 #pragma unroll
     for (int t = 0; t < kIn; ++t) {
@@ -164,20 +192,10 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) strip_kernel(DevPlane src, D
                     for (int i = 0; i < K; ++i) acc[q][c][p] = fmaf(f.tap(c, j, i), s[p + i], acc[q][c][p]);
         }
     }
-    const float peak = static_cast<float>(dst.peak);
+    finish_rows<T, kShift, kRows>(dst, x, y0, f, [&](int q, int p, float (&sums)[S]) {
 #pragma unroll
-    for (int q = 0; q < kRows; ++q) {
-        if (y0 + q >= dst.height) break;
-        uint32_t out[kV];
-#pragma unroll
-        for (int p = 0; p < kV; ++p) {
-            float sums[S];
-#pragma unroll
-            for (int c = 0; c < S; ++c) sums[c] = acc[q][c][p];
-            out[p] = to_sample_bits(f.finish(sums), peak);
-        }
-        store_row<T, kShift>(dst, x, y0 + q, out);
-    }
+        for (int c = 0; c < S; ++c) sums[c] = acc[q][c][p];
+    });
 }
 
 // Launches the kernel for the plane's sample type and layout. Call only when usable(src) and
