@@ -311,14 +311,15 @@ void OutputFile::release() {
         mux_ = nullptr;
     }
     // Never leave a broken file behind. A fragmented recording is not broken: every fragment
-    // written is playable, so it is kept unless nothing was written.
+    // written is playable, so it is kept unless no video was written.
     if (finished_ || kind_ != OutputKind::File || options_.segment_s > 0) return;
-    if (rename_at_end_ || packets_written_ == 0) std::remove(write_path_.c_str());
+    if (rename_at_end_ || video_packets_ == 0) std::remove(write_path_.c_str());
 }
 
 OutputFile::~OutputFile() { release(); }
 
 std::string OutputFile::describe() const {
+    if (!mux_) return description_;
     std::string how = mux_->oformat->name;
     if (options_.segment_s > 0) {
         char buf[64];
@@ -336,7 +337,6 @@ void OutputFile::write(AVPacket* pkt) {
         output_error("writing output '" + options_.path + "' failed: " +
                      (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
                                           : av_error_string(err)));
-    ++packets_written_;
 }
 
 void OutputFile::drain_encoder() {
@@ -348,6 +348,7 @@ void OutputFile::drain_encoder() {
         av_packet_rescale_ts(packet_.get(), encoder_->time_base, video_stream_->time_base);
         packet_->stream_index = video_stream_->index;
         write(packet_.get());
+        ++video_packets_;
         for (auto it = read_at_.begin(); it != read_at_.end(); ++it)
             if (it->first == pts) {
                 latency_.add(it->second);
@@ -402,6 +403,14 @@ void OutputFile::write_packet(PassthroughPacket& p) {
 void OutputFile::finish() {
     VF_AV_CHECK(avcodec_send_frame(encoder_.get(), nullptr), ErrorCategory::Output, "flushing the encoder");
     drain_encoder();
+    // Not one frame encoded (stopped before the first, or nothing decoded): a container without
+    // video is no recording, and players cannot even probe it, so the file is not kept.
+    if (video_packets_ == 0 && kind_ == OutputKind::File && options_.segment_s <= 0) {
+        spdlog::warn("no video frames were written: '{}' was not kept", options_.path);
+        description_ = "'" + options_.path + "' (not kept: no video frames)";
+        release();
+        return;
+    }
     int err = av_write_trailer(mux_);
     if (err < 0) output_error("finishing output '" + options_.path + "' failed: " + av_error_string(err));
     if (mux_->pb) {

@@ -92,7 +92,8 @@ private:
     double next_segment_s_ = -1;  // the next segment boundary, where a keyframe is forced
     std::deque<std::pair<int64_t, Clock::time_point>> read_at_;  // encoder pts -> when the frame entered
     IoWatchdog watchdog_;
-    int64_t packets_written_ = 0;
+    int64_t video_packets_ = 0;
+    std::string description_;  // describe() once the muxer is gone (an empty output not kept)
     bool finished_ = false;
 };
 

@@ -152,6 +152,27 @@ TEST(EndToEnd, AbandonFinishesTheOutputAtOnce) {
     EXPECT_EQ(read_video_frames(o.output).size(), static_cast<size_t>(r.stats.frames_out)) << "finished and complete";
 }
 
+// Stopped before the first frame (a Ctrl-C while the input was still opening): a container
+// without video cannot even be probed, so no output is kept, whether it was being written to
+// OUT.partial or in place (a fragmented recording).
+TEST(EndToEnd, InterruptedBeforeTheFirstFrameKeepsNoOutput) {
+    const std::string dir = temp_dir();
+    RunOptions o = paced_lossless_run(dir, 40, "sobel");
+    for (const bool fragmented : {false, true}) {
+        o.output = dir + (fragmented ? "/rec.mp4" : "/out.mkv");
+        o.codec = fragmented ? "libx264" : "ffv1";
+        o.fragmented = fragmented ? "yes" : "no";
+        Job job(o);
+        job.interrupt();
+        const JobResult r = job.run();
+        EXPECT_TRUE(r.interrupted);
+        EXPECT_EQ(r.stats.frames_out, 0);
+        EXPECT_FALSE(file_exists(o.output)) << o.output;
+        EXPECT_FALSE(file_exists(o.output + ".partial")) << o.output;
+        EXPECT_NE(r.stats.output.find("not kept"), std::string::npos) << r.stats.output;
+    }
+}
+
 TEST(EndToEnd, DefaultH264OutputKeepsAudioTimestampsAndFrameCount) {
     const std::string dir = temp_dir();
     ClipSpec clip;
