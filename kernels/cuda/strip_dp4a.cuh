@@ -71,7 +71,7 @@ __device__ __forceinline__ float exact_float(int v) {
     return __fsub_rn(__int_as_float(0x4B400000 + v), 12582912.0f);
 }
 
-// Filter gives kSums and finish(sums) as for strip_kernel; its taps come packed in `taps`.
+// Filter as for strip_kernel; its taps come packed in `taps` (launch_dp4a packs them).
 template <int K, int kRows, typename Filter>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     dp4a_kernel(DevPlane src, DevPlane dst, PackedTaps<Filter::kSums, K> taps, Filter f, int border) {
@@ -105,25 +105,26 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     });
 }
 
-// True when every tap is a whole number in -128..127 (DP4A's signed bytes).
-template <typename TapFn>
-bool byte_taps(int sums, int k, TapFn taps) {
-    for (int c = 0; c < sums; ++c)
-        for (int j = 0; j < k; ++j)
-            for (int i = 0; i < k; ++i) {
-                const double t = taps(c, j, i);
-                if (t != static_cast<double>(static_cast<int>(t)) || t < -128 || t > 127) return false;
+// True when every tap of f (f.tap(c, j, i), callable on the host) is a whole number in -128..127
+// (DP4A's signed bytes).
+template <int K, typename Filter>
+bool byte_taps(const Filter& f) {
+    for (int c = 0; c < Filter::kSums; ++c)
+        for (int j = 0; j < K; ++j)
+            for (int i = 0; i < K; ++i) {
+                const float t = f.tap(c, j, i);
+                if (!(t >= -128.0f && t <= 127.0f) || t != static_cast<float>(static_cast<int>(t))) return false;
             }
     return true;
 }
 
-// Launches the kernel. Call only for 8-bit planes with usable(src) and usable(dst), and taps for
-// which byte_taps() holds.
-template <int K, int kRows, typename Filter, typename TapFn>
-void launch_dp4a(const PlaneView& src, const PlaneView& dst, const Filter& f, TapFn taps, int border, cudaStream_t stream) {
+// Launches the kernel. Call only for 8-bit planes with usable(src) and usable(dst), and a filter
+// for which byte_taps() holds.
+template <int K, int kRows, typename Filter>
+void launch_dp4a(const PlaneView& src, const PlaneView& dst, const Filter& f, int border, cudaStream_t stream) {
     const dim3 g((dst.width + kBlockX * kV - 1) / (kBlockX * kV), (dst.height + kBlockY * kRows - 1) / (kBlockY * kRows));
     const dim3 b(kBlockX, kBlockY);
-    const auto packed = pack_taps<Filter::kSums, K>([&](int c, int j, int i) { return static_cast<int>(taps(c, j, i)); });
+    const auto packed = pack_taps<Filter::kSums, K>([&](int c, int j, int i) { return static_cast<int>(f.tap(c, j, i)); });
     dp4a_kernel<K, kRows, Filter><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, f, border);
 }
 
