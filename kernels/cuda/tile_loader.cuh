@@ -1,6 +1,10 @@
 // Stages a rows x cols window of a channel (origin ox, oy; borders applied) into shared memory
-// as floats. Every thread of a 32x8 block issues eight global loads before it stores any, so enough loads are in flight to cover memory
-// latency; blocks that lie wholly inside the plane skip the border arithmetic.
+// as floats. Lane x of every warp takes columns x, x + 32, ...; warp y takes rows y, y + 8, ...
+// (a 32x8 block), so a warp reads consecutive samples of one row and writes consecutive words
+// of shared memory (no bank conflicts), with no division per sample: the source column is
+// resolved once per column and the row once per row. Eight loads are issued before any store,
+// so enough are in flight to cover memory latency; blocks that lie wholly inside the plane skip
+// the border arithmetic.
 #pragma once
 
 #include "kernels/cuda/device_plane.cuh"
@@ -11,24 +15,26 @@ constexpr int kBlockX = 32, kBlockY = 8;
 
 template <typename T>
 __device__ __forceinline__ void load_tile(float* tile, const DevPlane& src, int ox, int oy, int rows, int cols, int border) {
-    constexpr int kThreads = kBlockX * kBlockY, kBatch = 8;
+    constexpr int kBatch = 8;
     const bool inside = ox >= 0 && oy >= 0 && ox + cols <= src.width && oy + rows <= src.height;
-    const int n = rows * cols;
-    const int tid = threadIdx.y * kBlockX + threadIdx.x;
-    for (int base = tid; base < n; base += kBatch * kThreads) {
-        float v[kBatch];
+    for (int c = threadIdx.x; c < cols; c += kBlockX) {
+        const int sx = inside ? ox + c : border_index_dev(ox + c, src.width, border);
+        const int sx_step = sx * src.step;
+        for (int r0 = threadIdx.y; r0 < rows; r0 += kBatch * kBlockY) {
+            float v[kBatch];
 #pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int idx = base + u * kThreads;
-            if (idx < n) {
-                const int r = idx / cols, c = idx - r * cols;
-                v[u] = inside ? load_sample<T>(src, ox + c, oy + r) : load_bordered<T>(src, ox + c, oy + r, border);
+            for (int u = 0; u < kBatch; ++u) {
+                const int r = r0 + u * kBlockY;
+                const int sy = inside ? oy + r : border_index_dev(oy + r, src.height, border);
+                v[u] = 0.0f;
+                if (r < rows && sx >= 0 && sy >= 0)
+                    v[u] = static_cast<float>(reinterpret_cast<const T*>(src.data + sy * src.pitch)[sx_step] >> src.shift);
             }
-        }
 #pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int idx = base + u * kThreads;
-            if (idx < n) tile[idx] = v[u];
+            for (int u = 0; u < kBatch; ++u) {
+                const int r = r0 + u * kBlockY;
+                if (r < rows) tile[r * cols + c] = v[u];
+            }
         }
     }
 }
