@@ -257,10 +257,10 @@ TEST(Gpu, FiveByFiveOnLargePlanesExactOnTheBytePath) {
 }
 
 // Box filters take running sums in 128x32 output tiles (a walk down each input column, then
-// running totals across each row): sums of whole numbers, so they must match the reference exactly, at every
-// tile edge (planes narrower, shorter or just over a tile; a window reaching past the top or
-// bottom, where the walk goes through the border rule; the widest box, 127), for 8 and 10 bit,
-// p010's shifted samples, nv12's interleaved chroma, rows aligned for vector stores and not.
+// running totals across each row): sums of whole numbers, so they must match the reference
+// exactly at every tile edge (planes narrower, shorter or just over a tile; a window reaching
+// past the top or bottom, where the walk goes through the border rule; the widest box, 127),
+// for 8 and 10 bit, p010's shifted samples, nv12's interleaved chroma, rows aligned and not.
 TEST(Gpu, BoxExactAtEveryTileEdge) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(37);
