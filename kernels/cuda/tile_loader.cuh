@@ -19,7 +19,6 @@ __device__ __forceinline__ void load_tile(float* tile, const DevPlane& src, int 
     const bool inside = ox >= 0 && oy >= 0 && ox + cols <= src.width && oy + rows <= src.height;
     for (int c = threadIdx.x; c < cols; c += kBlockX) {
         const int sx = inside ? ox + c : border_index_dev(ox + c, src.width, border);
-        const int sx_step = sx * src.step;
         for (int r0 = threadIdx.y; r0 < rows; r0 += kBatch * kBlockY) {
             float v[kBatch];
 #pragma unroll
@@ -28,7 +27,7 @@ __device__ __forceinline__ void load_tile(float* tile, const DevPlane& src, int 
                 const int sy = inside ? oy + r : border_index_dev(oy + r, src.height, border);
                 v[u] = 0.0f;
                 if (r < rows && sx >= 0 && sy >= 0)
-                    v[u] = static_cast<float>(reinterpret_cast<const T*>(src.data + sy * src.pitch)[sx_step] >> src.shift);
+                    v[u] = load_sample<T>(src, sx, sy);
             }
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
