@@ -85,6 +85,16 @@ protected:
         if (!full) GTEST_SKIP() << "this ffmpeg lacks network protocols or muxers the live tests use (a minimal build?)";
     }
     // A clip made by ffmpeg: test pattern, optional audio.
+    // A kernel file: a dense, non-separable 31x31 matrix, far slower than 30 fps on one thread at
+    // 720p (about 75 ms a frame on the 2-core CI machine).
+    std::string dense31_kernel() {
+        const std::string path = dir + "/dense31.txt";
+        std::ofstream k(path);
+        for (int r = 0; r < 31; ++r, k << "\n")
+            for (int c = 0; c < 31; ++c) k << (r * r + 3 * c + r * c) % 5 - 2 << " ";
+        return path;
+    }
+
     std::string clip(const std::string& name, const std::string& size, double seconds, int fps = 30, bool audio = false) {
         const std::string path = dir + "/" + name;
         std::vector<std::string> cmd = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
@@ -461,7 +471,10 @@ TEST_F(Live, KilledRecordingIsPlayableToItsLastFragment) {
 TEST_F(Live, SecondSignalFinishesTheOutputAtOnce) {
     const std::string in = clip("in.mp4", "1280x720", 20);
     const std::string out = dir + "/out.mp4";
-    auto v = vfilter({"-i", in, "-f", "gaussian=sigma=6", "-o", out, "--threads", "1"});  // slow on purpose
+    // Slow on purpose (about 75 ms a frame), so the drain after the first signal (the 8 queued
+    // frames) outlasts the 100 ms before the second: a Gaussian, once the CPU path got faster,
+    // drained within them and the run ended with 0 (seen once in CI).
+    auto v = vfilter({"-i", in, "-f", "convolution=file=" + dense31_kernel(), "-o", out, "--threads", "1"});
     ASSERT_TRUE(v->wait_for_log("output:", 30)) << v->log();
     std::this_thread::sleep_for(1500ms);
     v->signal(SIGINT);
@@ -476,13 +489,7 @@ TEST_F(Live, SecondSignalFinishesTheOutputAtOnce) {
 TEST_F(Live, FallingBehindALiveInputDropsFramesInsteadOfQueueing) {
     if (kSanitizerBuild) GTEST_SKIP() << "a sanitizer build filters ten times slower: the blocking run would take minutes";
     const std::string in = clip("in.mp4", "1280x720", 4);
-    // A dense, non-separable 31x31 matrix: far slower than 30 fps on one thread at 720p.
-    const std::string kernel = dir + "/dense31.txt";
-    {
-        std::ofstream k(kernel);
-        for (int r = 0; r < 31; ++r, k << "\n")
-            for (int c = 0; c < 31; ++c) k << (r * r + 3 * c + r * c) % 5 - 2 << " ";
-    }
+    const std::string kernel = dense31_kernel();
     for (const std::string policy : {"drop", "block"}) {
         const std::string json = dir + "/" + policy + ".json";
         auto v = vfilter({"-i", in, "--realtime", "-f", "convolution=file=" + kernel, "--threads", "1", "-o", "null",
