@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <glob.h>
 #include <nlohmann/json.hpp>
@@ -471,14 +472,22 @@ TEST_F(Live, KilledRecordingIsPlayableToItsLastFragment) {
 TEST_F(Live, SecondSignalFinishesTheOutputAtOnce) {
     const std::string in = clip("in.mp4", "1280x720", 20);
     const std::string out = dir + "/out.mp4";
-    // Slow on purpose (about 75 ms a frame), so the drain after the first signal (the 8 queued
-    // frames) outlasts the 100 ms before the second: a Gaussian, once the CPU path got faster,
-    // drained within them and the run ended with 0 (seen once in CI).
-    auto v = vfilter({"-i", in, "-f", "convolution=file=" + dense31_kernel(), "-o", out, "--threads", "1"});
+    // Slow on purpose (about 75 ms a frame here, about 2 s under ASan), so the drain after the
+    // first signal (the frame being filtered and the 2 queued) outlasts the 20 ms before the
+    // second: with a Gaussian, once the CPU path got faster, the drain ended first and so did the
+    // run, with 0 (seen once in CI). --low-latency writes each frame as soon as it is encoded
+    // (x264 holds none back, every packet flushed), so the signals wait for the first frame in
+    // the file, however slow the build.
+    auto v = vfilter({"-i", in, "-f", "convolution=file=" + dense31_kernel(), "-o", out, "--threads", "1", "--low-latency"});
     ASSERT_TRUE(v->wait_for_log("output:", 30)) << v->log();
-    std::this_thread::sleep_for(1500ms);
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    std::error_code ec;
+    while (std::filesystem::file_size(out + ".partial", ec) < 4096 || ec) {
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "no frame written in 60 s: " << v->log();
+        std::this_thread::sleep_for(10ms);
+    }
     v->signal(SIGINT);
-    std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(20ms);
     v->signal(SIGINT);
     EXPECT_EQ(v->wait(20), 130) << v->log();
     const Decoded d = decode(out);
