@@ -33,6 +33,9 @@ double default_timeout(const FileSourceOptions& o) {
 }
 
 constexpr size_t kReadTimesKept = 256;  // more than any decoder holds back
+// After a reconnect, errors are charged to the cut until a frame decodes clean, for at most this
+// many frames (10 s at 30 fps): a stream that stays broken is damage, not a cut.
+constexpr int64_t kCutGraceFrames = 300;
 
 }  // namespace
 
@@ -228,6 +231,15 @@ std::string FileSource::silent_message(const char* doing) const {
 
 DecodeHealth FileSource::health() const { return health_; }
 
+void FileSource::count_decode_error(bool frame) {
+    if (cut_ != Cut::None) {
+        ++status_.damaged_at_cuts;
+        spdlog::debug("a {} damaged where the live input was cut", frame ? "frame" : "packet");
+    } else {
+        ++(frame ? health_.corrupt_frames : health_.bad_packets);
+    }
+}
+
 void FileSource::note_read_time(const AVPacket* packet) {
     const int64_t ts = packet->pts != AV_NOPTS_VALUE ? packet->pts : packet->dts;
     if (ts == AV_NOPTS_VALUE) return;
@@ -246,7 +258,9 @@ Clock::time_point FileSource::read_time_of(int64_t pts) {
 }
 
 std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
-    if (decoded->decode_error_flags || (decoded->flags & AV_FRAME_FLAG_CORRUPT)) ++health_.corrupt_frames;
+    const bool damaged = decoded->decode_error_flags || (decoded->flags & AV_FRAME_FLAG_CORRUPT);
+    if (cut_ == Cut::Resuming && (!damaged || frames_since_cut_++ >= kCutGraceFrames)) cut_ = Cut::None;
+    if (damaged) count_decode_error(true);
     const int64_t stream_pts = decoded->best_effort_timestamp;
     int64_t pts = stream_pts;
     if (pts != AV_NOPTS_VALUE && av_cmp_q(stream_tb_, info_.time_base) != 0) pts = av_rescale_q(pts, stream_tb_, info_.time_base);
@@ -327,6 +341,8 @@ bool FileSource::reconnect() {
             ++status_.reconnects;
             status_.up = true;
             rebase_pending_ = true;
+            cut_ = Cut::Resuming;
+            frames_since_cut_ = 0;
             draining_ = false;
             went_silent_ = false;
             read_times_.clear();
@@ -386,7 +402,7 @@ std::optional<PipelineItem> FileSource::read() {
             return std::nullopt;
         }
         if (got != AVERROR(EAGAIN)) {
-            ++health_.bad_packets;
+            count_decode_error(false);
             spdlog::debug("decoder error: {}", av_error_string(got));
             continue;
         }
@@ -406,6 +422,7 @@ std::optional<PipelineItem> FileSource::read() {
                 status_.up = false;
                 down_since_ = Clock::now();
                 reconnect_after_drain_ = true;
+                cut_ = Cut::Draining;
             } else if (err != AVERROR_EOF) {
                 ++health_.read_errors;
                 spdlog::warn("reading '{}' stopped: {}", options_.url, why);
@@ -433,7 +450,7 @@ std::optional<PipelineItem> FileSource::read() {
             const int sent = avcodec_send_packet(decoder_.get(), packet_.get());
             av_packet_unref(packet_.get());
             if (sent < 0 && sent != AVERROR(EAGAIN)) {
-                ++health_.bad_packets;
+                count_decode_error(false);
                 spdlog::debug("video packet rejected: {}", av_error_string(sent));
             }
             continue;

@@ -37,6 +37,11 @@ struct SourceStatus {
     std::atomic<bool> up{true};
     std::atomic<int64_t> reconnects{0};  // successful reconnections
     std::atomic<double> gap_s{0};        // total time the input was down
+    // Frames and packets the decoder flagged or rejected at the cut of a connection that went
+    // down and was reopened: the last frame the camera half sent, the first ones of the new
+    // connection until one decodes clean. The outage is reported as a reconnect, so these are
+    // counted here and do not make the input "damaged" (exit 5).
+    std::atomic<int64_t> damaged_at_cuts{0};
 };
 
 class Source {

@@ -59,6 +59,9 @@ std::string LiveMetrics::render() {
     sample(out, "vfilter_latency_seconds", sink_.latency().percentile(99) / 1e3, "{quantile=\"0.99\"}");
     metric(out, "vfilter_reconnects_total", "counter", "Times the live input came back after going down.",
            static_cast<double>(source_.status().reconnects));
+    metric(out, "vfilter_damaged_at_cuts_total", "counter",
+           "Frames and packets damaged where the live input was cut (the last one sent, the first after the reconnect).",
+           static_cast<double>(source_.status().damaged_at_cuts));
     metric(out, "vfilter_source_up", "gauge", "1 while the input delivers, 0 while reconnecting.", source_.status().up ? 1 : 0);
     metric(out, "vfilter_uptime_seconds", "gauge", "Seconds since the run started.", wall);
     return out;

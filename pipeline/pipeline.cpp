@@ -272,6 +272,7 @@ RunStats Pipeline::run() {
     if (s.live && s.bottleneck == "decode") s.bottleneck = "input (a live source delivers at its own pace)";
     s.reconnects = source_.status().reconnects;
     s.input_gap_s = source_.status().gap_s;
+    s.damaged_at_cuts = source_.status().damaged_at_cuts;
     s.filter_threads = filter_.threads();
     return s;
 }

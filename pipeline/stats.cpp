@@ -47,6 +47,7 @@ nlohmann::json to_json(const RunStats& s) {
     j["live"] = s.live;
     j["reconnects"] = s.reconnects;
     j["input_gap_seconds"] = s.input_gap_s;
+    j["damaged_at_cuts"] = s.damaged_at_cuts;
     j["bottleneck"] = s.bottleneck;
     j["stages"] = nlohmann::json::array();
     for (const auto& st : s.stages)
@@ -75,8 +76,8 @@ std::string format_summary(const RunStats& s) {
     std::snprintf(buf, sizeof buf, "latency: p50 %.1f ms, p99 %.1f ms (read to written)\n", s.latency_p50_ms, s.latency_p99_ms);
     out += buf;
     if (s.live && (s.reconnects || s.input_gap_s > 0)) {
-        std::snprintf(buf, sizeof buf, "input: reconnected %lld times, down %.1f s in all\n", static_cast<long long>(s.reconnects),
-                      s.input_gap_s);
+        std::snprintf(buf, sizeof buf, "input: reconnected %lld times, down %.1f s in all, %lld frames or packets damaged at the cuts\n",
+                      static_cast<long long>(s.reconnects), s.input_gap_s, static_cast<long long>(s.damaged_at_cuts));
         out += buf;
     }
     out += "stages (busy share of wall time, mean / p99 ms per frame):";

@@ -61,6 +61,7 @@ struct RunStats {
     bool live = false;          // a live input (or one paced with --realtime)
     int64_t reconnects = 0;     // times a live input came back
     double input_gap_s = 0;     // total time a live input was down
+    int64_t damaged_at_cuts = 0;  // frames and packets damaged where a live input was cut (not damage)
     std::string input, output, filters;
     int filter_threads = 0;
     std::string damage;  // empty when the input decoded cleanly

@@ -1,6 +1,6 @@
 // Live sources and sinks against real peers on loopback, started and stopped by the tests: an
-// RTSP camera (GStreamer's RTSP server, tests/live/rtsp_server.py) and an RTMP server (nginx with
-// its RTMP module). Also signals at random moments, crash-safe recording, overload dropping,
+// RTSP camera (GStreamer's RTSP server, tests/live/rtsp_server.py), a TCP stream cut mid-frame
+// (tests/live/cut_stream_server.py) and an RTMP server (nginx with its RTMP module). Also signals at random moments, crash-safe recording, overload dropping,
 // segments, latency and the metrics endpoint. The peers come from scripts/install_deps.sh --test;
 // where one is missing the test skips and says so.
 #include <gtest/gtest.h>
@@ -31,6 +31,7 @@ namespace {
 
 const std::string kVfilter = VFILTER_BIN;
 const std::string kRtspServer = std::string(VF_SOURCE_DIR) + "/tests/live/rtsp_server.py";
+const std::string kCutStreamServer = std::string(VF_SOURCE_DIR) + "/tests/live/cut_stream_server.py";
 constexpr int kOk = 0, kUsage = 2, kInput = 3, kDamaged = 5;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitizerBuild = true;  // timing targets and slow-on-purpose runs do not apply
@@ -205,6 +206,33 @@ TEST_F(Live, RtspCameraRestartIsReconnectedIntoOneOutput) {
     }
     EXPECT_GE(biggest, 1.5);
     EXPECT_LT(biggest, 30.0);
+}
+
+// A connection cut inside a frame leaves that frame half decoded. The outage is reported as a
+// reconnect, and the half frame is counted at the cut, not as damage: the run ends with 0.
+TEST_F(Live, FrameCutByAnOutageIsCountedAtTheCutNotAsDamage) {
+    const std::string ts = clip("cam.ts", "320x240", 2);
+    const int port = free_port();
+    ChildProcess server({"python3", kCutStreamServer, ts, std::to_string(port), "--cut", "0.6", "--seconds", "2"},
+                        dir + "/server.log");
+    ASSERT_TRUE(server.wait_for_log("ready", 10)) << server.log();
+    const std::string out = dir + "/rec.mkv";
+    auto v = vfilter({"-i", "tcp://127.0.0.1:" + std::to_string(port), "-f", "sobel", "-o", out, "--reconnect-delay", "0.2",
+                      "--on-overload", "block", "--stats-json", dir + "/s.json"});
+    ASSERT_TRUE(server.wait_for_log("cut after", 30)) << server.log() << v->log();
+    ASSERT_TRUE(v->wait_for_log("is back after", 30)) << v->log();
+    ASSERT_TRUE(server.wait_for_log("sent all", 30)) << server.log();
+    std::this_thread::sleep_for(1s);  // the last packets through the pipeline
+    v->signal(SIGINT);
+    ASSERT_EQ(v->wait(30), kOk) << v->log();
+
+    const nlohmann::json s = read_json(dir + "/s.json");
+    EXPECT_EQ(s.value("reconnects", 0), 1);
+    EXPECT_GE(s.value("damaged_at_cuts", 0), 1) << "the frame the cut went through decodes with errors";
+    EXPECT_EQ(s.value("input_damage", std::string("?")), "");
+    const Decoded d = decode(out);
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_GE(d.frames, 90) << "36 frames before the cut and 60 after";
 }
 
 TEST_F(Live, LiveInputThatStaysDownEndsAfterReconnectMax) {
