@@ -33,7 +33,7 @@ Command parse_command_line(int argc, char** argv) {
     app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
     app.add_option("--device", o.device, "where filters run: auto (GPU when present), cpu, cuda")->default_str("auto");
-    app.add_option("--kernel", o.kernel, "GPU path: auto, naive, constant, tiled, separable, fft")->default_str("auto");
+    app.add_option("--kernel", o.kernel, "GPU path: auto, naive, constant, tiled, separable, fft, tensor")->default_str("auto");
     app.add_option("--hwdec", o.hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
         ->default_str("auto")->check(CLI::IsMember({"auto", "cuda", "none"}));
     app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")

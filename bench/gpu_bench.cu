@@ -18,6 +18,7 @@
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 #include "kernels/cuda/conv1d.hpp"
+#include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda_backend.hpp"
 
@@ -337,6 +338,8 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             std::vector<GpuKernel> variants = {GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled};
             if (op.kind == OpKind::Convolve && op.conv.separable()) variants.push_back(GpuKernel::Separable);
             if (c.kind == Case::Dense && c.k >= 13) variants.push_back(GpuKernel::Fft);
+            if (c.kind == Case::Dense && c.k >= 7 && cuda::tensor_eligible(op.conv, ps.view(ps.in[0])))
+                variants.push_back(GpuKernel::Tensor);
             if (op.kind == OpKind::Gradient) variants = {GpuKernel::Tiled};
             variants.push_back(GpuKernel::Auto);
             for (GpuKernel v : variants) {

@@ -1,5 +1,7 @@
 #include "kernels/cuda_backend.hpp"
 
+#include <vector>
+
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/op_cache.hpp"
 
@@ -17,13 +19,14 @@ const char* gpu_kernel_name(GpuKernel k) {
     case GpuKernel::Tiled: return "tiled";
     case GpuKernel::Separable: return "separable";
     case GpuKernel::Fft: return "fft";
+    case GpuKernel::Tensor: return "tensor";
     }
     return "?";
 }
 
 bool parse_gpu_kernel(const std::string& name, GpuKernel* out) {
     for (GpuKernel k : {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Separable,
-                        GpuKernel::Fft})
+                        GpuKernel::Fft, GpuKernel::Tensor})
         if (name == gpu_kernel_name(k)) {
             *out = k;
             return true;
@@ -50,7 +53,10 @@ GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const Pla
     if (op.kind != OpKind::Convolve) return GpuKernel::Tiled;
     const ConvolveOp& c = op.conv;
     if (c.separable()) return GpuKernel::Separable;
-    if (c.kw * c.kh < 15 * 15) return GpuKernel::Tiled;
+    std::vector<GpuKernel> candidates = {GpuKernel::Tiled};
+    if (c.kw * c.kh >= 7 * 7 && cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
+    if (c.kw * c.kh >= 15 * 15) candidates.push_back(GpuKernel::Fft);
+    if (candidates.size() == 1) return GpuKernel::Tiled;
     static cuda::OpCache<GpuKernel> chosen;
     const uint64_t size = cuda::pack(src.width, src.height) ^ (static_cast<uint64_t>(src.bytes_per_sample) << 62);
     return chosen.get(c, size, [&] {
@@ -59,7 +65,7 @@ GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const Pla
         cuda::Event a, b;
         float best_ms = 0;
         GpuKernel best = GpuKernel::Tiled;
-        for (GpuKernel k : {GpuKernel::Tiled, GpuKernel::Fft}) {
+        for (GpuKernel k : candidates) {
             apply(op, src, dst, stream, k);
             a.record(stream);
             apply(op, src, dst, stream, k);
@@ -88,6 +94,7 @@ void CudaBackend::apply(const PlaneOp& op, const PlaneView& src, const PlaneView
     if (kernel == GpuKernel::Auto) kernel = choose(op, src, dst, stream);
     switch (kernel) {
     case GpuKernel::Fft: return cuda::conv_fft(op.conv, l);
+    case GpuKernel::Tensor: return cuda::conv_tensor(op.conv, l);
     case GpuKernel::Naive: return cuda::conv_naive(op.conv, l);
     case GpuKernel::Constant: return cuda::conv_constant(op.conv, l);
     case GpuKernel::Separable:

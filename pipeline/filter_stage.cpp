@@ -19,7 +19,7 @@ FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions
 #ifdef VF_HAVE_CUDA
         GpuKernel k = GpuKernel::Auto;
         if (!parse_gpu_kernel(o.gpu_kernel, &k))
-            fail(ErrorCategory::Usage, "--kernel '" + o.gpu_kernel + "': expected auto, naive, constant, tiled, separable or fft");
+            fail(ErrorCategory::Usage, "--kernel '" + o.gpu_kernel + "': expected auto, naive, constant, tiled, separable, fft or tensor");
         engine_ = std::make_unique<GpuFrameFilter>(chain_, k, o.gpu_streams);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");

@@ -25,7 +25,7 @@ enum class Device { Cpu, Cuda };
 struct FilterStageOptions {
     Device device = Device::Cpu;
     int threads = 0;                  // CPU threads (0 = one per core)
-    std::string gpu_kernel = "auto";  // auto|naive|constant|tiled|separable|fft
+    std::string gpu_kernel = "auto";  // auto|naive|constant|tiled|separable|fft|tensor
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
     // Tests: run Device::Cpu through CpuFrameEngine with this many slots (the GPU stage's logic
     // without a GPU); 0 = filter each frame inside submit().

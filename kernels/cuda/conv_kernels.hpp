@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "kernels/plan.hpp"
 #include "kernels/plane.hpp"
 
@@ -25,6 +27,10 @@ void conv_separable(const ConvolveOp& op, const Launch& l);
 // conv_fft.cu: whole-plane FFT through cuFFT, for large dense kernels. Its work buffers are
 // per plane size and kernel, so calls sharing them must be on one stream.
 void conv_fft(const ConvolveOp& op, const Launch& l);
+// conv_tensor.cu: whole-number dense kernels on the tensor cores (half-precision products, FP32
+// sums, exact). tensor_eligible says whether it takes this kernel and plane, and why not.
+bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* why = nullptr);
+void conv_tensor(const ConvolveOp& op, const Launch& l);
 // gradient.cu: both 3x3 gradients and the magnitude in one pass.
 void gradient(const GradientOp& op, const Launch& l);
 // copy_fill.cu

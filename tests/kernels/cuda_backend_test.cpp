@@ -11,6 +11,8 @@
 #include <tuple>
 
 #include "config/filter_registry.hpp"
+#include "common/error.hpp"
+#include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -132,6 +134,8 @@ TEST_P(GpuVariants, MatchReference) {
     const auto [spec, kernel] = GetParam();
     const PlaneOp op = build_chain(spec)[0].ops[0];
     if (kernel == GpuKernel::Separable && !op.conv.separable()) GTEST_SKIP() << spec << " is not separable";
+    if (kernel == GpuKernel::Tensor && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view()))
+        GTEST_SKIP() << spec << " is not for the tensor cores (taps not whole numbers)";
     for (const Size s : {Size{61, 37}, Size{640, 360}}) {
         for (Border b : kBorders) {
             PlaneOp bop = op;
@@ -152,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          "-25 26 -26 27 -27 28 -28 29 -29 30 -30 31 -31 32 -32 33 -33 34 -34 35 -35 36 -36 37 "
                                          "-37 38 -38 39 -39 40 -40 41:bias=128:rdiv=0.01"),
                        ::testing::Values(GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Separable,
-                                         GpuKernel::Fft)));
+                                         GpuKernel::Fft, GpuKernel::Tensor)));
 
 // A k x k matrix of random whole numbers in [-max_tap, max_tap].
 PlaneOp random_dense(int k, int max_tap, float rdiv, float bias, std::mt19937& rng) {
@@ -317,6 +321,82 @@ TEST(Gpu, SeparableAtEveryTapCount) {
                                  std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
                                      border_name(b) + " " + std::to_string(depth) + " bit");
                 }
+    }
+}
+
+// The tensor-core kernel (whole-number taps, half-precision products, FP32 sums) must equal the
+// reference exactly: kernel shapes from 1x1 to 65x65 and rectangular ones (a warp's chunks of
+// 16 input columns, partial or whole), planes smaller than one 64x64 block, at and just over
+// block edges, every border, 8 and 10 bit, p010's shifted samples, nv12's interleaved chroma,
+// and taps at the limits it accepts (+-2048; sums near 2^24).
+TEST(Gpu, TensorPathExactAgainstReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(43);
+    struct Shape {
+        int kw, kh, max_tap;
+    };
+    const Shape shapes[] = {{1, 1, 2048}, {3, 3, 2048}, {7, 7, 99}, {17, 1, 50}, {1, 17, 50}, {9, 5, 30}, {5, 13, 30},
+                            {13, 13, 9}, {27, 27, 9}, {33, 31, 17}, {63, 63, 4}, {65, 65, 3}};
+    const Size sizes[] = {{1, 1}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {130, 63}, {257, 71}};
+    int tested = 0;
+    for (const Shape& sh : shapes) {
+        PlaneOp op;
+        op.kind = OpKind::Convolve;
+        op.conv.kw = sh.kw;
+        op.conv.kh = sh.kh;
+        std::uniform_int_distribution<int> d(-sh.max_tap, sh.max_tap);
+        for (int i = 0; i < sh.kw * sh.kh; ++i) op.conv.k.push_back(d(rng));
+        op.conv.k[0] = sh.max_tap;
+        op.conv.k.back() = -sh.max_tap;
+        op.conv.rdiv = 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
+        op.conv.bias = 128;
+        finalize_convolve(op.conv);
+        const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " + std::to_string(sh.max_tap);
+        std::string why;
+        if (!cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view(), &why)) {
+            ADD_FAILURE() << name << " should be taken: " << why;
+            continue;
+        }
+        for (const Size s : sizes)
+            for (Border b : kBorders)
+                for (int layout = 0; layout < 4; ++layout) {
+                    const int depth = layout == 0 || layout == 3 ? 8 : 10, shift = layout == 2 ? 6 : 0, step = layout == 3 ? 2 : 1;
+                    if (depth == 10 && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 10).view())) continue;
+                    op.border = b;
+                    const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Tensor, rng(), step, step - 1, shift, layout == 1);
+                    expect_close(o, static_cast<long>(s.w) * s.h, true,
+                                 name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b) + " layout " +
+                                     std::to_string(layout));
+                    ++tested;
+                }
+    }
+    EXPECT_GT(tested, 900);
+    // A large plane with a ragged right and bottom edge, and auto (which times it against the
+    // others) giving the same bytes.
+    PlaneOp op = random_dense(27, 9, 1.0f / 700, 128, rng);
+    expect_close(run_case(op, 1921, 1083, 8, GpuKernel::Tensor, 5), 1921L * 1083, true, "27x27 tensor 1921x1083");
+    expect_close(run_case(op, 1921, 1083, 8, GpuKernel::Auto, 5), 1921L * 1083, false, "27x27 auto 1921x1083");
+    // What it refuses: taps that are not whole numbers, beyond +-2048, sums that could pass 2^24.
+    PlaneOp frac = random_dense(7, 9, 1, 0, rng);
+    frac.conv.k[3] = 0.5;
+    finalize_convolve(frac.conv);
+    EXPECT_FALSE(cuda::tensor_eligible(frac.conv, TestPlane(1, 1, 8).view()));
+    PlaneOp wide = random_dense(7, 9, 1, 0, rng);
+    wide.conv.k[3] = 2049;
+    finalize_convolve(wide.conv);
+    EXPECT_FALSE(cuda::tensor_eligible(wide.conv, TestPlane(1, 1, 8).view()));
+    PlaneOp sums = random_dense(31, 1, 1, 0, rng);
+    for (double& t : sums.conv.k) t = 17;  // 961 x 17 x 1023 < 2^24 <= 961 x 18 x 1023
+    finalize_convolve(sums.conv);
+    EXPECT_TRUE(cuda::tensor_eligible(sums.conv, TestPlane(1, 1, 10).view()));
+    sums.conv.k[0] = 18 * 961 - 17 * 960;
+    finalize_convolve(sums.conv);
+    EXPECT_FALSE(cuda::tensor_eligible(sums.conv, TestPlane(1, 1, 10).view()));
+    try {
+        run_case(frac, 33, 17, 8, GpuKernel::Tensor, 1);
+        ADD_FAILURE() << "--kernel tensor took a kernel it cannot compute exactly";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.category(), ErrorCategory::Usage);
     }
 }
 
