@@ -15,11 +15,12 @@
 // finished as every backend does, so the output equals the CPU reference's bit for bit.
 //
 // Block: 8 warps, 4 across (16 columns each) by 2 down (kMT x 16 rows each): 64 x (32 kMT)
-// outputs. Shared memory: the half-precision input tile with its halo, the Toeplitz matrices of
-// every kernel row (built once per kernel on the host), and a 16 x 16 float scratch per warp for
-// the epilogue (the accumulator's layout is opaque).
+// outputs. Shared memory: the half-precision input tile with its halo and the Toeplitz matrices
+// of every kernel row (built once per kernel on the host). Fragments are read with ldmatrix from
+// rows laid out so that no read has a bank conflict (ncu on a first version through the WMMA
+// API, whose 32-byte alignment rules force them: 69% of shared wavefronts were conflicts), and
+// multiplied with mma.sync m16n8k16 (compute capability 8.0 and up).
 #include <cuda_fp16.h>
-#include <mma.h>
 
 #include <algorithm>
 #include <cmath>
@@ -45,18 +46,19 @@ constexpr int kOutH = kWarpsY * kMT * 16;             // 64 outputs down
 constexpr int kMaxTap = 2048;                         // whole numbers up to here are exact in half
 
 __host__ __device__ inline int chunks(int kw) { return (15 + kw + 15) / 16; }
-// Tile row stride in halves: every chunk of every warp inside, a multiple of 16 (32-byte aligned
-// fragments), and not a multiple of 64, so the 16 rows of a fragment start in different banks.
-__host__ __device__ inline int tile_stride(int kw) {
-    const int s = (kOutW - 16) + 16 * chunks(kw);
-    return s % 64 == 0 ? s + 16 : s;
-}
+// Tile row stride in halves: every chunk of every warp inside, and an odd number of 16-byte
+// units, so the 8 rows one ldmatrix phase reads fall in 8 different groups of 4 banks.
+__host__ __device__ inline int tile_stride(int kw) { return (kOutW - 16) + 16 * chunks(kw) + 8; }
 size_t tile_bytes(int kw, int kh) { return static_cast<size_t>(kOutH + kh - 1) * tile_stride(kw) * sizeof(__half); }
 size_t toeplitz_bytes(int kw, int kh) { return static_cast<size_t>(kh) * chunks(kw) * 256 * sizeof(__half); }
-size_t scratch_bytes() { return static_cast<size_t>(kWarpsX * kWarpsY) * 256 * sizeof(float); }
-size_t smem_bytes(int kw, int kh) { return toeplitz_bytes(kw, kh) + tile_bytes(kw, kh) + scratch_bytes(); }
+size_t smem_bytes(int kw, int kh) { return toeplitz_bytes(kw, kh) + tile_bytes(kw, kh); }
 
-// The Toeplitz matrices of every kernel row, row-major 16 x 16 each, in device memory.
+// Where B^T[n][k] of a 16x16 Toeplitz matrix lies (in halves): rows of 16, the two 8-half
+// halves of rows 4-7 and 12-15 swapped, so ldmatrix's 8-row phases are free of bank conflicts.
+__host__ __device__ inline int bt_index(int n, int k) { return n * 16 + 8 * ((k >> 3) ^ ((n >> 2) & 1)) + (k & 7); }
+
+// The transposed Toeplitz matrices of every kernel row and chunk, B^T[n][k] = tap(i, 16c + k - n),
+// in device memory.
 const __half* toeplitz(const ConvolveOp& op) {
     static OpCache<DeviceBuffer> cache;
     const DeviceBuffer& b = cache.get(op, 0, [&] {
@@ -64,11 +66,11 @@ const __half* toeplitz(const ConvolveOp& op) {
         std::vector<__half> m(static_cast<size_t>(op.kh) * nc * 256, __float2half(0.0f));
         for (int i = 0; i < op.kh; ++i)
             for (int c = 0; c < nc; ++c)
-                for (int k = 0; k < 16; ++k)
-                    for (int n = 0; n < 16; ++n) {
+                for (int n = 0; n < 16; ++n)
+                    for (int k = 0; k < 16; ++k) {
                         const int j = 16 * c + k - n;
                         if (j >= 0 && j < op.kw)
-                            m[((static_cast<size_t>(i) * nc + c) * 16 + k) * 16 + n] =
+                            m[(static_cast<size_t>(i) * nc + c) * 256 + bt_index(n, k)] =
                                 __float2half(static_cast<float>(op.k[static_cast<size_t>(i) * op.kw + j]));
                     }
         auto buf = std::make_unique<DeviceBuffer>(m.size() * sizeof(__half));
@@ -78,16 +80,29 @@ const __half* toeplitz(const ConvolveOp& op) {
     return reinterpret_cast<const __half*>(b.data());
 }
 
+// Four 8x8 half matrices from shared memory; lane l gives the address of one row of matrix l / 8.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const __half* row) {
+    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
+}
+
+// d += A (16x16, row-major) x B (16x8), FP32 sums.
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, DevPlane dst, const __half* __restrict__ bmat,
                                                                   int kw, int kh, float rdiv, float bias, int border) {
-#if __CUDA_ARCH__ >= 700
-    using namespace nvcuda;
-    extern __shared__ __align__(32) unsigned char smem[];
+#if __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char smem[];
     const int nc = chunks(kw), stride = tile_stride(kw);
     __half* bs = reinterpret_cast<__half*>(smem);
     __half* tile = bs + kh * nc * 256;
-    float* scratch = reinterpret_cast<float*>(tile + (kOutH + kh - 1) * stride);
 
     // The Toeplitz matrices, 16 bytes a thread at a time (their size is a multiple of 512 bytes).
     const int tid = threadIdx.y * kBlockX + threadIdx.x;
@@ -98,38 +113,39 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, 
     load_tile<T, __half>(tile, src, x0 - kw / 2, y0 - kh / 2, kOutH + kh - 1, stride, border);
     __syncthreads();
 
-    const int warp = threadIdx.y, wx = warp % kWarpsX, wy = warp / kWarpsX;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kMT];
-#pragma unroll
-    for (int m = 0; m < kMT; ++m) wmma::fill_fragment(acc[m], 0.0f);
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
-    const __half* warp_tile = tile + (wy * kMT * 16) * stride + wx * 16;
+    const int lane = threadIdx.x, warp = threadIdx.y, wx = warp % kWarpsX, wy = warp / kWarpsX;
+    // ldmatrix addresses: A's matrices are (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15),
+    // (8-15, 8-15); B^T's are (n 0-7, k 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15).
+    const __half* a_row = tile + (wy * kMT * 16 + (lane % 8) + 8 * ((lane / 8) % 2)) * stride + wx * 16 + 8 * (lane / 16);
+    const int bn = (lane % 8) + 8 * (lane / 16);
+    const __half* b_row = bs + bt_index(bn, 8 * ((lane / 8) % 2));
+    float d[kMT][2][4] = {};
     for (int i = 0; i < kh; ++i)
         for (int c = 0; c < nc; ++c) {
-            wmma::load_matrix_sync(b, bs + (i * nc + c) * 256, 16);
+            uint32_t b[4];
+            ldmatrix_x4(b, b_row + (i * nc + c) * 256);
 #pragma unroll
             for (int m = 0; m < kMT; ++m) {
-                wmma::load_matrix_sync(a, warp_tile + (m * 16 + i) * stride + 16 * c, stride);
-                wmma::mma_sync(acc[m], a, b, acc[m]);
+                uint32_t a[4];
+                ldmatrix_x4(a, a_row + (m * 16 + i) * stride + 16 * c);
+                mma_16816(d[m][0], a, b[0], b[1]);
+                mma_16816(d[m][1], a, b[2], b[3]);
             }
         }
 
-    // Epilogue: through the warp's scratch, each lane finishing 8 outputs of a row.
-    float* mine = scratch + warp * 256;
-    const int lane = threadIdx.x, r = lane / 2, c0 = (lane % 2) * 8;
-    const int x = x0 + wx * 16 + c0;
+    // Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and the next, of each 16x8 block.
+    const int g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int m = 0; m < kMT; ++m) {
-        wmma::store_matrix_sync(mine, acc[m], 16, wmma::mem_row_major);
-        __syncwarp();
-        const int y = y0 + (wy * kMT + m) * 16 + r;
-        if (y < dst.height)
+    for (int m = 0; m < kMT; ++m)
 #pragma unroll
-            for (int q = 0; q < 8; ++q)
-                if (x + q < dst.width) store_sample<T>(dst, x + q, y, finish_convolve(mine[r * 16 + c0 + q], rdiv, bias));
-        __syncwarp();
-    }
+        for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int y = y0 + (wy * kMT + m) * 16 + g + 8 * h, x = x0 + wx * 16 + nb * 8 + 2 * t;
+                if (y >= dst.height) continue;
+                if (x < dst.width) store_sample<T>(dst, x, y, finish_convolve(d[m][nb][2 * h], rdiv, bias));
+                if (x + 1 < dst.width) store_sample<T>(dst, x + 1, y, finish_convolve(d[m][nb][2 * h + 1], rdiv, bias));
+            }
 #endif
 }
 
@@ -151,7 +167,7 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
     VF_CUDA_CHECK(cudaGetDevice(&device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (major < 7) return no("this GPU has no tensor cores (compute capability below 7.0)");
+    if (major < 8) return no("this GPU's tensor cores lack the instructions used (compute capability below 8.0)");
     if (smem_bytes(op.kw, op.kh) > static_cast<size_t>(optin)) return no("the kernel's matrices do not fit in shared memory");
     return true;
 }
