@@ -14,8 +14,7 @@
 // |sum| < 2^24, which eligible() guarantees from the taps and the peak sample. The sum is then
 // finished as every backend does, so the output equals the CPU reference's bit for bit.
 //
-// Block: 8 warps, 4 across (16 columns each) by 2 down (kMT x 16 rows each): 64 x (32 kMT)
-// outputs. Shared memory: the half-precision input tile with its halo and the Toeplitz matrices
+// Block: 8 warps, 2 across (32 columns each) by 4 down (kMT x 16 rows each): 64 x 128 outputs. Shared memory: the half-precision input tile with its halo and the Toeplitz matrices
 // of every kernel row (built once per kernel on the host). Fragments are read with ldmatrix from
 // rows laid out so that no read has a bank conflict (ncu on a first version through the WMMA
 // API, whose 32-byte alignment rules force them: 69% of shared wavefronts were conflicts), and
@@ -39,16 +38,17 @@
 namespace vf::cuda {
 namespace {
 
-constexpr int kWarpsX = 4, kWarpsY = 2;
+constexpr int kWarpsX = 2, kWarpsY = 4;
 constexpr int kMT = 2;                                // 16-row output blocks per warp
-constexpr int kOutW = kWarpsX * 16;                   // 64 outputs across
-constexpr int kOutH = kWarpsY * kMT * 16;             // 64 outputs down
+constexpr int kOutW = kWarpsX * 32;                   // 64 outputs across (32 a warp)
+constexpr int kOutH = kWarpsY * kMT * 16;             // 128 outputs down
 constexpr int kMaxTap = 2048;                         // whole numbers up to here are exact in half
 
 __host__ __device__ inline int chunks(int kw) { return (15 + kw + 15) / 16; }
-// Tile row stride in halves: every chunk of every warp inside, and an odd number of 16-byte
-// units, so the 8 rows one ldmatrix phase reads fall in 8 different groups of 4 banks.
-__host__ __device__ inline int tile_stride(int kw) { return (kOutW - 16) + 16 * chunks(kw) + 8; }
+// Tile row stride in halves: every chunk of every warp inside (a warp reads chunks + 1 of them),
+// and an odd number of 16-byte units, so the 8 rows one ldmatrix phase reads fall in 8
+// different groups of 4 banks.
+__host__ __device__ inline int tile_stride(int kw) { return (kOutW - 32) + 16 * (chunks(kw) + 1) + 8; }
 size_t tile_bytes(int kw, int kh) { return static_cast<size_t>(kOutH + kh - 1) * tile_stride(kw) * sizeof(__half); }
 size_t toeplitz_bytes(int kw, int kh) { return static_cast<size_t>(kh) * chunks(kw) * 256 * sizeof(__half); }
 size_t smem_bytes(int kw, int kh) { return toeplitz_bytes(kw, kh) + tile_bytes(kw, kh); }
@@ -116,32 +116,45 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, 
     const int lane = threadIdx.x, warp = threadIdx.y, wx = warp % kWarpsX, wy = warp / kWarpsX;
     // ldmatrix addresses: A's matrices are (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15),
     // (8-15, 8-15); B^T's are (n 0-7, k 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15).
-    const __half* a_row = tile + (wy * kMT * 16 + (lane % 8) + 8 * ((lane / 8) % 2)) * stride + wx * 16 + 8 * (lane / 16);
+    const __half* a_row = tile + (wy * kMT * 16 + (lane % 8) + 8 * ((lane / 8) % 2)) * stride + wx * 32 + 8 * (lane / 16);
     const int bn = (lane % 8) + 8 * (lane / 16);
     const __half* b_row = bs + bt_index(bn, 8 * ((lane / 8) % 2));
-    float d[kMT][2][4] = {};
-    for (int i = 0; i < kh; ++i)
-        for (int c = 0; c < nc; ++c) {
-            uint32_t b[4];
-            ldmatrix_x4(b, b_row + (i * nc + c) * 256);
+    // A warp's 32 outputs across: columns 0-15 take chunk c through B(i, c), columns 16-31 the
+    // same input chunk through B(i, c - 1) (the Toeplitz band shifted by 16), so each A fragment
+    // read feeds four products and each B fragment read 2 kMT.
+    float d[kMT][4][4] = {};
+    for (int i = 0; i < kh; ++i) {
+        uint32_t prev[4] = {0, 0, 0, 0};
+        for (int c = 0; c <= nc; ++c) {
+            uint32_t cur[4] = {0, 0, 0, 0};
+            if (c < nc) ldmatrix_x4(cur, b_row + (i * nc + c) * 256);
 #pragma unroll
             for (int m = 0; m < kMT; ++m) {
                 uint32_t a[4];
                 ldmatrix_x4(a, a_row + (m * 16 + i) * stride + 16 * c);
-                mma_16816(d[m][0], a, b[0], b[1]);
-                mma_16816(d[m][1], a, b[2], b[3]);
+                if (c < nc) {
+                    mma_16816(d[m][0], a, cur[0], cur[1]);
+                    mma_16816(d[m][1], a, cur[2], cur[3]);
+                }
+                if (c > 0) {
+                    mma_16816(d[m][2], a, prev[0], prev[1]);
+                    mma_16816(d[m][3], a, prev[2], prev[3]);
+                }
             }
+#pragma unroll
+            for (int q = 0; q < 4; ++q) prev[q] = cur[q];
         }
+    }
 
     // Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and the next, of each 16x8 block.
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int m = 0; m < kMT; ++m)
 #pragma unroll
-        for (int nb = 0; nb < 2; ++nb)
+        for (int nb = 0; nb < 4; ++nb)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int y = y0 + (wy * kMT + m) * 16 + g + 8 * h, x = x0 + wx * 16 + nb * 8 + 2 * t;
+                const int y = y0 + (wy * kMT + m) * 16 + g + 8 * h, x = x0 + wx * 32 + nb * 8 + 2 * t;
                 if (y >= dst.height) continue;
                 if (x < dst.width) store_sample<T>(dst, x, y, finish_convolve(d[m][nb][2 * h], rdiv, bias));
                 if (x + 1 < dst.width) store_sample<T>(dst, x + 1, y, finish_convolve(d[m][nb][2 * h + 1], rdiv, bias));
