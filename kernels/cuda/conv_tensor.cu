@@ -1,24 +1,29 @@
 // Dense convolution on the tensor cores, for whole-number kernels of 7x7 and up.
 //
-// For one kernel row i, a warp's 16 x 16 outputs are a matrix product: C += A_i x B_i, where
+// For one kernel row i, 16 x 16 outputs are a matrix product: C += A_i x B_i, where
 // A_i is a 16 x 16 window of the input tile (16 output rows shifted down by i, 16 input columns)
 // and B_i a 16 x 16 Toeplitz matrix of the row's taps, B_i[k][n] = tap(i, 16c + k - n) (zero
-// outside the kernel): input column k of chunk c feeds output column n through tap k - n. A warp
-// covers the 15 + kw input columns its outputs need in ceil((15 + kw) / 16) chunks, so a kernel
-// row costs that many 16x16x16 products per 256 outputs. The products waste the zeros of the
-// band (about 2x at 13x13, 1.5x at 27x27), but the tensor cores do 16 times the multiply-adds of
-// the FP32 units, so it is far ahead of the FP32 direct kernel and of the FFT up to ~31x31.
+// outside the kernel): input column k of chunk c feeds output column n through tap k - n. The
+// 15 + kw input columns 16 outputs need take ceil((15 + kw) / 16) chunks, so a kernel row costs
+// that many 16x16x16 products per 256 outputs. The products waste the zeros of the band (2.5x
+// the multiply-adds at 13x13, 1.8x at 27x27), but the tensor cores do 16 times the multiply-adds
+// of the FP32 units: on an H100 it beat the FP32 tiled kernel from 13x13 and the FFT at 27x27,
+// not at 63x63 (`auto` times them once per kernel and plane size).
 //
 // Exact: samples (up to 10 bits) and taps (whole numbers within +-2048) are exact in half
 // precision, every product is exact, and the FP32 accumulator sums whole numbers exactly while
-// |sum| < 2^24, which eligible() guarantees from the taps and the peak sample. The sum is then
+// |sum| < 2^24, which tensor_eligible() guarantees from the taps and the peak sample. The sum is then
 // finished as every backend does, so the output equals the CPU reference's bit for bit.
 //
-// Block: 8 warps, 2 across (32 columns each) by 4 down (kMT x 16 rows each): 64 x 128 outputs. Shared memory: the half-precision input tile with its halo and the Toeplitz matrices
-// of every kernel row (built once per kernel on the host). Fragments are read with ldmatrix from
-// rows laid out so that no read has a bank conflict (ncu on a first version through the WMMA
-// API, whose 32-byte alignment rules force them: 69% of shared wavefronts were conflicts), and
-// multiplied with mma.sync m16n8k16 (compute capability 8.0 and up).
+// Block: 8 warps, 4 across by 2 down, each with 16 rows of 32 outputs (the right 16 through the
+// previous chunk's matrix: B is a band, so it is the same one shifted by 16): 128 x 32 outputs.
+// Shared memory: the half-precision input tile with its halo and the Toeplitz matrices of every
+// kernel row (built once per kernel on the host). Fragments are read with ldmatrix from rows laid
+// out so that no read has a bank conflict (ncu on a first version through the WMMA API, whose
+// 32-byte alignment rules force them: 69% of shared wavefronts were conflicts), and multiplied
+// with mma.sync m16n8k16 (compute capability 8.0 and up). Shapes measured on an H100 (64x64,
+// 64x128, 128x64, 128x32 outputs; 16 or 32 across a warp) were within 15% of each other; this
+// one was the fastest or within 5% of it on every 7x7 to 27x27 row.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -38,10 +43,10 @@
 namespace vf::cuda {
 namespace {
 
-constexpr int kWarpsX = 2, kWarpsY = 4;
-constexpr int kMT = 2;                                // 16-row output blocks per warp
-constexpr int kOutW = kWarpsX * 32;                   // 64 outputs across (32 a warp)
-constexpr int kOutH = kWarpsY * kMT * 16;             // 128 outputs down
+constexpr int kWarpsX = 4, kWarpsY = 2;
+constexpr int kMT = 1;                                // 16-row output blocks per warp
+constexpr int kOutW = kWarpsX * 32;                   // 128 outputs across (32 a warp)
+constexpr int kOutH = kWarpsY * kMT * 16;             // 32 outputs down
 constexpr int kMaxTap = 2048;                         // whole numbers up to here are exact in half
 
 __host__ __device__ inline int chunks(int kw) { return (15 + kw + 15) / 16; }
