@@ -21,9 +21,9 @@
 // kernel row (built once per kernel on the host). Fragments are read with ldmatrix from rows laid
 // out so that no read has a bank conflict (ncu on a first version through the WMMA API, whose
 // 32-byte alignment rules force them: 69% of shared wavefronts were conflicts), and multiplied
-// with mma.sync m16n8k16 (compute capability 8.0 and up). Shapes measured on an H100 (64x64,
-// 64x128, 128x64, 128x32 outputs; 16 or 32 across a warp) were within 15% of each other; this
-// one was the fastest or within 5% of it on every 7x7 to 27x27 row.
+// with mma.sync m16n8k16 (compute capability 8.0 and up). Of the shapes measured on an H100
+// (64x64, 64x128, 128x64, 128x32 outputs; 16 or 32 across a warp) this one was the fastest or
+// within 10% of it on every 7x7 to 27x27 row (docs/benchmarks.md, fifth pass).
 #include <cuda_fp16.h>
 
 #include <algorithm>
