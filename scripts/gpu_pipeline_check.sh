@@ -49,8 +49,8 @@ if [ "$what" = kernels ]; then
   exit 0
 fi
 if [ "$what" = sanitize ]; then
-  # Each tool runs the whole kernel suite (memcheck 229 s, racecheck 341 s, synccheck 219 s side by
-  # side on an H100, 2026-11-23); mostly host-bound, so the three share the GPU without harm.
+  # Each tool runs the whole kernel suite (memcheck 161 s, racecheck 356 s, synccheck 172 s side by
+  # side on an H100, 2026-11-23, 539 tests); mostly host-bound, so the three share the GPU without harm.
   for tool in memcheck racecheck synccheck; do
     ( s=$(date +%s)
       timeout 560 compute-sanitizer --tool $tool --error-exitcode 99 $full/vfilter_gpu_tests --gtest_brief=1 >"$out/full_$tool.txt" 2>&1
