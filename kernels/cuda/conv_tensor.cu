@@ -48,6 +48,7 @@ constexpr int kMT = 1;                                // 16-row output blocks pe
 constexpr int kOutW = kWarpsX * 32;                   // 128 outputs across (32 a warp)
 constexpr int kOutH = kWarpsY * kMT * 16;             // 32 outputs down
 constexpr int kMaxTap = 2048;                         // whole numbers up to here are exact in half
+constexpr int kMaxChunks = 6;                         // kernels up to 81 wide (chunks(81) == 6)
 
 __host__ __device__ inline int chunks(int kw) { return (15 + kw + 15) / 16; }
 // Tile row stride in halves: every chunk of every warp inside (a warp reads chunks + 1 of them),
@@ -100,20 +101,23 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <typename T>
+// NC = chunks(kw), a template parameter so the loop over chunks unrolls: ncu on a loop over a
+// run-time count showed the kernel issue-bound (46 M instructions at 4K 13x13, about 17 per
+// product; the tensor pipe 24% busy), mostly the loop's branches and address arithmetic.
+template <typename T, int NC>
 __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, DevPlane dst, const __half* __restrict__ bmat,
                                                                   int kw, int kh, float rdiv, float bias, int border) {
 #if __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) unsigned char smem[];
-    const int nc = chunks(kw), stride = tile_stride(kw);
+    const int stride = tile_stride(kw);
     __half* bs = reinterpret_cast<__half*>(smem);
-    __half* tile = bs + kh * nc * 256;
+    __half* tile = bs + kh * NC * 256;
 
     // The Toeplitz matrices, 16 bytes a thread at a time (their size is a multiple of 512 bytes).
     const int tid = threadIdx.y * kBlockX + threadIdx.x;
     const int4* from = reinterpret_cast<const int4*>(bmat);
     int4* to = reinterpret_cast<int4*>(bs);
-    for (int q = tid; q < kh * nc * 32; q += kBlockX * kBlockY) to[q] = __ldg(from + q);
+    for (int q = tid; q < kh * NC * 32; q += kBlockX * kBlockY) to[q] = __ldg(from + q);
     const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH;
     load_tile<T, __half>(tile, src, x0 - kw / 2, y0 - kh / 2, kOutH + kh - 1, stride, border);
     __syncthreads();
@@ -129,15 +133,18 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, 
     // read feeds four products and each B fragment read 2 kMT.
     float d[kMT][4][4] = {};
     for (int i = 0; i < kh; ++i) {
+        const __half* a_i = a_row + i * stride;
+        const __half* b_i = b_row + i * NC * 256;
         uint32_t prev[4] = {0, 0, 0, 0};
-        for (int c = 0; c <= nc; ++c) {
+#pragma unroll
+        for (int c = 0; c <= NC; ++c) {
             uint32_t cur[4] = {0, 0, 0, 0};
-            if (c < nc) ldmatrix_x4(cur, b_row + (i * nc + c) * 256);
+            if (c < NC) ldmatrix_x4(cur, b_i + c * 256);
 #pragma unroll
             for (int m = 0; m < kMT; ++m) {
                 uint32_t a[4];
-                ldmatrix_x4(a, a_row + (m * 16 + i) * stride + 16 * c);
-                if (c < nc) {
+                ldmatrix_x4(a, a_i + m * 16 * stride + 16 * c);
+                if (c < NC) {
                     mma_16816(d[m][0], a, cur[0], cur[1]);
                     mma_16816(d[m][1], a, cur[2], cur[3]);
                 }
@@ -167,6 +174,32 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, 
 #endif
 }
 
+// The kernel for NC chunks, its shared-memory limit raised once to what the GPU allows.
+template <typename T, int NC>
+void launch_nc(dim3 grid, dim3 block, size_t smem, const Launch& l, const __half* bmat, const ConvolveOp& op) {
+    static std::once_flag raised;
+    std::call_once(raised, [] {
+        int device = 0, optin = 0;
+        VF_CUDA_CHECK(cudaGetDevice(&device));
+        VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        VF_CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<T, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    });
+    tensor_kernel<T, NC><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), bmat, op.kw, op.kh, op.rdiv, op.bias,
+                                                         border_mode(l.border));
+}
+
+template <typename T>
+void launch_tensor(int nc, dim3 grid, dim3 block, size_t smem, const Launch& l, const __half* bmat, const ConvolveOp& op) {
+    switch (nc) {
+    case 1: return launch_nc<T, 1>(grid, block, smem, l, bmat, op);
+    case 2: return launch_nc<T, 2>(grid, block, smem, l, bmat, op);
+    case 3: return launch_nc<T, 3>(grid, block, smem, l, bmat, op);
+    case 4: return launch_nc<T, 4>(grid, block, smem, l, bmat, op);
+    case 5: return launch_nc<T, 5>(grid, block, smem, l, bmat, op);
+    default: return launch_nc<T, 6>(grid, block, smem, l, bmat, op);  // kMaxChunks
+    }
+}
+
 }  // namespace
 
 bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* why) {
@@ -186,30 +219,22 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (major < 8) return no("this GPU's tensor cores lack the instructions used (compute capability below 8.0)");
-    if (smem_bytes(op.kw, op.kh) > static_cast<size_t>(optin)) return no("the kernel's matrices do not fit in shared memory");
+    if (chunks(op.kw) > kMaxChunks || smem_bytes(op.kw, op.kh) > static_cast<size_t>(optin))
+        return no("the kernel's matrices do not fit in shared memory");
     return true;
 }
 
 void conv_tensor(const ConvolveOp& op, const Launch& l) {
     std::string why;
     if (!tensor_eligible(op, l.src, &why)) throw Error(ErrorCategory::Usage, "--kernel tensor: not for this filter: " + why);
-    static std::once_flag raised;
-    std::call_once(raised, [] {
-        int device = 0, optin = 0;
-        VF_CUDA_CHECK(cudaGetDevice(&device));
-        VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        for (const void* f : {(const void*)tensor_kernel<uint8_t>, (const void*)tensor_kernel<uint16_t>})
-            VF_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    });
     const __half* bmat = toeplitz(op);
     const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH), block(kBlockX, kBlockY);
     const size_t smem = smem_bytes(op.kw, op.kh);
+    const int nc = chunks(op.kw);
     if (l.src.bytes_per_sample == 1)
-        tensor_kernel<uint8_t><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), bmat, op.kw, op.kh, op.rdiv,
-                                                               op.bias, border_mode(l.border));
+        launch_tensor<uint8_t>(nc, grid, block, smem, l, bmat, op);
     else
-        tensor_kernel<uint16_t><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), bmat, op.kw, op.kh, op.rdiv,
-                                                                op.bias, border_mode(l.border));
+        launch_tensor<uint16_t>(nc, grid, block, smem, l, bmat, op);
     VF_CUDA_CHECK_LAUNCH("tensor_kernel");
 }
 
