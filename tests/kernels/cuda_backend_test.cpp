@@ -326,9 +326,9 @@ TEST(Gpu, SeparableAtEveryTapCount) {
 
 // The tensor-core kernel (whole-number taps, half-precision products, FP32 sums) must equal the
 // reference exactly: kernel shapes from 1x1 to 65x65 and rectangular ones up to 81 wide or tall
-// (1 to 6 chunks of 16 input columns, each count a kernel of its own, partial or whole), planes smaller than one 64x64 block, at and just over
-// block edges, every border, 8 and 10 bit, p010's shifted samples, nv12's interleaved chroma,
-// and taps at the limits it accepts (+-2048; sums near 2^24).
+// (1 to 6 chunks of 16 input columns, each count a kernel of its own), planes smaller than one
+// 128x32 block, at and just over block edges, every border, 8 and 10 bit, p010's shifted samples,
+// nv12's interleaved chroma, and taps at the limits it accepts (+-2048; sums near 2^24).
 TEST(Gpu, TensorPathExactAgainstReference) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(43);
@@ -338,7 +338,7 @@ TEST(Gpu, TensorPathExactAgainstReference) {
     const Shape shapes[] = {{1, 1, 2048}, {3, 3, 2048}, {7, 7, 99}, {17, 1, 50}, {1, 17, 50}, {9, 5, 30}, {5, 13, 30},
                             {13, 13, 9}, {27, 27, 9}, {33, 31, 17}, {41, 9, 30}, {63, 63, 4}, {65, 65, 3},
                             {81, 3, 30}, {1, 81, 20}};
-    const Size sizes[] = {{1, 1}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {130, 63}, {257, 71}};
+    const Size sizes[] = {{1, 1}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {127, 31}, {130, 63}, {257, 71}};
     int tested = 0;
     for (const Shape& sh : shapes) {
         PlaneOp op;
