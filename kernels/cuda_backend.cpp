@@ -53,15 +53,17 @@ GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const Pla
     if (op.kind != OpKind::Convolve) return GpuKernel::Tiled;
     const ConvolveOp& c = op.conv;
     if (c.separable()) return GpuKernel::Separable;
-    std::vector<GpuKernel> candidates = {GpuKernel::Tiled};
-    if (c.kw * c.kh >= 7 * 7 && cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
-    if (c.kw * c.kh >= 15 * 15) candidates.push_back(GpuKernel::Fft);
-    if (candidates.size() == 1) return GpuKernel::Tiled;
+    if (c.kw * c.kh < 7 * 7) return GpuKernel::Tiled;
     static cuda::OpCache<GpuKernel> chosen;
-    const uint64_t size = cuda::pack(src.width, src.height) ^ (static_cast<uint64_t>(src.bytes_per_sample) << 62);
-    return chosen.get(c, size, [&] {
+    // Per plane size and peak sample (which decides whether the tensor path is exact).
+    const uint64_t key = cuda::pack(src.width, src.height) ^ (static_cast<uint64_t>(src.peak()) * 0x9E3779B97F4A7C15ull);
+    return chosen.get(c, key, [&] {
+        std::vector<GpuKernel> candidates = {GpuKernel::Tiled};
+        if (cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
+        if (c.kw * c.kh >= 15 * 15) candidates.push_back(GpuKernel::Fft);
+        if (candidates.size() == 1) return std::make_unique<GpuKernel>(GpuKernel::Tiled);
         // Time each candidate once after one untimed run (plans, constant uploads), into dst:
-        // both compute the same function, and the real call follows.
+        // they compute the same function, and the real call follows.
         cuda::Event a, b;
         float best_ms = 0;
         GpuKernel best = GpuKernel::Tiled;

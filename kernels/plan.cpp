@@ -79,4 +79,29 @@ void finalize_convolve(ConvolveOp& op) {
     }
 }
 
+std::string tensor_taps_problem(const ConvolveOp& op, int peak) {
+    if (!op.integer) return "its taps are not whole numbers";
+    double abs_sum = 0;
+    for (double t : op.k) {
+        if (std::fabs(t) > 2048) return "a tap is beyond +-2048 (not exact in half precision)";
+        abs_sum += std::fabs(t);
+    }
+    if (abs_sum * peak >= 16777216.0) return "its sums could reach 2^24 (not exact in FP32)";
+    return "";
+}
+
+std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const std::string& kernel) {
+    for (const FilterPlan& plan : chain)
+        for (const PlaneOp& op : plan.ops) {
+            if (op.kind != OpKind::Convolve) continue;
+            if (kernel == "separable" && !op.conv.separable())
+                return "--kernel separable: '" + plan.description + "' is not separable (its matrix has rank > 1)";
+            if (kernel == "tensor") {
+                const std::string why = tensor_taps_problem(op.conv, 255);
+                if (!why.empty()) return "--kernel tensor: not for '" + plan.description + "': " + why;
+            }
+        }
+    return "";
+}
+
 }  // namespace vf

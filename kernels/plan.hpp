@@ -73,4 +73,14 @@ bool factor_rank1(const ConvolveOp& op, std::vector<int>& col, std::vector<int>&
 // Fills in `integer`, `row` and `col` from `k`. Call after setting k, kw, kh.
 void finalize_convolve(ConvolveOp& op);
 
+// Why the tensor-core path cannot compute `op` exactly on samples up to `peak`, or "" when it
+// can: it needs whole-number taps within +-2048 (exact in half precision) whose sums stay below
+// 2^24 (exact in FP32).
+std::string tensor_taps_problem(const ConvolveOp& op, int peak);
+
+// Why a GPU path forced with --kernel cannot run this chain, or "" when it can: `separable` needs
+// rank-1 kernels, `tensor` what tensor_taps_problem asks (here for 8-bit samples; deeper ones are
+// checked per plane). Checked before anything is opened, so a wrong choice costs nothing.
+std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const std::string& kernel);
+
 }  // namespace vf

@@ -47,7 +47,6 @@ constexpr int kWarpsX = 4, kWarpsY = 2;
 constexpr int kMT = 1;                                // 16-row output blocks per warp
 constexpr int kOutW = kWarpsX * 32;                   // 128 outputs across (32 a warp)
 constexpr int kOutH = kWarpsY * kMT * 16;             // 32 outputs down
-constexpr int kMaxTap = 2048;                         // whole numbers up to here are exact in half
 constexpr int kMaxChunks = 6;                         // kernels up to 81 wide (chunks(81) == 6)
 
 __host__ __device__ inline int chunks(int kw) { return (15 + kw + 15) / 16; }
@@ -207,13 +206,8 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
         if (why) *why = reason;
         return false;
     };
-    if (!op.integer) return no("its taps are not whole numbers");
-    double abs_sum = 0;
-    for (double t : op.k) {
-        if (std::fabs(t) > kMaxTap) return no("a tap is beyond +-2048 (not exact in half precision)");
-        abs_sum += std::fabs(t);
-    }
-    if (abs_sum * src.peak() >= 16777216.0) return no("its sums could exceed 2^24 (not exact in FP32)");
+    const std::string taps = tensor_taps_problem(op, src.peak());
+    if (!taps.empty()) return no(taps);
     int device = 0, major = 0, optin = 0;
     VF_CUDA_CHECK(cudaGetDevice(&device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));

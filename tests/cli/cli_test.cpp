@@ -150,6 +150,14 @@ TEST_F(Cli, BadFiltersAndOptions) {
     expect_failure({"-i", clip, "--bogus-flag", "-o", out}, kUsage, "bogus", out);
     expect_failure({"-i", clip}, kUsage, "no output given");
     expect_failure({"-i", clip, "--device", "tpu", "-o", out}, kUsage, "--device", out);
+    // A forced GPU path that cannot compute the filter is refused before anything opens (also
+    // where no GPU is present).
+    expect_failure({"-i", clip, "-f", "convolution=m=1 2 3 4 5 6 7 8 9", "--kernel", "separable", "-o", out}, kUsage,
+                   "is not separable", out);
+    expect_failure({"-i", clip, "-f", "convolution=m=0.5 1 0.5 1 3 1 0.5 1 0.5", "--kernel", "tensor", "-o", out}, kUsage,
+                   "not whole numbers", out);
+    expect_failure({"-i", clip, "-f", "convolution=m=1 2 3 4 5000 6 7 8 9", "--kernel", "tensor", "-o", out}, kUsage,
+                   "beyond +-2048", out);
 }
 
 TEST_F(Cli, NeverOverwritesTheInput) {
