@@ -1,10 +1,11 @@
 // Stages a rows x cols window of a channel (origin ox, oy; borders applied) into shared memory
-// as floats (or halves, for the tensor-core kernel: samples up to 10 bits are exact in them). Lane x of every warp takes columns x, x + 32, ...; warp y takes rows y, y + 8, ...
-// (a 32x8 block), so a warp reads consecutive samples of one row and writes consecutive words
-// of shared memory (no bank conflicts), with no division per sample: the source column is
-// resolved once per column and the row once per row. Eight loads are issued before any store,
-// so enough are in flight to cover memory latency; blocks that lie wholly inside the plane skip
-// the border arithmetic.
+// as floats (or halves, for the tensor-core kernel: samples up to 10 bits are exact in them).
+// Lane x of every warp takes columns x, x + 32, ...; warp y takes rows y, y + 8, ... (a 32x8
+// block), so a warp reads consecutive samples of one row and writes consecutive words of shared
+// memory (no bank conflicts), with no division per sample: the source column is resolved once
+// per column and the row once per row. Eight loads are issued before any store, so enough are in
+// flight to cover memory latency; blocks that lie wholly inside the plane skip the border
+// arithmetic.
 #pragma once
 
 #include <cuda_fp16.h>
