@@ -52,4 +52,46 @@ TEST(Plan, GaussianAndBoxAreSeparableAndNormalised) {
     EXPECT_EQ(build_chain("gaussian=sigma=3.2")[0].ops[0].conv.kw, 27);
 }
 
+// The tensor-core path's limits (kernels/cuda/conv_tensor.cu relies on them for exact sums), at
+// their edges, and the up-front check of a forced --kernel.
+TEST(Plan, TensorTapRulesAtTheirEdges) {
+    ConvolveOp op;
+    op.kw = op.kh = 3;
+    op.k = {2048, -2048, 1, 0, 0, 0, 0, 0, 0};
+    finalize_convolve(op);
+    EXPECT_EQ(tensor_taps_problem(op, 255), "");
+    op.k[1] = -2049;
+    finalize_convolve(op);
+    EXPECT_NE(tensor_taps_problem(op, 255).find("beyond +-2048"), std::string::npos);
+    op.k[1] = 0.5;
+    finalize_convolve(op);
+    EXPECT_NE(tensor_taps_problem(op, 255).find("not whole numbers"), std::string::npos);
+    // The sum of |taps| times the peak sample must stay below 2^24 = 16,777,216.
+    op.kw = 9;
+    op.kh = 1;
+    op.k = {2048, 2048, 2048, 2048, 2048, 2048, 2048, 2048, 16};  // 16400 x 1023 = 16,777,200
+    finalize_convolve(op);
+    EXPECT_EQ(tensor_taps_problem(op, 1023), "");
+    op.k[8] = 17;  // 16401 x 1023 = 16,778,223
+    finalize_convolve(op);
+    EXPECT_NE(tensor_taps_problem(op, 1023).find("2^24"), std::string::npos);
+    EXPECT_EQ(tensor_taps_problem(op, 255), "");
+}
+
+TEST(Plan, ForcedKernelsAreCheckedAgainstTheChain) {
+    const std::vector<FilterPlan> dense = build_chain("convolution=m=1 2 3 4 5 6 7 8 9");
+    const std::vector<FilterPlan> gauss = build_chain("gaussian=sigma=2");
+    const std::vector<FilterPlan> sobel = build_chain("sobel");
+    for (const char* k : {"auto", "naive", "constant", "tiled", "fft"}) {
+        EXPECT_EQ(forced_kernel_problem(dense, k), "") << k;
+        EXPECT_EQ(forced_kernel_problem(gauss, k), "") << k;
+    }
+    EXPECT_NE(forced_kernel_problem(dense, "separable").find("not separable"), std::string::npos);
+    EXPECT_EQ(forced_kernel_problem(gauss, "separable"), "");
+    EXPECT_EQ(forced_kernel_problem(dense, "tensor"), "");
+    EXPECT_NE(forced_kernel_problem(gauss, "tensor"), "");  // its whole-number taps pass 2048
+    EXPECT_EQ(forced_kernel_problem(sobel, "separable"), "") << "gradients take their own kernel on every path";
+    EXPECT_EQ(forced_kernel_problem(sobel, "tensor"), "");
+}
+
 }  // namespace vf
