@@ -34,7 +34,7 @@ double default_timeout(const FileSourceOptions& o) {
 
 constexpr size_t kReadTimesKept = 256;  // more than any decoder holds back
 // After a reconnect, errors are charged to the cut until a frame decodes clean, for at most this
-// many frames (10 s at 30 fps): a stream that stays broken is damage, not a cut.
+// many damaged frames (10 s at 30 fps): a stream that stays broken is damage, not a cut.
 constexpr int64_t kCutGraceFrames = 300;
 
 }  // namespace

@@ -92,7 +92,7 @@ private:
     bool went_silent_ = false;  // the --timeout deadline ended a read of this connection
     bool rebase_pending_ = false;  // the first packet after a reconnect sets the timeline offset
     // Where a live connection was cut: from going down until the first clean frame after the
-    // reconnect (at most kCutGraceFrames frames), decode errors are charged to the cut.
+    // reconnect (at most kCutGraceFrames damaged frames), decode errors are charged to the cut.
     enum class Cut { None, Draining, Resuming } cut_ = Cut::None;
     int64_t frames_since_cut_ = 0;
     void count_decode_error(bool frame);
