@@ -16,6 +16,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "kernels/fixed_finish.hpp"
 #include "kernels/reference.hpp"
 #include "support/random_plane.hpp"
 
@@ -258,6 +259,43 @@ TEST(Gpu, FiveByFiveOnLargePlanesExactOnTheBytePath) {
         expect_close(run_case(op, 2309, 1733, 8, GpuKernel::Auto, rng(), 1, 0, 0, true), 2309L * 1733, true,
                      std::string("5x5 byte taps, 2309x1733, ") + border_name(b));
     }
+}
+
+// 3x3 and 5x5 byte taps on 8-bit planes with 16-byte aligned rows take the 16-wide strips with
+// the integer finish (strip16_dp4a.cuh): exactly the reference at every block edge (blocks are
+// 256 x 8 outputs; widths that are and are not a multiple of 16, so the last strip is whole or
+// partial), for finishes with and without the funnel shift (|rdiv| below and above 1/4), a
+// negative divisor, and a divisor whose integer finish does not exist (the float path then).
+TEST(Gpu, SixteenWideBytePathExactAgainstReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(43);
+    const Size sizes[] = {{1, 1}, {4, 3}, {15, 2}, {16, 16}, {17, 9}, {20, 7}, {255, 8}, {256, 9}, {257, 17},
+                          {272, 33}, {273, 5}, {529, 24}, {1921, 43}};
+    struct Finish {
+        float rdiv, bias;
+        bool integer_finish;  // whether solve_fixed_finish finds one (asserted below)
+    };
+    const Finish finishes[] = {{1.0f / 36, 128, true}, {1.0f, 0, true}, {0.01f, 128, true}, {-1.0f / 9, 200, true},
+                               {0.3f, 100, false}};
+    for (int k : {3, 5})
+        for (const Finish& f : finishes) {
+            PlaneOp op = random_dense(k, 9, f.rdiv, f.bias, rng);
+            op.conv.k[0] = -9;  // the sums' range is then that of taps -9..9
+            op.conv.k[1] = 9;
+            finalize_convolve(op.conv);
+            long long lo = 0, hi = 0;
+            for (double t : op.conv.k) (t < 0 ? lo : hi) += static_cast<long long>(t) * 255;
+            ASSERT_EQ(solve_fixed_finish(f.rdiv, f.bias, 255, lo, hi).has_value(), f.integer_finish)
+                << k << "x" << k << " rdiv " << f.rdiv << " bias " << f.bias;
+            for (const Size sz : sizes)
+                for (Border b : kBorders) {
+                    op.border = b;
+                    expect_close(run_case(op, sz.w, sz.h, 8, GpuKernel::Auto, rng(), 1, 0, 0, true),
+                                 static_cast<long>(sz.w) * sz.h, true,
+                                 std::to_string(k) + "x" + std::to_string(k) + " rdiv " + std::to_string(f.rdiv) + " " +
+                                     std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + border_name(b));
+                }
+        }
 }
 
 // Box filters take running sums in 128x32 output tiles (a walk down each input column, then

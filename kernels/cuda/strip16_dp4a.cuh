@@ -1,0 +1,224 @@
+// Whole-number 3x3 and 5x5 convolutions with taps in -128..127 on 8-bit planar planes whose rows
+// are 16-byte aligned: the leanest pass over the plane vfilter has, for filters that are bound by
+// memory and by instruction issue, not by arithmetic.
+//
+// Against strip_dp4a.cuh (8 outputs a thread, float finish), measured on an H100 at 31
+// instructions an output, of which the finish (integer sum -> float, * rdiv, + bias, + 0.5,
+// clamp, truncate, pack) took about 9:
+//   - 16 outputs across a thread: one 16-byte load a row (plus a 4-byte word either side for the
+//     halo) and one 16-byte store, so the per-row costs (address, loads, border, store) are
+//     shared by twice the outputs;
+//   - the finish as one 64-bit integer multiply-add and a funnel shift (FixedFinish, solved and
+//     checked on the host against the float finish for every sum the kernel can produce), and a
+//     saturating pack of two outputs a instruction;
+//   - blocks wholly inside the plane take a path with no border rule and no bounds checks; the
+//     others gather through the border rule as strip_rows.cuh does.
+// Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/strip_dp4a.cuh"
+#include "kernels/fixed_finish.hpp"
+
+namespace vf::cuda::strip16 {
+
+constexpr int kV = 16;     // outputs across a thread
+constexpr int kHalo = 4;   // bytes loaded on either side (the radius is at most 2)
+constexpr int kWords = (kV + 2 * kHalo) / 4;
+
+// True when the plane can take this path: 8-bit planar, rows 16-byte aligned.
+inline bool usable(const PlaneView& v) {
+    return v.step == 1 && v.bytes_per_sample == 1 && v.pitch % 16 == 0 && reinterpret_cast<uintptr_t>(v.data) % 16 == 0;
+}
+
+// Bytes at - 4 .. at + 19 (at: the strip's first sample in its row), wholly inside the plane.
+__device__ __forceinline__ void load_inside(const uint8_t* at, uint32_t (&w)[kWords]) {
+    w[0] = __ldg(reinterpret_cast<const unsigned int*>(at - kHalo));
+    const uint4 m = __ldg(reinterpret_cast<const uint4*>(at));
+    w[1] = m.x, w[2] = m.y, w[3] = m.z, w[4] = m.w;
+    w[5] = __ldg(reinterpret_cast<const unsigned int*>(at + kV));
+}
+
+// One sample through the border rule (0 outside a zero border).
+__device__ __forceinline__ uint32_t sample_at(const uint8_t* row, int x, int width, int border) {
+    const int xi = border_index_dev(x, width, border);
+    return xi < 0 ? 0u : row[xi];
+}
+
+struct Words {
+    uint32_t w[kWords];
+};
+
+// The bytes of a strip that ends past the plane's right edge (widths that are not a multiple of
+// 16), x - R .. x + 15 + R one by one through the border rule. Not inlined: only the last strip
+// of a row comes here, and inlined it would lengthen every thread's code.
+template <int R>
+__device__ __noinline__ Words gather(const uint8_t* row, int x, int width, int border) {
+    Words r{};
+#pragma unroll
+    for (int s = -R; s < kV + R; ++s) r.w[(s + kHalo) / 4] |= sample_at(row, x + s, width, border) << (8 * ((s + kHalo) % 4));
+    return r;
+}
+
+// Bytes x - 4 .. x + 19 of a row (row == nullptr: a row of zeros, the zero border). Vector loads
+// wherever the bytes lie inside the plane; at the left and right edges only the R halo bytes
+// outside go through the border rule, so the one lane of a warp that needs them costs the warp a
+// few instructions, not a gather of the whole strip.
+template <int R>
+__device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, int border, uint32_t (&w)[kWords]) {
+    if (!row) {
+#pragma unroll
+        for (int i = 0; i < kWords; ++i) w[i] = 0;
+        return;
+    }
+    if (x + kV > width) {
+        const Words g = gather<R>(row, x, width, border);
+#pragma unroll
+        for (int i = 0; i < kWords; ++i) w[i] = g.w[i];
+        return;
+    }
+    const uint4 m = __ldg(reinterpret_cast<const uint4*>(row + x));
+    w[1] = m.x, w[2] = m.y, w[3] = m.z, w[4] = m.w;
+    if (x >= kHalo) {
+        w[0] = __ldg(reinterpret_cast<const unsigned int*>(row + x - kHalo));
+    } else {
+        w[0] = 0;
+#pragma unroll
+        for (int s = 1; s <= R; ++s) w[0] |= sample_at(row, x - s, width, border) << (8 * (4 - s));
+    }
+    if (x + kV + kHalo <= width) {
+        w[5] = __ldg(reinterpret_cast<const unsigned int*>(row + x + kV));
+    } else {
+        w[5] = 0;
+#pragma unroll
+        for (int s = 0; s < R; ++s) w[5] |= sample_at(row, x + kV + s, width, border) << (8 * s);
+    }
+}
+
+// The 4 bytes starting at byte o of a row's words (o a compile-time constant once unrolled).
+__device__ __forceinline__ uint32_t window(const uint32_t (&w)[kWords], int o) {
+    const int i = o >> 2, k = o & 3;
+    return k == 0 ? w[i] : __byte_perm(w[i], w[i + 1], 0x3210 + 0x1111 * k);
+}
+
+// Four outputs, saturated to 0..255, packed into a word (output 0 in the low byte).
+__device__ __forceinline__ uint32_t pack4(int a, int b, int c, int d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 720
+    uint32_t hi, w;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(hi) : "r"(d), "r"(c));
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(w) : "r"(b), "r"(a), "r"(hi));
+    return w;
+#else
+    auto sat = [](int v) { return static_cast<uint32_t>(min(max(v, 0), 255)); };
+    return sat(a) | sat(b) << 8 | sat(c) << 16 | sat(d) << 24;
+#endif
+}
+
+// The finished output before saturation: floor((s * m + c) / 2^(32 - shift)) (FixedFinish): one
+// 64-bit multiply-add, and a funnel shift unless shift is 0 (|rdiv| < 1/4: most kernels).
+template <bool kShift>
+__device__ __forceinline__ int fixed_finish(int s, int m, int shift, long long c) {
+    const unsigned long long t = static_cast<unsigned long long>(static_cast<long long>(s) * m + c);
+    if (!kShift) return static_cast<int>(t >> 32);
+    return static_cast<int>(__funnelshift_l(static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), shift));
+}
+
+// kCheckX / kCheckY: the block's columns / rows (with their halo) may reach past the plane, so
+// they go through the border rule. Blocks wholly inside take neither check: one pointer stepped
+// by the pitch, three plain loads a row. At the edges only the lanes whose halo lies outside pay
+// for the border rule (load_row).
+template <int K, int kRows, bool kCheckX, bool kCheckY, bool kShift>
+__device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst, const strip::PackedTaps<1, K>& taps,
+                                      int m, int shift, long long c, int border, int x, int y0) {
+    constexpr int R = K / 2, M = strip::kWindows<K>, kIn = kRows + 2 * R;
+    uint32_t raw[kIn][kWords];
+    const uint8_t* next = src.data + static_cast<long long>(y0 - R) * src.pitch;
+#pragma unroll
+    for (int t = 0; t < kIn; ++t) {
+        const uint8_t* row = next;
+        next += src.pitch;
+        if (kCheckY) {
+            const int sy = border_index_dev(y0 - R + t, src.height, border);
+            row = sy >= 0 ? src.data + static_cast<long long>(sy) * src.pitch : nullptr;
+        }
+        if (kCheckX) {
+            load_row<R>(row, x, src.width, border, raw[t]);
+        } else if (kCheckY && !row) {
+#pragma unroll
+            for (int i = 0; i < kWords; ++i) raw[t][i] = 0;
+        } else {
+            load_inside(row + x, raw[t]);
+        }
+    }
+    int acc[kRows][kV] = {};
+#pragma unroll
+    for (int t = 0; t < kIn; ++t)
+#pragma unroll
+        for (int q = 0; q < kRows; ++q) {
+            const int j = t - q;
+            if (j < 0 || j >= K) continue;
+#pragma unroll
+            for (int p = 0; p < kV; ++p)
+#pragma unroll
+                for (int w = 0; w < M; ++w) {
+                    // Tap i of output p sits at byte p + kHalo - R + i of the row's words.
+                    const uint32_t win = window(raw[t], p + kHalo - R + strip::window_first_tap<K>(w));
+                    acc[q][p] = strip::dp4a_us(win, taps.w[0][j][w], acc[q][p]);
+                }
+        }
+#pragma unroll
+    for (int q = 0; q < kRows; ++q) {
+        if (kCheckY && y0 + q >= dst.height) break;
+        uint32_t o[4];
+#pragma unroll
+        for (int v = 0; v < 4; ++v)
+            o[v] = pack4(fixed_finish<kShift>(acc[q][4 * v], m, shift, c), fixed_finish<kShift>(acc[q][4 * v + 1], m, shift, c),
+                         fixed_finish<kShift>(acc[q][4 * v + 2], m, shift, c),
+                         fixed_finish<kShift>(acc[q][4 * v + 3], m, shift, c));
+        uint8_t* out = dst.data + static_cast<long long>(y0 + q) * dst.pitch;
+        if (!kCheckX || x + kV <= dst.width) {
+            *reinterpret_cast<uint4*>(out + x) = make_uint4(o[0], o[1], o[2], o[3]);
+        } else {
+#pragma unroll
+            for (int p = 0; p < kV; ++p)
+                if (x + p < dst.width) out[x + p] = static_cast<uint8_t>(o[p / 4] >> (8 * (p % 4)));
+        }
+    }
+}
+
+template <int K, int kRows, int kBlockX, int kBlockY, bool kShift>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    strip16_kernel(DevPlane src, DevPlane dst, strip::PackedTaps<1, K> taps, int m, int shift, long long c, int border) {
+    constexpr int R = K / 2;
+    const int bx = blockIdx.x * kBlockX * kV, by = blockIdx.y * kBlockY * kRows;
+    const int x = bx + threadIdx.x * kV, y0 = by + threadIdx.y * kRows;
+    if (x >= dst.width || y0 >= dst.height) return;
+    // Decided per block, so a warp never splits between the paths.
+    const bool check_x = bx < kHalo || bx + kBlockX * kV + kHalo > src.width;
+    const bool check_y = by < R || by + kBlockY * kRows + R > src.height;
+    if (!check_x && !check_y) strip<K, kRows, false, false, kShift>(src, dst, taps, m, shift, c, border, x, y0);
+    else if (!check_y) strip<K, kRows, true, false, kShift>(src, dst, taps, m, shift, c, border, x, y0);
+    else if (!check_x) strip<K, kRows, false, true, kShift>(src, dst, taps, m, shift, c, border, x, y0);
+    else strip<K, kRows, true, true, kShift>(src, dst, taps, m, shift, c, border, x, y0);
+}
+
+// Launches the kernel. Call only for usable(src) and usable(dst), byte taps (strip::byte_taps) and
+// a FixedFinish solved for this kernel's sums.
+// Defaults: 1 row a thread, blocks of 16 x 8 threads (256 x 8 outputs), the fastest of rows
+// 1 and 2, blocks 16 or 32 threads across and 4 to 16 down for 3x3 and 5x5 at 1080p and 4K on an
+// H100 (docs/benchmarks.md, sixth pass): narrower blocks put fewer warps at the plane's left and
+// right edges, where the halo goes through the border rule.
+template <int K, int kRows = 1, int kBlockY = 8, int kBlockX = 16, typename TapFn>
+void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedFinish& f, int border, cudaStream_t stream) {
+    const dim3 g((dst.width + kBlockX * kV - 1) / (kBlockX * kV), (dst.height + kBlockY * kRows - 1) / (kBlockY * kRows));
+    const dim3 b(kBlockX, kBlockY);
+    const auto packed = strip::pack_taps<1, K>([&](int, int j, int i) { return taps(j, i); });
+    if (f.shift == 0)
+        strip16_kernel<K, kRows, kBlockX, kBlockY, false><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, f.m, 0, f.c, border);
+    else
+        strip16_kernel<K, kRows, kBlockX, kBlockY, true><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, f.m, f.shift, f.c, border);
+}
+
+}  // namespace vf::cuda::strip16
