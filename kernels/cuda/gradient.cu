@@ -1,6 +1,8 @@
 // Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass: on
-// planar, aligned planes without shared memory, 8 outputs per thread (strip_dp4a.cuh for 8-bit
-// planes, strip_rows.cuh for 16-bit ones), otherwise
+// 8-bit planes with 16-byte aligned rows and the default divisor, scale and delta, 16 outputs per
+// thread with an integer magnitude (strip16_dp4a.cuh); on other planar, aligned planes without
+// shared memory, 8 outputs per thread (strip_dp4a.cuh for 8-bit planes, strip_rows.cuh for
+// 16-bit ones); otherwise
 // over a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the
 // sums are whole numbers, and every later step is an IEEE operation without contraction.
 #include <cmath>
@@ -8,6 +10,7 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/strip16_dp4a.cuh"
 #include "kernels/cuda/strip_dp4a.cuh"
 #include "kernels/cuda/strip_rows.cuh"
 #include "kernels/cuda/wide_tile.cuh"
@@ -92,6 +95,13 @@ void gradient(const GradientOp& op, const Launch& l) {
     g.power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
     g.inverse = 1.0f / g.divisor;
     const int border = border_mode(l.border);
+    const auto taps = [&](int c, int j, int i) { return c == 0 ? g.gx[j * 3 + i] : g.gy[j * 3 + i]; };
+    if (l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && strip16::usable(l.src) && strip16::usable(l.dst) &&
+        strip16::gradient_integer_ok(taps, g.divisor, g.scale, g.delta)) {
+        strip16::launch_gradient(l.src, l.dst, taps, border, l.stream);
+        VF_CUDA_CHECK_LAUNCH("strip16_kernel (gradient)");
+        return;
+    }
     // Byte taps (all of Sobel, Prewitt, Scharr, Laplacian) on 8-bit planes: DP4A, 1 row per thread
     // (2 rows measured the same at 4K and 4% slower at 1080p).
     if (strip::usable(l.src) && strip::usable(l.dst) && l.src.bytes_per_sample == 1 && strip::byte_taps<3>(StripGradient{g})) {

@@ -116,23 +116,49 @@ __device__ __forceinline__ uint32_t pack4(int a, int b, int c, int d) {
 #endif
 }
 
-// The finished output before saturation: floor((s * m + c) / 2^(32 - shift)) (FixedFinish): one
-// 64-bit multiply-add, and a funnel shift unless shift is 0 (|rdiv| < 1/4: most kernels).
+// Finishes: the output before saturation to 0..255 from a strip's kSums whole-number sums.
+
+// A convolution's finish (FixedFinish): floor((s * m + c) / 2^(32 - shift)), one 64-bit multiply-
+// add, and a funnel shift unless shift is 0 (|rdiv| < 1/4: most kernels).
 template <bool kShift>
-__device__ __forceinline__ int fixed_finish(int s, int m, int shift, long long c) {
-    const unsigned long long t = static_cast<unsigned long long>(static_cast<long long>(s) * m + c);
-    if (!kShift) return static_cast<int>(t >> 32);
-    return static_cast<int>(__funnelshift_l(static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), shift));
-}
+struct IntegerFinish {
+    static constexpr int kSums = 1;
+    int m, shift;
+    long long c;
+    __device__ __forceinline__ int operator()(const int (&s)[1]) const {
+        const unsigned long long t = static_cast<unsigned long long>(static_cast<long long>(s[0]) * m + c);
+        if (!kShift) return static_cast<int>(t >> 32);
+        return static_cast<int>(__funnelshift_l(static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), shift));
+    }
+};
+
+// A gradient's magnitude when divisor, scale and delta are 1, 1 and 0 (Sobel's and Prewitt's
+// defaults, |Laplacian|): the float finish is then trunc(sqrtf(gx^2 + gy^2)) clamped to 255, and
+// for n = gx^2 + gy^2 below 255^2 that is the integer square root of n (sqrtf of an integer
+// below 2^16 that is not a square stays more than 1/512 below the next integer, far above its
+// rounding), so: an approximate root, truncated, raised by one where it fell short of a square.
+// The host (gradient_integer_ok) makes sure n fits 31 bits.
+struct MagnitudeFinish {
+    static constexpr int kSums = 2;
+    __device__ __forceinline__ int operator()(const int (&s)[2]) const {
+        const int n = min(s[0] * s[0] + s[1] * s[1], 255 * 255);
+        float r;
+        asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(__fsub_rn(__int_as_float(0x4B000000 | n), 8388608.0f)));
+        int k = __float_as_int(__fadd_rz(r, 8388608.0f)) & 0xFFFF;  // trunc(r): r < 256
+        if ((k + 1) * (k + 1) <= n) ++k;
+        return k;
+    }
+};
 
 // kCheckX / kCheckY: the block's columns / rows (with their halo) may reach past the plane, so
 // they go through the border rule. Blocks wholly inside take neither check: one pointer stepped
 // by the pitch, three plain loads a row. At the edges only the lanes whose halo lies outside pay
 // for the border rule (load_row).
-template <int K, int kRows, bool kCheckX, bool kCheckY, bool kShift>
-__device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst, const strip::PackedTaps<1, K>& taps,
-                                      int m, int shift, long long c, int border, int x, int y0) {
-    constexpr int R = K / 2, M = strip::kWindows<K>, kIn = kRows + 2 * R;
+template <int K, int kRows, bool kCheckX, bool kCheckY, typename Finish>
+__device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
+                                      const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish, int border,
+                                      int x, int y0) {
+    constexpr int R = K / 2, M = strip::kWindows<K>, kIn = kRows + 2 * R, S = Finish::kSums;
     uint32_t raw[kIn][kWords];
     const uint8_t* next = src.data + static_cast<long long>(y0 - R) * src.pitch;
 #pragma unroll
@@ -152,7 +178,7 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst, 
             load_inside(row + x, raw[t]);
         }
     }
-    int acc[kRows][kV] = {};
+    int acc[kRows][S][kV] = {};
 #pragma unroll
     for (int t = 0; t < kIn; ++t)
 #pragma unroll
@@ -165,18 +191,24 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst, 
                 for (int w = 0; w < M; ++w) {
                     // Tap i of output p sits at byte p + kHalo - R + i of the row's words.
                     const uint32_t win = window(raw[t], p + kHalo - R + strip::window_first_tap<K>(w));
-                    acc[q][p] = strip::dp4a_us(win, taps.w[0][j][w], acc[q][p]);
+#pragma unroll
+                    for (int c = 0; c < S; ++c) acc[q][c][p] = strip::dp4a_us(win, taps.w[c][j][w], acc[q][c][p]);
                 }
         }
 #pragma unroll
     for (int q = 0; q < kRows; ++q) {
         if (kCheckY && y0 + q >= dst.height) break;
+        int v[kV];
+#pragma unroll
+        for (int p = 0; p < kV; ++p) {
+            int sums[S];
+#pragma unroll
+            for (int c = 0; c < S; ++c) sums[c] = acc[q][c][p];
+            v[p] = finish(sums);
+        }
         uint32_t o[4];
 #pragma unroll
-        for (int v = 0; v < 4; ++v)
-            o[v] = pack4(fixed_finish<kShift>(acc[q][4 * v], m, shift, c), fixed_finish<kShift>(acc[q][4 * v + 1], m, shift, c),
-                         fixed_finish<kShift>(acc[q][4 * v + 2], m, shift, c),
-                         fixed_finish<kShift>(acc[q][4 * v + 3], m, shift, c));
+        for (int i = 0; i < 4; ++i) o[i] = pack4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
         uint8_t* out = dst.data + static_cast<long long>(y0 + q) * dst.pitch;
         if (!kCheckX || x + kV <= dst.width) {
             *reinterpret_cast<uint4*>(out + x) = make_uint4(o[0], o[1], o[2], o[3]);
@@ -188,9 +220,9 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst, 
     }
 }
 
-template <int K, int kRows, int kBlockX, int kBlockY, bool kShift>
+template <int K, int kRows, int kBlockX, int kBlockY, typename Finish>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
-    strip16_kernel(DevPlane src, DevPlane dst, strip::PackedTaps<1, K> taps, int m, int shift, long long c, int border) {
+    strip16_kernel(DevPlane src, DevPlane dst, strip::PackedTaps<Finish::kSums, K> taps, Finish finish, int border) {
     constexpr int R = K / 2;
     const int bx = blockIdx.x * kBlockX * kV, by = blockIdx.y * kBlockY * kRows;
     const int x = bx + threadIdx.x * kV, y0 = by + threadIdx.y * kRows;
@@ -198,27 +230,58 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     // Decided per block, so a warp never splits between the paths.
     const bool check_x = bx < kHalo || bx + kBlockX * kV + kHalo > src.width;
     const bool check_y = by < R || by + kBlockY * kRows + R > src.height;
-    if (!check_x && !check_y) strip<K, kRows, false, false, kShift>(src, dst, taps, m, shift, c, border, x, y0);
-    else if (!check_y) strip<K, kRows, true, false, kShift>(src, dst, taps, m, shift, c, border, x, y0);
-    else if (!check_x) strip<K, kRows, false, true, kShift>(src, dst, taps, m, shift, c, border, x, y0);
-    else strip<K, kRows, true, true, kShift>(src, dst, taps, m, shift, c, border, x, y0);
+    if (!check_x && !check_y) strip<K, kRows, false, false>(src, dst, taps, finish, border, x, y0);
+    else if (!check_y) strip<K, kRows, true, false>(src, dst, taps, finish, border, x, y0);
+    else if (!check_x) strip<K, kRows, false, true>(src, dst, taps, finish, border, x, y0);
+    else strip<K, kRows, true, true>(src, dst, taps, finish, border, x, y0);
 }
 
-// Launches the kernel. Call only for usable(src) and usable(dst), byte taps (strip::byte_taps) and
-// a FixedFinish solved for this kernel's sums.
 // Defaults: 1 row a thread, blocks of 16 x 8 threads (256 x 8 outputs), the fastest of rows
 // 1 and 2, blocks 16 or 32 threads across and 4 to 16 down for 3x3 and 5x5 at 1080p and 4K on an
 // H100 (docs/benchmarks.md, sixth pass): narrower blocks put fewer warps at the plane's left and
 // right edges, where the halo goes through the border rule.
-template <int K, int kRows = 1, int kBlockY = 8, int kBlockX = 16, typename TapFn>
-void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedFinish& f, int border, cudaStream_t stream) {
+template <int K, int S, int kRows = 1, int kBlockY = 8, int kBlockX = 16, typename TapFn, typename Finish>
+void launch_with(const PlaneView& src, const PlaneView& dst, TapFn taps, const Finish& finish, int border,
+                 cudaStream_t stream) {
     const dim3 g((dst.width + kBlockX * kV - 1) / (kBlockX * kV), (dst.height + kBlockY * kRows - 1) / (kBlockY * kRows));
     const dim3 b(kBlockX, kBlockY);
-    const auto packed = strip::pack_taps<1, K>([&](int, int j, int i) { return taps(j, i); });
-    if (f.shift == 0)
-        strip16_kernel<K, kRows, kBlockX, kBlockY, false><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, f.m, 0, f.c, border);
-    else
-        strip16_kernel<K, kRows, kBlockX, kBlockY, true><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, f.m, f.shift, f.c, border);
+    const auto packed = strip::pack_taps<S, K>(taps);
+    strip16_kernel<K, kRows, kBlockX, kBlockY><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, finish, border);
+}
+
+// A whole-number K x K convolution. Call only for usable(src) and usable(dst), byte taps
+// (strip::byte_taps; taps(j, i): row j, column i) and a FixedFinish solved for its sums.
+template <int K, typename TapFn>
+void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedFinish& f, int border, cudaStream_t stream) {
+    const auto t = [&](int, int j, int i) { return taps(j, i); };
+    if (f.shift == 0) launch_with<K, 1>(src, dst, t, IntegerFinish<false>{f.m, 0, f.c}, border, stream);
+    else launch_with<K, 1>(src, dst, t, IntegerFinish<true>{f.m, f.shift, f.c}, border, stream);
+}
+
+// Both 3x3 gradients and their magnitude (MagnitudeFinish). taps(c, j, i): gradient c (0: x,
+// 1: y), row j, column i. Call only for usable(src) and usable(dst) and gradients for which
+// gradient_integer_ok holds.
+template <typename TapFn>
+void launch_gradient(const PlaneView& src, const PlaneView& dst, TapFn taps, int border, cudaStream_t stream) {
+    launch_with<3, 2>(src, dst, taps, MagnitudeFinish{}, border, stream);
+}
+
+// Whether a gradient can take launch_gradient: byte taps, divisor 1, scale 1, delta 0, and sums
+// small enough that gx^2 + gy^2 fits 31 bits (|g| <= 255 * sum |taps| < 2^15).
+template <typename TapFn>
+bool gradient_integer_ok(TapFn taps, float divisor, float scale, float delta) {
+    if (divisor != 1.0f || scale != 1.0f || delta != 0.0f) return false;
+    for (int c = 0; c < 2; ++c) {
+        long long sum = 0;
+        for (int j = 0; j < 3; ++j)
+            for (int i = 0; i < 3; ++i) {
+                const float t = taps(c, j, i);
+                if (!(t >= -128.0f && t <= 127.0f) || t != static_cast<float>(static_cast<int>(t))) return false;
+                sum += t < 0 ? -static_cast<long long>(t) : static_cast<long long>(t);
+            }
+        if (sum * 255 >= (1 << 15)) return false;
+    }
+    return true;
 }
 
 }  // namespace vf::cuda::strip16

@@ -266,6 +266,8 @@ TEST(Gpu, FiveByFiveOnLargePlanesExactOnTheBytePath) {
 // 256 x 8 outputs; widths that are and are not a multiple of 16, so the last strip is whole or
 // partial), for finishes with and without the funnel shift (|rdiv| below and above 1/4), a
 // negative divisor, and a divisor whose integer finish does not exist (the float path then).
+// The gradients with default divisor, scale and delta take the same strips with an integer
+// magnitude (|Laplacian|'s sums are all perfect squares, the square root's hardest case).
 TEST(Gpu, SixteenWideBytePathExactAgainstReference) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(43);
@@ -296,6 +298,15 @@ TEST(Gpu, SixteenWideBytePathExactAgainstReference) {
                                      std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + border_name(b));
                 }
         }
+    for (const char* spec : {"sobel", "prewitt", "laplacian", "laplacian=diagonal=1", "scharr"}) {
+        PlaneOp op = build_chain(spec)[0].ops[0];
+        for (const Size sz : sizes)
+            for (Border b : kBorders) {
+                op.border = b;
+                expect_close(run_case(op, sz.w, sz.h, 8, GpuKernel::Auto, rng(), 1, 0, 0, true), static_cast<long>(sz.w) * sz.h,
+                             true, std::string(spec) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + border_name(b));
+            }
+    }
 }
 
 // Box filters take running sums in 128x32 output tiles (a walk down each input column, then
