@@ -289,9 +289,10 @@ void launch_small(const ConvolveOp& op, const Launch& l) {
     const bool strip_ok = strip::usable(l.src) && strip::usable(l.dst);
     if constexpr (K <= 5) {
         // Byte taps on 8-bit planes with 16-byte aligned rows (every frame vfilter allocates):
-        // 16 outputs a thread and the integer finish. Measured against the DP4A strips below on
-        // an H100: 3x3 1080p 0.0095 -> 0.0066 ms, 4K 0.0162 -> 0.0113; 5x5 1080p 0.0144 -> 0.0091,
-        // 4K 0.0259 -> 0.0166 (docs/benchmarks.md, sixth pass).
+        // 16 outputs a thread and the integer finish. Measured against the paths below on an
+        // H100: 3x3 1080p 0.0095 -> 0.0065 ms, 4K 0.0162 -> 0.0115; 5x5 1080p 0.0116 (tile) ->
+        // 0.0088, 4K 0.0259 -> 0.0164 (docs/benchmarks.md, sixth pass). Where the finish has no
+        // integer form (FixedFinish), the float paths below.
         if (l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && strip16::usable(l.src) && strip16::usable(l.dst) &&
             strip::byte_taps<K>(StripConvolve<K>{taps, op.rdiv, op.bias})) {
             if (const FixedFinish* f = fixed_finish_for(op)) {

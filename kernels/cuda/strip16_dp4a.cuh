@@ -1,18 +1,21 @@
-// Whole-number 3x3 and 5x5 convolutions with taps in -128..127 on 8-bit planar planes whose rows
-// are 16-byte aligned: the leanest pass over the plane vfilter has, for filters that are bound by
-// memory and by instruction issue, not by arithmetic.
+// Whole-number 3x3 and 5x5 convolutions with taps in -128..127, and the 3x3 gradients (Sobel,
+// Prewitt, |Laplacian|) at their default divisor, scale and delta, on 8-bit planar planes whose
+// rows are 16-byte aligned: the leanest pass over the plane vfilter has, for filters that are
+// bound by memory and by instruction issue, not by arithmetic.
 //
-// Against strip_dp4a.cuh (8 outputs a thread, float finish), measured on an H100 at 31
-// instructions an output, of which the finish (integer sum -> float, * rdiv, + bias, + 0.5,
-// clamp, truncate, pack) took about 9:
+// Against strip_dp4a.cuh (8 outputs a thread, float finish), measured on an H100 (ncu) at 31
+// instructions an output for a 3x3, of which the finish (integer sum -> float, * rdiv, + bias,
+// + 0.5, clamp, truncate, pack) took about 9, and a warp with one lane at the plane's left or
+// right edge gathered that lane's whole strip sample by sample (about 1,600 instructions):
 //   - 16 outputs across a thread: one 16-byte load a row (plus a 4-byte word either side for the
 //     halo) and one 16-byte store, so the per-row costs (address, loads, border, store) are
 //     shared by twice the outputs;
 //   - the finish as one 64-bit integer multiply-add and a funnel shift (FixedFinish, solved and
 //     checked on the host against the float finish for every sum the kernel can produce), and a
 //     saturating pack of two outputs a instruction;
-//   - blocks wholly inside the plane take a path with no border rule and no bounds checks; the
-//     others gather through the border rule as strip_rows.cuh does.
+//   - blocks wholly inside the plane take a path with no border rule and no bounds checks; in the
+//     others only the halo bytes that lie outside go through the border rule.
+// 12 instructions an output for a 3x3 at 4K; 0.0162 -> 0.0115 ms there, 0.0095 -> 0.0065 at 1080p.
 // Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh.
 #pragma once
 
@@ -236,11 +239,12 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     else strip<K, kRows, true, true>(src, dst, taps, finish, border, x, y0);
 }
 
-// Defaults: 1 row a thread, blocks of 16 x 8 threads (256 x 8 outputs), the fastest of rows
-// 1 and 2, blocks 16 or 32 threads across and 4 to 16 down for 3x3 and 5x5 at 1080p and 4K on an
-// H100 (docs/benchmarks.md, sixth pass): narrower blocks put fewer warps at the plane's left and
-// right edges, where the halo goes through the border rule.
-template <int K, int S, int kRows = 1, int kBlockY = 8, int kBlockX = 16, typename TapFn, typename Finish>
+// Defaults: 1 row a thread, blocks of 8 x 16 threads (128 x 16 outputs), the fastest of rows 1
+// and 2, blocks 8, 16 or 32 threads across and 4 to 32 down for 3x3 and 5x5 at 1080p and 4K on
+// an H100 (docs/benchmarks.md, sixth pass): narrower blocks put fewer warps at the plane's left
+// and right edges, where the halo goes through the border rule (a warp still reads whole
+// 128-byte lines: 8 lanes x 16 bytes a row).
+template <int K, int S, int kRows = 1, int kBlockY = 16, int kBlockX = 8, typename TapFn, typename Finish>
 void launch_with(const PlaneView& src, const PlaneView& dst, TapFn taps, const Finish& finish, int border,
                  cudaStream_t stream) {
     const dim3 g((dst.width + kBlockX * kV - 1) / (kBlockX * kV), (dst.height + kBlockY * kRows - 1) / (kBlockY * kRows));
