@@ -30,6 +30,7 @@ namespace vf::cuda::strip16 {
 constexpr int kV = 16;     // outputs across a thread
 constexpr int kHalo = 4;   // bytes loaded on either side (the radius is at most 2)
 constexpr int kWords = (kV + 2 * kHalo) / 4;
+static_assert(kHalo == strip::kHalo, "strip::dp4a_sums finds output p's samples kHalo bytes in");
 
 // True when the plane can take this path: 8-bit planar, rows 16-byte aligned.
 inline bool usable(const PlaneView& v) {
@@ -100,12 +101,6 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
     }
 }
 
-// The 4 bytes starting at byte o of a row's words (o a compile-time constant once unrolled).
-__device__ __forceinline__ uint32_t window(const uint32_t (&w)[kWords], int o) {
-    const int i = o >> 2, k = o & 3;
-    return k == 0 ? w[i] : __byte_perm(w[i], w[i + 1], 0x3210 + 0x1111 * k);
-}
-
 // Four outputs, saturated to 0..255, packed into a word (output 0 in the low byte).
 __device__ __forceinline__ uint32_t pack4(int a, int b, int c, int d) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 720
@@ -163,7 +158,7 @@ template <int K, int kRows, bool kCheckX, bool kCheckY, typename Finish>
 __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
                                       const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish, int border,
                                       int x, int y0) {
-    constexpr int R = K / 2, M = strip::kWindows<K>, kIn = kRows + 2 * R, S = Finish::kSums;
+    constexpr int R = K / 2, kIn = kRows + 2 * R, S = Finish::kSums;
     uint32_t raw[kIn][kWords];
     const uint8_t* next = src.data + static_cast<long long>(y0 - R) * src.pitch;
 #pragma unroll
@@ -183,23 +178,8 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
             load_inside(row + x, raw[t]);
         }
     }
-    int acc[kRows][S][kV] = {};
-#pragma unroll
-    for (int t = 0; t < kIn; ++t)
-#pragma unroll
-        for (int q = 0; q < kRows; ++q) {
-            const int j = t - q;
-            if (j < 0 || j >= K) continue;
-#pragma unroll
-            for (int p = 0; p < kV; ++p)
-#pragma unroll
-                for (int w = 0; w < M; ++w) {
-                    // Tap i of output p sits at byte p + kHalo - R + i of the row's words.
-                    const uint32_t win = window(raw[t], p + kHalo - R + strip::window_first_tap<K>(w));
-#pragma unroll
-                    for (int c = 0; c < S; ++c) acc[q][c][p] = strip::dp4a_us(win, taps.w[c][j][w], acc[q][c][p]);
-                }
-        }
+    int acc[kRows][S][kV];
+    strip::dp4a_sums<K, kRows>(raw, taps, acc);
 #pragma unroll
     for (int q = 0; q < kRows; ++q) {
         if (kCheckY && y0 + q >= dst.height) break;

@@ -59,32 +59,28 @@ __device__ __forceinline__ int dp4a_us(uint32_t a, int32_t b, int c) {
     return d;
 }
 
-// The 4 bytes starting at byte o of a row's words (o is a compile-time constant once unrolled).
-__device__ __forceinline__ uint32_t window(const uint32_t (&w)[Shape<uint8_t>::kWords], int o) {
+// The 4 bytes starting at byte o of a row's N words (o is a compile-time constant once unrolled).
+template <int N>
+__device__ __forceinline__ uint32_t window(const uint32_t (&w)[N], int o) {
     const int i = o >> 2, k = o & 3;
     return k == 0 ? w[i] : __byte_perm(w[i], w[i + 1], 0x3210 + 0x1111 * k);
 }
 
-// An integer sum as a float, exactly: |v| < 2^22 placed in the mantissa of 1.5 * 2^23 (two
-// full-rate instructions instead of a quarter-rate conversion).
-__device__ __forceinline__ float exact_float(int v) {
-    return __fsub_rn(__int_as_float(0x4B400000 + v), 12582912.0f);
-}
-
-// Filter as for strip_kernel; its taps come packed in `taps` (launch_dp4a packs them).
-template <int K, int kRows, typename Filter>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
-    dp4a_kernel(DevPlane src, DevPlane dst, PackedTaps<Filter::kSums, K> taps, Filter f, int border) {
-    static_assert(K == 3 || K == 5, "measured and tested for 3x3 and 5x5 (7x7 measured slower than the tile)");
-    constexpr int R = K / 2, S = Filter::kSums, M = kWindows<K>, W = Shape<uint8_t>::kWords, kIn = kRows + 2 * R;
-    const int x = (blockIdx.x * kBlockX + threadIdx.x) * kV;
-    const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
-    if (x >= dst.width || y0 >= dst.height) return;
-    uint32_t raw[kIn][W];
-    load_rows<uint8_t, R>(src, x, y0, border, raw);
-    int acc[kRows][S][kV] = {};
+// The DP4A sums of kRows rows of kV outputs from the kRows + K - 1 input rows `raw` (each W words,
+// output p's first sample at byte p + kHalo - K / 2): acc[q][c][p] for sum c of output p in row q.
+// Shared by dp4a_kernel (8 outputs a thread) and strip16_dp4a.cuh (16).
+template <int K, int kRows, int S, int kV, int W>
+__device__ __forceinline__ void dp4a_sums(const uint32_t (&raw)[kRows + K - 1][W], const PackedTaps<S, K>& taps,
+                                          int (&acc)[kRows][S][kV]) {
+    constexpr int R = K / 2, M = kWindows<K>;
 #pragma unroll
-    for (int t = 0; t < kIn; ++t)
+    for (int q = 0; q < kRows; ++q)
+#pragma unroll
+        for (int c = 0; c < S; ++c)
+#pragma unroll
+            for (int p = 0; p < kV; ++p) acc[q][c][p] = 0;
+#pragma unroll
+    for (int t = 0; t < kRows + K - 1; ++t)
 #pragma unroll
         for (int q = 0; q < kRows; ++q) {
             const int j = t - q;
@@ -99,6 +95,27 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
                     for (int c = 0; c < S; ++c) acc[q][c][p] = dp4a_us(win, taps.w[c][j][m], acc[q][c][p]);
                 }
         }
+}
+
+// An integer sum as a float, exactly: |v| < 2^22 placed in the mantissa of 1.5 * 2^23 (two
+// full-rate instructions instead of a quarter-rate conversion).
+__device__ __forceinline__ float exact_float(int v) {
+    return __fsub_rn(__int_as_float(0x4B400000 + v), 12582912.0f);
+}
+
+// Filter as for strip_kernel; its taps come packed in `taps` (launch_dp4a packs them).
+template <int K, int kRows, typename Filter>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    dp4a_kernel(DevPlane src, DevPlane dst, PackedTaps<Filter::kSums, K> taps, Filter f, int border) {
+    static_assert(K == 3 || K == 5, "measured and tested for 3x3 and 5x5 (7x7 measured slower than the tile)");
+    constexpr int R = K / 2, S = Filter::kSums, W = Shape<uint8_t>::kWords, kIn = kRows + 2 * R;
+    const int x = (blockIdx.x * kBlockX + threadIdx.x) * kV;
+    const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
+    if (x >= dst.width || y0 >= dst.height) return;
+    uint32_t raw[kIn][W];
+    load_rows<uint8_t, R>(src, x, y0, border, raw);
+    int acc[kRows][S][kV];
+    dp4a_sums<K, kRows>(raw, taps, acc);
     finish_rows<uint8_t, false, kRows>(dst, x, y0, f, [&](int q, int p, float (&sums)[S]) {
 #pragma unroll
         for (int c = 0; c < S; ++c) sums[c] = exact_float(acc[q][c][p]);
