@@ -9,8 +9,9 @@
 //             (constant bank 0) and every loop unrolled, through a shared-memory tile with
 //             4 x 2 outputs per thread (wide_tile.cuh); 3x3 on planar, aligned planes without
 //             shared memory, 2 x 8 outputs per thread (strip_rows.cuh), which measured faster;
-//             3x3 and 5x5 with byte taps on 8-bit planes with 16-byte aligned rows: 16 outputs
-//             a thread, DP4A sums and an integer finish (strip16_dp4a.cuh), faster still.
+//             whole-number kernels from 3x3 to 15x15 with byte taps on 8-bit planes with
+//             16-byte aligned rows: 16 outputs a thread, DP4A sums and an integer finish
+//             (strip16_dp4a.cuh), faster still.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -281,27 +282,33 @@ const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
     return f ? &*f : nullptr;
 }
 
+// Whole-number taps in -128..127 on 8-bit planes (peak 255) with 16-byte aligned rows (every
+// frame vfilter allocates) and a finish with an integer form: 16 outputs a thread, DP4A sums and
+// the integer finish (strip16_dp4a.cuh). False, launching nothing, where that does not apply.
+// Measured on an H100 against the paths below (docs/benchmarks.md, sixth and seventh passes).
+template <int K>
+bool try_strip16(const ConvolveOp& op, const Launch& l) {
+    if (!op.integer || l.src.bytes_per_sample != 1 || l.dst.peak() != 255 || !strip16::usable(l.src) ||
+        !strip16::usable(l.dst))
+        return false;
+    for (const double t : op.k)
+        if (t < -128 || t > 127) return false;
+    const FixedFinish* f = fixed_finish_for(op);
+    if (!f) return false;
+    strip16::launch<K>(l.src, l.dst, [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); }, *f,
+                       border_mode(l.border), l.stream);
+    VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
+    return true;
+}
+
 template <int K>
 void launch_small(const ConvolveOp& op, const Launch& l) {
     if (!op.integer) return launch_small_acc<K, double>(op, l);
+    if (try_strip16<K>(op, l)) return;
     SmallTaps<K, float> taps;
     for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<float>(op.k[i]);
     const bool strip_ok = strip::usable(l.src) && strip::usable(l.dst);
     if constexpr (K <= 5) {
-        // Byte taps on 8-bit planes with 16-byte aligned rows (every frame vfilter allocates):
-        // 16 outputs a thread and the integer finish. Measured against the paths below on an
-        // H100: 3x3 1080p 0.0095 -> 0.0065 ms, 4K 0.0162 -> 0.0115; 5x5 1080p 0.0116 (tile) ->
-        // 0.0088, 4K 0.0259 -> 0.0164 (docs/benchmarks.md, sixth pass). Where the finish has no
-        // integer form (FixedFinish), the float paths below.
-        if (l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && strip16::usable(l.src) && strip16::usable(l.dst) &&
-            strip::byte_taps<K>(StripConvolve<K>{taps, op.rdiv, op.bias})) {
-            if (const FixedFinish* f = fixed_finish_for(op)) {
-                strip16::launch<K>(l.src, l.dst, [&](int j, int i) { return static_cast<int>(taps.v[j * K + i]); }, *f,
-                                   border_mode(l.border), l.stream);
-                VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
-                return;
-            }
-        }
         // Byte taps on 8-bit planes: DP4A (strip_dp4a.cuh) for every 3x3, and for a 5x5 on large
         // planes only: there it measured 11% faster than the tile (4K), at 1080p 5% slower (H100).
         const StripConvolve<K> f{taps, op.rdiv, op.bias};
@@ -361,6 +368,11 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
         if (op.kw == 3) return launch_small<3>(op, l);
         if (op.kw == 5) return launch_small<5>(op, l);
         if (op.kw == 7) return launch_small<7>(op, l);
+        // Up to 15x15 the DP4A strips where they apply (four multiply-adds an instruction).
+        if (op.kw == 9 && try_strip16<9>(op, l)) return;
+        if (op.kw == 11 && try_strip16<11>(op, l)) return;
+        if (op.kw == 13 && try_strip16<13>(op, l)) return;
+        if (op.kw == 15 && try_strip16<15>(op, l)) return;
     }
     static std::once_flag raised;
     std::call_once(raised, [] {

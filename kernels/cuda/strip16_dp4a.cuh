@@ -1,4 +1,4 @@
-// Whole-number 3x3 and 5x5 convolutions with taps in -128..127, and the 3x3 gradients (Sobel,
+// Whole-number K x K convolutions (K odd, 3 to 15) with taps in -128..127, and the 3x3 gradients (Sobel,
 // Prewitt, |Laplacian|) at their default divisor, scale and delta, on 8-bit planar planes whose
 // rows are 16-byte aligned: the leanest pass over the plane vfilter has, for filters that are
 // bound by memory and by instruction issue, not by arithmetic.
@@ -7,7 +7,7 @@
 // instructions an output for a 3x3, of which the finish (integer sum -> float, * rdiv, + bias,
 // + 0.5, clamp, truncate, pack) took about 9, and a warp with one lane at the plane's left or
 // right edge gathered that lane's whole strip sample by sample (about 1,600 instructions):
-//   - 16 outputs across a thread: one 16-byte load a row (plus a 4-byte word either side for the
+//   - 16 outputs across a thread: one 16-byte load a row (plus 4 or 8 bytes either side for the
 //     halo) and one 16-byte store, so the per-row costs (address, loads, border, store) are
 //     shared by twice the outputs;
 //   - the finish as one 64-bit integer multiply-add and a funnel shift (FixedFinish, solved and
@@ -16,7 +16,10 @@
 //   - blocks wholly inside the plane take a path with no border rule and no bounds checks; in the
 //     others only the halo bytes that lie outside go through the border rule.
 // 12 instructions an output for a 3x3 at 4K; 0.0162 -> 0.0115 ms there, 0.0095 -> 0.0065 at 1080p.
-// Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh.
+// Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh. From
+// 7x7 up the filters are bound by those DP4A, which do four multiply-adds an instruction: a
+// 7x7 or 13x13 on these strips is expected to beat the FP32 tile and the tensor-core kernel
+// (docs/benchmarks.md, seventh pass, says what was measured).
 #pragma once
 
 #include <cstdint>
@@ -27,22 +30,45 @@
 
 namespace vf::cuda::strip16 {
 
-constexpr int kV = 16;     // outputs across a thread
-constexpr int kHalo = 4;   // bytes loaded on either side (the radius is at most 2)
-constexpr int kWords = (kV + 2 * kHalo) / 4;
-static_assert(kHalo == strip::kHalo, "strip::dp4a_sums finds output p's samples kHalo bytes in");
+constexpr int kV = 16;  // outputs across a thread
+
+// Bytes loaded on either side of a strip for radius R: whole words, 4 up to radius 4, 8 up to 8.
+template <int R>
+constexpr int kHalo = (R + 3) / 4 * 4;
+template <int R>
+constexpr int kWords = (kV + 2 * kHalo<R>) / 4;
 
 // True when the plane can take this path: 8-bit planar, rows 16-byte aligned.
 inline bool usable(const PlaneView& v) {
     return v.step == 1 && v.bytes_per_sample == 1 && v.pitch % 16 == 0 && reinterpret_cast<uintptr_t>(v.data) % 16 == 0;
 }
 
-// Bytes at - 4 .. at + 19 (at: the strip's first sample in its row), wholly inside the plane.
-__device__ __forceinline__ void load_inside(const uint8_t* at, uint32_t (&w)[kWords]) {
-    w[0] = __ldg(reinterpret_cast<const unsigned int*>(at - kHalo));
-    const uint4 m = __ldg(reinterpret_cast<const uint4*>(at));
-    w[1] = m.x, w[2] = m.y, w[3] = m.z, w[4] = m.w;
-    w[5] = __ldg(reinterpret_cast<const unsigned int*>(at + kV));
+// H (4 or 8) bytes at p (p aligned to H) into w[0 .. H / 4 - 1].
+template <int H, int N>
+__device__ __forceinline__ void load_halo(const uint8_t* p, uint32_t (&w)[N], int first) {
+    static_assert(H == 4 || H == 8, "radius up to 8");
+    if constexpr (H == 4) {
+        w[first] = __ldg(reinterpret_cast<const unsigned int*>(p));
+    } else {
+        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+        w[first] = v.x, w[first + 1] = v.y;
+    }
+}
+
+// The strip's own 16 bytes at p into w[H / 4 ..].
+template <int H, int N>
+__device__ __forceinline__ void load_middle(const uint8_t* p, uint32_t (&w)[N]) {
+    const uint4 m = __ldg(reinterpret_cast<const uint4*>(p));
+    w[H / 4] = m.x, w[H / 4 + 1] = m.y, w[H / 4 + 2] = m.z, w[H / 4 + 3] = m.w;
+}
+
+// Bytes at - H .. at + 15 + H (at: the strip's first sample in its row), wholly inside the plane.
+template <int R>
+__device__ __forceinline__ void load_inside(const uint8_t* at, uint32_t (&w)[kWords<R>]) {
+    constexpr int H = kHalo<R>;
+    load_halo<H>(at - H, w, 0);
+    load_middle<H>(at, w);
+    load_halo<H>(at + kV, w, H / 4 + 4);
 }
 
 // One sample through the border rule (0 outside a zero border).
@@ -51,53 +77,57 @@ __device__ __forceinline__ uint32_t sample_at(const uint8_t* row, int x, int wid
     return xi < 0 ? 0u : row[xi];
 }
 
+template <int R>
 struct Words {
-    uint32_t w[kWords];
+    uint32_t w[kWords<R>];
 };
 
 // The bytes of a strip that ends past the plane's right edge (widths that are not a multiple of
 // 16), x - R .. x + 15 + R one by one through the border rule. Not inlined: only the last strip
 // of a row comes here, and inlined it would lengthen every thread's code.
 template <int R>
-__device__ __noinline__ Words gather(const uint8_t* row, int x, int width, int border) {
-    Words r{};
+__device__ __noinline__ Words<R> gather(const uint8_t* row, int x, int width, int border) {
+    constexpr int H = kHalo<R>;
+    Words<R> r{};
 #pragma unroll
-    for (int s = -R; s < kV + R; ++s) r.w[(s + kHalo) / 4] |= sample_at(row, x + s, width, border) << (8 * ((s + kHalo) % 4));
+    for (int s = -R; s < kV + R; ++s) r.w[(s + H) / 4] |= sample_at(row, x + s, width, border) << (8 * ((s + H) % 4));
     return r;
 }
 
-// Bytes x - 4 .. x + 19 of a row (row == nullptr: a row of zeros, the zero border). Vector loads
-// wherever the bytes lie inside the plane; at the left and right edges only the R halo bytes
-// outside go through the border rule, so the one lane of a warp that needs them costs the warp a
-// few instructions, not a gather of the whole strip.
+// Bytes x - H .. x + 15 + H of a row (row == nullptr: a row of zeros, the zero border). Vector
+// loads wherever the bytes lie inside the plane; at the left and right edges only the R halo
+// bytes outside go through the border rule, so the one lane of a warp that needs them costs the
+// warp a few instructions, not a gather of the whole strip.
 template <int R>
-__device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, int border, uint32_t (&w)[kWords]) {
+__device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, int border, uint32_t (&w)[kWords<R>]) {
+    constexpr int H = kHalo<R>, L = H / 4;
     if (!row) {
 #pragma unroll
-        for (int i = 0; i < kWords; ++i) w[i] = 0;
+        for (int i = 0; i < kWords<R>; ++i) w[i] = 0;
         return;
     }
     if (x + kV > width) {
-        const Words g = gather<R>(row, x, width, border);
+        const Words<R> g = gather<R>(row, x, width, border);
 #pragma unroll
-        for (int i = 0; i < kWords; ++i) w[i] = g.w[i];
+        for (int i = 0; i < kWords<R>; ++i) w[i] = g.w[i];
         return;
     }
-    const uint4 m = __ldg(reinterpret_cast<const uint4*>(row + x));
-    w[1] = m.x, w[2] = m.y, w[3] = m.z, w[4] = m.w;
-    if (x >= kHalo) {
-        w[0] = __ldg(reinterpret_cast<const unsigned int*>(row + x - kHalo));
+    load_middle<H>(row + x, w);
+    if (x >= H) {
+        load_halo<H>(row + x - H, w, 0);
     } else {
-        w[0] = 0;
 #pragma unroll
-        for (int s = 1; s <= R; ++s) w[0] |= sample_at(row, x - s, width, border) << (8 * (4 - s));
+        for (int i = 0; i < L; ++i) w[i] = 0;
+#pragma unroll
+        for (int s = 1; s <= R; ++s) w[(H - s) / 4] |= sample_at(row, x - s, width, border) << (8 * ((H - s) % 4));
     }
-    if (x + kV + kHalo <= width) {
-        w[5] = __ldg(reinterpret_cast<const unsigned int*>(row + x + kV));
+    if (x + kV + H <= width) {
+        load_halo<H>(row + x + kV, w, L + 4);
     } else {
-        w[5] = 0;
 #pragma unroll
-        for (int s = 0; s < R; ++s) w[5] |= sample_at(row, x + kV + s, width, border) << (8 * s);
+        for (int i = 0; i < L; ++i) w[L + 4 + i] = 0;
+#pragma unroll
+        for (int s = 0; s < R; ++s) w[L + 4 + s / 4] |= sample_at(row, x + kV + s, width, border) << (8 * (s % 4));
     }
 }
 
@@ -158,8 +188,8 @@ template <int K, int kRows, bool kCheckX, bool kCheckY, typename Finish>
 __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
                                       const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish, int border,
                                       int x, int y0) {
-    constexpr int R = K / 2, kIn = kRows + 2 * R, S = Finish::kSums;
-    uint32_t raw[kIn][kWords];
+    constexpr int R = K / 2, kIn = kRows + 2 * R, S = Finish::kSums, W = kWords<R>;
+    uint32_t raw[kIn][W];
     const uint8_t* next = src.data + static_cast<long long>(y0 - R) * src.pitch;
 #pragma unroll
     for (int t = 0; t < kIn; ++t) {
@@ -173,13 +203,13 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
             load_row<R>(row, x, src.width, border, raw[t]);
         } else if (kCheckY && !row) {
 #pragma unroll
-            for (int i = 0; i < kWords; ++i) raw[t][i] = 0;
+            for (int i = 0; i < W; ++i) raw[t][i] = 0;
         } else {
-            load_inside(row + x, raw[t]);
+            load_inside<R>(row + x, raw[t]);
         }
     }
     int acc[kRows][S][kV];
-    strip::dp4a_sums<K, kRows>(raw, taps, acc);
+    strip::dp4a_sums<K, kRows, kHalo<R>>(raw, taps, acc);
 #pragma unroll
     for (int q = 0; q < kRows; ++q) {
         if (kCheckY && y0 + q >= dst.height) break;
@@ -213,7 +243,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     const int x = bx + threadIdx.x * kV, y0 = by + threadIdx.y * kRows;
     if (x >= dst.width || y0 >= dst.height) return;
     // Decided per block, so a warp never splits between the paths.
-    const bool check_x = bx < kHalo || bx + kBlockX * kV + kHalo > src.width;
+    const bool check_x = bx < kHalo<R> || bx + kBlockX * kV + kHalo<R> > src.width;
     const bool check_y = by < R || by + kBlockY * kRows + R > src.height;
     if (!check_x && !check_y) strip<K, kRows, false, false>(src, dst, taps, finish, border, x, y0);
     else if (!check_y) strip<K, kRows, true, false>(src, dst, taps, finish, border, x, y0);
