@@ -1,9 +1,9 @@
 // Whole-number K x K filters (K = 3 or 5) with taps in -128..127 on 8-bit planar planes, the
 // samples never unpacked: a row's contribution to an output is one or two DP4A instructions
-// (four byte products added into an int32) of the input row's aligned words against the taps
-// packed for the byte offset of the output's first sample (PackedTaps). Against strip_rows.cuh's
-// float path, which unpacks every sample (2 instructions) and spends one FMA per tap, a 3x3 row
-// costs 1.5 DP4A per output on average, a 5x5 row 2.
+// (four byte products added into an int32) of a 4-byte window of the input row against four
+// packed taps. Against strip_rows.cuh's float path, which unpacks every sample (2 instructions)
+// and spends one FMA per tap, a 3x3 row costs 1 DP4A per output plus a byte permute for the
+// unaligned windows, a 5x5 row 2.
 //
 // Same threads, loads, edge handling and stores as strip_rows.cuh (8 outputs across, kRows rows
 // per thread); the sums are exact integers, turned into the same float the float path sums to,
@@ -16,18 +16,21 @@
 
 namespace vf::cuda::strip {
 
-// Words that K taps starting at any byte of a word can touch.
+// Windows per kernel row: window m < kCount - 1 holds taps 4m .. 4m + 3; the last one ends at the
+// last tap (its leading bytes zero where an earlier window has them), so no window reaches past
+// the 16 bytes a thread loads per row.
 template <int K>
-constexpr int kTapWords = (K + 3 + 3) / 4;
+constexpr int kWindows = (K + 3) / 4;
 
-// The taps packed for DP4A against a row's aligned words, once for each of the four byte offsets
-// at which an output's first sample can lie: w[c][j][a][u], byte b, is tap 4u + b - a of sum c,
-// kernel row j (zero outside 0..K-1). An output whose first sample is byte o of the row's words
-// then takes ceil((o % 4 + K) / 4) DP4A on the words from o / 4 on, and no byte permutes to build
-// unaligned windows (which cost a 3x3 0.75 and a 5x5 1.5 extra instructions a row and output).
+// First tap of window m (negative: the last window of a 3x3 starts one byte before tap 0).
+template <int K>
+__host__ __device__ constexpr int window_first_tap(int m) {
+    return m < kWindows<K> - 1 ? 4 * m : K - 4;
+}
+
 template <int S, int K>
 struct PackedTaps {
-    int32_t w[S][K][4][kTapWords<K>];
+    int32_t w[S][K][kWindows<K>];
 };
 
 // Packs taps(c, j, i) (sum c, kernel row j, column i), whole numbers in -128..127, on the host.
@@ -36,16 +39,16 @@ PackedTaps<S, K> pack_taps(TapFn taps) {
     PackedTaps<S, K> p{};
     for (int c = 0; c < S; ++c)
         for (int j = 0; j < K; ++j)
-            for (int a = 0; a < 4; ++a)
-                for (int u = 0; u < kTapWords<K>; ++u) {
-                    uint32_t word = 0;
-                    for (int b = 0; b < 4; ++b) {
-                        const int i = 4 * u + b - a;
-                        const int t = i >= 0 && i < K ? taps(c, j, i) : 0;
-                        word |= (static_cast<uint32_t>(t) & 0xFFu) << (8 * b);
-                    }
-                    p.w[c][j][a][u] = static_cast<int32_t>(word);
+            for (int m = 0; m < kWindows<K>; ++m) {
+                uint32_t word = 0;
+                for (int b = 0; b < 4; ++b) {
+                    const int i = window_first_tap<K>(m) + b;
+                    const bool mine = i >= 0 && i < K && (m == kWindows<K> - 1 ? i >= 4 * m : true);
+                    const int t = mine ? taps(c, j, i) : 0;
+                    word |= (static_cast<uint32_t>(t) & 0xFFu) << (8 * b);
                 }
+                p.w[c][j][m] = static_cast<int32_t>(word);
+            }
     return p;
 }
 
@@ -56,14 +59,27 @@ __device__ __forceinline__ int dp4a_us(uint32_t a, int32_t b, int c) {
     return d;
 }
 
-// The DP4A sums of kRows rows of kV outputs from the kRows + K - 1 input rows `raw` (each W
-// words; output p's first sample at byte p + H - K / 2, H the halo loaded left of the first
-// output): acc[q][c][p] for sum c of output p in row q. Shared by dp4a_kernel (8 outputs a thread)
-// and strip16_dp4a.cuh (16).
+// The 4 bytes starting at byte o of a row's N words (o is a compile-time constant once unrolled).
+template <int N>
+__device__ __forceinline__ uint32_t window(const uint32_t (&w)[N], int o) {
+    const int i = o >> 2, k = o & 3;
+    return k == 0 ? w[i] : __byte_perm(w[i], w[i + 1], 0x3210 + 0x1111 * k);
+}
+
+// The DP4A sums of kRows rows of kV outputs from the kRows + K - 1 input rows `raw` (each W words;
+// output p's first sample at byte p + H - K / 2, H the halo loaded left of the first output):
+// acc[q][c][p] for sum c of output p in row q. Shared by dp4a_kernel (8 outputs a thread) and
+// strip16_dp4a.cuh (16).
+//
+// Each window is built with a byte permute where it is not aligned. Measured against taps packed
+// for each of the four byte offsets instead (no permutes, but ceil((offset + K) / 4) DP4A a row,
+// more than the ceil(K / 4) here for most offsets) on an H100: slower for the 3x3 (4K 0.0116 ->
+// 0.0119 ms) and Sobel (0.0153 -> 0.0167), the same for the 5x5: DP4A, not the permutes, is the
+// scarce instruction there (docs/benchmarks.md, seventh pass).
 template <int K, int kRows, int H, int S, int kV, int W>
 __device__ __forceinline__ void dp4a_sums(const uint32_t (&raw)[kRows + K - 1][W], const PackedTaps<S, K>& taps,
                                           int (&acc)[kRows][S][kV]) {
-    constexpr int R = K / 2;
+    constexpr int R = K / 2, M = kWindows<K>;
     static_assert(H >= R && (kV - 1 + H + R) / 4 < W, "the words must hold every output's window");
 #pragma unroll
     for (int q = 0; q < kRows; ++q)
@@ -78,13 +94,14 @@ __device__ __forceinline__ void dp4a_sums(const uint32_t (&raw)[kRows + K - 1][W
             const int j = t - q;
             if (j < 0 || j >= K) continue;
 #pragma unroll
-            for (int p = 0; p < kV; ++p) {
-                const int o = p + H - R, a = o % 4, n = (a + K + 3) / 4;  // compile-time once unrolled
+            for (int p = 0; p < kV; ++p)
 #pragma unroll
-                for (int u = 0; u < n; ++u)
+                for (int m = 0; m < M; ++m) {
+                    // Tap i of output p sits at byte p + H - R + i of the row's words.
+                    const uint32_t win = window(raw[t], p + H - R + window_first_tap<K>(m));
 #pragma unroll
-                    for (int c = 0; c < S; ++c) acc[q][c][p] = dp4a_us(raw[t][o / 4 + u], taps.w[c][j][a][u], acc[q][c][p]);
-            }
+                    for (int c = 0; c < S; ++c) acc[q][c][p] = dp4a_us(win, taps.w[c][j][m], acc[q][c][p]);
+                }
         }
 }
 
