@@ -180,64 +180,127 @@ struct MagnitudeFinish {
     }
 };
 
-// kCheckX / kCheckY: the block's columns / rows (with their halo) may reach past the plane, so
-// they go through the border rule. Blocks wholly inside take neither check: one pointer stepped
-// by the pitch, three plain loads a row. At the edges only the lanes whose halo lies outside pay
-// for the border rule (load_row).
+// Input row y (any y: through the border rule when kCheckY) of the strip at x: bytes x - H ..
+// x + 15 + H. kCheckX / kCheckY: the block's columns / rows (with their halo) may reach past the
+// plane. Blocks wholly inside take neither check: three plain loads a row. At the edges only the
+// lanes whose halo lies outside pay for the border rule (load_row).
+template <int R, bool kCheckX, bool kCheckY>
+__device__ __forceinline__ void source_row(const DevPlane& src, int x, int y, int border, uint32_t (&w)[kWords<R>]) {
+    const uint8_t* row = src.data + static_cast<long long>(y) * src.pitch;
+    if (kCheckY) {
+        const int sy = border_index_dev(y, src.height, border);
+        row = sy >= 0 ? src.data + static_cast<long long>(sy) * src.pitch : nullptr;
+    }
+    if (kCheckX) {
+        load_row<R>(row, x, src.width, border, w);
+    } else if (kCheckY && !row) {
+#pragma unroll
+        for (int i = 0; i < kWords<R>; ++i) w[i] = 0;
+    } else {
+        load_inside<R>(row + x, w);
+    }
+}
+
+// Finishes the strip's 16 sums (acc[c][p]: sum c of output p) and stores them at (x, y): one
+// 16-byte store, or byte by byte for the last strip of a row that ends past the plane.
+template <bool kCheckX, typename Finish>
+__device__ __forceinline__ void finish_store(const DevPlane& dst, int x, int y, const int (&acc)[Finish::kSums][kV],
+                                             const Finish& finish) {
+    constexpr int S = Finish::kSums;
+    int v[kV];
+#pragma unroll
+    for (int p = 0; p < kV; ++p) {
+        int sums[S];
+#pragma unroll
+        for (int c = 0; c < S; ++c) sums[c] = acc[c][p];
+        v[p] = finish(sums);
+    }
+    uint32_t o[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) o[i] = pack4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+    uint8_t* out = dst.data + static_cast<long long>(y) * dst.pitch;
+    if (!kCheckX || x + kV <= dst.width) {
+        *reinterpret_cast<uint4*>(out + x) = make_uint4(o[0], o[1], o[2], o[3]);
+    } else {
+#pragma unroll
+        for (int p = 0; p < kV; ++p)
+            if (x + p < dst.width) out[x + p] = static_cast<uint8_t>(o[p / 4] >> (8 * (p % 4)));
+    }
+}
+
+// Up to 5x5: every input row loaded first, then every sum, all unrolled (the fastest form
+// measured for the small filters, whose code stays short).
 template <int K, int kRows, bool kCheckX, bool kCheckY, typename Finish>
 __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
                                       const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish, int border,
                                       int x, int y0) {
     constexpr int R = K / 2, kIn = kRows + 2 * R, S = Finish::kSums, W = kWords<R>;
     uint32_t raw[kIn][W];
-    const uint8_t* next = src.data + static_cast<long long>(y0 - R) * src.pitch;
 #pragma unroll
-    for (int t = 0; t < kIn; ++t) {
-        const uint8_t* row = next;
-        next += src.pitch;
-        if (kCheckY) {
-            const int sy = border_index_dev(y0 - R + t, src.height, border);
-            row = sy >= 0 ? src.data + static_cast<long long>(sy) * src.pitch : nullptr;
-        }
-        if (kCheckX) {
-            load_row<R>(row, x, src.width, border, raw[t]);
-        } else if (kCheckY && !row) {
-#pragma unroll
-            for (int i = 0; i < W; ++i) raw[t][i] = 0;
-        } else {
-            load_inside<R>(row + x, raw[t]);
-        }
-    }
+    for (int t = 0; t < kIn; ++t) source_row<R, kCheckX, kCheckY>(src, x, y0 - R + t, border, raw[t]);
     int acc[kRows][S][kV];
     strip::dp4a_sums<K, kRows, kHalo<R>>(raw, taps, acc);
 #pragma unroll
     for (int q = 0; q < kRows; ++q) {
         if (kCheckY && y0 + q >= dst.height) break;
-        int v[kV];
-#pragma unroll
-        for (int p = 0; p < kV; ++p) {
-            int sums[S];
-#pragma unroll
-            for (int c = 0; c < S; ++c) sums[c] = acc[q][c][p];
-            v[p] = finish(sums);
-        }
-        uint32_t o[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) o[i] = pack4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
-        uint8_t* out = dst.data + static_cast<long long>(y0 + q) * dst.pitch;
-        if (!kCheckX || x + kV <= dst.width) {
-            *reinterpret_cast<uint4*>(out + x) = make_uint4(o[0], o[1], o[2], o[3]);
-        } else {
-#pragma unroll
-            for (int p = 0; p < kV; ++p)
-                if (x + p < dst.width) out[x + p] = static_cast<uint8_t>(o[p / 4] >> (8 * (p % 4)));
-        }
+        finish_store<kCheckX>(dst, x, y0 + q, acc[q], finish);
     }
 }
 
+// From 7x7: the kernel rows in a loop that is not unrolled, the next row's loads issued before
+// the current row's sums. Unrolled, a 13x13 strip is about 1,600 instructions of straight-line
+// code per variant, and ncu on an H100 showed its warps waiting for instructions (32% of their
+// stalls at 4K) and the SMs idle most of a 1080p launch (docs/benchmarks.md, seventh pass).
+template <int K, bool kCheckX, bool kCheckY, typename Finish>
+__device__ __forceinline__ void strip_rolled(const DevPlane& src, const DevPlane& dst,
+                                             const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish,
+                                             int border, int x, int y) {
+    constexpr int R = K / 2, S = Finish::kSums, W = kWords<R>, M = strip::kWindows<K>;
+    int acc[S][kV];
+#pragma unroll
+    for (int c = 0; c < S; ++c)
+#pragma unroll
+        for (int p = 0; p < kV; ++p) acc[c][p] = 0;
+    uint32_t cur[W], next[W];
+    source_row<R, kCheckX, kCheckY>(src, x, y - R, border, cur);
+#pragma unroll 1
+    for (int j = 0; j < K; ++j) {
+        if (j + 1 < K) source_row<R, kCheckX, kCheckY>(src, x, y - R + j + 1, border, next);
+        int32_t tw[S][M];
+#pragma unroll
+        for (int c = 0; c < S; ++c)
+#pragma unroll
+            for (int m = 0; m < M; ++m) tw[c][m] = taps.w[j][c][m];
+        strip::dp4a_row<K, kHalo<R>>(cur, tw, acc);
+#pragma unroll
+        for (int i = 0; i < W; ++i) cur[i] = next[i];
+    }
+    finish_store<kCheckX>(dst, x, y, acc, finish);
+}
+
+// Filters from this size up take strip_rolled, with registers capped so that this many blocks
+// fit an SM (left to itself ptxas gave the 13x13 128 registers a thread: 4 blocks, 16 warps).
+constexpr int kRolledFrom = 7;
+constexpr int kRolledMinBlocks = 8;
+
+template <int K, int kRows, bool kCheckX, bool kCheckY, typename Finish>
+__device__ __forceinline__ void any_strip(const DevPlane& src, const DevPlane& dst,
+                                          const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish, int border,
+                                          int x, int y0) {
+    if constexpr (K >= kRolledFrom) {
+        static_assert(kRows == 1, "the rolled strips compute one row a thread");
+        strip_rolled<K, kCheckX, kCheckY>(src, dst, taps, finish, border, x, y0);
+    } else {
+        strip<K, kRows, kCheckX, kCheckY>(src, dst, taps, finish, border, x, y0);
+    }
+}
+
+// taps is a __grid_constant__ so the rolled strips index it by kernel row where it lies (the
+// kernel's parameter bank) instead of through a copy in local memory.
 template <int K, int kRows, int kBlockX, int kBlockY, typename Finish>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
-    strip16_kernel(DevPlane src, DevPlane dst, strip::PackedTaps<Finish::kSums, K> taps, Finish finish, int border) {
+__global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMinBlocks : 1)
+    strip16_kernel(DevPlane src, DevPlane dst, const __grid_constant__ strip::PackedTaps<Finish::kSums, K> taps,
+                   Finish finish, int border) {
     constexpr int R = K / 2;
     const int bx = blockIdx.x * kBlockX * kV, by = blockIdx.y * kBlockY * kRows;
     const int x = bx + threadIdx.x * kV, y0 = by + threadIdx.y * kRows;
@@ -245,10 +308,10 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     // Decided per block, so a warp never splits between the paths.
     const bool check_x = bx < kHalo<R> || bx + kBlockX * kV + kHalo<R> > src.width;
     const bool check_y = by < R || by + kBlockY * kRows + R > src.height;
-    if (!check_x && !check_y) strip<K, kRows, false, false>(src, dst, taps, finish, border, x, y0);
-    else if (!check_y) strip<K, kRows, true, false>(src, dst, taps, finish, border, x, y0);
-    else if (!check_x) strip<K, kRows, false, true>(src, dst, taps, finish, border, x, y0);
-    else strip<K, kRows, true, true>(src, dst, taps, finish, border, x, y0);
+    if (!check_x && !check_y) any_strip<K, kRows, false, false>(src, dst, taps, finish, border, x, y0);
+    else if (!check_y) any_strip<K, kRows, true, false>(src, dst, taps, finish, border, x, y0);
+    else if (!check_x) any_strip<K, kRows, false, true>(src, dst, taps, finish, border, x, y0);
+    else any_strip<K, kRows, true, true>(src, dst, taps, finish, border, x, y0);
 }
 
 // Defaults: 1 row a thread, blocks of 8 x 16 threads (128 x 16 outputs), the fastest of rows 1

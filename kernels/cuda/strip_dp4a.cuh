@@ -28,9 +28,11 @@ __host__ __device__ constexpr int window_first_tap(int m) {
     return m < kWindows<K> - 1 ? 4 * m : K - 4;
 }
 
+// w[j][c][m]: kernel row j, sum c, window m (a row's taps together, so a kernel that walks the
+// rows in a loop reads one row's with one index).
 template <int S, int K>
 struct PackedTaps {
-    int32_t w[S][K][kWindows<K>];
+    int32_t w[K][S][kWindows<K>];
 };
 
 // Packs taps(c, j, i) (sum c, kernel row j, column i), whole numbers in -128..127, on the host.
@@ -47,7 +49,7 @@ PackedTaps<S, K> pack_taps(TapFn taps) {
                     const int t = mine ? taps(c, j, i) : 0;
                     word |= (static_cast<uint32_t>(t) & 0xFFu) << (8 * b);
                 }
-                p.w[c][j][m] = static_cast<int32_t>(word);
+                p.w[j][c][m] = static_cast<int32_t>(word);
             }
     return p;
 }
@@ -66,21 +68,36 @@ __device__ __forceinline__ uint32_t window(const uint32_t (&w)[N], int o) {
     return k == 0 ? w[i] : __byte_perm(w[i], w[i + 1], 0x3210 + 0x1111 * k);
 }
 
-// The DP4A sums of kRows rows of kV outputs from the kRows + K - 1 input rows `raw` (each W words;
-// output p's first sample at byte p + H - K / 2, H the halo loaded left of the first output):
-// acc[q][c][p] for sum c of output p in row q. Shared by dp4a_kernel (8 outputs a thread) and
-// strip16_dp4a.cuh (16).
+// One input row's contribution to kV outputs: acc[c][p] += the DP4A products of the row's words
+// `w` (output p's first sample at byte p + H - K / 2, H the halo loaded left of the first output)
+// with the row's packed taps tw[c][m].
 //
 // Each window is built with a byte permute where it is not aligned. Measured against taps packed
 // for each of the four byte offsets instead (no permutes, but ceil((offset + K) / 4) DP4A a row,
 // more than the ceil(K / 4) here for most offsets) on an H100: slower for the 3x3 (4K 0.0116 ->
 // 0.0119 ms) and Sobel (0.0153 -> 0.0167), the same for the 5x5: DP4A, not the permutes, is the
-// scarce instruction there (docs/benchmarks.md, seventh pass).
+// scarce instruction (docs/benchmarks.md, seventh pass).
+template <int K, int H, int S, int kV, int W>
+__device__ __forceinline__ void dp4a_row(const uint32_t (&w)[W], const int32_t (&tw)[S][kWindows<K>], int (&acc)[S][kV]) {
+    constexpr int R = K / 2;
+    static_assert(H >= R && (kV - 1 + H + R) / 4 < W, "the words must hold every output's window");
+#pragma unroll
+    for (int p = 0; p < kV; ++p)
+#pragma unroll
+        for (int m = 0; m < kWindows<K>; ++m) {
+            // Tap i of output p sits at byte p + H - R + i of the row's words.
+            const uint32_t win = window(w, p + H - R + window_first_tap<K>(m));
+#pragma unroll
+            for (int c = 0; c < S; ++c) acc[c][p] = dp4a_us(win, tw[c][m], acc[c][p]);
+        }
+}
+
+// The DP4A sums of kRows rows of kV outputs from the kRows + K - 1 input rows `raw`:
+// acc[q][c][p] for sum c of output p in row q. Used by dp4a_kernel (8 outputs a thread) and
+// strip16_dp4a.cuh (16, up to 5x5).
 template <int K, int kRows, int H, int S, int kV, int W>
 __device__ __forceinline__ void dp4a_sums(const uint32_t (&raw)[kRows + K - 1][W], const PackedTaps<S, K>& taps,
                                           int (&acc)[kRows][S][kV]) {
-    constexpr int R = K / 2, M = kWindows<K>;
-    static_assert(H >= R && (kV - 1 + H + R) / 4 < W, "the words must hold every output's window");
 #pragma unroll
     for (int q = 0; q < kRows; ++q)
 #pragma unroll
@@ -92,16 +109,7 @@ __device__ __forceinline__ void dp4a_sums(const uint32_t (&raw)[kRows + K - 1][W
 #pragma unroll
         for (int q = 0; q < kRows; ++q) {
             const int j = t - q;
-            if (j < 0 || j >= K) continue;
-#pragma unroll
-            for (int p = 0; p < kV; ++p)
-#pragma unroll
-                for (int m = 0; m < M; ++m) {
-                    // Tap i of output p sits at byte p + H - R + i of the row's words.
-                    const uint32_t win = window(raw[t], p + H - R + window_first_tap<K>(m));
-#pragma unroll
-                    for (int c = 0; c < S; ++c) acc[q][c][p] = dp4a_us(win, taps.w[c][j][m], acc[q][c][p]);
-                }
+            if (j >= 0 && j < K) dp4a_row<K, H>(raw[t], taps.w[j], acc[q]);
         }
 }
 
