@@ -184,9 +184,11 @@ struct MagnitudeFinish {
 // x + 15 + H. kCheckX / kCheckY: the block's columns / rows (with their halo) may reach past the
 // plane. Blocks wholly inside take neither check: three plain loads a row. At the edges only the
 // lanes whose halo lies outside pay for the border rule (load_row).
+// `row` is row y's start where y lies inside the plane (callers step it by the pitch: an add,
+// where y * pitch would take the multiply-add pipe the DP4A need).
 template <int R, bool kCheckX, bool kCheckY>
-__device__ __forceinline__ void source_row(const DevPlane& src, int x, int y, int border, uint32_t (&w)[kWords<R>]) {
-    const uint8_t* row = src.data + static_cast<long long>(y) * src.pitch;
+__device__ __forceinline__ void source_row(const DevPlane& src, const uint8_t* row, int x, int y, int border,
+                                           uint32_t (&w)[kWords<R>]) {
     if (kCheckY) {
         const int sy = border_index_dev(y, src.height, border);
         row = sy >= 0 ? src.data + static_cast<long long>(sy) * src.pitch : nullptr;
@@ -237,7 +239,9 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
     constexpr int R = K / 2, kIn = kRows + 2 * R, S = Finish::kSums, W = kWords<R>;
     uint32_t raw[kIn][W];
 #pragma unroll
-    for (int t = 0; t < kIn; ++t) source_row<R, kCheckX, kCheckY>(src, x, y0 - R + t, border, raw[t]);
+    for (int t = 0; t < kIn; ++t)
+        source_row<R, kCheckX, kCheckY>(src, src.data + static_cast<long long>(y0 - R + t) * src.pitch, x, y0 - R + t,
+                                        border, raw[t]);
     int acc[kRows][S][kV];
     strip::dp4a_sums<K, kRows, kHalo<R>>(raw, taps, acc);
 #pragma unroll
@@ -262,10 +266,12 @@ __device__ __forceinline__ void strip_rolled(const DevPlane& src, const DevPlane
 #pragma unroll
         for (int p = 0; p < kV; ++p) acc[c][p] = 0;
     uint32_t cur[W], next[W];
-    source_row<R, kCheckX, kCheckY>(src, x, y - R, border, cur);
+    const uint8_t* row = src.data + static_cast<long long>(y - R) * src.pitch;
+    source_row<R, kCheckX, kCheckY>(src, row, x, y - R, border, cur);
 #pragma unroll 1
     for (int j = 0; j < K; ++j) {
-        if (j + 1 < K) source_row<R, kCheckX, kCheckY>(src, x, y - R + j + 1, border, next);
+        row += src.pitch;
+        if (j + 1 < K) source_row<R, kCheckX, kCheckY>(src, row, x, y - R + j + 1, border, next);
         int32_t tw[S][M];
 #pragma unroll
         for (int c = 0; c < S; ++c)
