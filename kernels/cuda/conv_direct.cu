@@ -285,7 +285,10 @@ const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
 // Whole-number taps in -128..127 on 8-bit planes (peak 255) with 16-byte aligned rows (every
 // frame vfilter allocates) and a finish with an integer form: 16 outputs a thread, DP4A sums and
 // the integer finish (strip16_dp4a.cuh). False, launching nothing, where that does not apply.
-// Measured on an H100 against the paths below (docs/benchmarks.md, sixth and seventh passes).
+// Measured on an H100 against the paths below (docs/benchmarks.md, sixth and seventh passes):
+// 3x3 1080p 0.0095 -> 0.0066 ms, 5x5 4K 0.0259 -> 0.0167, 7x7 (against the FP32 tile) 1080p
+// 0.0145 -> 0.0116 and 4K 0.0342 -> 0.0224, 13x13 4K 0.0661 (tensor cores) -> 0.0536; `auto`
+// times it against the tensor cores from 7x7 (the 13x13 at 1080p stays there).
 template <int K>
 bool try_strip16(const ConvolveOp& op, const Launch& l) {
     if (!op.integer || l.src.bytes_per_sample != 1 || l.dst.peak() != 255 || !strip16::usable(l.src) ||
@@ -368,7 +371,7 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
         if (op.kw == 3) return launch_small<3>(op, l);
         if (op.kw == 5) return launch_small<5>(op, l);
         if (op.kw == 7) return launch_small<7>(op, l);
-        // Up to 15x15 the DP4A strips where they apply (four multiply-adds an instruction).
+        // Up to 15x15 the DP4A strips where they apply (9x9, 11x11, 15x15 tested, not benchmarked).
         if (op.kw == 9 && try_strip16<9>(op, l)) return;
         if (op.kw == 11 && try_strip16<11>(op, l)) return;
         if (op.kw == 13 && try_strip16<13>(op, l)) return;

@@ -17,9 +17,10 @@
 //     others only the halo bytes that lie outside go through the border rule.
 // 12 instructions an output for a 3x3 at 4K; 0.0162 -> 0.0115 ms there, 0.0095 -> 0.0065 at 1080p.
 // Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh. From
-// 7x7 up the filters are bound by those DP4A, which do four multiply-adds an instruction: a
-// 7x7 or 13x13 on these strips is expected to beat the FP32 tile and the tensor-core kernel
-// (docs/benchmarks.md, seventh pass, says what was measured).
+// 7x7 up the filters are bound by those DP4A (the FMA-heavy pipe 80% busy at 4K 13x13 in ncu);
+// on an H100 DP4A issue at a quarter of FP32's rate, so they match FP32's multiply-adds a clock
+// and win by skipping the unpacking and the float finish: 7x7 4K 0.0342 (FP32 tile) -> 0.0224 ms,
+// 13x13 4K 0.0661 (tensor cores) -> 0.0536 (docs/benchmarks.md, seventh pass).
 #pragma once
 
 #include <cstdint>
