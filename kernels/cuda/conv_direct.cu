@@ -265,9 +265,10 @@ struct StripConvolve {
     __device__ __forceinline__ float finish(const float (&sum)[1]) const { return finish_convolve(sum[0], rdiv, bias); }
 };
 
-// The integer finish of a whole-number kernel on 8-bit samples (strip16_dp4a.cuh), solved once per
-// kernel, rdiv and bias and checked against the float finish for every sum the kernel can
-// produce; nullptr when there is none.
+// The integer finish of a whole-number kernel with byte taps (-128..127) on 8-bit samples
+// (strip16_dp4a.cuh), solved once per kernel, rdiv and bias and checked against the float finish
+// for every sum the kernel can produce; nullptr when the taps are not bytes or there is none. The
+// tap check lives here, in the cache, so the per-frame call does not repeat it.
 const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
     static OpCache<std::optional<FixedFinish>> cache;
     uint32_t rdiv_bits = 0, bias_bits = 0;
@@ -275,27 +276,30 @@ const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
     std::memcpy(&bias_bits, &op.bias, sizeof bias_bits);
     const std::optional<FixedFinish>& f =
         cache.get(op, pack(static_cast<int>(rdiv_bits), static_cast<int>(bias_bits)), [&] {
+            auto none = std::make_unique<std::optional<FixedFinish>>();
+            if (!op.integer) return none;
             long long lo = 0, hi = 0;  // the sums' range over samples 0..255
-            for (const double t : op.k) (t < 0 ? lo : hi) += static_cast<long long>(t) * 255;
+            for (const double t : op.k) {
+                if (t < -128 || t > 127) return none;
+                (t < 0 ? lo : hi) += static_cast<long long>(t) * 255;
+            }
             return std::make_unique<std::optional<FixedFinish>>(solve_fixed_finish(op.rdiv, op.bias, 255, lo, hi));
         });
     return f ? &*f : nullptr;
 }
 
 // Whole-number taps in -128..127 on 8-bit planes (peak 255) with 16-byte aligned rows (every
-// frame vfilter allocates) and a finish with an integer form: 16 outputs a thread, DP4A sums and
-// the integer finish (strip16_dp4a.cuh). False, launching nothing, where that does not apply.
+// frame vfilter allocates) and a finish with an integer form (fixed_finish_for): 16 outputs a
+// thread, DP4A sums and the integer finish (strip16_dp4a.cuh). False, launching nothing, where
+// that does not apply.
 // Measured on an H100 against the paths below (docs/benchmarks.md, sixth and seventh passes):
 // 3x3 1080p 0.0095 -> 0.0066 ms, 5x5 4K 0.0259 -> 0.0167, 7x7 (against the FP32 tile) 1080p
 // 0.0145 -> 0.0116 and 4K 0.0342 -> 0.0224, 13x13 4K 0.0661 (tensor cores) -> 0.0536; `auto`
 // times it against the tensor cores from 7x7 (the 13x13 at 1080p stays there).
 template <int K>
 bool try_strip16(const ConvolveOp& op, const Launch& l) {
-    if (!op.integer || l.src.bytes_per_sample != 1 || l.dst.peak() != 255 || !strip16::usable(l.src) ||
-        !strip16::usable(l.dst))
+    if (l.src.bytes_per_sample != 1 || l.dst.peak() != 255 || !strip16::usable(l.src) || !strip16::usable(l.dst))
         return false;
-    for (const double t : op.k)
-        if (t < -128 || t > 127) return false;
     const FixedFinish* f = fixed_finish_for(op);
     if (!f) return false;
     strip16::launch<K>(l.src, l.dst, [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); }, *f,

@@ -78,6 +78,12 @@ __device__ __forceinline__ uint32_t sample_at(const uint8_t* row, int x, int wid
     return xi < 0 ? 0u : row[xi];
 }
 
+// Sets byte `pos` of a row's words (counted from the first halo byte) to v, a byte; the byte was 0.
+template <int N>
+__device__ __forceinline__ void put_byte(uint32_t (&w)[N], int pos, uint32_t v) {
+    w[pos / 4] |= v << (8 * (pos % 4));
+}
+
 template <int R>
 struct Words {
     uint32_t w[kWords<R>];
@@ -91,7 +97,7 @@ __device__ __noinline__ Words<R> gather(const uint8_t* row, int x, int width, in
     constexpr int H = kHalo<R>;
     Words<R> r{};
 #pragma unroll
-    for (int s = -R; s < kV + R; ++s) r.w[(s + H) / 4] |= sample_at(row, x + s, width, border) << (8 * ((s + H) % 4));
+    for (int s = -R; s < kV + R; ++s) put_byte(r.w, H + s, sample_at(row, x + s, width, border));
     return r;
 }
 
@@ -120,7 +126,7 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
 #pragma unroll
         for (int i = 0; i < L; ++i) w[i] = 0;
 #pragma unroll
-        for (int s = 1; s <= R; ++s) w[(H - s) / 4] |= sample_at(row, x - s, width, border) << (8 * ((H - s) % 4));
+        for (int s = 1; s <= R; ++s) put_byte(w, H - s, sample_at(row, x - s, width, border));
     }
     if (x + kV + H <= width) {
         load_halo<H>(row + x + kV, w, L + 4);
@@ -128,7 +134,7 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
 #pragma unroll
         for (int i = 0; i < L; ++i) w[L + 4 + i] = 0;
 #pragma unroll
-        for (int s = 0; s < R; ++s) w[L + 4 + s / 4] |= sample_at(row, x + kV + s, width, border) << (8 * (s % 4));
+        for (int s = 0; s < R; ++s) put_byte(w, H + kV + s, sample_at(row, x + kV + s, width, border));
     }
 }
 
@@ -336,7 +342,7 @@ void launch_with(const PlaneView& src, const PlaneView& dst, TapFn taps, const F
 }
 
 // A whole-number K x K convolution. Call only for usable(src) and usable(dst), byte taps
-// (strip::byte_taps; taps(j, i): row j, column i) and a FixedFinish solved for its sums.
+// (taps(j, i): row j, column i, in -128..127) and a FixedFinish solved for its sums.
 template <int K, typename TapFn>
 void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedFinish& f, int border, cudaStream_t stream) {
     const auto t = [&](int, int j, int i) { return taps(j, i); };
