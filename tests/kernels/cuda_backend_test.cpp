@@ -137,16 +137,18 @@ TEST_P(GpuVariants, MatchReference) {
     if (kernel == GpuKernel::Separable && !op.conv.separable()) GTEST_SKIP() << spec << " is not separable";
     if (kernel == GpuKernel::Tensor && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view()))
         GTEST_SKIP() << spec << " is not for the tensor cores (taps not whole numbers)";
-    for (const Size s : {Size{61, 37}, Size{640, 360}}) {
-        for (Border b : kBorders) {
-            PlaneOp bop = op;
-            bop.border = b;
-            const Outcome o = run_case(bop, s.w, s.h, 8, kernel, 17u + s.w);
-            const std::string what = std::string(spec) + " " + gpu_kernel_name(kernel) + " " + border_name(b);
-            if (kernel == GpuKernel::Fft) expect_within_one(o, what);
-            else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
-        }
-    }
+    // Pitches of odd padding and 64-byte aligned rows (where 8-bit tiles are staged a word at a time).
+    for (const Size s : {Size{61, 37}, Size{640, 360}})
+        for (Border b : kBorders)
+            for (bool aligned : {false, true}) {
+                PlaneOp bop = op;
+                bop.border = b;
+                const Outcome o = run_case(bop, s.w, s.h, 8, kernel, 17u + s.w, 1, 0, 0, aligned);
+                const std::string what = std::string(spec) + " " + gpu_kernel_name(kernel) + " " + border_name(b) +
+                                         (aligned ? " aligned" : "");
+                if (kernel == GpuKernel::Fft) expect_within_one(o, what);
+                else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
+            }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -244,6 +246,12 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
     }
     for (const char* spec : {"sobel", "prewitt", "scharr=scale=0.7:delta=9", "laplacian"})
         check_everywhere(build_chain(spec)[0].ops[0], spec);
+    // Taps that are not whole numbers: the double-precision tile kernels.
+    check_everywhere(build_chain("sharpen=strength=0.7")[0].ops[0], "sharpen 0.7");
+    PlaneOp half_tap = random_dense(7, 20, 1.0f / 300, 100, rng);
+    half_tap.conv.k[3] = 0.5;
+    finalize_convolve(half_tap.conv);
+    check_everywhere(half_tap, "7x7 with a half tap");
 }
 
 // A 5x5 with byte taps on an 8-bit plane of 4 Mpixel or more takes the DP4A path (smaller planes
@@ -368,15 +376,16 @@ TEST(Gpu, SeparableAtEveryTapCount) {
                              "convolution=m=1 -2 3 -2 1 -2 4 -6 4 -2 3 -6 9 -6 3 -2 4 -6 4 -2 1 -2 3 -2 1:rdiv=0.0123:bias=128"}) {
         PlaneOp op = build_chain(spec)[0].ops[0];
         ASSERT_TRUE(op.conv.separable()) << spec;
-        for (const Size s : {Size{1, 1}, Size{9, 70}, Size{203, 131}})
+        for (const Size s : {Size{1, 1}, Size{9, 70}, Size{203, 131}, Size{333, 250}})
             for (Border b : kBorders)
-                for (int depth : {8, 10}) {
-                    op.border = b;
-                    expect_close(run_case(op, s.w, s.h, depth, GpuKernel::Separable, rng()), static_cast<long>(s.w) * s.h,
-                                 false,
-                                 std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
-                                     border_name(b) + " " + std::to_string(depth) + " bit");
-                }
+                for (int depth : {8, 10})
+                    for (bool aligned : {false, true}) {
+                        op.border = b;
+                        expect_close(run_case(op, s.w, s.h, depth, GpuKernel::Separable, rng(), 1, 0, 0, aligned),
+                                     static_cast<long>(s.w) * s.h, false,
+                                     std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
+                                         border_name(b) + " " + std::to_string(depth) + " bit" + (aligned ? " aligned" : ""));
+                    }
     }
 }
 
@@ -426,6 +435,14 @@ TEST(Gpu, TensorPathExactAgainstReference) {
                                      std::to_string(layout));
                     ++tested;
                 }
+        // 8-bit rows 64-byte aligned, large enough for blocks wholly inside the plane: their tiles
+        // are staged a word at a time (every offset of the tile's first column within a word
+        // comes up among these kernel widths).
+        for (Border b : kBorders) {
+            op.border = b;
+            expect_close(run_case(op, 521, 190, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true), 521L * 190, true,
+                         name + " 521x190 aligned " + border_name(b));
+        }
     }
     EXPECT_GT(tested, 900);
     // A large plane with a ragged right and bottom edge, and auto (which times it against the
