@@ -34,10 +34,6 @@ namespace vf::cuda {
 namespace {
 
 constexpr int kTX = kBlockX, kTY = kBlockY, kPY = 8;  // block 32x8 threads, tile 32 x 64 outputs
-// Tile row stride for a kernel kw wide: the kTX + kw - 1 columns rounded up to 4 floats, so 8-bit
-// tiles are staged with one 16-byte store per 4 samples (tile_loader.cuh; the reads below take
-// consecutive columns across a warp, free of bank conflicts at any stride).
-__host__ __device__ constexpr int tile_cols(int kw) { return (kTX + kw - 1 + 3) / 4 * 4; }
 constexpr int kChunk = 8;                  // kernel rows per register-blocked step
 constexpr int kArenaFloats = 16000;        // of the 64 KB constant bank
 
@@ -111,7 +107,7 @@ template <typename T>
 __global__ void __launch_bounds__(kTX* kTY) tiled_kernel(DevPlane src, DevPlane dst, int off, int kw, int kh, int khp,
                                                          float rdiv, float bias, int border) {
     extern __shared__ float tile[];
-    const int cols = tile_cols(kw), rows = kTY * kPY + khp - 1;
+    const int cols = kTX + kw - 1, rows = kTY * kPY + khp - 1;
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
     load_tile<T>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
     __syncthreads();
@@ -140,7 +136,7 @@ template <typename T>
 __global__ void __launch_bounds__(kTX* kTY) tiled_double_kernel(DevPlane src, DevPlane dst, const double* __restrict__ taps,
                                                                 int kw, int kh, float rdiv, float bias, int border) {
     extern __shared__ float tile[];
-    const int cols = tile_cols(kw), rows = kTY * kPY + kh - 1;
+    const int cols = kTX + kw - 1, rows = kTY * kPY + kh - 1;
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
     load_tile<T>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
     __syncthreads();
@@ -169,7 +165,7 @@ struct SmallTaps {
 template <typename T, int K, typename Acc>
 __global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane dst, SmallTaps<K, Acc> taps, float rdiv,
                                                          float bias, int border) {
-    constexpr int cols = tile_cols(K), rows = kTY * kPY + K - 1;
+    constexpr int cols = kTX + K - 1, rows = kTY * kPY + K - 1;
     __shared__ __align__(16) float tile[rows * cols];
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
     load_tile<T>(tile, src, x0 - K / 2, y0 - K / 2, rows, cols, border);
@@ -395,7 +391,7 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
     const dim3 block(kTX, kTY);
     if (!op.integer) {
         const double* taps = global_taps<double>(op);
-        const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * tile_cols(op.kw) * sizeof(float);
+        const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * (kTX + op.kw - 1) * sizeof(float);
         if (l.src.bytes_per_sample == 1)
             tiled_double_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
                 to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
@@ -408,7 +404,7 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
     const int off = arena_offset(op);
     if (off < 0) return conv_naive(op, l);
     const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
-    const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * tile_cols(op.kw) * sizeof(float);
+    const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * (kTX + op.kw - 1) * sizeof(float);
     if (l.src.bytes_per_sample == 1)
         tiled_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw,
                                                                            op.kh, khp, op.rdiv, op.bias, border_mode(l.border));
