@@ -62,24 +62,17 @@ GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const Pla
         if (cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
         if (c.kw * c.kh >= 15 * 15) candidates.push_back(GpuKernel::Fft);
         if (candidates.size() == 1) return std::make_unique<GpuKernel>(GpuKernel::Tiled);
-        // Time each candidate after one untimed run (plans, constant uploads), into dst: they
-        // compute the same function, and the real call follows. The best of three runs: timed
-        // once, the 63x63 at 4K (FFT 0.385 ms, tensor 0.409 on an H100) went to the slower one.
-        // A candidate at over twice the best so far is not timed again.
+        // Time each candidate once after one untimed run (plans, constant uploads), into dst:
+        // they compute the same function, and the real call follows.
         cuda::Event a, b;
         float best_ms = 0;
         GpuKernel best = GpuKernel::Tiled;
         for (GpuKernel k : candidates) {
             apply(op, src, dst, stream, k);
-            float ms = 0;
-            for (int run = 0; run < 3; ++run) {
-                a.record(stream);
-                apply(op, src, dst, stream, k);
-                b.record(stream);
-                const float t = b.since(a);
-                if (run == 0 || t < ms) ms = t;
-                if (k != GpuKernel::Tiled && ms > 2 * best_ms) break;
-            }
+            a.record(stream);
+            apply(op, src, dst, stream, k);
+            b.record(stream);
+            const float ms = b.since(a);
             if (k == GpuKernel::Tiled || ms < best_ms) best_ms = ms, best = k;
         }
         return std::make_unique<GpuKernel>(best);
