@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kTX* kTY) tiled_kernel(DevPlane src, DevPlane 
     extern __shared__ float tile[];
     const int cols = kTX + kw - 1, rows = kTY * kPY + khp - 1;
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
-    load_tile<T>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
+    load_tile<T, float, false>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
     __syncthreads();
     const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
     float acc[kPY] = {};
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(kTX* kTY) tiled_double_kernel(DevPlane src, De
     extern __shared__ float tile[];
     const int cols = kTX + kw - 1, rows = kTY * kPY + kh - 1;
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
-    load_tile<T>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
+    load_tile<T, float, false>(tile, src, x0 - kw / 2, y0 - kh / 2, rows, cols, border);
     __syncthreads();
     const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
     double dacc[kPY] = {};
@@ -166,9 +166,9 @@ template <typename T, int K, typename Acc>
 __global__ void __launch_bounds__(kTX* kTY) small_kernel(DevPlane src, DevPlane dst, SmallTaps<K, Acc> taps, float rdiv,
                                                          float bias, int border) {
     constexpr int cols = kTX + K - 1, rows = kTY * kPY + K - 1;
-    __shared__ __align__(16) float tile[rows * cols];
+    __shared__ float tile[rows * cols];
     const int x0 = blockIdx.x * kTX, y0 = blockIdx.y * kTY * kPY;
-    load_tile<T>(tile, src, x0 - K / 2, y0 - K / 2, rows, cols, border);
+    load_tile<T, float, false>(tile, src, x0 - K / 2, y0 - K / 2, rows, cols, border);
     __syncthreads();
     const int tx = threadIdx.x, ty0 = threadIdx.y * kPY;
     float acc[kPY] = {};

@@ -105,11 +105,15 @@ __device__ __forceinline__ void load_tile_words(S* tile, const DevPlane& src, in
     }
 }
 
-template <typename T, typename S = float>
+// kWords: whether 8-bit tiles may take load_tile_words. The FP32 tile kernels (conv_direct.cu)
+// pass false: their 58-float rows for a 27x27 make the word path's stores single and 4-way
+// conflicted (4-5% slower there on an H100), and the extra code made ptxas spill in
+// tiled_kernel<uint8_t> once its rows were padded for 16-byte stores (5x slower).
+template <typename T, typename S = float, bool kWords = true>
 __device__ __forceinline__ void load_tile(S* tile, const DevPlane& src, int ox, int oy, int rows, int cols, int border) {
     constexpr int kBatch = 8;
     const bool inside = ox >= 0 && oy >= 0 && ox + cols <= src.width && oy + rows <= src.height;
-    if constexpr (sizeof(T) == 1) {
+    if constexpr (sizeof(T) == 1 && kWords) {
         if (inside && cols >= 4 && words_ok(src)) return load_tile_words(tile, src, ox, oy, rows, cols);
     }
     for (int c = threadIdx.x; c < cols; c += kBlockX) {
