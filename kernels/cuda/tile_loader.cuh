@@ -5,8 +5,9 @@
 // memory (no bank conflicts), with no division per sample: the source column is resolved once
 // per column and the row once per row. Eight loads are issued before any store, so enough are in
 // flight to cover memory latency; blocks that lie wholly inside the plane skip the border
-// arithmetic, and when the samples are planar bytes in 4-byte aligned rows (every decoded
-// 8-bit frame) they move 4 at a time (load_tile_words).
+// arithmetic. For the kernels that allow it (kWords: the separable and tensor kernels), blocks
+// inside a plane of planar bytes with 4-byte aligned rows (every decoded 8-bit frame) move 4
+// samples at a time (load_tile_words).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -101,7 +102,7 @@ __device__ __forceinline__ void load_tile_words(S* tile, const DevPlane& src, in
     const int rest = cols - 4 * groups;
     for (int i = tid; i < rows * rest; i += kThreads) {
         const int rr = i / rest, c = 4 * groups + i % rest;
-        tile[rr * cols + c] = to_tile<S>(static_cast<float>(src.data[static_cast<long long>(oy + rr) * src.pitch + ox + c]));
+        tile[rr * cols + c] = to_tile<S>(load_sample<uint8_t>(src, ox + c, oy + rr));
     }
 }
 
