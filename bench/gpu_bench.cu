@@ -338,7 +338,9 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             std::vector<GpuKernel> variants = {GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled};
             if (op.kind == OpKind::Convolve && op.conv.separable()) variants.push_back(GpuKernel::Separable);
             if (c.kind == Case::Dense && c.k >= 13) variants.push_back(GpuKernel::Fft);
-            if (c.kind == Case::Dense && c.k >= 7 && cuda::tensor_eligible(op.conv, ps.view(ps.in[0])))
+            const PlaneView in0 = ps.view(ps.in[0]), out0 = ps.view(ps.out[0]);
+            const bool imma = c.kind == Case::Dense && cuda::imma_eligible(op.conv, in0, out0);
+            if (c.kind == Case::Dense && (imma || (c.k >= 7 && cuda::tensor_eligible(op.conv, in0))))
                 variants.push_back(GpuKernel::Tensor);
             if (op.kind == OpKind::Gradient) variants = {GpuKernel::Tiled};
             variants.push_back(GpuKernel::Auto);
@@ -350,6 +352,14 @@ int run_gpu_bench(const GpuBenchOptions& o) {
                 const float ms = median_ms(stream.get(), slow ? 5 : o.iterations, slow ? 1 : 5, call);
                 const std::string name = op.kind == OpKind::Gradient && v == GpuKernel::Tiled ? "gradient" : gpu_kernel_name(v);
                 add_row(size, c.name, name, ms, floor_ms);
+                if (v == GpuKernel::Tensor && imma && cuda::tensor_eligible(op.conv, in0)) {
+                    // The half-precision tensor path on the same plane: what the integer products buy.
+                    auto half = [&](int i) {
+                        cuda::conv_tensor_half(op.conv, {ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]),
+                                                         op.border, stream.get()});
+                    };
+                    add_row(size, c.name, "tensor-f16", median_ms(stream.get(), o.iterations, 5, half), floor_ms);
+                }
                 if (v == GpuKernel::Auto) {
                     const float cold = median_ms_cold_launch(stream.get(), slow ? 5 : o.iterations, call);
                     add_row(size, c.name, "auto+launch", cold, floor_ms);

@@ -265,6 +265,8 @@ struct StripConvolve {
     __device__ __forceinline__ float finish(const float (&sum)[1]) const { return finish_convolve(sum[0], rdiv, bias); }
 };
 
+}  // namespace
+
 // The integer finish of a whole-number kernel with byte taps (-128..127) on 8-bit samples
 // (strip16_dp4a.cuh), solved once per kernel, rdiv and bias and checked against the float finish
 // for every sum the kernel can produce; nullptr when the taps are not bytes or there is none. The
@@ -287,6 +289,8 @@ const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
         });
     return f ? &*f : nullptr;
 }
+
+namespace {
 
 // Whole-number taps in -128..127 on 8-bit planes (peak 255) with 16-byte aligned rows (every
 // frame vfilter allocates) and a finish with an integer form (fixed_finish_for): 16 outputs a

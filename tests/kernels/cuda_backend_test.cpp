@@ -474,6 +474,77 @@ TEST(Gpu, TensorPathExactAgainstReference) {
     }
 }
 
+// The integer products (conv_imma.cu), which the tensor path takes for byte taps on 8-bit planes
+// with 16-byte aligned rows: every compiled shape (3, 5 and 7 rows unrolled, widths 3 to 81),
+// byte taps at both extremes, the three finishes (integer with and without its shift, and the
+// float finish where no integer form exists), every border, planes from 1x1 to past 1080p with
+// ragged right and bottom edges.
+TEST(Gpu, IntegerTensorPathExactAgainstReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(47);
+    struct Shape {
+        int kw, kh, max_tap;
+    };
+    const Shape shapes[] = {{3, 3, 127}, {5, 5, 127}, {7, 7, 60}, {9, 9, 9},    {13, 13, 9}, {17, 17, 9},
+                            {19, 3, 40}, {27, 27, 9}, {33, 31, 9}, {41, 9, 30}, {3, 41, 30}, {63, 63, 9},
+                            {65, 65, 5}, {79, 79, 3}, {81, 3, 30}};
+    const Size sizes[] = {{1, 1}, {2, 3}, {16, 1}, {17, 33}, {127, 31}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
+    // rdiv, bias: an integer finish without a shift, one with it, and the pair with no integer form.
+    const std::pair<float, float> finishes[] = {{0.0f, 128.0f}, {1.0f, 7.0f}, {0.3f, 100.0f}};
+    // Only the layout matters to the eligibility check, never the data: an aligned stand-in.
+    auto device_like = [](const TestPlane& p) { return p.view_at(reinterpret_cast<uint8_t*>(uintptr_t{1} << 20)); };
+    int tested = 0, kinds[3] = {0, 0, 0};
+    for (const Shape& sh : shapes)
+        for (int fi = 0; fi < 3; ++fi) {
+            PlaneOp op;
+            op.kind = OpKind::Convolve;
+            op.conv.kw = sh.kw;
+            op.conv.kh = sh.kh;
+            std::uniform_int_distribution<int> d(-sh.max_tap, sh.max_tap);
+            for (int i = 0; i < sh.kw * sh.kh; ++i) op.conv.k.push_back(d(rng));
+            op.conv.k[0] = sh.max_tap == 127 ? -128 : sh.max_tap;
+            op.conv.k.back() = sh.max_tap == 127 ? 127 : -sh.max_tap;
+            op.conv.rdiv = finishes[fi].first != 0 ? finishes[fi].first : 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
+            op.conv.bias = finishes[fi].second;
+            finalize_convolve(op.conv);
+            const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " +
+                                     std::to_string(sh.max_tap) + " finish " + std::to_string(fi);
+            const FixedFinish* ff = cuda::fixed_finish_for(op.conv);
+            const TestPlane probe(64, 64, 8, 1, 0, 0, true);
+            std::string why;
+            if (!cuda::imma_eligible(op.conv, device_like(probe), device_like(probe), &why)) {
+                // Only the float finish of sums that could pass 2^24 is refused.
+                EXPECT_TRUE(!ff && !tensor_taps_problem(op.conv, 255).empty()) << name << " should be taken: " << why;
+                continue;
+            }
+            ++kinds[!ff ? 2 : (ff->shift ? 1 : 0)];
+            for (const Size s : sizes)
+                for (Border b : kBorders) {
+                    if (sh.kw * sh.kh > 2000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
+                    op.border = b;
+                    const Outcome o = run_case(op, s.w, s.h, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true);
+                    expect_close(o, static_cast<long>(s.w) * s.h, true,
+                                 name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b));
+                    ++tested;
+                }
+        }
+    EXPECT_GT(tested, 900);
+    for (int k = 0; k < 3; ++k) EXPECT_GT(kinds[k], 2) << "finish kind " << k << " was not exercised";
+    // Past 1080p with ragged edges, and auto giving the same bytes.
+    PlaneOp op = random_dense(13, 9, 1.0f / 500, 128, rng);
+    expect_close(run_case(op, 1937, 1091, 8, GpuKernel::Tensor, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 1937x1091");
+    expect_close(run_case(op, 1937, 1091, 8, GpuKernel::Auto, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 auto 1937x1091");
+    // What it refuses: a tap past a signed byte, a 10-bit plane, rows not 16-byte aligned.
+    const TestPlane aligned8(64, 64, 8, 1, 0, 0, true), aligned10(64, 64, 10, 1, 0, 0, true), odd8(64, 64, 8);
+    PlaneOp wide = random_dense(7, 9, 1.0f / 200, 0, rng);
+    EXPECT_TRUE(cuda::imma_eligible(wide.conv, device_like(aligned8), device_like(aligned8)));
+    EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(aligned10), device_like(aligned10)));
+    EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(odd8), device_like(odd8)));
+    wide.conv.k[3] = 128;
+    finalize_convolve(wide.conv);
+    EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(aligned8), device_like(aligned8)));
+}
+
 TEST(Gpu, CopyAndFill) {
     SKIP_WITHOUT_GPU();
     PlaneOp copy;

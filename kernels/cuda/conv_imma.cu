@@ -1,0 +1,311 @@
+// Dense convolution on the tensor cores' integer products, for whole-number kernels with byte
+// taps (-128..127) on 8-bit planar planes with 16-byte aligned rows (every frame vfilter
+// allocates): the samples go into the products as they are, bytes, with no conversion.
+//
+// For one kernel row i, a warp's 16 x 32 outputs are matrix products with int32 sums (exact):
+// A is 16 rows of 32 input columns (a "chunk", straight from the byte tile in shared memory with
+// ldmatrix), B a 32 x 8 Toeplitz band of the row's taps, B[k][n] = tap(i, d + k - n), and each
+// product m16n8k32 (mma.sync, compute capability 8.0 and up) gives 8 output columns of the 16
+// rows. Output block ob (columns 8 ob .. 8 ob + 7 of the warp) meets chunk c through the band at
+// offset d = 8 m - delta, m = 4 c - ob, so a kernel row costs one product per (chunk, block)
+// pair whose band holds a tap: 6 for every kernel from 3 to 17 wide, 8 at 27, 12 at 63.
+//
+// Against the half-precision path (conv_tensor.cu): twice the multiply-adds a product, a tile of
+// bytes (a quarter of that path's shared memory with its Toeplitz matrices; the bands here come
+// from the L1 cache, 256 bytes a warp a fragment), no conversion while staging, and the integer
+// finish (FixedFinish) with two outputs saturated and packed an instruction. Against the DP4A
+// strips (strip16_dp4a.cuh), the products leave the DP4A pipe, which bounds those strips.
+//
+// Block: 8 warps, 4 across by 2 down: 128 x 32 outputs. The tile's rows are (96 + 32 chunks +
+// 16) bytes: every chunk a warp reads, and an odd number of 16-byte units, so the 8 rows one
+// ldmatrix phase reads fall in 8 different groups of 4 banks. Results go through 768 bytes of
+// shared memory a warp so that each lane stores 16 consecutive bytes.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/op_cache.hpp"
+#include "kernels/cuda/strip16_dp4a.cuh"
+#include "kernels/fixed_finish.hpp"
+
+namespace vf::cuda {
+namespace {
+
+constexpr int kWarpsX = 4, kWarpsY = 2, kThreads = 32 * kWarpsX * kWarpsY;
+constexpr int kOutW = kWarpsX * 32, kOutH = kWarpsY * 16;  // outputs a block
+constexpr int kOutStride = 48;                              // bytes a row of a warp's results
+constexpr int kMaxWidth = 81;                               // 4 chunks
+
+// Where a kernel width puts the tile and which bands it needs.
+struct Geometry {
+    int pad;         // tile columns left of the block's first output: the radius rounded up to 16
+    int delta;       // pad - radius
+    int chunks;      // 32-column chunks a warp reads
+    int m_lo, m_hi;  // band offsets m (d = 8 m - delta) that hold a tap
+};
+
+Geometry geometry(int kw) {
+    const int r = kw / 2;
+    Geometry g;
+    g.pad = (r + 15) / 16 * 16;
+    g.delta = g.pad - r;
+    // A warp's outputs 0..31 read tile columns delta .. delta + 31 + 2r (from its first column).
+    g.chunks = (g.delta + 31 + 2 * r) / 32 + 1;
+    // Band d + k - n covers taps d - 7 .. d + 31: some lie in 0..kw-1 when -31 <= d <= kw + 6.
+    g.m_lo = -((31 - g.delta) / 8);
+    g.m_hi = (kw + 6 + g.delta) / 8;
+    return g;
+}
+
+// Tile row stride in bytes for NC chunks (see the header comment).
+__host__ __device__ constexpr int tile_stride(int nc) { return 96 + 32 * nc + 16; }
+size_t smem_bytes(int nc, int kh) {
+    return static_cast<size_t>(kOutH + kh - 1) * tile_stride(nc) + kWarpsX * kWarpsY * 16 * kOutStride;
+}
+
+// The compiled shapes: NC chunks, bands MLO..MHI, KH kernel rows (0: any, a loop at run time).
+// A kernel takes the first whose chunks match and whose bands cover its own; bands it does not
+// need are zero.
+struct Shape {
+    int nc, m_lo, m_hi, kh;
+};
+constexpr Shape kShapes[] = {{2, -2, 3, 3}, {2, -2, 3, 5}, {2, -2, 3, 7}, {2, -2, 3, 0},
+                             {2, -3, 4, 0}, {3, -3, 8, 0}, {4, -3, 12, 0}};
+
+int shape_for(const ConvolveOp& op) {
+    if (op.kw > kMaxWidth) return -1;
+    const Geometry g = geometry(op.kw);
+    for (int s = 0; s < static_cast<int>(sizeof kShapes / sizeof kShapes[0]); ++s) {
+        const Shape& sh = kShapes[s];
+        if (sh.nc == g.chunks && sh.m_lo <= g.m_lo && sh.m_hi >= g.m_hi && (sh.kh == 0 || sh.kh == op.kh)) return s;
+    }
+    return -1;
+}
+
+// The B fragments of every kernel row and band, as each lane holds them: lane l (row group
+// g = l / 4, t = l % 4) holds B[4t + q][g] in byte q of its first word and B[16 + 4t + q][g] in
+// its second. Layout [row][band][lane], 8 bytes a lane, so a warp reads 256 contiguous bytes.
+const uint2* band_fragments(const ConvolveOp& op, const Shape& sh) {
+    static OpCache<DeviceBuffer> cache;
+    const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(sh.m_lo + 8) << 32 | static_cast<uint32_t>(sh.m_hi), [&] {
+        const Geometry g = geometry(op.kw);
+        const int bands = sh.m_hi - sh.m_lo + 1;
+        std::vector<uint8_t> f(static_cast<size_t>(op.kh) * bands * 32 * 8, 0);
+        for (int i = 0; i < op.kh; ++i)
+            for (int mb = 0; mb < bands; ++mb)
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int k = 0; k < 32; ++k) {
+                        const int n = lane / 4, t = lane % 4;
+                        if (k % 16 / 4 != t) continue;  // the lane holds k = 4t..4t+3 and 16+4t..16+4t+3
+                        const int j = 8 * (sh.m_lo + mb) - g.delta + k - n;
+                        if (j < 0 || j >= op.kw) continue;
+                        const int tap = static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]);
+                        const size_t at = ((static_cast<size_t>(i) * bands + mb) * 32 + lane) * 8 + (k / 16) * 4 + k % 4;
+                        f[at] = static_cast<uint8_t>(static_cast<int8_t>(tap));
+                    }
+        auto buf = std::make_unique<DeviceBuffer>(f.size());
+        VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
+        return buf;
+    });
+    return reinterpret_cast<const uint2*>(b.data());
+}
+
+// The finish of a whole sum: the integer form where one was found (kind 0: no shift, 1: with a
+// funnel shift), else the float finish every backend uses (kind 2; exact because the sums stay
+// below 2^24, which imma_eligible checks).
+struct Finish {
+    int kind;
+    int m, shift;
+    long long c;
+    float rdiv, bias;
+};
+
+template <int Kind>
+__device__ __forceinline__ int finish_sum(const Finish& f, int s) {
+    if constexpr (Kind == 2) {
+        const float v = fminf(fmaxf(finish_convolve(static_cast<float>(s), f.rdiv, f.bias), 0.0f), 255.0f);
+        return static_cast<int>(v);
+    } else {
+        const unsigned long long t = static_cast<unsigned long long>(static_cast<long long>(s) * f.m + f.c);
+        if (Kind == 0) return static_cast<int>(t >> 32);
+        return static_cast<int>(__funnelshift_l(static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), f.shift));
+    }
+}
+
+// Two outputs saturated to 0..255, a in the low byte.
+__device__ __forceinline__ uint32_t pack2(int a, int b) {
+    uint32_t w;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(w) : "r"(b), "r"(a));
+    return w;
+}
+
+// Rows oy .. oy + rows - 1 and columns ox .. ox + cols - 1 (cols a multiple of 16) of the plane,
+// borders applied, into the tile: 16 bytes a thread at a time wherever they lie inside the plane
+// (their row through the border rule), byte by byte only for the 16-byte units that reach past
+// its left or right edge.
+__device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevPlane& src, int ox, int oy, int rows,
+                                           int cols, int border) {
+    const int units = cols / 16, tid = threadIdx.y * 32 + threadIdx.x;
+    for (int q = tid; q < rows * units; q += kThreads) {
+        const int r = q / units, u = q - r * units, x = ox + 16 * u;
+        const int sy = border_index_dev(oy + r, src.height, border);
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (sy >= 0) {
+            const uint8_t* row = src.data + static_cast<long long>(sy) * src.pitch;
+            if (x >= 0 && x + 16 <= src.width) {
+                v = __ldg(reinterpret_cast<const uint4*>(row + x));
+            } else {
+                uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+                for (int p = 0; p < 16; ++p) {
+                    const int sx = border_index_dev(x + p, src.width, border);
+                    if (sx >= 0) w[p / 4] |= static_cast<uint32_t>(row[sx]) << (8 * (p % 4));
+                }
+                v = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+        }
+        *reinterpret_cast<uint4*>(tile + r * stride + 16 * u) = v;
+    }
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const uint8_t* row) {
+    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
+}
+
+// d += A (16 x 32 bytes, row-major) x B (32 x 8 signed bytes), int32 sums.
+__device__ __forceinline__ void mma_u8s8(int (&d)[4], const uint32_t (&a)[4], uint2 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+#endif
+}
+
+// Finishes a warp's 16 x 32 sums and stores them: lane (g, t) holds rows g and g + 8, columns
+// 8 ob + 2t and the next; they are packed into the warp's 16 x 48-byte staging area, then each
+// lane stores 16 consecutive bytes of one row.
+template <int Kind>
+__device__ __forceinline__ void finish_store(const int (&acc)[4][4], const Finish& f, uint8_t* staging, const DevPlane& dst,
+                                             int x, int y) {
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int ob = 0; ob < 4; ++ob) {
+        const uint32_t top = pack2(finish_sum<Kind>(f, acc[ob][0]), finish_sum<Kind>(f, acc[ob][1]));
+        const uint32_t bottom = pack2(finish_sum<Kind>(f, acc[ob][2]), finish_sum<Kind>(f, acc[ob][3]));
+        *reinterpret_cast<uint16_t*>(staging + g * kOutStride + 8 * ob + 2 * t) = static_cast<uint16_t>(top);
+        *reinterpret_cast<uint16_t*>(staging + (g + 8) * kOutStride + 8 * ob + 2 * t) = static_cast<uint16_t>(bottom);
+    }
+    __syncwarp();
+    const int r = lane / 2, h = lane % 2;
+    const uint4 v = *reinterpret_cast<const uint4*>(staging + r * kOutStride + 16 * h);
+    const int oy = y + r, ox = x + 16 * h;
+    if (oy >= dst.height || ox >= dst.width) return;
+    uint8_t* out = dst.data + static_cast<long long>(oy) * dst.pitch + ox;
+    if (ox + 16 <= dst.width) {
+        *reinterpret_cast<uint4*>(out) = v;
+    } else {
+        const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+        for (int p = 0; p < dst.width - ox; ++p) out[p] = static_cast<uint8_t>(w[p / 4] >> (8 * (p % 4)));
+    }
+}
+
+template <int NC, int MLO, int MHI, int KH>
+__global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int kw,
+                                                        int kh_run, int pad, Finish finish, int border) {
+    constexpr int kStride = tile_stride(NC), kBands = MHI - MLO + 1, kUnroll = KH ? KH : 2;
+    const int kh = KH ? KH : kh_run;
+    extern __shared__ __align__(16) uint8_t smem[];
+    uint8_t* tile = smem;
+    const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH;
+    stage_tile(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH + kh - 1, kStride - 16, border);
+    __syncthreads();
+
+    const int lane = threadIdx.x, warp = threadIdx.y, wx = warp % kWarpsX, wy = warp / kWarpsX;
+    // ldmatrix: lanes 0-7 address rows 0-7 of bytes 0-15, 8-15 rows 8-15, 16-23 rows 0-7 of bytes
+    // 16-31, 24-31 rows 8-15: A's four 8 x 16-byte matrices, as m16n8k32 takes them.
+    const uint8_t* a_row = tile + (wy * 16 + lane % 8 + 8 * (lane / 8 % 2)) * kStride + wx * 32 + 16 * (lane / 16);
+    const uint2* b_lane = bands + lane;
+    int acc[4][4] = {};
+#pragma unroll kUnroll
+    for (int i = 0; i < kh; ++i) {
+        uint32_t a[NC][4];
+#pragma unroll
+        for (int c = 0; c < NC; ++c) ldmatrix_x4(a[c], a_row + i * kStride + 32 * c);
+        uint2 b[kBands];
+#pragma unroll
+        for (int mb = 0; mb < kBands; ++mb) b[mb] = __ldg(b_lane + (i * kBands + mb) * 32);
+#pragma unroll
+        for (int c = 0; c < NC; ++c)
+#pragma unroll
+            for (int ob = 0; ob < 4; ++ob) {
+                const int m = 4 * c - ob;
+                if (m >= MLO && m <= MHI) mma_u8s8(acc[ob], a[c], b[m - MLO]);
+            }
+    }
+
+    uint8_t* staging = smem + (kOutH + kh - 1) * kStride + warp * 16 * kOutStride;
+    const int x = x0 + wx * 32, y = y0 + wy * 16;
+    if (finish.kind == 0) finish_store<0>(acc, finish, staging, dst, x, y);
+    else if (finish.kind == 1) finish_store<1>(acc, finish, staging, dst, x, y);
+    else finish_store<2>(acc, finish, staging, dst, x, y);
+}
+
+template <int S>
+void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
+    constexpr Shape sh = kShapes[S];
+    const uint2* bands = band_fragments(op, sh);
+    const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH), block(32, kWarpsX * kWarpsY);
+    imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh><<<grid, block, smem_bytes(sh.nc, op.kh), l.stream>>>(
+        to_dev(l.src), to_dev(l.dst), bands, op.kw, op.kh, geometry(op.kw).pad, f, border_mode(l.border));
+}
+
+}  // namespace
+
+bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
+    auto no = [&](const std::string& reason) {
+        if (why) *why = reason;
+        return false;
+    };
+    if (src.bytes_per_sample != 1 || dst.peak() != 255 || src.shift != 0 || !strip16::usable(src) || !strip16::usable(dst))
+        return no("not an 8-bit planar plane with 16-byte aligned rows");
+    if (!op.integer) return no("its taps are not whole numbers");
+    for (const double t : op.k)
+        if (t < -128 || t > 127) return no("a tap is outside -128..127 (not a signed byte)");
+    if (shape_for(op) < 0) return no("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
+    if (!fixed_finish_for(op) && !tensor_taps_problem(op, 255).empty())
+        return no("its finish has no integer form and its sums could reach 2^24");
+    int device = 0, major = 0;
+    VF_CUDA_CHECK(cudaGetDevice(&device));
+    VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
+    return true;
+}
+
+void conv_imma(const ConvolveOp& op, const Launch& l) {
+    std::string why;
+    if (!imma_eligible(op, l.src, l.dst, &why)) throw Error(ErrorCategory::Usage, "integer tensor path: not for this filter: " + why);
+    Finish f{2, 0, 0, 0, op.rdiv, op.bias};
+    if (const FixedFinish* ff = fixed_finish_for(op)) f = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
+    switch (shape_for(op)) {
+    case 0: launch_shape<0>(op, l, f); break;
+    case 1: launch_shape<1>(op, l, f); break;
+    case 2: launch_shape<2>(op, l, f); break;
+    case 3: launch_shape<3>(op, l, f); break;
+    case 4: launch_shape<4>(op, l, f); break;
+    case 5: launch_shape<5>(op, l, f); break;
+    default: launch_shape<6>(op, l, f); break;
+    }
+    VF_CUDA_CHECK_LAUNCH("imma_kernel");
+}
+
+}  // namespace vf::cuda
