@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,18 +67,20 @@ Geometry geometry(int kw) {
 
 // Tile row stride in bytes for NC chunks (see the header comment).
 __host__ __device__ constexpr int tile_stride(int nc) { return 96 + 32 * nc + 16; }
-size_t smem_bytes(int nc, int kh) {
-    return static_cast<size_t>(kOutH + kh - 1) * tile_stride(nc) + kWarpsX * kWarpsY * 16 * kOutStride;
+size_t smem_bytes(int nc, int mt, int kh) {
+    return static_cast<size_t>(kOutH * mt + kh - 1) * tile_stride(nc) + kWarpsX * kWarpsY * 16 * kOutStride;
 }
 
-// The compiled shapes: NC chunks, bands MLO..MHI, KH kernel rows (0: any, a loop at run time).
-// A kernel takes the first whose chunks match and whose bands cover its own; bands it does not
-// need are zero.
+// The compiled shapes: NC chunks, bands MLO..MHI (products outside them are skipped), KH kernel
+// rows (0: any, a loop at run time), MT 16-row output tiles a warp. A kernel takes the first
+// whose chunks match and whose bands cover its own.
 struct Shape {
-    int nc, m_lo, m_hi, kh;
+    int nc, m_lo, m_hi, kh, mt;
 };
-constexpr Shape kShapes[] = {{2, -2, 3, 3}, {2, -2, 3, 5}, {2, -2, 3, 7}, {2, -2, 3, 0},
-                             {2, -3, 4, 0}, {3, -3, 8, 0}, {4, -3, 12, 0}};
+constexpr int kSmallMT = 1, kLargeMT = 4;
+constexpr Shape kShapes[] = {{2, -2, 3, 3, kSmallMT}, {2, -2, 3, 5, kSmallMT}, {2, -2, 3, 7, kSmallMT},
+                             {2, -2, 3, 0, kLargeMT}, {2, -3, 4, 0, kLargeMT}, {3, -3, 8, 0, kLargeMT},
+                             {4, -3, 12, 0, kLargeMT}};
 
 int shape_for(const ConvolveOp& op) {
     if (op.kw > kMaxWidth) return -1;
@@ -89,27 +92,28 @@ int shape_for(const ConvolveOp& op) {
     return -1;
 }
 
-// The B fragments of every kernel row and band, as each lane holds them: lane l (row group
-// g = l / 4, t = l % 4) holds B[4t + q][g] in byte q of its first word and B[16 + 4t + q][g] in
-// its second. Layout [row][band][lane], 8 bytes a lane, so a warp reads 256 contiguous bytes.
-const uint2* band_fragments(const ConvolveOp& op, const Shape& sh) {
+// The B fragments of every kernel row, chunk and output block, as each lane holds them: lane l
+// (column n = l / 4, t = l % 4) holds B[4t + q][n] in byte q of its first word and
+// B[16 + 4t + q][n] in its second. Layout [row][chunk][block][lane], 8 bytes a lane, so a warp
+// reads 256 contiguous bytes a fragment; blocks whose band holds no tap are zero.
+const uint2* band_fragments(const ConvolveOp& op, int nc) {
     static OpCache<DeviceBuffer> cache;
-    const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(sh.m_lo + 8) << 32 | static_cast<uint32_t>(sh.m_hi), [&] {
+    const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
         const Geometry g = geometry(op.kw);
-        const int bands = sh.m_hi - sh.m_lo + 1;
-        std::vector<uint8_t> f(static_cast<size_t>(op.kh) * bands * 32 * 8, 0);
+        std::vector<uint8_t> f(static_cast<size_t>(op.kh) * nc * 4 * 32 * 8, 0);
         for (int i = 0; i < op.kh; ++i)
-            for (int mb = 0; mb < bands; ++mb)
-                for (int lane = 0; lane < 32; ++lane)
-                    for (int k = 0; k < 32; ++k) {
-                        const int n = lane / 4, t = lane % 4;
-                        if (k % 16 / 4 != t) continue;  // the lane holds k = 4t..4t+3 and 16+4t..16+4t+3
-                        const int j = 8 * (sh.m_lo + mb) - g.delta + k - n;
-                        if (j < 0 || j >= op.kw) continue;
-                        const int tap = static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]);
-                        const size_t at = ((static_cast<size_t>(i) * bands + mb) * 32 + lane) * 8 + (k / 16) * 4 + k % 4;
-                        f[at] = static_cast<uint8_t>(static_cast<int8_t>(tap));
-                    }
+            for (int c = 0; c < nc; ++c)
+                for (int ob = 0; ob < 4; ++ob)
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int k = 0; k < 32; ++k) {
+                            const int n = lane / 4, t = lane % 4;
+                            if (k % 16 / 4 != t) continue;  // the lane holds k = 4t..4t+3 and 16+4t..16+4t+3
+                            const int j = 8 * (4 * c - ob) - g.delta + k - n;
+                            if (j < 0 || j >= op.kw) continue;
+                            const int tap = static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]);
+                            const size_t at = (((static_cast<size_t>(i) * nc + c) * 4 + ob) * 32 + lane) * 8 + (k / 16) * 4 + k % 4;
+                            f[at] = static_cast<uint8_t>(static_cast<int8_t>(tap));
+                        }
         auto buf = std::make_unique<DeviceBuffer>(f.size());
         VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
         return buf;
@@ -146,6 +150,17 @@ __device__ __forceinline__ uint32_t pack2(int a, int b) {
     return w;
 }
 
+// border_index_dev, with the usual case of a mirror (one reflection: the tile's halo is narrower
+// than the plane) in a few instructions instead of a division.
+__device__ __forceinline__ int border_quick(int i, int n, int mode) {
+    if (i >= 0 && i < n) return i;
+    if (mode == 0) {
+        const int m = i < 0 ? -i : 2 * (n - 1) - i;
+        if (m >= 0 && m < n) return m;
+    }
+    return border_index_dev(i, n, mode);
+}
+
 // Rows oy .. oy + rows - 1 and columns ox .. ox + cols - 1 (cols a multiple of 16) of the plane,
 // borders applied, into the tile: 16 bytes a thread at a time wherever they lie inside the plane
 // (their row through the border rule), byte by byte only for the 16-byte units that reach past
@@ -155,7 +170,7 @@ __device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevP
     const int units = cols / 16, tid = threadIdx.y * 32 + threadIdx.x;
     for (int q = tid; q < rows * units; q += kThreads) {
         const int r = q / units, u = q - r * units, x = ox + 16 * u;
-        const int sy = border_index_dev(oy + r, src.height, border);
+        const int sy = border_quick(oy + r, src.height, border);
         uint4 v = make_uint4(0, 0, 0, 0);
         if (sy >= 0) {
             const uint8_t* row = src.data + static_cast<long long>(sy) * src.pitch;
@@ -165,7 +180,7 @@ __device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevP
                 uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
                 for (int p = 0; p < 16; ++p) {
-                    const int sx = border_index_dev(x + p, src.width, border);
+                    const int sx = border_quick(x + p, src.width, border);
                     if (sx >= 0) w[p / 4] |= static_cast<uint32_t>(row[sx]) << (8 * (p % 4));
                 }
                 v = make_uint4(w[0], w[1], w[2], w[3]);
@@ -191,23 +206,24 @@ __device__ __forceinline__ void mma_u8s8(int (&d)[4], const uint32_t (&a)[4], ui
 #endif
 }
 
-// Finishes a warp's 16 x 32 sums and stores them: lane (g, t) holds rows g and g + 8, columns
-// 8 ob + 2t and the next; they are packed into the warp's 16 x 48-byte staging area, then each
-// lane stores 16 consecutive bytes of one row.
+// Finishes one 16 x 32 tile of a warp's sums and stores it: lane (n, t) holds rows n and n + 8,
+// columns 8 ob + 2t and the next; they are packed into the warp's 16 x 48-byte staging area, then
+// each lane stores 16 consecutive bytes of one row.
 template <int Kind>
 __device__ __forceinline__ void finish_store(const int (&acc)[4][4], const Finish& f, uint8_t* staging, const DevPlane& dst,
                                              int x, int y) {
-    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    const int lane = threadIdx.x, n = lane / 4, t = lane % 4;
 #pragma unroll
     for (int ob = 0; ob < 4; ++ob) {
         const uint32_t top = pack2(finish_sum<Kind>(f, acc[ob][0]), finish_sum<Kind>(f, acc[ob][1]));
         const uint32_t bottom = pack2(finish_sum<Kind>(f, acc[ob][2]), finish_sum<Kind>(f, acc[ob][3]));
-        *reinterpret_cast<uint16_t*>(staging + g * kOutStride + 8 * ob + 2 * t) = static_cast<uint16_t>(top);
-        *reinterpret_cast<uint16_t*>(staging + (g + 8) * kOutStride + 8 * ob + 2 * t) = static_cast<uint16_t>(bottom);
+        *reinterpret_cast<uint16_t*>(staging + n * kOutStride + 8 * ob + 2 * t) = static_cast<uint16_t>(top);
+        *reinterpret_cast<uint16_t*>(staging + (n + 8) * kOutStride + 8 * ob + 2 * t) = static_cast<uint16_t>(bottom);
     }
     __syncwarp();
     const int r = lane / 2, h = lane % 2;
     const uint4 v = *reinterpret_cast<const uint4*>(staging + r * kOutStride + 16 * h);
+    __syncwarp();  // the staging area is free again for the next tile
     const int oy = y + r, ox = x + 16 * h;
     if (oy >= dst.height || ox >= dst.width) return;
     uint8_t* out = dst.data + static_cast<long long>(oy) * dst.pitch + ox;
@@ -219,54 +235,93 @@ __device__ __forceinline__ void finish_store(const int (&acc)[4][4], const Finis
     }
 }
 
-template <int NC, int MLO, int MHI, int KH>
-__global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int kw,
-                                                        int kh_run, int pad, Finish finish, int border) {
-    constexpr int kStride = tile_stride(NC), kBands = MHI - MLO + 1, kUnroll = KH ? KH : 2;
+// The four B fragments of kernel row i and chunk C (blocks whose band holds no tap are skipped).
+template <int NC, int MLO, int MHI, int C>
+__device__ __forceinline__ void load_bands(uint2 (&b)[4], const uint2* lane_bands, int i) {
+#pragma unroll
+    for (int ob = 0; ob < 4; ++ob)
+        if (4 * C - ob >= MLO && 4 * C - ob <= MHI) b[ob] = __ldg(lane_bands + ((i * NC + C) * 4 + ob) * 32);
+}
+
+// One kernel row's products for chunk C: MT row tiles, through the 4 bands b.
+template <int NC, int MLO, int MHI, int MT, int C>
+__device__ __forceinline__ void chunk_products(int (&acc)[MT][4][4], const uint2 (&b)[4], const uint8_t* a_row, int stride) {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        uint32_t a[4];
+        ldmatrix_x4(a, a_row + mt * 16 * stride + 32 * C);
+#pragma unroll
+        for (int ob = 0; ob < 4; ++ob)
+            if (4 * C - ob >= MLO && 4 * C - ob <= MHI) mma_u8s8(acc[mt][ob], a, b[ob]);
+    }
+}
+
+// The bands of the step after (row i, chunk C) are loaded while this step's products run: the
+// L1 latency of each fragment was the kernel's main stall (ncu, first version).
+template <int NC, int MLO, int MHI, int MT, int C>
+__device__ __forceinline__ void row_products(int (&acc)[MT][4][4], uint2 (&b)[4], const uint2* lane_bands,
+                                             const uint8_t* a_row, int stride, int i, int kh) {
+    if constexpr (C < NC) {
+        uint2 next[4] = {};
+        if constexpr (C + 1 < NC) load_bands<NC, MLO, MHI, C + 1>(next, lane_bands, i);
+        else if (i + 1 < kh) load_bands<NC, MLO, MHI, 0>(next, lane_bands, i + 1);
+        chunk_products<NC, MLO, MHI, MT, C>(acc, b, a_row, stride);
+#pragma unroll
+        for (int ob = 0; ob < 4; ++ob) b[ob] = next[ob];
+        row_products<NC, MLO, MHI, MT, C + 1>(acc, b, lane_bands, a_row, stride, i, kh);
+    }
+}
+
+template <int NC, int MLO, int MHI, int KH, int MT>
+__global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int kh_run,
+                                                        int pad, Finish finish, int border) {
+    constexpr int kStride = tile_stride(NC), kUnroll = KH ? KH : 1;
     const int kh = KH ? KH : kh_run;
+    const int lane = threadIdx.x, warp = threadIdx.y, wx = warp % kWarpsX, wy = warp / kWarpsX;
+    const uint2* lane_bands = bands + lane;
+    // The first step's bands are on their way while the tile is staged.
+    uint2 b[4] = {};
+    load_bands<NC, MLO, MHI, 0>(b, lane_bands, 0);
+
     extern __shared__ __align__(16) uint8_t smem[];
     uint8_t* tile = smem;
-    const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH;
-    stage_tile(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH + kh - 1, kStride - 16, border);
+    const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH * MT;
+    stage_tile(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH * MT + kh - 1, kStride - 16, border);
     __syncthreads();
 
-    const int lane = threadIdx.x, warp = threadIdx.y, wx = warp % kWarpsX, wy = warp / kWarpsX;
     // ldmatrix: lanes 0-7 address rows 0-7 of bytes 0-15, 8-15 rows 8-15, 16-23 rows 0-7 of bytes
-    // 16-31, 24-31 rows 8-15: A's four 8 x 16-byte matrices, as m16n8k32 takes them.
-    const uint8_t* a_row = tile + (wy * 16 + lane % 8 + 8 * (lane / 8 % 2)) * kStride + wx * 32 + 16 * (lane / 16);
-    const uint2* b_lane = bands + lane;
-    int acc[4][4] = {};
+    // 16-31, 24-31 rows 8-15: A's four 8 x 16-byte matrices, as m16n8k32 takes them. Warp row wy
+    // owns output rows wy * 16 * MT .. + 16 * MT - 1.
+    const uint8_t* a_row = tile + (wy * 16 * MT + lane % 8 + 8 * (lane / 8 % 2)) * kStride + wx * 32 + 16 * (lane / 16);
+    int acc[MT][4][4] = {};
 #pragma unroll kUnroll
-    for (int i = 0; i < kh; ++i) {
-        uint32_t a[NC][4];
-#pragma unroll
-        for (int c = 0; c < NC; ++c) ldmatrix_x4(a[c], a_row + i * kStride + 32 * c);
-        uint2 b[kBands];
-#pragma unroll
-        for (int mb = 0; mb < kBands; ++mb) b[mb] = __ldg(b_lane + (i * kBands + mb) * 32);
-#pragma unroll
-        for (int c = 0; c < NC; ++c)
-#pragma unroll
-            for (int ob = 0; ob < 4; ++ob) {
-                const int m = 4 * c - ob;
-                if (m >= MLO && m <= MHI) mma_u8s8(acc[ob], a[c], b[m - MLO]);
-            }
-    }
+    for (int i = 0; i < kh; ++i) row_products<NC, MLO, MHI, MT, 0>(acc, b, lane_bands, a_row + i * kStride, kStride, i, kh);
 
-    uint8_t* staging = smem + (kOutH + kh - 1) * kStride + warp * 16 * kOutStride;
-    const int x = x0 + wx * 32, y = y0 + wy * 16;
-    if (finish.kind == 0) finish_store<0>(acc, finish, staging, dst, x, y);
-    else if (finish.kind == 1) finish_store<1>(acc, finish, staging, dst, x, y);
-    else finish_store<2>(acc, finish, staging, dst, x, y);
+    uint8_t* staging = smem + (kOutH * MT + kh - 1) * kStride + warp * 16 * kOutStride;
+    const int x = x0 + wx * 32, y = y0 + wy * 16 * MT;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        if (finish.kind == 0) finish_store<0>(acc[mt], finish, staging, dst, x, y + 16 * mt);
+        else if (finish.kind == 1) finish_store<1>(acc[mt], finish, staging, dst, x, y + 16 * mt);
+        else finish_store<2>(acc[mt], finish, staging, dst, x, y + 16 * mt);
+    }
 }
 
 template <int S>
 void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
     constexpr Shape sh = kShapes[S];
-    const uint2* bands = band_fragments(op, sh);
-    const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH), block(32, kWarpsX * kWarpsY);
-    imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh><<<grid, block, smem_bytes(sh.nc, op.kh), l.stream>>>(
-        to_dev(l.src), to_dev(l.dst), bands, op.kw, op.kh, geometry(op.kw).pad, f, border_mode(l.border));
+    auto kernel = imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh, sh.mt>;
+    static std::once_flag raised;
+    std::call_once(raised, [&] {
+        int device = 0, optin = 0;
+        VF_CUDA_CHECK(cudaGetDevice(&device));
+        VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        VF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    });
+    const uint2* bands = band_fragments(op, sh.nc);
+    const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH * sh.mt - 1) / (kOutH * sh.mt));
+    kernel<<<grid, dim3(32, kWarpsX * kWarpsY), smem_bytes(sh.nc, sh.mt, op.kh), l.stream>>>(
+        to_dev(l.src), to_dev(l.dst), bands, op.kh, geometry(op.kw).pad, f, border_mode(l.border));
 }
 
 }  // namespace
@@ -284,10 +339,13 @@ bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
     if (shape_for(op) < 0) return no("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
     if (!fixed_finish_for(op) && !tensor_taps_problem(op, 255).empty())
         return no("its finish has no integer form and its sums could reach 2^24");
-    int device = 0, major = 0;
+    int device = 0, major = 0, optin = 0;
     VF_CUDA_CHECK(cudaGetDevice(&device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
+    const Shape& sh = kShapes[shape_for(op)];
+    if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(optin)) return no("its tile does not fit in shared memory");
     return true;
 }
 
