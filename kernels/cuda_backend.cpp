@@ -59,7 +59,7 @@ GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const Pla
     const uint64_t key = cuda::pack(src.width, src.height) ^ (static_cast<uint64_t>(src.peak()) * 0x9E3779B97F4A7C15ull);
     return chosen.get(c, key, [&] {
         std::vector<GpuKernel> candidates = {GpuKernel::Tiled};
-        if (cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
+        if (cuda::imma_eligible(c, src, dst) || cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
         if (c.kw * c.kh >= 15 * 15) candidates.push_back(GpuKernel::Fft);
         if (candidates.size() == 1) return std::make_unique<GpuKernel>(GpuKernel::Tiled);
         // Time each candidate once after one untimed run (plans, constant uploads), into dst:

@@ -72,22 +72,38 @@ size_t smem_bytes(int nc, int mt, int kh) {
 }
 
 // The compiled shapes: NC chunks, bands MLO..MHI (products outside them are skipped), KH kernel
-// rows (0: any, a loop at run time), MT 16-row output tiles a warp. A kernel takes the first
-// whose chunks match and whose bands cover its own.
+// rows (0: any, a loop at run time), MT 16-row output tiles a warp (each band fragment read
+// feeds MT products). A kernel takes the first whose chunks, bands, rows and MT suit it.
 struct Shape {
     int nc, m_lo, m_hi, kh, mt;
 };
-constexpr int kSmallMT = 1, kLargeMT = 4;
-constexpr Shape kShapes[] = {{2, -2, 3, 3, kSmallMT}, {2, -2, 3, 5, kSmallMT}, {2, -2, 3, 7, kSmallMT},
-                             {2, -2, 3, 0, kLargeMT}, {2, -3, 4, 0, kLargeMT}, {3, -3, 8, 0, kLargeMT},
-                             {4, -3, 12, 0, kLargeMT}};
+constexpr Shape kShapes[] = {{2, -2, 3, 3, 1}, {2, -2, 3, 5, 1}, {2, -2, 3, 7, 1}, {2, -2, 3, 0, 1},
+                             {2, -3, 4, 0, 1}, {3, -3, 8, 0, 1}, {4, -3, 12, 0, 1}, {2, -2, 3, 0, 2},
+                             {2, -3, 4, 0, 2}, {3, -3, 8, 0, 2}, {4, -3, 12, 0, 2}};
+constexpr int kShapeCount = sizeof kShapes / sizeof kShapes[0];
 
-int shape_for(const ConvolveOp& op) {
+// Two row tiles a warp where the plane still gives every SM 4 blocks of them, else one. Measured
+// on an H100 (docs/benchmarks.md, ninth pass): at 4K, 2 against 1: 13x13 0.0345 / 0.0397 ms,
+// 27x27 0.0615 / 0.0730, 63x63 0.1805 / 0.2212 (4 tiles: 0.0376, 0.0671, 0.1751); at 1080p 1
+// against 2: 13x13 0.0163 / 0.0174, 27x27 0.0277 / 0.0306, 63x63 0.0809 / 0.0884.
+int row_tiles_for(const PlaneView& dst) {
+    static const int sms = [] {
+        int device = 0, n = 0;
+        VF_CUDA_CHECK(cudaGetDevice(&device));
+        VF_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+        return n;
+    }();
+    const long long blocks2 = static_cast<long long>((dst.width + kOutW - 1) / kOutW) * ((dst.height + 2 * kOutH - 1) / (2 * kOutH));
+    return blocks2 >= 4LL * sms ? 2 : 1;
+}
+
+int shape_for(const ConvolveOp& op, int mt) {
     if (op.kw > kMaxWidth) return -1;
     const Geometry g = geometry(op.kw);
-    for (int s = 0; s < static_cast<int>(sizeof kShapes / sizeof kShapes[0]); ++s) {
+    for (int s = 0; s < kShapeCount; ++s) {
         const Shape& sh = kShapes[s];
-        if (sh.nc == g.chunks && sh.m_lo <= g.m_lo && sh.m_hi >= g.m_hi && (sh.kh == 0 || sh.kh == op.kh)) return s;
+        if (sh.nc == g.chunks && sh.m_lo <= g.m_lo && sh.m_hi >= g.m_hi && (sh.kh == op.kh || (sh.kh == 0 && sh.mt == mt)))
+            return s;
     }
     return -1;
 }
@@ -336,7 +352,8 @@ bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
     if (!op.integer) return no("its taps are not whole numbers");
     for (const double t : op.k)
         if (t < -128 || t > 127) return no("a tap is outside -128..127 (not a signed byte)");
-    if (shape_for(op) < 0) return no("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
+    const int shape = shape_for(op, row_tiles_for(dst));
+    if (shape < 0) return no("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
     if (!fixed_finish_for(op) && !tensor_taps_problem(op, 255).empty())
         return no("its finish has no integer form and its sums could reach 2^24");
     int device = 0, major = 0, optin = 0;
@@ -344,7 +361,7 @@ bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
-    const Shape& sh = kShapes[shape_for(op)];
+    const Shape& sh = kShapes[shape];
     if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(optin)) return no("its tile does not fit in shared memory");
     return true;
 }
@@ -354,14 +371,18 @@ void conv_imma(const ConvolveOp& op, const Launch& l) {
     if (!imma_eligible(op, l.src, l.dst, &why)) throw Error(ErrorCategory::Usage, "integer tensor path: not for this filter: " + why);
     Finish f{2, 0, 0, 0, op.rdiv, op.bias};
     if (const FixedFinish* ff = fixed_finish_for(op)) f = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
-    switch (shape_for(op)) {
+    switch (shape_for(op, row_tiles_for(l.dst))) {
     case 0: launch_shape<0>(op, l, f); break;
     case 1: launch_shape<1>(op, l, f); break;
     case 2: launch_shape<2>(op, l, f); break;
     case 3: launch_shape<3>(op, l, f); break;
     case 4: launch_shape<4>(op, l, f); break;
     case 5: launch_shape<5>(op, l, f); break;
-    default: launch_shape<6>(op, l, f); break;
+    case 6: launch_shape<6>(op, l, f); break;
+    case 7: launch_shape<7>(op, l, f); break;
+    case 8: launch_shape<8>(op, l, f); break;
+    case 9: launch_shape<9>(op, l, f); break;
+    default: launch_shape<10>(op, l, f); break;
     }
     VF_CUDA_CHECK_LAUNCH("imma_kernel");
 }

@@ -534,6 +534,20 @@ TEST(Gpu, IntegerTensorPathExactAgainstReference) {
     PlaneOp op = random_dense(13, 9, 1.0f / 500, 128, rng);
     expect_close(run_case(op, 1937, 1091, 8, GpuKernel::Tensor, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 1937x1091");
     expect_close(run_case(op, 1937, 1091, 8, GpuKernel::Auto, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 auto 1937x1091");
+    // Past 4K: enough blocks for two row tiles a warp (on GPUs of up to 255 SMs), with kernel
+    // rows unrolled and in a loop, a ragged last block column and row.
+    expect_close(run_case(op, 3841, 2161, 8, GpuKernel::Tensor, 6, 1, 0, 0, true), 3841L * 2161, true, "13x13 3841x2161");
+    PlaneOp flat = random_dense(1, 9, 1.0f / 300, 16, rng);
+    flat.conv.kw = 21;
+    flat.conv.kh = 3;
+    flat.conv.k.resize(21 * 3);
+    for (double& t : flat.conv.k) t = std::uniform_int_distribution<int>(-128, 127)(rng);
+    finalize_convolve(flat.conv);
+    for (Border b : kBorders) {
+        flat.border = b;
+        expect_close(run_case(flat, 3841, 2161, 8, GpuKernel::Tensor, 7, 1, 0, 0, true), 3841L * 2161, true,
+                     std::string("21x3 3841x2161 ") + border_name(b));
+    }
     // What it refuses: a tap past a signed byte, a 10-bit plane, rows not 16-byte aligned.
     const TestPlane aligned8(64, 64, 8, 1, 0, 0, true), aligned10(64, 64, 10, 1, 0, 0, true), odd8(64, 64, 8);
     PlaneOp wide = random_dense(7, 9, 1.0f / 200, 0, rng);
