@@ -2,21 +2,28 @@
 // taps (-128..127) on 8-bit planar planes with 16-byte aligned rows (every frame vfilter
 // allocates): the samples go into the products as they are, bytes, with no conversion.
 //
-// For one kernel row i, a warp's 16 x 32 outputs are matrix products with int32 sums (exact):
-// A is 16 rows of 32 input columns (a "chunk", straight from the byte tile in shared memory with
+// For one kernel row, a warp's 16 x 32 outputs are matrix products with int32 sums (exact): A is
+// 16 rows of 32 input columns (a "chunk", straight from the byte tile in shared memory with
 // ldmatrix), B a 32 x 8 Toeplitz band of the row's taps, B[k][n] = tap(i, d + k - n), and each
 // product m16n8k32 (mma.sync, compute capability 8.0 and up) gives 8 output columns of the 16
 // rows. Output block ob (columns 8 ob .. 8 ob + 7 of the warp) meets chunk c through the band at
 // offset d = 8 m - delta, m = 4 c - ob, so a kernel row costs one product per (chunk, block)
 // pair whose band holds a tap: 6 for every kernel from 3 to 17 wide, 8 at 27, 12 at 63.
 //
-// Against the half-precision path (conv_tensor.cu): twice the multiply-adds a product, a tile of
-// bytes (a quarter of that path's shared memory with its Toeplitz matrices; the bands here come
-// from the L1 cache, 256 bytes a warp a fragment), no conversion while staging, and the integer
-// finish (FixedFinish) with two outputs saturated and packed an instruction. Against the DP4A
-// strips (strip16_dp4a.cuh), the products leave the DP4A pipe, which bounds those strips.
+// The bands are tables in device memory (256 bytes a warp a fragment), read through L1 one step
+// (kernel row and chunk) ahead of their products, and each feeds MT row tiles: the first version,
+// which loaded each fragment just before its product, stalled on L1 (ncu: 38% of its stalls) and
+// ran 1.7x slower at 4K 63x63. MT is 2 where the plane still gives every SM 4 blocks of them, else
+// 1 (row_tiles_for). The finish is FixedFinish where one exists, two outputs saturated and packed
+// an instruction.
 //
-// Block: 8 warps, 4 across by 2 down: 128 x 32 outputs. The tile's rows are (96 + 32 chunks +
+// Measured on an H100 (docs/benchmarks.md, ninth pass), against the half-precision path
+// (conv_tensor.cu) and the DP4A strips (strip16_dp4a.cuh): 4K 13x13 0.0539 (strips) -> 0.0344 ms,
+// 27x27 0.1092 (half) -> 0.0611, 63x63 0.4018 (half; FFT 0.3828) -> 0.1804; at 1080p 13x13
+// 0.0245 -> 0.0161. Below 7x7 the strips stay faster (3x3 1080p 0.0066 against 0.0110): in a
+// launch of one wave, the way through shared memory is the longer chain.
+//
+// Block: 8 warps, 4 across by 2 down: 128 x 32 MT outputs. The tile's rows are (96 + 32 chunks +
 // 16) bytes: every chunk a warp reads, and an odd number of 16-byte units, so the 8 rows one
 // ldmatrix phase reads fall in 8 different groups of 4 banks. Results go through 768 bytes of
 // shared memory a warp so that each lane stores 16 consecutive bytes.
