@@ -475,7 +475,8 @@ TEST(Gpu, TensorPathExactAgainstReference) {
 }
 
 // The integer products (conv_imma.cu), which the tensor path takes for byte taps on 8-bit planes
-// with 16-byte aligned rows: every compiled shape (3, 5 and 7 rows unrolled, widths 3 to 81),
+// with 16-byte aligned rows: every compiled shape (square 3x3 to 7x7 without the shared tile,
+// 3, 5 and 7 rows unrolled, widths 3 to 81),
 // byte taps at both extremes, the three finishes (integer with and without its shift, and the
 // float finish where no integer form exists), every border, planes from 1x1 to past 1080p with
 // ragged right and bottom edges.
@@ -485,9 +486,9 @@ TEST(Gpu, IntegerTensorPathExactAgainstReference) {
     struct Shape {
         int kw, kh, max_tap;
     };
-    const Shape shapes[] = {{3, 3, 127}, {5, 5, 127}, {7, 7, 60}, {9, 9, 9},    {13, 13, 9}, {17, 17, 9},
-                            {19, 3, 40}, {27, 27, 9}, {33, 31, 9}, {41, 9, 30}, {3, 41, 30}, {63, 63, 9},
-                            {65, 65, 5}, {79, 79, 3}, {81, 3, 30}};
+    const Shape shapes[] = {{3, 3, 127}, {5, 5, 127}, {7, 7, 60}, {9, 9, 9},    {11, 3, 50}, {15, 7, 20},
+                            {13, 13, 9}, {17, 17, 9}, {19, 3, 40}, {27, 27, 9}, {33, 31, 9}, {41, 9, 30},
+                            {3, 41, 30}, {63, 63, 9}, {65, 65, 5}, {79, 79, 3}, {81, 3, 30}};
     const Size sizes[] = {{1, 1}, {2, 3}, {16, 1}, {17, 33}, {127, 31}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
     // rdiv, bias: an integer finish without a shift, one with it, and the pair with no integer form.
     const std::pair<float, float> finishes[] = {{0.0f, 128.0f}, {1.0f, 7.0f}, {0.3f, 100.0f}};
