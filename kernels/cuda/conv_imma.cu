@@ -330,96 +330,6 @@ __global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane d
     }
 }
 
-// Kernels up to 7x7 square take a kernel without the shared tile: each lane loads its A
-// fragments' words straight from the plane (aligned words: the warp's inputs start 4 columns left
-// of its first output), so a launch of one wave waits on one global load, not on a staged tile,
-// a barrier and ldmatrix. Chunk 0 (input columns -4..27) meets output blocks 0-3, chunk 1 only
-// block 3, whose band touches its first 8 columns at most: 5 products a kernel row.
-constexpr int kDirectPad = 4, kDirectPairs = 5, kDirectWarps = 4;
-
-// The direct kernel's band fragments, [row][pair][lane] (pair p < 4: chunk 0 with block p; pair
-// 4: chunk 1 with block 3), laid out as band_fragments' are.
-const uint2* direct_band_fragments(const ConvolveOp& op) {
-    static OpCache<DeviceBuffer> cache;
-    const DeviceBuffer& b = cache.get(op, 0, [&] {
-        const int delta = kDirectPad - op.kw / 2;
-        std::vector<uint8_t> f(static_cast<size_t>(op.kh) * kDirectPairs * 32 * 8, 0);
-        for (int i = 0; i < op.kh; ++i)
-            for (int pr = 0; pr < kDirectPairs; ++pr)
-                for (int lane = 0; lane < 32; ++lane)
-                    for (int k = 0; k < 32; ++k) {
-                        const int n = lane / 4, t = lane % 4, c = pr < 4 ? 0 : 1, ob = pr < 4 ? pr : 3;
-                        if (k % 16 / 4 != t) continue;
-                        const int j = 32 * c + k - 8 * ob - n - delta;
-                        if (j < 0 || j >= op.kw) continue;
-                        const int tap = static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]);
-                        const size_t at = ((static_cast<size_t>(i) * kDirectPairs + pr) * 32 + lane) * 8 + (k / 16) * 4 + k % 4;
-                        f[at] = static_cast<uint8_t>(static_cast<int8_t>(tap));
-                    }
-        auto buf = std::make_unique<DeviceBuffer>(f.size());
-        VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
-        return buf;
-    });
-    return reinterpret_cast<const uint2*>(b.data());
-}
-
-// Bytes x..x+3 of a row (nullptr: a row of zeros), through the border rule where they reach past
-// the plane's left or right edge.
-__device__ __forceinline__ uint32_t word_at(const uint8_t* row, int x, int width, int border) {
-    if (!row) return 0;
-    if (x >= 0 && x + 4 <= width) return __ldg(reinterpret_cast<const unsigned int*>(row + x));
-    uint32_t w = 0;
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-        const int sx = border_quick(x + p, width, border);
-        if (sx >= 0) w |= static_cast<uint32_t>(row[sx]) << (8 * p);
-    }
-    return w;
-}
-
-// Block: 4 warps across, each 16 rows x 32 outputs (128 x 16, as the DP4A strips' blocks).
-template <int K>
-__global__ void __launch_bounds__(32 * kDirectWarps) imma_direct_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands,
-                                                                         Finish finish, int border) {
-    constexpr int R = K / 2;
-    __shared__ __align__(16) uint8_t staging[kDirectWarps][16 * kOutStride];
-    const int lane = threadIdx.x, warp = threadIdx.y, n = lane / 4, t = lane % 4;
-    const int x0 = (blockIdx.x * kDirectWarps + warp) * 32, y0 = blockIdx.y * 16;
-    if (x0 >= dst.width) return;  // a whole warp; the kernel has no block-wide barrier
-    uint2 b[K][kDirectPairs];
-#pragma unroll
-    for (int i = 0; i < K; ++i)
-#pragma unroll
-        for (int pr = 0; pr < kDirectPairs; ++pr) b[i][pr] = __ldg(bands + (i * kDirectPairs + pr) * 32 + lane);
-    const int xs = x0 - kDirectPad + 4 * t;
-    int acc[4][4] = {};
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-        const uint8_t* rows[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int sy = border_quick(y0 + n + 8 * h + i - R, src.height, border);
-            rows[h] = sy >= 0 ? src.data + static_cast<long long>(sy) * src.pitch : nullptr;
-        }
-        const uint32_t a0[4] = {word_at(rows[0], xs, src.width, border), word_at(rows[1], xs, src.width, border),
-                                word_at(rows[0], xs + 16, src.width, border), word_at(rows[1], xs + 16, src.width, border)};
-        const uint32_t a1[4] = {word_at(rows[0], xs + 32, src.width, border), word_at(rows[1], xs + 32, src.width, border), 0, 0};
-#pragma unroll
-        for (int ob = 0; ob < 4; ++ob) mma_u8s8(acc[ob], a0, b[i][ob]);
-        mma_u8s8(acc[3], a1, b[i][4]);
-    }
-    if (finish.kind == 0) finish_store<0>(acc, finish, staging[warp], dst, x0, y0);
-    else if (finish.kind == 1) finish_store<1>(acc, finish, staging[warp], dst, x0, y0);
-    else finish_store<2>(acc, finish, staging[warp], dst, x0, y0);
-}
-
-template <int K>
-void launch_direct(const ConvolveOp& op, const Launch& l, const Finish& f) {
-    const dim3 grid((l.dst.width + 32 * kDirectWarps - 1) / (32 * kDirectWarps), (l.dst.height + 15) / 16);
-    imma_direct_kernel<K><<<grid, dim3(32, kDirectWarps), 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), direct_band_fragments(op), f,
-                                                                        border_mode(l.border));
-}
-
 template <int S>
 void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
     constexpr Shape sh = kShapes[S];
@@ -468,13 +378,6 @@ void conv_imma(const ConvolveOp& op, const Launch& l) {
     if (!imma_eligible(op, l.src, l.dst, &why)) throw Error(ErrorCategory::Usage, "integer tensor path: not for this filter: " + why);
     Finish f{2, 0, 0, 0, op.rdiv, op.bias};
     if (const FixedFinish* ff = fixed_finish_for(op)) f = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
-    if (op.kw == op.kh && op.kw <= 7) {
-        if (op.kw == 3) launch_direct<3>(op, l, f);
-        else if (op.kw == 5) launch_direct<5>(op, l, f);
-        else launch_direct<7>(op, l, f);
-        VF_CUDA_CHECK_LAUNCH("imma_direct_kernel");
-        return;
-    }
     switch (shape_for(op, row_tiles_for(l.dst))) {
     case 0: launch_shape<0>(op, l, f); break;
     case 1: launch_shape<1>(op, l, f); break;

@@ -475,8 +475,7 @@ TEST(Gpu, TensorPathExactAgainstReference) {
 }
 
 // The integer products (conv_imma.cu), which the tensor path takes for byte taps on 8-bit planes
-// with 16-byte aligned rows: every compiled shape (square 3x3 to 7x7 without the shared tile,
-// 3, 5 and 7 rows unrolled, widths 3 to 81),
+// with 16-byte aligned rows: every compiled shape (3, 5 and 7 rows unrolled, widths 3 to 81),
 // byte taps at both extremes, the three finishes (integer with and without its shift, and the
 // float finish where no integer form exists), every border, planes from 1x1 to past 1080p with
 // ragged right and bottom edges.
