@@ -162,12 +162,19 @@ INSTANTIATE_TEST_SUITE_P(
                                          GpuKernel::Fft, GpuKernel::Tensor)));
 
 // A k x k matrix of random whole numbers in [-max_tap, max_tap].
-PlaneOp random_dense(int k, int max_tap, float rdiv, float bias, std::mt19937& rng) {
+// A kw x kh convolution with whole-number taps drawn from -max_tap..max_tap (not yet finalised).
+PlaneOp random_taps(int kw, int kh, int max_tap, std::mt19937& rng) {
     PlaneOp op;
     op.kind = OpKind::Convolve;
-    op.conv.kw = op.conv.kh = k;
+    op.conv.kw = kw;
+    op.conv.kh = kh;
     std::uniform_int_distribution<int> d(-max_tap, max_tap);
-    for (int i = 0; i < k * k; ++i) op.conv.k.push_back(d(rng));
+    for (int i = 0; i < kw * kh; ++i) op.conv.k.push_back(d(rng));
+    return op;
+}
+
+PlaneOp random_dense(int k, int max_tap, float rdiv, float bias, std::mt19937& rng) {
+    PlaneOp op = random_taps(k, k, max_tap, rng);
     op.conv.rdiv = rdiv;
     op.conv.bias = bias;
     finalize_convolve(op.conv);
@@ -406,12 +413,7 @@ TEST(Gpu, TensorPathExactAgainstReference) {
     const Size sizes[] = {{1, 1}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {127, 31}, {130, 63}, {257, 71}};
     int tested = 0;
     for (const Shape& sh : shapes) {
-        PlaneOp op;
-        op.kind = OpKind::Convolve;
-        op.conv.kw = sh.kw;
-        op.conv.kh = sh.kh;
-        std::uniform_int_distribution<int> d(-sh.max_tap, sh.max_tap);
-        for (int i = 0; i < sh.kw * sh.kh; ++i) op.conv.k.push_back(d(rng));
+        PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
         op.conv.k[0] = sh.max_tap;
         op.conv.k.back() = -sh.max_tap;
         op.conv.rdiv = 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
@@ -496,12 +498,7 @@ TEST(Gpu, IntegerTensorPathExactAgainstReference) {
     int tested = 0, kinds[3] = {0, 0, 0};
     for (const Shape& sh : shapes)
         for (int fi = 0; fi < 3; ++fi) {
-            PlaneOp op;
-            op.kind = OpKind::Convolve;
-            op.conv.kw = sh.kw;
-            op.conv.kh = sh.kh;
-            std::uniform_int_distribution<int> d(-sh.max_tap, sh.max_tap);
-            for (int i = 0; i < sh.kw * sh.kh; ++i) op.conv.k.push_back(d(rng));
+            PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
             op.conv.k[0] = sh.max_tap == 127 ? -128 : sh.max_tap;
             op.conv.k.back() = sh.max_tap == 127 ? 127 : -sh.max_tap;
             op.conv.rdiv = finishes[fi].first != 0 ? finishes[fi].first : 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
@@ -537,11 +534,10 @@ TEST(Gpu, IntegerTensorPathExactAgainstReference) {
     // Past 4K: enough blocks for two row tiles a warp (on GPUs of up to 255 SMs), with kernel
     // rows unrolled and in a loop, a ragged last block column and row.
     expect_close(run_case(op, 3841, 2161, 8, GpuKernel::Tensor, 6, 1, 0, 0, true), 3841L * 2161, true, "13x13 3841x2161");
-    PlaneOp flat = random_dense(1, 9, 1.0f / 300, 16, rng);
-    flat.conv.kw = 21;
-    flat.conv.kh = 3;
-    flat.conv.k.resize(21 * 3);
-    for (double& t : flat.conv.k) t = std::uniform_int_distribution<int>(-128, 127)(rng);
+    PlaneOp flat = random_taps(21, 3, 127, rng);
+    flat.conv.k[0] = -128;
+    flat.conv.rdiv = 1.0f / 300;
+    flat.conv.bias = 16;
     finalize_convolve(flat.conv);
     for (Border b : kBorders) {
         flat.border = b;
