@@ -34,7 +34,6 @@
 #include <string>
 #include <vector>
 
-#include "common/error.hpp"
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -347,6 +346,26 @@ void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
         to_dev(l.src), to_dev(l.dst), bands, op.kh, geometry(op.kw).pad, f, border_mode(l.border));
 }
 
+// What in the kernel alone keeps it off this path ("" when nothing), worked out once per kernel,
+// divisor and bias (the finish depends on them): the check runs for every plane of every frame.
+const std::string& kernel_problem(const ConvolveOp& op) {
+    static OpCache<std::string> cache;
+    uint32_t rdiv_bits = 0, bias_bits = 0;
+    std::memcpy(&rdiv_bits, &op.rdiv, sizeof rdiv_bits);
+    std::memcpy(&bias_bits, &op.bias, sizeof bias_bits);
+    return cache.get(op, pack(static_cast<int>(rdiv_bits), static_cast<int>(bias_bits)), [&] {
+        auto reason = [](const std::string& r) { return std::make_unique<std::string>(r); };
+        if (!op.integer) return reason("its taps are not whole numbers");
+        for (const double t : op.k)
+            if (t < -128 || t > 127) return reason("a tap is outside -128..127 (not a signed byte)");
+        if (shape_for(op, 1) < 0 || shape_for(op, 2) < 0)
+            return reason("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
+        if (!fixed_finish_for(op) && !tensor_taps_problem(op, 255).empty())
+            return reason("its finish has no integer form and its sums could reach 2^24");
+        return reason("");
+    });
+}
+
 }  // namespace
 
 bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
@@ -356,26 +375,20 @@ bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
     };
     if (src.bytes_per_sample != 1 || dst.peak() != 255 || src.shift != 0 || !strip16::usable(src) || !strip16::usable(dst))
         return no("not an 8-bit planar plane with 16-byte aligned rows");
-    if (!op.integer) return no("its taps are not whole numbers");
-    for (const double t : op.k)
-        if (t < -128 || t > 127) return no("a tap is outside -128..127 (not a signed byte)");
-    const int shape = shape_for(op, row_tiles_for(dst));
-    if (shape < 0) return no("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
-    if (!fixed_finish_for(op) && !tensor_taps_problem(op, 255).empty())
-        return no("its finish has no integer form and its sums could reach 2^24");
+    const std::string& problem = kernel_problem(op);
+    if (!problem.empty()) return no(problem);
     int device = 0, major = 0, optin = 0;
     VF_CUDA_CHECK(cudaGetDevice(&device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
-    const Shape& sh = kShapes[shape];
+    const Shape& sh = kShapes[shape_for(op, row_tiles_for(dst))];
     if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(optin)) return no("its tile does not fit in shared memory");
     return true;
 }
 
-void conv_imma(const ConvolveOp& op, const Launch& l) {
-    std::string why;
-    if (!imma_eligible(op, l.src, l.dst, &why)) throw Error(ErrorCategory::Usage, "integer tensor path: not for this filter: " + why);
+bool try_conv_imma(const ConvolveOp& op, const Launch& l) {
+    if (!imma_eligible(op, l.src, l.dst)) return false;
     Finish f{2, 0, 0, 0, op.rdiv, op.bias};
     if (const FixedFinish* ff = fixed_finish_for(op)) f = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
     switch (shape_for(op, row_tiles_for(l.dst))) {
@@ -392,6 +405,7 @@ void conv_imma(const ConvolveOp& op, const Launch& l) {
     default: launch_shape<10>(op, l, f); break;
     }
     VF_CUDA_CHECK_LAUNCH("imma_kernel");
+    return true;
 }
 
 }  // namespace vf::cuda

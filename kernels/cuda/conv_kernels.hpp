@@ -31,14 +31,15 @@ void conv_fft(const ConvolveOp& op, const Launch& l);
 // conv_tensor.cu: whole-number dense kernels on the tensor cores (half-precision products, FP32
 // sums, exact). tensor_eligible says whether it takes this kernel and plane, and why not.
 // On 8-bit planes where imma_eligible holds, conv_tensor takes the integer products instead
-// (conv_imma); conv_tensor_half is the half-precision path alone (the benchmark compares them).
+// (try_conv_imma); conv_tensor_half is the half-precision path alone (the benchmark compares them).
 bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* why = nullptr);
 void conv_tensor(const ConvolveOp& op, const Launch& l);
 void conv_tensor_half(const ConvolveOp& op, const Launch& l);
 // conv_imma.cu: whole-number kernels with byte taps (-128..127) on 8-bit planar planes with
 // 16-byte aligned rows, on the tensor cores' integer products (byte samples, int32 sums, exact).
 bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why = nullptr);
-void conv_imma(const ConvolveOp& op, const Launch& l);
+// Launches and returns true where imma_eligible holds; false, launching nothing, otherwise.
+bool try_conv_imma(const ConvolveOp& op, const Launch& l);
 // conv_direct.cu: the integer finish of a kernel with byte taps on 8-bit samples, solved once
 // per kernel and checked against the float finish for every sum it can produce; nullptr where
 // the taps are not bytes or there is none.

@@ -219,8 +219,7 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
 }
 
 void conv_tensor(const ConvolveOp& op, const Launch& l) {
-    if (imma_eligible(op, l.src, l.dst)) return conv_imma(op, l);
-    conv_tensor_half(op, l);
+    if (!try_conv_imma(op, l)) conv_tensor_half(op, l);
 }
 
 void conv_tensor_half(const ConvolveOp& op, const Launch& l) {
