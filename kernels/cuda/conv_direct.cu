@@ -271,13 +271,17 @@ struct StripConvolve {
 // (strip16_dp4a.cuh), solved once per kernel, rdiv and bias and checked against the float finish
 // for every sum the kernel can produce; nullptr when the taps are not bytes or there is none. The
 // tap check lives here, in the cache, so the per-frame call does not repeat it.
-const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
-    static OpCache<std::optional<FixedFinish>> cache;
+uint64_t finish_key(const ConvolveOp& op) {
     uint32_t rdiv_bits = 0, bias_bits = 0;
     std::memcpy(&rdiv_bits, &op.rdiv, sizeof rdiv_bits);
     std::memcpy(&bias_bits, &op.bias, sizeof bias_bits);
+    return pack(static_cast<int>(rdiv_bits), static_cast<int>(bias_bits));
+}
+
+const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
+    static OpCache<std::optional<FixedFinish>> cache;
     const std::optional<FixedFinish>& f =
-        cache.get(op, pack(static_cast<int>(rdiv_bits), static_cast<int>(bias_bits)), [&] {
+        cache.get(op, finish_key(op), [&] {
             auto none = std::make_unique<std::optional<FixedFinish>>();
             if (!op.integer) return none;
             long long lo = 0, hi = 0;  // the sums' range over samples 0..255

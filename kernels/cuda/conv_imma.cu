@@ -27,8 +27,6 @@
 // 16) bytes: every chunk a warp reads, and an odd number of 16-byte units, so the 8 rows one
 // ldmatrix phase reads fall in 8 different groups of 4 banks. Results go through 768 bytes of
 // shared memory a warp so that each lane stores 16 consecutive bytes.
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,7 +35,9 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_limits.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/strip16_dp4a.cuh"
 #include "kernels/fixed_finish.hpp"
@@ -92,13 +92,7 @@ constexpr int kShapeCount = sizeof kShapes / sizeof kShapes[0];
 // on an H100 (docs/benchmarks.md, ninth pass): at 4K, 2 against 1: 13x13 0.0345 / 0.0397 ms,
 // 27x27 0.0615 / 0.0730, 63x63 0.1805 / 0.2212 (4 tiles: 0.0376, 0.0671, 0.1751); at 1080p 1
 // against 2: 13x13 0.0163 / 0.0174, 27x27 0.0277 / 0.0306, 63x63 0.0809 / 0.0884.
-int row_tiles_for(const PlaneView& dst) {
-    static const int sms = [] {
-        int device = 0, n = 0;
-        VF_CUDA_CHECK(cudaGetDevice(&device));
-        VF_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
-        return n;
-    }();
+int row_tiles_for(const PlaneView& dst, int sms) {
     const long long blocks2 = static_cast<long long>((dst.width + kOutW - 1) / kOutW) * ((dst.height + 2 * kOutH - 1) / (2 * kOutH));
     return blocks2 >= 4LL * sms ? 2 : 1;
 }
@@ -210,13 +204,6 @@ __device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevP
         }
         *reinterpret_cast<uint4*>(tile + r * stride + 16 * u) = v;
     }
-}
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const uint8_t* row) {
-    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(row));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(a));
 }
 
 // d += A (16 x 32 bytes, row-major) x B (32 x 8 signed bytes), int32 sums.
@@ -334,12 +321,7 @@ void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
     constexpr Shape sh = kShapes[S];
     auto kernel = imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh, sh.mt>;
     static std::once_flag raised;
-    std::call_once(raised, [&] {
-        int device = 0, optin = 0;
-        VF_CUDA_CHECK(cudaGetDevice(&device));
-        VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        VF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    });
+    std::call_once(raised, [&] { allow_optin_shared_memory(reinterpret_cast<const void*>(kernel)); });
     const uint2* bands = band_fragments(op, sh.nc);
     const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH * sh.mt - 1) / (kOutH * sh.mt));
     kernel<<<grid, dim3(32, kWarpsX * kWarpsY), smem_bytes(sh.nc, sh.mt, op.kh), l.stream>>>(
@@ -350,10 +332,7 @@ void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
 // divisor and bias (the finish depends on them): the check runs for every plane of every frame.
 const std::string& kernel_problem(const ConvolveOp& op) {
     static OpCache<std::string> cache;
-    uint32_t rdiv_bits = 0, bias_bits = 0;
-    std::memcpy(&rdiv_bits, &op.rdiv, sizeof rdiv_bits);
-    std::memcpy(&bias_bits, &op.bias, sizeof bias_bits);
-    return cache.get(op, pack(static_cast<int>(rdiv_bits), static_cast<int>(bias_bits)), [&] {
+    return cache.get(op, finish_key(op), [&] {
         auto reason = [](const std::string& r) { return std::make_unique<std::string>(r); };
         if (!op.integer) return reason("its taps are not whole numbers");
         for (const double t : op.k)
@@ -366,32 +345,36 @@ const std::string& kernel_problem(const ConvolveOp& op) {
     });
 }
 
-}  // namespace
-
-bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
+// The compiled shape that computes op on these planes, or -1 (why says why).
+int eligible_shape(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
     auto no = [&](const std::string& reason) {
         if (why) *why = reason;
-        return false;
+        return -1;
     };
     if (src.bytes_per_sample != 1 || dst.peak() != 255 || src.shift != 0 || !strip16::usable(src) || !strip16::usable(dst))
         return no("not an 8-bit planar plane with 16-byte aligned rows");
     const std::string& problem = kernel_problem(op);
     if (!problem.empty()) return no(problem);
-    int device = 0, major = 0, optin = 0;
-    VF_CUDA_CHECK(cudaGetDevice(&device));
-    VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
-    const Shape& sh = kShapes[shape_for(op, row_tiles_for(dst))];
-    if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(optin)) return no("its tile does not fit in shared memory");
-    return true;
+    const DeviceLimits d = device_limits();
+    if (d.major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
+    const int shape = shape_for(op, row_tiles_for(dst, d.sms));
+    const Shape& sh = kShapes[shape];
+    if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(d.optin_smem)) return no("its tile does not fit in shared memory");
+    return shape;
+}
+
+}  // namespace
+
+bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
+    return eligible_shape(op, src, dst, why) >= 0;
 }
 
 bool try_conv_imma(const ConvolveOp& op, const Launch& l) {
-    if (!imma_eligible(op, l.src, l.dst)) return false;
+    const int shape = eligible_shape(op, l.src, l.dst, nullptr);
+    if (shape < 0) return false;
     Finish f{2, 0, 0, 0, op.rdiv, op.bias};
     if (const FixedFinish* ff = fixed_finish_for(op)) f = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
-    switch (shape_for(op, row_tiles_for(l.dst))) {
+    switch (shape) {
     case 0: launch_shape<0>(op, l, f); break;
     case 1: launch_shape<1>(op, l, f); break;
     case 2: launch_shape<2>(op, l, f); break;

@@ -44,6 +44,9 @@ bool try_conv_imma(const ConvolveOp& op, const Launch& l);
 // per kernel and checked against the float finish for every sum it can produce; nullptr where
 // the taps are not bytes or there is none.
 const FixedFinish* fixed_finish_for(const ConvolveOp& op);
+// The key for per-kernel caches whose entries also depend on the divisor and the bias (with
+// OpCache, whose own key is the taps).
+uint64_t finish_key(const ConvolveOp& op);
 // gradient.cu: both 3x3 gradients and the magnitude in one pass.
 void gradient(const GradientOp& op, const Launch& l);
 // copy_fill.cu

@@ -36,7 +36,9 @@
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_limits.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/tile_loader.cuh"
 
@@ -83,14 +85,6 @@ const __half* toeplitz(const ConvolveOp& op) {
         return buf;
     });
     return reinterpret_cast<const __half*>(b.data());
-}
-
-// Four 8x8 half matrices from shared memory; lane l gives the address of one row of matrix l / 8.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const __half* row) {
-    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(row));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(a));
 }
 
 // d += A (16x16, row-major) x B (16x8), FP32 sums.
@@ -177,12 +171,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, 
 template <typename T, int NC>
 void launch_nc(dim3 grid, dim3 block, size_t smem, const Launch& l, const __half* bmat, const ConvolveOp& op) {
     static std::once_flag raised;
-    std::call_once(raised, [] {
-        int device = 0, optin = 0;
-        VF_CUDA_CHECK(cudaGetDevice(&device));
-        VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        VF_CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<T, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    });
+    std::call_once(raised, [] { allow_optin_shared_memory(reinterpret_cast<const void*>(tensor_kernel<T, NC>)); });
     tensor_kernel<T, NC><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), bmat, op.kw, op.kh, op.rdiv, op.bias,
                                                          border_mode(l.border));
 }
@@ -208,12 +197,9 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
     };
     const std::string taps = tensor_taps_problem(op, src.peak());
     if (!taps.empty()) return no(taps);
-    int device = 0, major = 0, optin = 0;
-    VF_CUDA_CHECK(cudaGetDevice(&device));
-    VF_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    VF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    if (major < 8) return no("this GPU's tensor cores lack the instructions used (compute capability below 8.0)");
-    if (chunks(op.kw) > kMaxChunks || smem_bytes(op.kw, op.kh) > static_cast<size_t>(optin))
+    const DeviceLimits d = device_limits();
+    if (d.major < 8) return no("this GPU's tensor cores lack the instructions used (compute capability below 8.0)");
+    if (chunks(op.kw) > kMaxChunks || smem_bytes(op.kw, op.kh) > static_cast<size_t>(d.optin_smem))
         return no("the kernel's matrices do not fit in shared memory");
     return true;
 }
