@@ -360,6 +360,14 @@ int run_gpu_bench(const GpuBenchOptions& o) {
                     };
                     add_row(size, c.name, "tensor-f16", median_ms(stream.get(), o.iterations, 5, half), floor_ms);
                 }
+                if (v == GpuKernel::Separable && c.kind != Case::Box && cuda::separable_imma_eligible(op.conv, in0, out0)) {
+                    // The FP32 separable kernel on the same plane: what the integer row pass buys.
+                    auto f32 = [&](int i) {
+                        cuda::conv_separable_f32(op.conv, {ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]),
+                                                           op.border, stream.get()});
+                    };
+                    add_row(size, c.name, "separable-f32", median_ms(stream.get(), o.iterations, 5, f32), floor_ms);
+                }
                 if (v == GpuKernel::Auto) {
                     if (op.kind == OpKind::Convolve)
                         std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), c.name.c_str(),

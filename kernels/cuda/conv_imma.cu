@@ -37,6 +37,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_limits.hpp"
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/imma_tile.cuh"
 #include "kernels/cuda/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/strip16_dp4a.cuh"
@@ -45,34 +46,15 @@
 namespace vf::cuda {
 namespace {
 
+using imma::Geometry;
+using imma::geometry;
+using imma::tile_stride;
+
 constexpr int kWarpsX = 4, kWarpsY = 2, kThreads = 32 * kWarpsX * kWarpsY;
 constexpr int kOutW = kWarpsX * 32, kOutH = kWarpsY * 16;  // outputs a block
 constexpr int kOutStride = 48;                              // bytes a row of a warp's results
 constexpr int kMaxWidth = 81;                               // 4 chunks
 
-// Where a kernel width puts the tile and which bands it needs.
-struct Geometry {
-    int pad;         // tile columns left of the block's first output: the radius rounded up to 16
-    int delta;       // pad - radius
-    int chunks;      // 32-column chunks a warp reads
-    int m_lo, m_hi;  // band offsets m (d = 8 m - delta) that hold a tap
-};
-
-Geometry geometry(int kw) {
-    const int r = kw / 2;
-    Geometry g;
-    g.pad = (r + 15) / 16 * 16;
-    g.delta = g.pad - r;
-    // A warp's outputs 0..31 read tile columns delta .. delta + 31 + 2r (from its first column).
-    g.chunks = (g.delta + 31 + 2 * r) / 32 + 1;
-    // Band d + k - n covers taps d - 7 .. d + 31: some lie in 0..kw-1 when -31 <= d <= kw + 6.
-    g.m_lo = -((31 - g.delta) / 8);
-    g.m_hi = (kw + 6 + g.delta) / 8;
-    return g;
-}
-
-// Tile row stride in bytes for NC chunks (see the header comment).
-__host__ __device__ constexpr int tile_stride(int nc) { return 96 + 32 * nc + 16; }
 size_t smem_bytes(int nc, int mt, int kh) {
     return static_cast<size_t>(kOutH * mt + kh - 1) * tile_stride(nc) + kWarpsX * kWarpsY * 16 * kOutStride;
 }
@@ -108,28 +90,12 @@ int shape_for(const ConvolveOp& op, int mt) {
     return -1;
 }
 
-// The B fragments of every kernel row, chunk and output block, as each lane holds them: lane l
-// (column n = l / 4, t = l % 4) holds B[4t + q][n] in byte q of its first word and
-// B[16 + 4t + q][n] in its second. Layout [row][chunk][block][lane], 8 bytes a lane, so a warp
-// reads 256 contiguous bytes a fragment; blocks whose band holds no tap are zero.
+// The band fragments of every kernel row (imma::band_fragment_bytes), in device memory.
 const uint2* band_fragments(const ConvolveOp& op, int nc) {
     static OpCache<DeviceBuffer> cache;
     const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
-        const Geometry g = geometry(op.kw);
-        std::vector<uint8_t> f(static_cast<size_t>(op.kh) * nc * 4 * 32 * 8, 0);
-        for (int i = 0; i < op.kh; ++i)
-            for (int c = 0; c < nc; ++c)
-                for (int ob = 0; ob < 4; ++ob)
-                    for (int lane = 0; lane < 32; ++lane)
-                        for (int k = 0; k < 32; ++k) {
-                            const int n = lane / 4, t = lane % 4;
-                            if (k % 16 / 4 != t) continue;  // the lane holds k = 4t..4t+3 and 16+4t..16+4t+3
-                            const int j = 8 * (4 * c - ob) - g.delta + k - n;
-                            if (j < 0 || j >= op.kw) continue;
-                            const int tap = static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]);
-                            const size_t at = (((static_cast<size_t>(i) * nc + c) * 4 + ob) * 32 + lane) * 8 + (k / 16) * 4 + k % 4;
-                            f[at] = static_cast<uint8_t>(static_cast<int8_t>(tap));
-                        }
+        const std::vector<uint8_t> f = imma::band_fragment_bytes(
+            op.kw, op.kh, nc, [&](int i, int j) { return static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]); });
         auto buf = std::make_unique<DeviceBuffer>(f.size());
         VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
         return buf;
@@ -164,55 +130,6 @@ __device__ __forceinline__ uint32_t pack2(int a, int b) {
     uint32_t w;
     asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(w) : "r"(b), "r"(a));
     return w;
-}
-
-// border_index_dev, with the usual case of a mirror (one reflection: the tile's halo is narrower
-// than the plane) in a few instructions instead of a division.
-__device__ __forceinline__ int border_quick(int i, int n, int mode) {
-    if (i >= 0 && i < n) return i;
-    if (mode == 0) {
-        const int m = i < 0 ? -i : 2 * (n - 1) - i;
-        if (m >= 0 && m < n) return m;
-    }
-    return border_index_dev(i, n, mode);
-}
-
-// Rows oy .. oy + rows - 1 and columns ox .. ox + cols - 1 (cols a multiple of 16) of the plane,
-// borders applied, into the tile: 16 bytes a thread at a time wherever they lie inside the plane
-// (their row through the border rule), byte by byte only for the 16-byte units that reach past
-// its left or right edge.
-__device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevPlane& src, int ox, int oy, int rows,
-                                           int cols, int border) {
-    const int units = cols / 16, tid = threadIdx.y * 32 + threadIdx.x;
-    for (int q = tid; q < rows * units; q += kThreads) {
-        const int r = q / units, u = q - r * units, x = ox + 16 * u;
-        const int sy = border_quick(oy + r, src.height, border);
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (sy >= 0) {
-            const uint8_t* row = src.data + static_cast<long long>(sy) * src.pitch;
-            if (x >= 0 && x + 16 <= src.width) {
-                v = __ldg(reinterpret_cast<const uint4*>(row + x));
-            } else {
-                uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-                for (int p = 0; p < 16; ++p) {
-                    const int sx = border_quick(x + p, src.width, border);
-                    if (sx >= 0) w[p / 4] |= static_cast<uint32_t>(row[sx]) << (8 * (p % 4));
-                }
-                v = make_uint4(w[0], w[1], w[2], w[3]);
-            }
-        }
-        *reinterpret_cast<uint4*>(tile + r * stride + 16 * u) = v;
-    }
-}
-
-// d += A (16 x 32 bytes, row-major) x B (32 x 8 signed bytes), int32 sums.
-__device__ __forceinline__ void mma_u8s8(int (&d)[4], const uint32_t (&a)[4], uint2 b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
-#endif
 }
 
 // Finishes one 16 x 32 tile of a warp's sums and stores it: lane (n, t) holds rows n and n + 8,
@@ -261,7 +178,7 @@ __device__ __forceinline__ void chunk_products(int (&acc)[MT][4][4], const uint2
         ldmatrix_x4(a, a_row + mt * 16 * stride + 32 * C);
 #pragma unroll
         for (int ob = 0; ob < 4; ++ob)
-            if (4 * C - ob >= MLO && 4 * C - ob <= MHI) mma_u8s8(acc[mt][ob], a, b[ob]);
+            if (4 * C - ob >= MLO && 4 * C - ob <= MHI) imma::mma_u8(acc[mt][ob], a, b[ob]);
     }
 }
 
@@ -295,7 +212,7 @@ __global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane d
     extern __shared__ __align__(16) uint8_t smem[];
     uint8_t* tile = smem;
     const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH * MT;
-    stage_tile(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH * MT + kh - 1, kStride - 16, border);
+    imma::stage_tile<kThreads>(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH * MT + kh - 1, kStride - 16, border);
     __syncthreads();
 
     // ldmatrix: lanes 0-7 address rows 0-7 of bytes 0-15, 8-15 rows 8-15, 16-23 rows 0-7 of bytes

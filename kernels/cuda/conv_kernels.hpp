@@ -23,8 +23,16 @@ void conv_naive(const ConvolveOp& op, const Launch& l);     // taps in global me
 void conv_constant(const ConvolveOp& op, const Launch& l);  // taps in constant memory, no tiling
 void conv_tiled(const ConvolveOp& op, const Launch& l);     // + shared-memory tile, register blocking;
                                                             //   3x3/5x5/7x7 unrolled at compile time
-// conv_separable.cu: row pass + column pass fused in one kernel through shared memory.
+// conv_separable.cu: row pass + column pass fused in one kernel through shared memory. Box
+// filters take running sums; where separable_imma_eligible holds, the row pass runs on the
+// tensor cores' integer products (conv_separable_imma.cu); conv_separable_f32 is the FP32 kernel
+// alone (the benchmark compares them).
 void conv_separable(const ConvolveOp& op, const Launch& l);
+void conv_separable_f32(const ConvolveOp& op, const Launch& l);
+// conv_separable_imma.cu: 8-bit planar planes with 16-byte aligned rows, row taps all 0..255 or
+// all -128..127, up to 81 wide. try_separable_imma launches and returns true where it applies.
+bool separable_imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why = nullptr);
+bool try_separable_imma(const ConvolveOp& op, const Launch& l);
 // conv_fft.cu: whole-plane FFT through cuFFT, for large dense kernels. Its work buffers are
 // per plane size and kernel, so calls sharing them must be on one stream.
 void conv_fft(const ConvolveOp& op, const Launch& l);

@@ -253,6 +253,12 @@ void conv_separable(const ConvolveOp& op, const Launch& l) {
     if (!op.separable()) throw Error(ErrorCategory::Internal, "conv_separable on a kernel without a rank-1 factorisation");
     // Running sums are exact only while the window sum stays below 2^24 (127x127 x 1023 does).
     if (uniform(op.row) && uniform(op.col) && std::abs(static_cast<long long>(op.row[0]) * op.col[0]) == 1) return launch_box(op, l);
+    if (try_separable_imma(op, l)) return;
+    conv_separable_f32(op, l);
+}
+
+void conv_separable_f32(const ConvolveOp& op, const Launch& l) {
+    if (!op.separable()) throw Error(ErrorCategory::Internal, "conv_separable on a kernel without a rank-1 factorisation");
     const int off = taps_offset(op);
     const int kwp = padded(op.kw), khp = padded(op.kh);
     const int rows = kTY * kPY + khp - 1;
