@@ -624,8 +624,9 @@ TEST(Gpu, SeparableIntegerRowPassMatchesFp32AndReference) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(53);
     std::vector<std::pair<std::string, PlaneOp>> ops;
-    for (const char* spec : {"gaussian=sigma=0.6", "gaussian=sigma=1.5", "gaussian=sigma=2:size=9", "gaussian=sigma=3.2",
-                             "gaussian=sigma=7", "gaussian=sigma=9.9:size=81"})
+    // Below sigma 1.6 a Gaussian's middle tap passes 255 (taps sum to 1024): refused, below.
+    for (const char* spec : {"gaussian=sigma=3:size=5", "gaussian=sigma=2:size=9", "gaussian=sigma=3.2", "gaussian=sigma=7",
+                             "gaussian=sigma=9.9:size=81"})
         ops.emplace_back(spec, build_chain(spec)[0].ops[0]);
     for (int kw : {3, 5, 11, 17, 21, 33, 47, 49, 63, 79, 81}) {
         const int kh = kw == 5 ? 127 : (kw * 7) % 40 + 2;  // odd, 3 to 41
@@ -677,6 +678,7 @@ TEST(Gpu, SeparableIntegerRowPassMatchesFp32AndReference) {
     EXPECT_FALSE(cuda::separable_imma_eligible(g.conv, device_like(aligned10), device_like(aligned10)));
     EXPECT_FALSE(cuda::separable_imma_eligible(g.conv, device_like(odd8), device_like(odd8)));
     const auto refused = [&](const PlaneOp& op) { return !cuda::separable_imma_eligible(op.conv, device_like(probe), device_like(probe)); };
+    EXPECT_TRUE(refused(build_chain("gaussian=sigma=1.5")[0].ops[0]));
     EXPECT_TRUE(refused(rank1({1, 2, 1}, {1, 256, 1}, 1.0f / 1024, 0)));
     EXPECT_TRUE(refused(rank1({1, 2, 1}, {-1, 200, -1}, 1.0f / 1024, 0)));
     EXPECT_TRUE(refused(rank1({1, 2, 1}, std::vector<int>(83, 1), 1.0f / 1024, 0)));
