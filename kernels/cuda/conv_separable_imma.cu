@@ -33,7 +33,7 @@ namespace {
 
 constexpr int kWarpsX = 4, kWarpsY = 4, kThreads = 32 * kWarpsX * kWarpsY;
 constexpr int kOutW = 32 * kWarpsX, kOutH = 64;  // outputs a block
-constexpr int kPY = kOutH * kOutW / kThreads;    // column-pass outputs a thread, down
+constexpr int kCY = kOutH * kOutW / kThreads / 4; // column-pass outputs a thread: 4 across, kCY down
 constexpr int kChunk = 8;                        // column taps a step (zero-padded)
 constexpr int kMidStride = kOutW + 8;            // floats: the 8 rows of a fragment store fall in 8 bank groups
 constexpr int kMaxWidth = 81;                    // 4 chunks
@@ -76,7 +76,7 @@ int row_tap_kind(const ConvolveOp& op) {
 }
 
 template <int NC, int MLO, int MHI, bool kUnsigned>
-__global__ void __launch_bounds__(kThreads) sep_imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int pad,
+__global__ void __launch_bounds__(kThreads, NC == 2 ? 3 : 2) sep_imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int pad,
                                                             int kh, int khp, const __grid_constant__ ColumnTaps col, float rdiv,
                                                             float bias, int border) {
     constexpr int kStride = imma::tile_stride(NC);
@@ -122,27 +122,47 @@ __global__ void __launch_bounds__(kThreads) sep_imma_kernel(DevPlane src, DevPla
     }
     __syncthreads();
 
-    // Column pass, as conv_separable.cu's: kPY outputs down a column, taps in chunks of kChunk,
-    // a window of kChunk + kPY - 1 row sums in registers.
-    const int tid = warp * 32 + lane, tx = tid % kOutW, ty0 = tid / kOutW * kPY;
-    float acc[kPY] = {};
+    // Column pass: the same sums in the same order as conv_separable.cu's (taps in chunks of
+    // kChunk, zero-padded), a thread taking 4 adjacent columns and 4 rows: one 16-byte read of
+    // row sums feeds up to 16 multiply-adds, and each row of outputs is one 4-byte store.
+    const int tid = warp * 32 + lane, cx = tid % (kOutW / 4) * 4, cy = tid / (kOutW / 4) * kCY;
+    float acc[kCY][4] = {};
     for (int jb = 0; jb < khp; jb += kChunk) {
-        float v[kChunk + kPY - 1];
+        float k[kChunk];
 #pragma unroll
-        for (int i = 0; i < kChunk + kPY - 1; ++i) v[i] = mid[(ty0 + jb + i) * kMidStride + tx];
+        for (int jj = 0; jj < kChunk; ++jj) k[jj] = col.t[jb + jj];
 #pragma unroll
-        for (int jj = 0; jj < kChunk; ++jj) {
-            const float k = col.t[jb + jj];
+        for (int i = 0; i < kChunk + kCY - 1; ++i) {
+            const float4 v = *reinterpret_cast<const float4*>(mid + (cy + jb + i) * kMidStride + cx);
 #pragma unroll
-            for (int q = 0; q < kPY; ++q) acc[q] = fmaf(k, v[jj + q], acc[q]);
+            for (int q = 0; q < kCY; ++q) {
+                const int jj = i - q;
+                if (jj < 0 || jj >= kChunk) continue;
+                acc[q][0] = fmaf(k[jj], v.x, acc[q][0]);
+                acc[q][1] = fmaf(k[jj], v.y, acc[q][1]);
+                acc[q][2] = fmaf(k[jj], v.z, acc[q][2]);
+                acc[q][3] = fmaf(k[jj], v.w, acc[q][3]);
+            }
         }
     }
-    const int x = x0 + tx;
+    const int x = x0 + cx;
     if (x >= dst.width) return;
 #pragma unroll
-    for (int q = 0; q < kPY; ++q) {
-        const int y = y0 + ty0 + q;
-        if (y < dst.height) store_sample<uint8_t>(dst, x, y, finish_convolve(acc[q], rdiv, bias));
+    for (int q = 0; q < kCY; ++q) {
+        const int y = y0 + cy + q;
+        if (y >= dst.height) break;
+        // store_sample's rounding: clamp to 0..255 (NaN to 0), truncate.
+        int o[4];
+#pragma unroll
+        for (int p = 0; p < 4; ++p) o[p] = static_cast<int>(fminf(fmaxf(finish_convolve(acc[q][p], rdiv, bias), 0.0f), 255.0f));
+        uint8_t* out = dst.data + static_cast<long long>(y) * dst.pitch + x;
+        if (x + 4 <= dst.width) {
+            *reinterpret_cast<uint32_t*>(out) = strip16::pack4(o[0], o[1], o[2], o[3]);
+        } else {
+#pragma unroll
+            for (int p = 0; p < 4; ++p)
+                if (x + p < dst.width) out[p] = static_cast<uint8_t>(o[p]);
+        }
     }
 }
 

@@ -1,0 +1,221 @@
+// Separable (rank-1) convolution on 8-bit planar planes whose row taps are bytes (all 0..255, or
+// all -128..127): the row pass on the tensor cores' integer products, the column pass in FP32, in
+// one kernel through shared memory. Gaussian blurs take it (whole-number taps summing to 1024,
+// the largest 128 at sigma 3.2).
+//
+// In conv_separable.cu's kernel the row pass is two thirds of the multiply-adds (the tile's halo
+// rows take it too) and every sample is converted to float before it; here the byte tile goes
+// into the products as it is (imma_tile.cuh: a 1-row kernel, its few band fragments held in
+// registers for the whole block), with int32 sums, exact, converted to float once. The column
+// pass is the same as conv_separable.cu's (FP32, same order of sums, same finish), so the two
+// paths give the same bytes.
+//
+// Block: 16 warps, 128 x 64 outputs. Row pass: 16-row slabs of the tile's 64 + kh - 1 rows
+// (rounded up), 4 warps across a slab; column pass: a thread takes one column and 16 rows.
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_limits.hpp"
+#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/imma_tile.cuh"
+#include "kernels/cuda/ldmatrix.cuh"
+#include "kernels/cuda/op_cache.hpp"
+#include "kernels/cuda/strip16_dp4a.cuh"
+
+namespace vf::cuda {
+namespace {
+
+constexpr int kWarpsX = 4, kWarpsY = 4, kThreads = 32 * kWarpsX * kWarpsY;
+constexpr int kOutW = 32 * kWarpsX, kOutH = 64;  // outputs a block
+constexpr int kPY = kOutH * kOutW / kThreads;    // column-pass outputs a thread, down
+constexpr int kChunk = 8;                        // column taps a step (zero-padded)
+constexpr int kMidStride = kOutW + 8;            // floats: the 8 rows of a fragment store fall in 8 bank groups
+constexpr int kMaxWidth = 81;                    // 4 chunks
+
+struct ColumnTaps {
+    float t[(kMaxTiledKernel + kChunk - 1) / kChunk * kChunk];
+};
+
+int padded(int k) { return (k + kChunk - 1) / kChunk * kChunk; }
+// Rows of the tile and of the row sums: the column pass's reach, in whole 16-row slabs.
+int mid_rows(int kh) { return (kOutH + padded(kh) - 1 + 15) / 16 * 16; }
+size_t smem_bytes(int nc, int kh) {
+    return static_cast<size_t>(mid_rows(kh)) * (imma::tile_stride(nc) + kMidStride * sizeof(float));
+}
+
+// The compiled row-pass shapes: NC chunks, bands MLO..MHI (every odd width from 3 to 81 fits
+// one; a kernel 1 wide is never factored, plan.cpp).
+struct Shape {
+    int nc, m_lo, m_hi;
+};
+constexpr Shape kShapes[] = {{2, -3, 4}, {3, -3, 8}, {4, -3, 12}};
+constexpr int kShapeCount = sizeof kShapes / sizeof kShapes[0];
+
+int shape_for(int kw) {
+    if (kw > kMaxWidth) return -1;
+    const imma::Geometry g = imma::geometry(kw);
+    for (int s = 0; s < kShapeCount; ++s)
+        if (kShapes[s].nc == g.chunks && kShapes[s].m_lo <= g.m_lo && kShapes[s].m_hi >= g.m_hi) return s;
+    return -1;
+}
+
+// 1: the row taps are all 0..255 (unsigned products), 0: all -128..127, -1: neither.
+int row_tap_kind(const ConvolveOp& op) {
+    bool u8 = true, s8 = true;
+    for (int t : op.row) {
+        u8 = u8 && t >= 0 && t <= 255;
+        s8 = s8 && t >= -128 && t <= 127;
+    }
+    return u8 ? 1 : (s8 ? 0 : -1);
+}
+
+template <int NC, int MLO, int MHI, bool kUnsigned>
+__global__ void __launch_bounds__(kThreads) sep_imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int pad,
+                                                            int kh, int khp, const __grid_constant__ ColumnTaps col, float rdiv,
+                                                            float bias, int border) {
+    constexpr int kStride = imma::tile_stride(NC);
+    const int lane = threadIdx.x, warp = threadIdx.y;
+    // One kernel row: its band fragments stay in registers, on their way while the tile is staged.
+    uint2 b[NC][4];
+#pragma unroll
+    for (int c = 0; c < NC; ++c)
+#pragma unroll
+        for (int ob = 0; ob < 4; ++ob)
+            b[c][ob] = 4 * c - ob >= MLO && 4 * c - ob <= MHI ? __ldg(bands + (c * 4 + ob) * 32 + lane) : make_uint2(0, 0);
+
+    extern __shared__ __align__(16) uint8_t smem[];
+    const int rows = (kOutH + khp - 1 + 15) / 16 * 16;  // mid_rows
+    uint8_t* tile = smem;
+    float* mid = reinterpret_cast<float*>(smem + rows * kStride);
+    const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH;
+    imma::stage_tile<kThreads>(tile, kStride, src, x0 - pad, y0 - kh / 2, rows, kStride - 16, border);
+    __syncthreads();
+
+    // Row pass: a warp takes 16 x 32 row sums at a time (ldmatrix as in conv_imma.cu) and writes
+    // them to `mid` as floats (exact: the sums stay below 2^24).
+    const int n = lane / 4, t = lane % 4;
+    for (int item = warp; item < rows / 16 * kWarpsX; item += kWarpsX * kWarpsY) {
+        const int wx = item % kWarpsX, slab = item / kWarpsX;
+        const uint8_t* a_row = tile + (slab * 16 + lane % 8 + 8 * (lane / 8 % 2)) * kStride + wx * 32 + 16 * (lane / 16);
+        int acc[4][4] = {};
+#pragma unroll
+        for (int c = 0; c < NC; ++c) {
+            uint32_t a[4];
+            ldmatrix_x4(a, a_row + 32 * c);
+#pragma unroll
+            for (int ob = 0; ob < 4; ++ob)
+                if (4 * c - ob >= MLO && 4 * c - ob <= MHI) imma::mma_u8<kUnsigned>(acc[ob], a, b[c][ob]);
+        }
+        float* m = mid + (slab * 16 + n) * kMidStride + wx * 32 + 2 * t;
+#pragma unroll
+        for (int ob = 0; ob < 4; ++ob) {
+            *reinterpret_cast<float2*>(m + 8 * ob) = make_float2(static_cast<float>(acc[ob][0]), static_cast<float>(acc[ob][1]));
+            *reinterpret_cast<float2*>(m + 8 * kMidStride + 8 * ob) =
+                make_float2(static_cast<float>(acc[ob][2]), static_cast<float>(acc[ob][3]));
+        }
+    }
+    __syncthreads();
+
+    // Column pass, as conv_separable.cu's: kPY outputs down a column, taps in chunks of kChunk,
+    // a window of kChunk + kPY - 1 row sums in registers.
+    const int tid = warp * 32 + lane, tx = tid % kOutW, ty0 = tid / kOutW * kPY;
+    float acc[kPY] = {};
+    for (int jb = 0; jb < khp; jb += kChunk) {
+        float v[kChunk + kPY - 1];
+#pragma unroll
+        for (int i = 0; i < kChunk + kPY - 1; ++i) v[i] = mid[(ty0 + jb + i) * kMidStride + tx];
+#pragma unroll
+        for (int jj = 0; jj < kChunk; ++jj) {
+            const float k = col.t[jb + jj];
+#pragma unroll
+            for (int q = 0; q < kPY; ++q) acc[q] = fmaf(k, v[jj + q], acc[q]);
+        }
+    }
+    const int x = x0 + tx;
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int q = 0; q < kPY; ++q) {
+        const int y = y0 + ty0 + q;
+        if (y < dst.height) store_sample<uint8_t>(dst, x, y, finish_convolve(acc[q], rdiv, bias));
+    }
+}
+
+// The row taps' band fragments (one kernel row), in device memory.
+const uint2* row_bands(const ConvolveOp& op, int nc) {
+    static OpCache<DeviceBuffer> cache;
+    const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
+        const std::vector<uint8_t> f = imma::band_fragment_bytes(op.kw, 1, nc, [&](int, int j) { return op.row[j]; });
+        auto buf = std::make_unique<DeviceBuffer>(f.size());
+        VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
+        return buf;
+    });
+    return reinterpret_cast<const uint2*>(b.data());
+}
+
+template <int S, bool kUnsigned>
+void launch_shape(const ConvolveOp& op, const Launch& l) {
+    constexpr Shape sh = kShapes[S];
+    auto kernel = sep_imma_kernel<sh.nc, sh.m_lo, sh.m_hi, kUnsigned>;
+    static std::once_flag raised;
+    std::call_once(raised, [&] { allow_optin_shared_memory(reinterpret_cast<const void*>(kernel)); });
+    ColumnTaps col{};
+    for (int j = 0; j < op.kh; ++j) col.t[j] = static_cast<float>(op.col[j]);
+    const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH);
+    kernel<<<grid, dim3(32, kWarpsX * kWarpsY), smem_bytes(sh.nc, op.kh), l.stream>>>(
+        to_dev(l.src), to_dev(l.dst), row_bands(op, sh.nc), imma::geometry(op.kw).pad, op.kh, padded(op.kh), col, op.rdiv,
+        op.bias, border_mode(l.border));
+}
+
+// The compiled shape that computes op on these planes, or -1 (why says why).
+int eligible_shape(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
+    auto no = [&](const std::string& reason) {
+        if (why) *why = reason;
+        return -1;
+    };
+    if (!op.separable()) return no("the kernel has no rank-1 factorisation in whole numbers");
+    if (src.bytes_per_sample != 1 || dst.peak() != 255 || src.shift != 0 || !strip16::usable(src) || !strip16::usable(dst))
+        return no("not an 8-bit planar plane with 16-byte aligned rows");
+    if (row_tap_kind(op) < 0) return no("a row tap is not a byte (0..255 or -128..127)");
+    long long reach = 0;
+    for (int t : op.row) reach += std::abs(t);
+    if (reach * 255 >= (1LL << 24)) return no("its row sums could reach 2^24");
+    if (op.kh > kMaxTiledKernel) return no("it is taller than " + std::to_string(kMaxTiledKernel));
+    const int shape = shape_for(op.kw);
+    if (shape < 0) return no("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
+    const DeviceLimits d = device_limits();
+    if (d.major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
+    if (smem_bytes(kShapes[shape].nc, op.kh) > static_cast<size_t>(d.optin_smem)) return no("its tile does not fit in shared memory");
+    return shape;
+}
+
+template <bool kUnsigned>
+void launch(int shape, const ConvolveOp& op, const Launch& l) {
+    switch (shape) {
+    case 0: launch_shape<0, kUnsigned>(op, l); break;
+    case 1: launch_shape<1, kUnsigned>(op, l); break;
+    default: launch_shape<2, kUnsigned>(op, l); break;
+    }
+}
+
+}  // namespace
+
+bool separable_imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
+    return eligible_shape(op, src, dst, why) >= 0;
+}
+
+bool try_separable_imma(const ConvolveOp& op, const Launch& l) {
+    const int shape = eligible_shape(op, l.src, l.dst, nullptr);
+    if (shape < 0) return false;
+    if (row_tap_kind(op) == 1) launch<true>(shape, op, l);
+    else launch<false>(shape, op, l);
+    VF_CUDA_CHECK_LAUNCH("sep_imma_kernel");
+    return true;
+}
+
+}  // namespace vf::cuda
