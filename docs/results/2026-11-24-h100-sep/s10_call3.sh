@@ -8,7 +8,7 @@ out=${OUT:-/tmp/out}; mkdir -p $out
 t0=$(date +%s)
 here=$(pwd); d=docs/results/2026-11-24-h100-sep
 rm -rf /tmp/v0 /tmp/v2; mkdir -p /tmp/v0 /tmp/v2
-git ls-files -z 2>/dev/null | head -c0; tar cf - --exclude=./.device --exclude=./.git . | tee >(tar xf - -C /tmp/v0) | tar xf - -C /tmp/v2
+for v in v0 v2; do tar cf - --exclude=./.device --exclude=./.git . | tar xf - -C /tmp/$v; done
 cp $d/v0_conv_separable_imma.cu /tmp/v0/kernels/cuda/conv_separable_imma.cu
 sed -i 's/__launch_bounds__(kThreads, NC == 2 ? 3 : 2)/__launch_bounds__(kThreads, 2)/' /tmp/v2/kernels/cuda/conv_separable_imma.cu
 grep -c "__launch_bounds__(kThreads, 2)" /tmp/v2/kernels/cuda/conv_separable_imma.cu
