@@ -31,9 +31,11 @@
 namespace vf::cuda {
 namespace {
 
-constexpr int kWarpsX = 4, kWarpsY = 4, kThreads = 32 * kWarpsX * kWarpsY;
+constexpr int kWarpsX = 4;                       // row pass: warps across a 16-row slab
 constexpr int kOutW = 32 * kWarpsX, kOutH = 64;  // outputs a block
-constexpr int kCY = kOutH * kOutW / kThreads / 4; // column-pass outputs a thread: 4 across, kCY down
+constexpr int kCY = 4;                           // column pass: outputs a thread, 4 across by kCY down
+constexpr int kThreads = kOutW / 4 * (kOutH / kCY), kWarps = kThreads / 32;
+constexpr int kMinBlocks = 3;                    // blocks an SM at two chunks (registers)
 constexpr int kChunk = 8;                        // column taps a step (zero-padded)
 constexpr int kMidStride = kOutW + 8;            // floats: the 8 rows of a fragment store fall in 8 bank groups
 constexpr int kMaxWidth = 81;                    // 4 chunks
@@ -76,7 +78,7 @@ int row_tap_kind(const ConvolveOp& op) {
 }
 
 template <int NC, int MLO, int MHI, bool kUnsigned>
-__global__ void __launch_bounds__(kThreads, NC == 2 ? 3 : 2) sep_imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int pad,
+__global__ void __launch_bounds__(kThreads, NC == 2 ? kMinBlocks : 2) sep_imma_kernel(DevPlane src, DevPlane dst, const uint2* __restrict__ bands, int pad,
                                                             int kh, int khp, const __grid_constant__ ColumnTaps col, float rdiv,
                                                             float bias, int border) {
     constexpr int kStride = imma::tile_stride(NC);
@@ -100,7 +102,7 @@ __global__ void __launch_bounds__(kThreads, NC == 2 ? 3 : 2) sep_imma_kernel(Dev
     // Row pass: a warp takes 16 x 32 row sums at a time (ldmatrix as in conv_imma.cu) and writes
     // them to `mid` as floats (exact: the sums stay below 2^24).
     const int n = lane / 4, t = lane % 4;
-    for (int item = warp; item < rows / 16 * kWarpsX; item += kWarpsX * kWarpsY) {
+    for (int item = warp; item < rows / 16 * kWarpsX; item += kWarps) {
         const int wx = item % kWarpsX, slab = item / kWarpsX;
         const uint8_t* a_row = tile + (slab * 16 + lane % 8 + 8 * (lane / 8 % 2)) * kStride + wx * 32 + 16 * (lane / 16);
         int acc[4][4] = {};
@@ -187,7 +189,7 @@ void launch_shape(const ConvolveOp& op, const Launch& l) {
     ColumnTaps col{};
     for (int j = 0; j < op.kh; ++j) col.t[j] = static_cast<float>(op.col[j]);
     const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH);
-    kernel<<<grid, dim3(32, kWarpsX * kWarpsY), smem_bytes(sh.nc, op.kh), l.stream>>>(
+    kernel<<<grid, dim3(32, kWarps), smem_bytes(sh.nc, op.kh), l.stream>>>(
         to_dev(l.src), to_dev(l.dst), row_bands(op, sh.nc), imma::geometry(op.kw).pad, op.kh, padded(op.kh), col, op.rdiv,
         op.bias, border_mode(l.border));
 }
