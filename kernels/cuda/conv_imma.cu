@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane d
     extern __shared__ __align__(16) uint8_t smem[];
     uint8_t* tile = smem;
     const int x0 = blockIdx.x * kOutW, y0 = blockIdx.y * kOutH * MT;
-    imma::stage_tile<kThreads>(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH * MT + kh - 1, kStride - 16, border);
+    imma::stage_tile<kThreads, false>(tile, kStride, src, x0 - pad, y0 - kh / 2, kOutH * MT + kh - 1, kStride - 16, border);
     __syncthreads();
 
     // ldmatrix: lanes 0-7 address rows 0-7 of bytes 0-15, 8-15 rows 8-15, 16-23 rows 0-7 of bytes

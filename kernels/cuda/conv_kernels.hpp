@@ -29,6 +29,9 @@ void conv_tiled(const ConvolveOp& op, const Launch& l);     // + shared-memory t
 // alone (the benchmark compares them).
 void conv_separable(const ConvolveOp& op, const Launch& l);
 void conv_separable_f32(const ConvolveOp& op, const Launch& l);
+// conv_box.cu: box filters (every tap equal, their product +-1) by running sums; launches and
+// returns true for those, false (launching nothing) for any other kernel.
+bool try_conv_box(const ConvolveOp& op, const Launch& l);
 // conv_separable_imma.cu: 8-bit planar planes with 16-byte aligned rows, row taps all 0..255 or
 // all -128..127, up to 81 wide. try_separable_imma launches and returns true where it applies.
 bool separable_imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why = nullptr);

@@ -77,21 +77,49 @@ __device__ __forceinline__ int border_quick(int i, int n, int mode) {
     return border_index_dev(i, n, mode);
 }
 
+// 16 bytes from global to shared memory without passing through registers (cp.async, compute
+// capability 8.0 and up): the thread does not wait for them, so all of its loads are in flight at
+// once; cp_async_wait_all before the barrier that publishes them.
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(smem))),
+                 "l"(gmem));
+#else
+    *reinterpret_cast<uint4*>(smem) = __ldg(reinterpret_cast<const uint4*>(gmem));
+#endif
+}
+
+__device__ __forceinline__ void cp_async_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 // Rows oy .. oy + rows - 1 and columns ox .. ox + cols - 1 (cols a multiple of 16) of the plane,
 // borders applied, into the tile, by a block of kThreads threads (blockDim.x 32): 16 bytes a
-// thread at a time wherever they lie inside the plane (their row through the border rule), byte
-// by byte only for the 16-byte units that reach past its left or right edge.
-template <int kThreads>
+// thread at a time wherever they lie inside the plane (their row through the border rule), by
+// cp.async, so that a thread's loads are all in flight together (loaded through registers, each
+// waited for in turn, staging was the largest stall of the separable kernel: ncu, tenth pass);
+// byte by byte only for the 16-byte units that reach past its left or right edge. Returns once
+// the thread's own copies have landed: the caller's barrier then publishes the whole tile.
+// kAsync false: each unit through registers (conv_imma.cu: with cp.async ptxas gave its kernels
+// fewer registers and spills).
+template <int kThreads, bool kAsync = true>
 __device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevPlane& src, int ox, int oy, int rows,
                                            int cols, int border) {
     const int units = cols / 16, tid = threadIdx.y * 32 + threadIdx.x;
     for (int q = tid; q < rows * units; q += kThreads) {
         const int r = q / units, u = q - r * units, x = ox + 16 * u;
         const int sy = border_quick(oy + r, src.height, border);
+        uint8_t* to = tile + r * stride + 16 * u;
         uint4 v = make_uint4(0, 0, 0, 0);
         if (sy >= 0) {
             const uint8_t* row = src.data + static_cast<long long>(sy) * src.pitch;
             if (x >= 0 && x + 16 <= src.width) {
+                if constexpr (kAsync) {
+                    cp_async16(to, row + x);
+                    continue;
+                }
                 v = __ldg(reinterpret_cast<const uint4*>(row + x));
             } else {
                 uint32_t w[4] = {0, 0, 0, 0};
@@ -103,8 +131,9 @@ __device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevP
                 v = make_uint4(w[0], w[1], w[2], w[3]);
             }
         }
-        *reinterpret_cast<uint4*>(tile + r * stride + 16 * u) = v;
+        *reinterpret_cast<uint4*>(to) = v;
     }
+    if (kAsync) cp_async_wait_all();
 }
 
 // d += A (16 x 32 unsigned bytes, row-major) x B (32 x 8 bytes: signed, or unsigned when
