@@ -40,7 +40,6 @@
 #include "kernels/cuda/imma_tile.cuh"
 #include "kernels/cuda/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
-#include "kernels/cuda/strip16_dp4a.cuh"
 #include "kernels/fixed_finish.hpp"
 
 namespace vf::cuda {
@@ -268,12 +267,11 @@ int eligible_shape(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
         if (why) *why = reason;
         return -1;
     };
-    if (src.bytes_per_sample != 1 || dst.peak() != 255 || src.shift != 0 || !strip16::usable(src) || !strip16::usable(dst))
-        return no("not an 8-bit planar plane with 16-byte aligned rows");
+    if (!imma::byte_planes(src, dst)) return no(imma::kNotBytePlanes);
     const std::string& problem = kernel_problem(op);
     if (!problem.empty()) return no(problem);
     const DeviceLimits d = device_limits();
-    if (d.major < 8) return no("this GPU's tensor cores lack the integer products used (compute capability below 8.0)");
+    if (d.major < 8) return no(imma::kNoIntegerProducts);
     const int shape = shape_for(op, row_tiles_for(dst, d.sms));
     const Shape& sh = kShapes[shape];
     if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(d.optin_smem)) return no("its tile does not fit in shared memory");

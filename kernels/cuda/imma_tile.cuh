@@ -13,8 +13,18 @@
 #include <vector>
 
 #include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/strip16_dp4a.cuh"
 
 namespace vf::cuda::imma {
+
+// The planes both kernels take: 8-bit planar, unshifted, rows 16-byte aligned (every frame
+// vfilter allocates), so that the tile is staged 16 bytes at a time.
+inline bool byte_planes(const PlaneView& src, const PlaneView& dst) {
+    return src.bytes_per_sample == 1 && dst.peak() == 255 && src.shift == 0 && strip16::usable(src) && strip16::usable(dst);
+}
+constexpr const char* kNotBytePlanes = "not an 8-bit planar plane with 16-byte aligned rows";
+constexpr const char* kNoIntegerProducts =
+    "this GPU's tensor cores lack the integer products used (compute capability below 8.0)";
 
 // Where a kernel width puts the tile and which bands it needs.
 struct Geometry {
