@@ -197,9 +197,12 @@ bool try_conv_box(const ConvolveOp& op, const Launch& l) {
     // The window sum times the one tap value (row tap x column tap) is the 2D sum exactly.
     const float scale = static_cast<float>(static_cast<long long>(op.row[0]) * op.col[0]);
     const int pad = (op.kw / 2 + 15) / 16 * 16;
-    const DeviceLimits d = device_limits();
-    if (l.src.bytes_per_sample == 1 && l.src.shift == 0 && strip16::usable(l.src) && d.major >= 8 &&
-        staged_bytes(op.kh, pad) <= static_cast<size_t>(d.optin_smem)) {
+    // The device is asked only for planes the staged kernel could take.
+    auto staged_fits = [&] {
+        const DeviceLimits d = device_limits();
+        return d.major >= 8 && staged_bytes(op.kh, pad) <= static_cast<size_t>(d.optin_smem);
+    };
+    if (l.src.bytes_per_sample == 1 && l.src.shift == 0 && strip16::usable(l.src) && staged_fits()) {
         static std::once_flag raised;
         std::call_once(raised, [] { allow_optin_shared_memory(reinterpret_cast<const void*>(box_staged_kernel)); });
         box_staged_kernel<<<grid, kBoxThreads, staged_bytes(op.kh, pad), l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh,

@@ -63,10 +63,7 @@ template <typename V>
 const V* global_taps(const ConvolveOp& op) {
     static OpCache<DeviceBuffer> cache;
     const DeviceBuffer& b = cache.get(op, 0, [&] {
-        const std::vector<V> taps(op.k.begin(), op.k.end());
-        auto buf = std::make_unique<DeviceBuffer>(taps.size() * sizeof(V));
-        VF_CUDA_CHECK(cudaMemcpy(buf->data(), taps.data(), taps.size() * sizeof(V), cudaMemcpyHostToDevice));
-        return buf;
+        return upload(std::vector<V>(op.k.begin(), op.k.end()));
     });
     return reinterpret_cast<const V*>(b.data());
 }

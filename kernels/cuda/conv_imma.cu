@@ -93,11 +93,8 @@ int shape_for(const ConvolveOp& op, int mt) {
 const uint2* band_fragments(const ConvolveOp& op, int nc) {
     static OpCache<DeviceBuffer> cache;
     const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
-        const std::vector<uint8_t> f = imma::band_fragment_bytes(
-            op.kw, op.kh, nc, [&](int i, int j) { return static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]); });
-        auto buf = std::make_unique<DeviceBuffer>(f.size());
-        VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
-        return buf;
+        return upload(imma::band_fragment_bytes(
+            op.kw, op.kh, nc, [&](int i, int j) { return static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]); }));
     });
     return reinterpret_cast<const uint2*>(b.data());
 }

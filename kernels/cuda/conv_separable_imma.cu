@@ -176,10 +176,7 @@ __global__ void __launch_bounds__(kThreads, NC == 2 ? kMinBlocks : 2) sep_imma_k
 const uint2* row_bands(const ConvolveOp& op, int nc) {
     static OpCache<DeviceBuffer> cache;
     const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
-        const std::vector<uint8_t> f = imma::band_fragment_bytes(op.kw, 1, nc, [&](int, int j) { return op.row[j]; });
-        auto buf = std::make_unique<DeviceBuffer>(f.size());
-        VF_CUDA_CHECK(cudaMemcpy(buf->data(), f.data(), f.size(), cudaMemcpyHostToDevice));
-        return buf;
+        return upload(imma::band_fragment_bytes(op.kw, 1, nc, [&](int, int j) { return op.row[j]; }));
     });
     return reinterpret_cast<const uint2*>(b.data());
 }

@@ -80,9 +80,7 @@ const __half* toeplitz(const ConvolveOp& op) {
                             m[(static_cast<size_t>(i) * nc + c) * 256 + bt_index(n, k)] =
                                 __float2half(static_cast<float>(op.k[static_cast<size_t>(i) * op.kw + j]));
                     }
-        auto buf = std::make_unique<DeviceBuffer>(m.size() * sizeof(__half));
-        VF_CUDA_CHECK(cudaMemcpy(buf->data(), m.data(), m.size() * sizeof(__half), cudaMemcpyHostToDevice));
-        return buf;
+        return upload(m);
     });
     return reinterpret_cast<const __half*>(b.data());
 }

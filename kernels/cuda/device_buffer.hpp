@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
 
@@ -32,6 +34,14 @@ private:
     void* ptr_ = nullptr;
     size_t bytes_ = 0;
 };
+
+// A device copy of v (synchronous: for tables built once per kernel and cached).
+template <typename V>
+std::unique_ptr<DeviceBuffer> upload(const std::vector<V>& v) {
+    auto buf = std::make_unique<DeviceBuffer>(v.size() * sizeof(V));
+    VF_CUDA_CHECK(cudaMemcpy(buf->data(), v.data(), v.size() * sizeof(V), cudaMemcpyHostToDevice));
+    return buf;
+}
 
 class Stream {
 public:
