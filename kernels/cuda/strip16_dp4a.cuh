@@ -114,13 +114,51 @@ __device__ __noinline__ Words<R> gather(const uint8_t* row, int x, int width, in
     return r;
 }
 
+// Whether load_row builds the halo of a strip at the plane's edge from the strip's own samples:
+// radius up to 4 (a one-word halo). For 11x11 to 15x15 (two words) it made ptxas spill in the
+// rolled strips under their register cap, so those keep byte loads there.
+template <int R>
+constexpr bool kHaloFromStrip = kHalo<R> == 4;
+
+// The halo of a strip that starts at the plane's left edge (x == 0), from the strip's own 16
+// samples (words L .. L + 3 of w, already loaded): samples -H .. -1 are samples H .. 1 (mirror),
+// sample 0 (replicate) or 0 (zero border). Halo bytes the filter does not reach (beyond R) get
+// in-plane samples too, which meet zero taps.
+template <int R>
+__device__ __forceinline__ void halo_from_strip_left(uint32_t (&w)[kWords<R>], int border) {
+    constexpr int L = kHalo<R> / 4;
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+        const uint32_t mirror = __byte_perm(w[2 * L - 1 - i], w[2 * L - i], 0x1234);
+        const uint32_t replicate = __byte_perm(w[L], 0, 0x0000);
+        w[i] = border == 0 ? mirror : (border == 1 ? replicate : 0u);
+    }
+}
+
+// The same at the right edge (x + 16 == width): samples 16 .. 15 + H are samples 14 .. 15 - H
+// (mirror), sample 15 (replicate) or 0.
+template <int R>
+__device__ __forceinline__ void halo_from_strip_right(uint32_t (&w)[kWords<R>], int border) {
+    constexpr int L = kHalo<R> / 4;
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+        const uint32_t mirror = __byte_perm(w[L + 2 - i], w[L + 3 - i], 0x3456);
+        const uint32_t replicate = __byte_perm(w[L + 3], 0, 0x3333);
+        w[L + 4 + i] = border == 0 ? mirror : (border == 1 ? replicate : 0u);
+    }
+}
+
 // Bytes x - H .. x + 15 + H of a row (row == nullptr: a row of zeros, the zero border). Vector
-// loads wherever the bytes lie inside the plane; at the left and right edges only the R halo
-// bytes outside go through the border rule, so the one lane of a warp that needs them costs the
-// warp a few instructions, not a gather of the whole strip.
+// loads wherever the bytes lie inside the plane. A strip at the plane's left edge, or one that
+// ends exactly at its right edge (every width that is a multiple of 16), builds its halo from
+// its own samples (kHaloFromStrip): before, it loaded the halo byte by byte through the border
+// rule, and its lane waited for those loads before the next row's were issued. Byte loads
+// remain for a halo that reaches past a right edge that is not a multiple of 16, and for the
+// two-word halos.
 template <int R>
 __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, int border, uint32_t (&w)[kWords<R>]) {
     constexpr int H = kHalo<R>, L = H / 4;
+    static_assert(H < kV - 1, "the mirrored halo must lie in the strip's own samples");
     if (!row) {
 #pragma unroll
         for (int i = 0; i < kWords<R>; ++i) w[i] = 0;
@@ -135,6 +173,8 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
     load_middle<H>(row + x, w);
     if (x >= H) {
         load_halo<H>(row + x - H, w, 0);
+    } else if (kHaloFromStrip<R>) {  // x is a multiple of 16: x == 0
+        halo_from_strip_left<R>(w, border);
     } else {
 #pragma unroll
         for (int i = 0; i < L; ++i) w[i] = 0;
@@ -143,6 +183,8 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
     }
     if (x + kV + H <= width) {
         load_halo<H>(row + x + kV, w, L + 4);
+    } else if (kHaloFromStrip<R> && x + kV == width) {
+        halo_from_strip_right<R>(w, border);
     } else {
 #pragma unroll
         for (int i = 0; i < L; ++i) w[L + 4 + i] = 0;
