@@ -18,7 +18,7 @@
 // 12 instructions an output for a 3x3 at 4K; 0.0162 -> 0.0115 ms there, 0.0095 -> 0.0065 at 1080p.
 // Then (eleventh pass) the strips at the plane's left and right edges stopped waiting for each
 // row's data before loading the next (load_row, edge_halo): 3x3 0.0067 -> 0.0060 ms at 1080p,
-// within 4% of a copy kernel; 5x5 0.0089 -> 0.0070, 7x7 4K 0.0223 -> 0.0198.
+// within 4% of a copy kernel; 5x5 0.0089 -> 0.0071, 7x7 4K 0.0223 -> 0.0198.
 // Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh. From
 // 7x7 up the filters are bound by those DP4A (the FMA-heavy pipe 80% busy at 4K 13x13 in ncu);
 // on an H100 DP4A issue at a quarter of FP32's rate, so they match FP32's multiply-adds a clock
