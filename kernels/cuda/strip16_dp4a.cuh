@@ -192,8 +192,8 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
 // The halo load_row leaves out, from the strip's own samples: called once the row's loads are
 // issued, and after those of the rows loaded with it, so that no load waits for an earlier one's
 // data. (Built as soon as each row was loaded, the halo made its lane wait for that row before
-// the next row's loads went out: the blocks at a 1080p plane's left and right edges, 13% of
-// them, stayed resident about four times as long as the others; ncu, eleventh pass.)
+// the next row's loads went out: at 1080p the warps of the left and right edge blocks, 13% of
+// them, drew 4.5 times the stall samples of the others in ncu; eleventh pass.)
 template <int R>
 __device__ __forceinline__ void edge_halo(int x, int width, int border, uint32_t (&w)[kWords<R>]) {
     static_assert(kHaloFromStrip<R>, "two-word halos are loaded byte by byte");
