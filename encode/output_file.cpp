@@ -174,10 +174,10 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
       video_(video),
       packet_(make_packet()),
       watchdog_(kind_ == OutputKind::Network ? options.timeout_s : 0, nullptr) {
-    rename_at_end_ = kind_ == OutputKind::File && !options.fragmented && options.segment_s <= 0;
+    partial_ = kind_ == OutputKind::File && options.segment_s <= 0;
     write_path_ = kind_ == OutputKind::Stdout ? "pipe:1"
                   : options.segment_s > 0   ? segment_pattern(options.path)
-                  : rename_at_end_          ? options.path + ".partial"
+                  : partial_                ? options.path + ".partial"
                                             : options.path;
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
     try {
@@ -302,6 +302,7 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     err = avformat_write_header(mux_, &mux_options);
     if (err < 0)
         output_error("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)));
+    if (mux_->pb) header_bytes_ = avio_tell(mux_->pb);
 }
 
 void OutputFile::release() {
@@ -310,10 +311,10 @@ void OutputFile::release() {
         avformat_free_context(mux_);
         mux_ = nullptr;
     }
-    // Never leave a broken file behind. A fragmented recording is not broken: every fragment
-    // written is playable, so it is kept unless no video was written.
+    // Never leave a broken file behind. A fragmented recording that holds a fragment is not
+    // broken: every fragment written is playable, so it is kept unless no video was written.
     if (finished_ || kind_ != OutputKind::File || options_.segment_s > 0) return;
-    if (rename_at_end_ || video_packets_ == 0) std::remove(write_path_.c_str());
+    if (partial_ || video_packets_ == 0) std::remove(write_path_.c_str());
 }
 
 OutputFile::~OutputFile() { release(); }
@@ -337,6 +338,16 @@ void OutputFile::write(AVPacket* pkt) {
         output_error("writing output '" + options_.path + "' failed: " +
                      (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
                                           : av_error_string(err)));
+    // Fragmented files flush every packet (flush_packets), so once the file has grown past its
+    // header a whole fragment has reached it.
+    if (partial_ && options_.fragmented && avio_tell(mux_->pb) > header_bytes_) publish();
+}
+
+void OutputFile::publish() {
+    if (std::rename(write_path_.c_str(), options_.path.c_str()) != 0)
+        output_error("cannot move '" + write_path_ + "' to '" + options_.path + "': " + std::strerror(errno));
+    write_path_ = options_.path;
+    partial_ = false;
 }
 
 void OutputFile::drain_encoder() {
@@ -417,8 +428,7 @@ void OutputFile::finish() {
         err = avio_closep(&mux_->pb);
         if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err));
     }
-    if (rename_at_end_ && std::rename(write_path_.c_str(), options_.path.c_str()) != 0)
-        output_error("cannot move '" + write_path_ + "' to '" + options_.path + "': " + std::strerror(errno));
+    if (partial_) publish();
     finished_ = true;
 }
 

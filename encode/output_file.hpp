@@ -73,11 +73,16 @@ private:
     int open_encoder(const AVCodec* codec);
     void drain_encoder();
     void write(AVPacket* packet);
+    void publish();  // moves <out>.partial to <out>: from now on a kill leaves a playable file
 
     OutputOptions options_;
     OutputKind kind_ = OutputKind::File;
     std::string write_path_;    // what FFmpeg writes: <out>.partial, <out> itself, a URL or a pattern
-    bool rename_at_end_ = true; // false: written in place (fragments, segments, network, stdout)
+    // A file lies under <out>.partial until it can be played: a plain file until its trailer is
+    // written, a fragmented one until its first fragment is in it (its header alone plays nothing).
+    // Segments, network outputs and stdout are written in place.
+    bool partial_ = false;
+    int64_t header_bytes_ = 0;  // the file's size once the header was written
     VideoInfo video_;
     AVFormatContext* mux_ = nullptr;
     AvCodecContextPtr encoder_;

@@ -13,9 +13,9 @@ int sample(const PlaneView& p, int x, int y, Border b) {
     return p.read(sx, sy);
 }
 
-void reference_convolve(const PlaneOp& op, const PlaneView& src, const PlaneView& dst) {
+void reference_convolve(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1) {
     const ConvolveOp& c = op.conv;
-    for (int y = 0; y < src.height; ++y) {
+    for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < src.width; ++x) {
             float sum;
             if (c.integer) {
@@ -37,9 +37,9 @@ void reference_convolve(const PlaneOp& op, const PlaneView& src, const PlaneView
     }
 }
 
-void reference_gradient(const PlaneOp& op, const PlaneView& src, const PlaneView& dst) {
+void reference_gradient(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1) {
     const GradientOp& g = op.grad;
-    for (int y = 0; y < src.height; ++y) {
+    for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < src.width; ++x) {
             int sa = 0, sb = 0;
             for (int t = 0; t < 9; ++t) {
@@ -57,20 +57,24 @@ void reference_gradient(const PlaneOp& op, const PlaneView& src, const PlaneView
 }  // namespace
 
 void reference_apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst) {
+    reference_apply_rows(op, src, dst, 0, dst.height);
+}
+
+void reference_apply_rows(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1) {
     switch (op.kind) {
     case OpKind::Copy:
-        for (int y = 0; y < src.height; ++y)
+        for (int y = y0; y < y1; ++y)
             for (int x = 0; x < src.width; ++x) dst.write(x, y, src.read(x, y));
         break;
     case OpKind::Fill:
-        for (int y = 0; y < dst.height; ++y)
+        for (int y = y0; y < y1; ++y)
             for (int x = 0; x < dst.width; ++x) dst.write(x, y, 1 << (dst.depth - 1));
         break;
     case OpKind::Convolve:
-        reference_convolve(op, src, dst);
+        reference_convolve(op, src, dst, y0, y1);
         break;
     case OpKind::Gradient:
-        reference_gradient(op, src, dst);
+        reference_gradient(op, src, dst, y0, y1);
         break;
     }
 }

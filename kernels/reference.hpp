@@ -9,6 +9,9 @@
 namespace vf {
 
 void reference_apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst);
+// Output rows y_begin .. y_end - 1 only (the whole source is read), so the tests can share a large
+// case among threads; every row computed exactly as reference_apply computes it.
+void reference_apply_rows(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y_begin, int y_end);
 
 // Shared final steps, so every implementation rounds the same way.
 inline int clamp_to_peak(float v, int peak) {

@@ -78,4 +78,6 @@ fi
   --enable-swscale --enable-swresample --enable-avdevice --enable-avfilter \
   --extra-cflags="-I$prefix/include" --extra-ldflags="-L$prefix/lib" --pkg-config-flags=--static >/dev/null \
   && make -j"$(nproc)" >/dev/null && make install >/dev/null)
+# .pc paths relative to ${prefix}, so that the folder can be moved or carried elsewhere.
+. "$here/scripts/use_static_ffmpeg.sh" "$prefix"
 echo "static FFmpeg in $prefix ($(du -sh "$prefix/lib" | cut -f1) of libraries); ffmpeg: $prefix/bin/ffmpeg"

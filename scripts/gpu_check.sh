@@ -32,9 +32,7 @@ done
 if [ "${1:-}" = pipeline ]; then
   # The whole program against the static FFmpeg carried in .static-ffmpeg (lib, include, bin;
   # made by scripts/build_static_ffmpeg.sh): every test, the GPU end-to-end ones included.
-  [ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
-  sed -i "s|^prefix=.*|prefix=$PWD/.static-ffmpeg|" .static-ffmpeg/lib/pkgconfig/*.pc
-  export PKG_CONFIG_PATH=$PWD/.static-ffmpeg/lib/pkgconfig PATH=$PWD/.static-ffmpeg/bin:$PATH
+  . scripts/use_static_ffmpeg.sh || exit 1
   full=/tmp/vf-full
   cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/full_build.log" 2>&1 &&
     cmake --build $full -j "$(nproc)" >>"$out/full_build.log" 2>&1 || { grep -E "error|Error" "$out/full_build.log" | head -30; exit 1; }

@@ -7,18 +7,20 @@
 #   scripts/gpu_pipeline_check.sh [tests|bench|sweep|live|kernels|all]   (default all; sweep: streams
 #   and NVDEC decoder threads against throughput, to choose the defaults; live: latency of
 #   --realtime --low-latency on the GPU path, and SIGINT/SIGKILL during a GPU recording; kernels:
-#   only the GPU-labelled tests, the kernel benchmark against NPP and cuDNN; sanitize: memcheck, racecheck and synccheck on the whole kernel suite,
-#   the three side by side, about 6 minutes on an H100)
+#   only the GPU-labelled tests, the kernel benchmark against NPP and cuDNN; sanitize: memcheck,
+#   initcheck, racecheck and synccheck on the whole kernel suite, side by side; repeat: the whole
+#   kernel suite REPEATS times (20), shuffled, in SHARDS processes (16) side by side, so that a
+#   failure that comes one run in ten shows; kills: SIGKILL at 1.5, 2, 3 and 5 s into GPU and CPU
+#   recordings, and what each left behind)
 set -uo pipefail
 what=${1:-all}
-case $what in tests|bench|sweep|live|kernels|sanitize|all) ;; *) echo "usage: $0 [tests|bench|sweep|live|kernels|sanitize|all]"; exit 2;; esac
+modes="tests|bench|sweep|live|kernels|sanitize|repeat|kills|all"
+case "|$modes|" in *"|$what|"*) ;; *) echo "usage: $0 [$modes]"; exit 2;; esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
-[ -d .static-ffmpeg/lib ] || { echo "carry .static-ffmpeg/lib, include and bin"; exit 1; }
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; } >"$out/machine.txt" 2>&1
 cat "$out/machine.txt"
-sed -i "s|^prefix=.*|prefix=$PWD/.static-ffmpeg|" .static-ffmpeg/lib/pkgconfig/*.pc
-export PKG_CONFIG_PATH=$PWD/.static-ffmpeg/lib/pkgconfig PATH=$PWD/.static-ffmpeg/bin:$PATH
+. scripts/use_static_ffmpeg.sh || exit 1
 full=$PWD/build-device  # ignored; kept between calls while the machine stays warm
 t0=$(date +%s)
 cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
@@ -49,14 +51,64 @@ if [ "$what" = kernels ]; then
   exit 0
 fi
 if [ "$what" = sanitize ]; then
-  # Each tool runs the whole kernel suite (memcheck 161 s, racecheck 356 s, synccheck 172 s side by
-  # side on an H100, 2026-11-23, 539 tests); mostly host-bound, so the three share the GPU without harm.
-  for tool in memcheck racecheck synccheck; do
-    ( s=$(date +%s)
-      timeout 560 compute-sanitizer --tool $tool --error-exitcode 99 $full/vfilter_gpu_tests --gtest_brief=1 >"$out/full_$tool.txt" 2>&1
-      echo "$tool exit $? in $(( $(date +%s) - s )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|tests ran|PASSED|FAILED' "$out/full_$tool.txt" | tr '\n' ' ')" ) &
+  # Each tool runs the whole kernel suite, split over SANITIZER_SHARDS processes (3) so that the
+  # slowest (racecheck) ends in time; mostly host-bound, so they share the GPU without harm.
+  # initcheck: reads of device memory nobody wrote (a table read before its upload landed).
+  n=${SANITIZER_SHARDS:-3}
+  for tool in memcheck initcheck racecheck synccheck; do
+    for i in $(seq 0 $((n - 1))); do
+      ( s=$(date +%s)
+        GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout 560 compute-sanitizer --tool $tool --error-exitcode 99 \
+          $full/vfilter_gpu_tests --gtest_brief=1 >"$out/sanitize_${tool}_$i.txt" 2>&1
+        echo "$tool shard $i of $n exit $? in $(( $(date +%s) - s )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|tests ran|PASSED|FAILED' "$out/sanitize_${tool}_$i.txt" | tr '\n' ' ')" ) &
+    done
   done
   wait
+  exit 0
+fi
+if [ "$what" = repeat ]; then
+  # The whole kernel suite REPEATS times in a row, in a new random order each time
+  # (--gtest_shuffle; the seed of each iteration is printed), each test in one of SHARDS processes.
+  n=${SHARDS:-16} repeats=${REPEATS:-20}
+  s=$(date +%s)
+  for i in $(seq 0 $((n - 1))); do
+    GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout 570 $full/vfilter_gpu_tests --gtest_brief=1 --gtest_shuffle \
+      --gtest_repeat=$repeats >"$out/repeat_$i.txt" 2>&1 &
+  done
+  failed=0
+  for job in $(jobs -p); do wait $job || failed=$((failed + 1)); done
+  cat "$out"/repeat_*.txt >"$out/repeat.txt"
+  echo "repeat: $repeats iterations in $n shards, $(( $(date +%s) - s )) s: $failed shards failed;" \
+    "$(grep -c 'PASSED' "$out/repeat.txt") shard iterations passed, $(grep -c 'FAILED TEST' "$out/repeat.txt") failed"
+  grep -B2 -A6 "Failure" "$out/repeat.txt" | head -40
+  rm -f "$out"/repeat_*.txt
+  exit 0
+fi
+if [ "$what" = kills ]; then
+  # SIGKILL at 1.5, 2, 3 and 5 s into a --realtime recording (fragmented MP4), on the GPU and the
+  # CPU: the output must decode without one error line, or be absent (OUT.partial alone, killed
+  # before its first fragment was written). Also when the output first appeared under its name.
+  [ -f /tmp/live1080.mp4 ] || ffmpeg -v error -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 10 -c:v libx264 \
+    -preset veryfast -bf 0 -g 60 /tmp/live1080.mp4
+  for dev in cuda cpu; do
+    for t in 1.5 2 3 5; do
+      rec=/tmp/kill_${dev}_$t.mp4; rm -f $rec $rec.partial /tmp/appeared
+      start=$EPOCHREALTIME
+      $full/vfilter -q -i /tmp/live1080.mp4 --realtime --device $dev -f sobel -o $rec -y & pid=$!
+      ( while [ ! -f $rec ]; do sleep 0.02; done; awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $start }" >/tmp/appeared ) &
+      watcher=$!
+      sleep $t; kill -KILL $pid; wait $pid 2>/dev/null
+      kill $watcher 2>/dev/null; wait $watcher 2>/dev/null
+      appeared=$(cat /tmp/appeared 2>/dev/null)
+      if [ -f $rec ]; then
+        frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 $rec 2>&1)
+        errors=$(ffmpeg -nostdin -v error -i $rec -c:v rawvideo -f nut -y /dev/null 2>&1 | wc -l)
+        echo "$dev SIGKILL at $t s: $rec kept (under its name from ${appeared:-?} s), $frames frames decode, $errors decoder error lines"
+      else
+        echo "$dev SIGKILL at $t s: no $rec (OUT.partial $( [ -f $rec.partial ] && echo present || echo absent)): killed before its first fragment"
+      fi
+    done
+  done | tee "$out/kills.txt"
   exit 0
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then

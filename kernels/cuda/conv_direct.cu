@@ -50,7 +50,7 @@ int arena_offset(const ConvolveOp& op) {
         for (int j = 0; j < op.kh; ++j)
             for (int i = 0; i < op.kw; ++i) taps[j * op.kw + i] = static_cast<float>(op.k[j * op.kw + i]);
         if (used + static_cast<int>(taps.size()) > kArenaFloats) return std::make_unique<int>(-1);
-        VF_CUDA_CHECK(cudaMemcpyToSymbol(c_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float)));
+        copy_to_symbol_now(c_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float));
         auto off = std::make_unique<int>(used);
         used += static_cast<int>(taps.size());
         return off;

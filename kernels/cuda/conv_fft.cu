@@ -61,7 +61,7 @@ std::unique_ptr<FftSetup> make_setup(const ConvolveOp& op, int w, int h) {
     std::vector<float> kimg(real, 0.0f);
     for (int j = 0; j < op.kh; ++j)
         for (int i = 0; i < op.kw; ++i) kimg[static_cast<size_t>(j) * s->ew + i] = static_cast<float>(op.k[j * op.kw + i]);
-    VF_CUDA_CHECK(cudaMemcpy(s->ext.data(), kimg.data(), real * sizeof(float), cudaMemcpyHostToDevice));
+    copy_to_device_now(s->ext.data(), kimg.data(), real * sizeof(float));
     cufft_check(cufftExecR2C(s->fwd, reinterpret_cast<cufftReal*>(s->ext.data()),
                              reinterpret_cast<cufftComplex*>(s->spectrum.data())),
                 "cufftExecR2C (kernel)");

@@ -16,6 +16,7 @@
 
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_plane.cuh"
 #include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/tile_loader.cuh"
@@ -44,7 +45,7 @@ int taps_offset(const ConvolveOp& op) {
         for (int j = 0; j < padded(op.kh); ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
         if (used + static_cast<int>(taps.size()) > kArenaFloats)
             throw Error(ErrorCategory::Device, "too many distinct separable filters for constant memory");
-        VF_CUDA_CHECK(cudaMemcpyToSymbol(c_sep_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float)));
+        copy_to_symbol_now(c_sep_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float));
         auto off = std::make_unique<int>(used);
         used += static_cast<int>(taps.size());
         return off;

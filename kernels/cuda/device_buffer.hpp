@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -12,12 +13,19 @@
 
 namespace vf::cuda {
 
+// The byte every DeviceBuffer allocated from now on is filled with, or -1 (the default) to leave
+// it as cudaMalloc gives it. The tests set a different byte for every case, so that a kernel
+// reading scratch memory nobody wrote gives a wrong answer that changes from run to run instead of
+// a lucky zero.
+inline std::atomic<int>& new_buffer_fill() {
+    static std::atomic<int> byte{-1};
+    return byte;
+}
+
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
-    explicit DeviceBuffer(size_t bytes) : bytes_(bytes) {
-        if (bytes) VF_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-    }
+    explicit DeviceBuffer(size_t bytes);
     ~DeviceBuffer() {
         if (ptr_) cudaFree(ptr_);
     }
@@ -35,14 +43,6 @@ private:
     size_t bytes_ = 0;
 };
 
-// A device copy of v (synchronous: for tables built once per kernel and cached).
-template <typename V>
-std::unique_ptr<DeviceBuffer> upload(const std::vector<V>& v) {
-    auto buf = std::make_unique<DeviceBuffer>(v.size() * sizeof(V));
-    VF_CUDA_CHECK(cudaMemcpy(buf->data(), v.data(), v.size() * sizeof(V), cudaMemcpyHostToDevice));
-    return buf;
-}
-
 class Stream {
 public:
     Stream() { VF_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
@@ -55,6 +55,42 @@ public:
 private:
     cudaStream_t s_ = nullptr;
 };
+
+// Copies host memory into device memory (or a __constant__ symbol) and returns once the bytes
+// have landed. A plain cudaMemcpy from pageable memory may return before its DMA completes, and a
+// kernel launched on a non-blocking stream does not wait for the legacy stream: a table uploaded
+// that way can be read before it arrives (the first launch of a kernel then sees whatever the
+// fresh allocation held). Used for the tables built once per kernel and cached, never per frame.
+inline void copy_to_device_now(void* dst, const void* src, size_t bytes) {
+    Stream s;
+    VF_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s.get()));
+    s.sync();
+}
+
+inline void copy_to_symbol_now(const void* symbol, const void* src, size_t bytes, size_t offset) {
+    Stream s;
+    VF_CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, src, bytes, offset, cudaMemcpyHostToDevice, s.get()));
+    s.sync();
+}
+
+// A device copy of v, complete when this returns (for tables built once per kernel and cached).
+template <typename V>
+std::unique_ptr<DeviceBuffer> upload(const std::vector<V>& v) {
+    auto buf = std::make_unique<DeviceBuffer>(v.size() * sizeof(V));
+    copy_to_device_now(buf->data(), v.data(), v.size() * sizeof(V));
+    return buf;
+}
+
+
+inline DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
+    if (!bytes) return;
+    VF_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    if (const int fill = new_buffer_fill().load(); fill >= 0) {
+        Stream s;
+        VF_CUDA_CHECK(cudaMemsetAsync(ptr_, fill, bytes, s.get()));
+        s.sync();
+    }
+}
 
 class Event {
 public:

@@ -1,6 +1,8 @@
 // Every CUDA path against the CPU reference on fresh random data: every filter, odd, tall, 1x1
 // and 4K sizes, every border, 8 and 10 bit, planar and interleaved layouts. The device copy of
-// each output (padding included) is poisoned first, so unwritten pixels and stray writes show.
+// each output (padding included) is poisoned first, and fresh device scratch too, with a byte that
+// changes from case to case and run to run, so unwritten pixels, stray writes and reads of memory
+// nobody wrote show.
 // (1919x1079 and 3840x2160 run in LargeKernelsAndFourK.)
 // Accuracy target: at most 1 LSB off anywhere and at least 99.9% of pixels identical; the
 // gradient filters and small whole-number kernels must match exactly.
@@ -18,6 +20,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/fixed_finish.hpp"
 #include "kernels/reference.hpp"
+#include "support/parallel_reference.hpp"
 #include "support/random_plane.hpp"
 
 namespace vf {
@@ -45,13 +48,14 @@ struct Outcome {
 Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step = 1, int offset = 0,
                  int shift = 0, bool aligned = false) {
     std::mt19937 rng(seed);
+    cuda::new_buffer_fill() = test::poison_byte();
     TestPlane src(w, h, depth, step, offset, shift, aligned), ref(w, h, depth, step, offset, shift, aligned),
         out(w, h, depth, step, offset, shift, aligned);
     src.fill_random(rng);
     // The plain reference for ordinary sizes; for 4K the CPU fast path, which the CPU suite
     // proves equal to the reference bit for bit, so the suite stays quick.
     if (static_cast<long>(w) * h > 1000000) CpuBackend(0).apply(op, src.view(), ref.view());
-    else reference_apply(op, src.view(), ref.view());
+    else test::parallel_reference(op, src.view(), ref.view());
     out.poison();
     cuda::DeviceBuffer dsrc(src.size_bytes()), ddst(out.size_bytes());
     cuda::Stream stream;
@@ -103,7 +107,9 @@ const char* kSpecs[] = {
     "convolution=m=1 4 6 4 1 3 2 5 7:mode=column:bias=-7",
     "convolution=m=1 2 3 2 4 6 3 6 9:bias=-20",
 };
-const Size kSizes[] = {{1, 1}, {2, 3}, {33, 17}, {17, 129}, {131, 5}, {641, 359}};
+// 1x1, one-sample rows and columns, 2x2 (the chroma of a 4x4 frame), planes narrower or shorter than
+// the larger kernels on one axis only, odd sizes over block edges.
+const Size kSizes[] = {{1, 1}, {1, 17}, {19, 1}, {2, 2}, {2, 3}, {40, 3}, {3, 40}, {33, 17}, {17, 129}, {131, 5}, {641, 359}};
 const Border kBorders[] = {Border::Mirror, Border::Replicate, Border::Zero};
 
 class GpuMatchesReference : public ::testing::TestWithParam<std::tuple<const char*, Size, Border, int>> {};
@@ -410,7 +416,7 @@ TEST(Gpu, TensorPathExactAgainstReference) {
     const Shape shapes[] = {{1, 1, 2048}, {3, 3, 2048}, {7, 7, 99}, {17, 1, 50}, {1, 17, 50}, {9, 5, 30}, {5, 13, 30},
                             {13, 13, 9}, {27, 27, 9}, {33, 31, 17}, {41, 9, 30}, {63, 63, 4}, {65, 65, 3},
                             {81, 3, 30}, {1, 81, 20}};
-    const Size sizes[] = {{1, 1}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {127, 31}, {130, 63}, {257, 71}};
+    const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {127, 31}, {130, 63}, {257, 71}};
     int tested = 0;
     for (const Shape& sh : shapes) {
         PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
@@ -490,7 +496,7 @@ TEST(Gpu, IntegerTensorPathExactAgainstReference) {
     const Shape shapes[] = {{3, 3, 127}, {5, 5, 127}, {7, 7, 60}, {9, 9, 9},    {11, 3, 50}, {15, 7, 20},
                             {13, 13, 9}, {17, 17, 9}, {19, 3, 40}, {27, 27, 9}, {33, 31, 9}, {41, 9, 30},
                             {3, 41, 30}, {63, 63, 9}, {65, 65, 5}, {79, 79, 3}, {81, 3, 30}};
-    const Size sizes[] = {{1, 1}, {2, 3}, {16, 1}, {17, 33}, {127, 31}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
+    const Size sizes[] = {{1, 1}, {1, 9}, {2, 2}, {2, 3}, {16, 1}, {17, 33}, {127, 31}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
     // rdiv, bias: an integer finish without a shift, one with it, and the pair with no integer form.
     const std::pair<float, float> finishes[] = {{0.0f, 128.0f}, {1.0f, 7.0f}, {0.3f, 100.0f}};
     // Only the layout matters to the eligibility check, never the data: an aligned stand-in.
@@ -567,10 +573,11 @@ struct SeparablePair {
 
 SeparablePair run_separable_pair(const PlaneOp& op, int w, int h, unsigned seed) {
     std::mt19937 rng(seed);
+    cuda::new_buffer_fill() = test::poison_byte();
     TestPlane src(w, h, 8, 1, 0, 0, true), ref(w, h, 8, 1, 0, 0, true), out(w, h, 8, 1, 0, 0, true), f32(w, h, 8, 1, 0, 0, true);
     src.fill_random(rng);
     if (static_cast<long>(w) * h > 1000000) CpuBackend(0).apply(op, src.view(), ref.view());
-    else reference_apply(op, src.view(), ref.view());
+    else test::parallel_reference(op, src.view(), ref.view());
     out.poison();
     f32.poison();
     cuda::DeviceBuffer dsrc(src.size_bytes()), dout(out.size_bytes()), df32(f32.size_bytes());
@@ -643,7 +650,7 @@ TEST(Gpu, SeparableIntegerRowPassMatchesFp32AndReference) {
         ops.emplace_back("s8 rows " + std::to_string(kw) + "x" + std::to_string(kh),
                          rank1(scol, srow, 1.0f / (kw * kh * 100.0f), 100));
     }
-    const Size sizes[] = {{1, 1}, {2, 3}, {16, 1}, {17, 33}, {127, 63}, {128, 64}, {129, 65}, {300, 70}, {521, 190}};
+    const Size sizes[] = {{1, 1}, {1, 9}, {2, 2}, {2, 3}, {16, 1}, {17, 33}, {127, 63}, {128, 64}, {129, 65}, {300, 70}, {521, 190}};
     const TestPlane probe(64, 64, 8, 1, 0, 0, true);
     auto device_like = [](const TestPlane& p) { return p.view_at(reinterpret_cast<uint8_t*>(uintptr_t{1} << 20)); };
     int tested = 0;
@@ -696,7 +703,7 @@ TEST(Gpu, BoxWalksExactAgainstReference) {
         int kw, kh, tap;
     };
     const Box boxes[] = {{3, 3, 1}, {5, 9, 1}, {33, 3, 1}, {63, 63, 1}, {65, 31, -1}, {127, 5, 1}, {7, 127, 1}, {127, 127, 1}};
-    const Size sizes[] = {{1, 1}, {2, 3}, {17, 40}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
+    const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {2, 3}, {17, 40}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
     int tested = 0;
     for (const Box& bx : boxes) {
         PlaneOp op = rank1(std::vector<int>(bx.kh, 1), std::vector<int>(bx.kw, bx.tap), 1.0f / (bx.kw * bx.kh), bx.tap < 0 ? 255.0f : 0.0f);
@@ -713,13 +720,54 @@ TEST(Gpu, BoxWalksExactAgainstReference) {
                     ++tested;
                 }
     }
-    EXPECT_EQ(tested, 8 * 7 * 3 * 2 - 2 * 3 * 2);
+    EXPECT_EQ(tested, 8 * 10 * 3 * 2 - 2 * 3 * 2);
     PlaneOp big = build_chain("box=radius=31")[0].ops[0];
     for (Border b : kBorders) {
         big.border = b;
         expect_close(run_case(big, 3841, 2161, 8, GpuKernel::Separable, rng(), 1, 0, 0, true), 3841L * 2161, true,
                      std::string("box 63x63, 3841x2161, ") + border_name(b));
     }
+}
+
+// The tables a kernel needs (taps in constant or global memory, the integer products' band
+// fragments, the FFT's spectrum) are uploaded at its first launch and must have landed before that
+// launch reads them. Every case here is a kernel the process has not seen, launched at once on a
+// non-blocking stream and compared with the reference: uploads that returned before their copy
+// landed made the first case of a kernel fail now and then (a table read as whatever the fresh
+// allocation held).
+TEST(Gpu, FirstLaunchOfEveryKernelSeesItsTables) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(61);
+    struct Path {
+        GpuKernel kernel;
+        int kw, kh, depth;
+        bool aligned, rank1;
+    };
+    const Path paths[] = {
+        {GpuKernel::Naive, 7, 7, 8, false, false},     {GpuKernel::Constant, 9, 5, 8, false, false},
+        {GpuKernel::Tiled, 5, 5, 8, false, false},     {GpuKernel::Tiled, 13, 13, 10, false, false},
+        {GpuKernel::Separable, 9, 9, 10, false, true}, {GpuKernel::Separable, 21, 15, 8, true, true},
+        {GpuKernel::Fft, 17, 17, 8, false, false},     {GpuKernel::Tensor, 5, 5, 8, true, false},
+        {GpuKernel::Tensor, 65, 65, 8, true, false},   {GpuKernel::Tensor, 15, 15, 10, false, false},
+    };
+    for (const Path& p : paths)
+        for (int n = 0; n < 12; ++n) {
+            PlaneOp op;
+            if (p.rank1) {
+                op = rank1(random_vector(p.kh, 1, 9, rng), random_vector(p.kw, 0, 255, rng), 1.0f / (p.kw * p.kh * 200.0f), 7);
+            } else {
+                op = random_taps(p.kw, p.kh, p.kernel == GpuKernel::Tensor && p.kw > 20 ? 3 : 60, rng);
+                op.conv.rdiv = 1.0f / (p.kw * p.kh * 20.0f);
+                op.conv.bias = 128;
+                finalize_convolve(op.conv);
+            }
+            op.border = kBorders[n % 3];
+            const std::string what = std::string(gpu_kernel_name(p.kernel)) + " " + std::to_string(p.kw) + "x" +
+                                     std::to_string(p.kh) + " " + std::to_string(p.depth) + "-bit, fresh kernel " + std::to_string(n);
+            const Outcome o = run_case(op, 37, 29, p.depth, p.kernel, rng(), 1, 0, 0, p.aligned);
+            if (p.kernel == GpuKernel::Fft) expect_within_one(o, what);
+            else expect_close(o, 37 * 29, p.kernel == GpuKernel::Tensor, what);
+        }
 }
 
 TEST(Gpu, CopyAndFill) {

@@ -489,12 +489,33 @@ TEST_F(Live, KilledRecordingIsPlayableToItsLastFragment) {
         std::this_thread::sleep_for(3500ms);
         v->signal(SIGKILL);
         v->wait(10);
-        ASSERT_TRUE(file_exists(out)) << name << ": the recording is written in place, not to a .partial file";
+        ASSERT_TRUE(file_exists(out)) << name << ": a recording takes its own name once its first fragment is written";
         const CommandResult r = run_command({"ffmpeg", "-nostdin", "-v", "error", "-i", out, "-f", "null", "-"}, 60);
         const Decoded d = decode(out);
         // Everything up to the last complete fragment: 3.5 s of real time minus a fragment (1 s).
         EXPECT_GE(d.frames, 45) << name << ": " << r.output;
     }
+}
+
+// Killed at any moment, a recording leaves either a file that plays without one decoder error or
+// no file under its name at all (only OUT.partial, before its first fragment was complete): a
+// header without a fragment plays nothing, and ffmpeg reports it as an error.
+TEST_F(Live, KilledAtAnyMomentLeavesNoBrokenRecording) {
+    const std::string in = clip("in.mp4", "640x360", 8);
+    int kept = 0;
+    for (const int ms : {300, 800, 1200, 1500, 2000, 3000}) {
+        const std::string out = dir + "/kill" + std::to_string(ms) + ".mp4";
+        auto v = vfilter({"-i", in, "--realtime", "-o", out});
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        v->signal(SIGKILL);
+        v->wait(10);
+        if (!file_exists(out)) continue;  // killed before the first fragment: OUT.partial alone
+        ++kept;
+        const Decoded d = decode(out);
+        EXPECT_TRUE(d.clean) << "killed after " << ms << " ms: " << d.errors;
+        EXPECT_GT(d.frames, 0) << "killed after " << ms << " ms";
+    }
+    EXPECT_GE(kept, 1) << "not one recording reached its first fragment within 3 s";
 }
 
 TEST_F(Live, SecondSignalFinishesTheOutputAtOnce) {

@@ -1,8 +1,25 @@
 #include "support/random_plane.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
 namespace vf::test {
 
-TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int shift, bool aligned) : offset_(offset) {
+uint8_t poison_byte() {
+    static std::mutex mutex;
+    static std::mt19937 rng = [] {
+        const char* env = std::getenv("VF_TEST_POISON_SEED");
+        const unsigned seed = env && *env ? static_cast<unsigned>(std::strtoul(env, nullptr, 10)) : std::random_device{}();
+        std::fprintf(stderr, "poison bytes from seed %u (VF_TEST_POISON_SEED=%u repeats them)\n", seed, seed);
+        return std::mt19937(seed);
+    }();
+    std::lock_guard<std::mutex> lock(mutex);
+    return static_cast<uint8_t>(rng() & 0xFF);
+}
+
+TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int shift, bool aligned)
+    : offset_(offset), poison_(poison_byte()) {
     view_.width = width;
     view_.height = height;
     view_.depth = depth;
@@ -13,7 +30,7 @@ TestPlane::TestPlane(int width, int height, int depth, int step, int offset, int
     view_.pitch = static_cast<std::ptrdiff_t>(width) * step * view_.bytes_per_sample + 37;
     view_.pitch += view_.pitch % 2;
     if (aligned) view_.pitch = (view_.pitch + 63) / 64 * 64;
-    bytes_.assign(static_cast<size_t>(view_.pitch) * (height + 1) + 64, 0xA5);
+    bytes_.assign(static_cast<size_t>(view_.pitch) * (height + 1) + 64, poison_);
     view_.data = bytes_.data() + offset * view_.bytes_per_sample;
 }
 
@@ -23,7 +40,10 @@ void TestPlane::fill_random(std::mt19937& rng) {
         for (int x = 0; x < view_.width; ++x) view_.write(x, y, d(rng));
 }
 
-void TestPlane::poison() { std::fill(bytes_.begin(), bytes_.end(), 0xA5); }
+void TestPlane::poison() {
+    poison_ = poison_byte();
+    std::fill(bytes_.begin(), bytes_.end(), poison_);
+}
 
 bool TestPlane::padding_intact() const {
     std::vector<char> owned(bytes_.size(), 0);
@@ -34,7 +54,7 @@ bool TestPlane::padding_intact() const {
             for (int b = 0; b < view_.bytes_per_sample; ++b) owned[at + b] = 1;
         }
     for (size_t i = 0; i < bytes_.size(); ++i)
-        if (!owned[i] && bytes_[i] != 0xA5) return false;
+        if (!owned[i] && bytes_[i] != poison_) return false;
     return true;
 }
 

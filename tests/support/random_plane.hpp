@@ -19,7 +19,7 @@ public:
     TestPlane(int width, int height, int depth, int step = 1, int offset = 0, int shift = 0, bool aligned = false);
     PlaneView view() const { return view_; }
     void fill_random(std::mt19937& rng);
-    void poison();                       // every byte, padding included, to 0xA5
+    void poison();                       // every byte, padding included, to a fresh poison_byte()
     bool padding_intact() const;         // bytes outside the channel still hold the poison
     int at(int x, int y) const { return view_.read(x, y); }
     // The whole allocation (padding included), to mirror it in device memory byte for byte.
@@ -36,7 +36,13 @@ private:
     std::vector<uint8_t> bytes_;
     PlaneView view_;
     int offset_;
+    uint8_t poison_;
 };
+
+// A poison byte that changes from call to call and from run to run, so that a pixel nobody wrote
+// (or a read of memory nobody wrote) cannot match the reference by luck twice. The sequence comes
+// from a seed drawn once per process and printed to stderr; VF_TEST_POISON_SEED=N repeats a run.
+uint8_t poison_byte();
 
 // Counts pixels that differ; fills `first` with a description of the first difference.
 long count_differences(const TestPlane& a, const TestPlane& b, std::string* first = nullptr);
