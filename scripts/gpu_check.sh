@@ -32,7 +32,7 @@ done
 if [ "${1:-}" = pipeline ]; then
   # The whole program against the static FFmpeg carried in .static-ffmpeg (lib, include, bin;
   # made by scripts/build_static_ffmpeg.sh): every test, the GPU end-to-end ones included.
-  . scripts/use_static_ffmpeg.sh || exit 1
+  . scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
   full=/tmp/vf-full
   cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/full_build.log" 2>&1 &&
     cmake --build $full -j "$(nproc)" >>"$out/full_build.log" 2>&1 || { grep -E "error|Error" "$out/full_build.log" | head -30; exit 1; }

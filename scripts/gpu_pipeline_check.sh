@@ -20,7 +20,7 @@ out=${OUT:-gpu-out}
 mkdir -p "$out"
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; } >"$out/machine.txt" 2>&1
 cat "$out/machine.txt"
-. scripts/use_static_ffmpeg.sh || exit 1
+. scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
 full=$PWD/build-device  # ignored; kept between calls while the machine stays warm
 t0=$(date +%s)
 cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
