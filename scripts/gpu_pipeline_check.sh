@@ -72,7 +72,7 @@ if [ "$what" = repeat ]; then
   n=${SHARDS:-16} repeats=${REPEATS:-20}
   s=$(date +%s)
   for i in $(seq 0 $((n - 1))); do
-    GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout 570 $full/vfilter_gpu_tests --gtest_brief=1 --gtest_shuffle \
+    GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout ${REPEAT_TIMEOUT:-480} $full/vfilter_gpu_tests --gtest_brief=1 --gtest_shuffle \
       --gtest_repeat=$repeats >"$out/repeat_$i.txt" 2>&1 &
   done
   failed=0

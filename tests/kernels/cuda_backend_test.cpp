@@ -8,6 +8,7 @@
 // gradient filters and small whole-number kernels must match exactly.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <random>
 #include <string>
@@ -47,6 +48,32 @@ struct Outcome {
     bool padding_ok = true;
 };
 
+// The reference output for a case. The plain reference for ordinary sizes; for 4K the CPU fast
+// path, which the CPU suite proves equal to the reference bit for bit, so the suite stays quick.
+// Cases that differ only in layout (planar, nv12's interleaved chroma, p010's shift, the pitch)
+// hold the same samples when they share a seed and a depth, and so the same reference: the last
+// one is kept, so a test that loops over layouts innermost computes it once.
+void reference_for(const PlaneOp& op, const TestPlane& src, TestPlane& ref, unsigned seed) {
+    using Key = std::tuple<OpKind, Border, int, int, std::vector<double>, float, float, std::array<int, 9>, std::array<int, 9>, float,
+                           float, float, int, int, int, unsigned>;
+    static Key last_key{};
+    static std::vector<int> last;
+    const PlaneView v = src.view();
+    const Key key{op.kind, op.border, op.conv.kw, op.conv.kh, op.conv.k, op.conv.rdiv, op.conv.bias, op.grad.gx, op.grad.gy,
+                  op.grad.divisor, op.grad.scale, op.grad.delta, v.width, v.height, v.depth, seed};
+    if (key == last_key && last.size() == static_cast<size_t>(v.width) * v.height) {
+        for (int y = 0; y < v.height; ++y)
+            for (int x = 0; x < v.width; ++x) ref.view().write(x, y, last[static_cast<size_t>(y) * v.width + x]);
+        return;
+    }
+    if (static_cast<long>(v.width) * v.height > 1000000) CpuBackend(0).apply(op, src.view(), ref.view());
+    else test::parallel_reference(op, src.view(), ref.view());
+    last.resize(static_cast<size_t>(v.width) * v.height);
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x) last[static_cast<size_t>(y) * v.width + x] = ref.at(x, y);
+    last_key = key;
+}
+
 // Runs op on the GPU with `kernel` and compares with the reference.
 Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step = 1, int offset = 0,
                  int shift = 0, bool aligned = false) {
@@ -55,10 +82,7 @@ Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, u
     TestPlane src(w, h, depth, step, offset, shift, aligned), ref(w, h, depth, step, offset, shift, aligned),
         out(w, h, depth, step, offset, shift, aligned);
     src.fill_random(rng);
-    // The plain reference for ordinary sizes; for 4K the CPU fast path, which the CPU suite
-    // proves equal to the reference bit for bit, so the suite stays quick.
-    if (static_cast<long>(w) * h > 1000000) CpuBackend(0).apply(op, src.view(), ref.view());
-    else test::parallel_reference(op, src.view(), ref.view());
+    reference_for(op, src, ref, seed);
     out.poison();
     cuda::DeviceBuffer dsrc(src.size_bytes()), ddst(out.size_bytes());
     cuda::Stream stream;
@@ -362,16 +386,18 @@ TEST(Gpu, BoxExactAtEveryTileEdge) {
         PlaneOp op = build_chain(c.spec)[0].ops[0];
         ASSERT_TRUE(op.conv.separable()) << c.spec;
         for (const Size s : c.sizes)
-            for (Border b : kBorders)
+            for (Border b : kBorders) {
+                const unsigned seed = rng();  // fresh data per size and border; its layouts share it
                 for (int layout = 0; layout < 4; ++layout)
                     for (bool aligned : {false, true}) {
                         op.border = b;
                         const int depth = layout == 0 || layout == 3 ? 8 : 10, shift = layout == 2 ? 6 : 0, step = layout == 3 ? 2 : 1;
-                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), step, step - 1, shift, aligned);
+                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, seed, step, step - 1, shift, aligned);
                         expect_close(o, static_cast<long>(s.w) * s.h, true,
                                      std::string(c.spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
                                          border_name(b) + " layout " + std::to_string(layout) + (aligned ? " aligned" : ""));
                     }
+            }
     }
     PlaneOp big = build_chain("box=radius=31")[0].ops[0];
     for (Border b : kBorders) {
@@ -394,14 +420,16 @@ TEST(Gpu, SeparableAtEveryTapCount) {
         ASSERT_TRUE(op.conv.separable()) << spec;
         for (const Size s : {Size{1, 1}, Size{9, 70}, Size{203, 131}, Size{333, 250}})
             for (Border b : kBorders)
-                for (int depth : {8, 10})
+                for (int depth : {8, 10}) {
+                    const unsigned seed = rng();  // fresh data per case; both pitches share it
                     for (bool aligned : {false, true}) {
                         op.border = b;
-                        expect_close(run_case(op, s.w, s.h, depth, GpuKernel::Separable, rng(), 1, 0, 0, aligned),
+                        expect_close(run_case(op, s.w, s.h, depth, GpuKernel::Separable, seed, 1, 0, 0, aligned),
                                      static_cast<long>(s.w) * s.h, false,
                                      std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
                                          border_name(b) + " " + std::to_string(depth) + " bit" + (aligned ? " aligned" : ""));
                     }
+                }
     }
 }
 
@@ -410,52 +438,66 @@ TEST(Gpu, SeparableAtEveryTapCount) {
 // (1 to 6 chunks of 16 input columns, each count a kernel of its own), planes smaller than one
 // 128x32 block, at and just over block edges, every border, 8 and 10 bit, p010's shifted samples,
 // nv12's interleaved chroma, and taps at the limits it accepts (+-2048; sums near 2^24).
-TEST(Gpu, TensorPathExactAgainstReference) {
+struct TapShape {
+    int kw, kh, max_tap;
+};
+const TapShape kTensorShapes[] = {{1, 1, 2048}, {3, 3, 2048}, {7, 7, 99}, {17, 1, 50}, {1, 17, 50}, {9, 5, 30}, {5, 13, 30},
+                                  {13, 13, 9}, {27, 27, 9}, {33, 31, 17}, {41, 9, 30}, {63, 63, 4}, {65, 65, 3},
+                                  {81, 3, 30}, {1, 81, 20}};
+
+std::string shape_name(const ::testing::TestParamInfo<TapShape>& info) {
+    return std::to_string(info.param.kw) + "x" + std::to_string(info.param.kh);
+}
+
+class TensorPath : public ::testing::TestWithParam<TapShape> {};
+
+// One kernel shape a test, so that the suite's shards share the work.
+TEST_P(TensorPath, ExactAgainstReference) {
     SKIP_WITHOUT_GPU();
-    std::mt19937 rng(43);
-    struct Shape {
-        int kw, kh, max_tap;
-    };
-    const Shape shapes[] = {{1, 1, 2048}, {3, 3, 2048}, {7, 7, 99}, {17, 1, 50}, {1, 17, 50}, {9, 5, 30}, {5, 13, 30},
-                            {13, 13, 9}, {27, 27, 9}, {33, 31, 17}, {41, 9, 30}, {63, 63, 4}, {65, 65, 3},
-                            {81, 3, 30}, {1, 81, 20}};
+    const TapShape sh = GetParam();
+    std::mt19937 rng(43 + sh.kw * 131 + sh.kh);
     const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {2, 3}, {63, 65}, {64, 64}, {65, 129}, {127, 31}, {130, 63}, {257, 71}};
     int tested = 0;
-    for (const Shape& sh : shapes) {
-        PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
-        op.conv.k[0] = sh.max_tap;
-        op.conv.k.back() = -sh.max_tap;
-        op.conv.rdiv = 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
-        op.conv.bias = 128;
-        finalize_convolve(op.conv);
-        const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " + std::to_string(sh.max_tap);
-        std::string why;
-        if (!cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view(), &why)) {
-            ADD_FAILURE() << name << " should be taken: " << why;
-            continue;
-        }
-        for (const Size s : sizes)
-            for (Border b : kBorders)
-                for (int layout = 0; layout < 4; ++layout) {
-                    const int depth = layout == 0 || layout == 3 ? 8 : 10, shift = layout == 2 ? 6 : 0, step = layout == 3 ? 2 : 1;
-                    if (depth == 10 && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 10).view())) continue;
-                    op.border = b;
-                    const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Tensor, rng(), step, step - 1, shift, layout == 1);
-                    expect_close(o, static_cast<long>(s.w) * s.h, true,
-                                 name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b) + " layout " +
-                                     std::to_string(layout));
-                    ++tested;
-                }
-        // 8-bit rows 64-byte aligned, large enough for blocks wholly inside the plane: their tiles
-        // are staged a word at a time (every offset of the tile's first column within a word
-        // comes up among these kernel widths).
+    PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
+    op.conv.k[0] = sh.max_tap;
+    op.conv.k.back() = -sh.max_tap;
+    op.conv.rdiv = 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
+    op.conv.bias = 128;
+    finalize_convolve(op.conv);
+    const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " + std::to_string(sh.max_tap);
+    std::string why;
+    ASSERT_TRUE(cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view(), &why)) << name << " should be taken: " << why;
+    for (const Size s : sizes)
         for (Border b : kBorders) {
-            op.border = b;
-            expect_close(run_case(op, 521, 190, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true), 521L * 190, true,
-                         name + " 521x190 aligned " + border_name(b));
+            const unsigned seed = rng();  // fresh data per size and border; its layouts share it
+            for (int layout : {0, 3, 1, 2}) {  // 8-bit layouts, then 10-bit: each pair shares its reference
+                const int depth = layout == 0 || layout == 3 ? 8 : 10, shift = layout == 2 ? 6 : 0, step = layout == 3 ? 2 : 1;
+                if (depth == 10 && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 10).view())) continue;
+                op.border = b;
+                const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Tensor, seed, step, step - 1, shift, layout == 1);
+                expect_close(o, static_cast<long>(s.w) * s.h, true,
+                             name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b) + " layout " +
+                                 std::to_string(layout));
+                ++tested;
+            }
         }
+    // 8-bit rows 64-byte aligned, large enough for blocks wholly inside the plane: their tiles
+    // are staged a word at a time (every offset of the tile's first column within a word
+    // comes up among these kernel widths).
+    for (Border b : kBorders) {
+        op.border = b;
+        expect_close(run_case(op, 521, 190, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true), 521L * 190, true,
+                     name + " 521x190 aligned " + border_name(b));
     }
-    EXPECT_GT(tested, 900);
+    EXPECT_GE(tested, static_cast<int>(std::size(sizes)) * 3 * 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, TensorPath, ::testing::ValuesIn(kTensorShapes), shape_name);
+
+// kernel shapes from 1x1 to 65x65 above, here: a large plane, auto, and what the path refuses.
+TEST(Gpu, TensorPathLargePlaneAutoAndRefusals) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(43);
     // A large plane with a ragged right and bottom edge, and auto (which times it against the
     // others) giving the same bytes.
     PlaneOp op = random_dense(27, 9, 1.0f / 700, 128, rng);
@@ -490,51 +532,82 @@ TEST(Gpu, TensorPathExactAgainstReference) {
 // byte taps at both extremes, the three finishes (integer with and without its shift, and the
 // float finish where no integer form exists), every border, planes from 1x1 to past 1080p with
 // ragged right and bottom edges.
-TEST(Gpu, IntegerTensorPathExactAgainstReference) {
+const TapShape kIntegerShapes[] = {{3, 3, 127}, {5, 5, 127}, {7, 7, 60}, {9, 9, 9},    {11, 3, 50}, {15, 7, 20},
+                                   {13, 13, 9}, {17, 17, 9}, {19, 3, 40}, {27, 27, 9}, {33, 31, 9}, {41, 9, 30},
+                                   {3, 41, 30}, {63, 63, 9}, {65, 65, 5}, {79, 79, 3}, {81, 3, 30}};
+
+// For one shape, its kernel with each finish: an integer finish without a shift, one with it, and
+// a divisor and bias with no integer form. Taps at both extremes of a signed byte.
+std::vector<PlaneOp> integer_ops(const TapShape& sh) {
+    const std::pair<float, float> finishes[] = {{0.0f, 128.0f}, {1.0f, 7.0f}, {0.3f, 100.0f}};  // rdiv, bias
+    std::mt19937 rng(47 + sh.kw * 131 + sh.kh);
+    std::vector<PlaneOp> ops;
+    for (const auto& [rdiv, bias] : finishes) {
+        PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
+        op.conv.k[0] = sh.max_tap == 127 ? -128 : sh.max_tap;
+        op.conv.k.back() = sh.max_tap == 127 ? 127 : -sh.max_tap;
+        op.conv.rdiv = rdiv != 0 ? rdiv : 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
+        op.conv.bias = bias;
+        finalize_convolve(op.conv);
+        ops.push_back(op);
+    }
+    return ops;
+}
+
+// Only the layout matters to the eligibility checks, never the data: an aligned stand-in.
+PlaneView device_like(const TestPlane& p) { return p.view_at(reinterpret_cast<uint8_t*>(uintptr_t{1} << 20)); }
+
+class IntegerTensorPath : public ::testing::TestWithParam<TapShape> {};
+
+// One kernel shape a test, with each finish, every border, planes from 1x1 to 521x190.
+TEST_P(IntegerTensorPath, ExactAgainstReference) {
+    SKIP_WITHOUT_GPU();
+    const TapShape sh = GetParam();
+    std::mt19937 rng(53 + sh.kw * 131 + sh.kh);
+    const Size sizes[] = {{1, 1}, {1, 9}, {2, 2}, {2, 3}, {16, 1}, {17, 33}, {127, 31}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
+    const TestPlane probe(64, 64, 8, 1, 0, 0, true);
+    int tested = 0;
+    const std::vector<PlaneOp> ops = integer_ops(sh);
+    for (size_t fi = 0; fi < ops.size(); ++fi) {
+        PlaneOp op = ops[fi];
+        const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " +
+                                 std::to_string(sh.max_tap) + " finish " + std::to_string(fi);
+        std::string why;
+        if (!cuda::imma_eligible(op.conv, device_like(probe), device_like(probe), &why)) {
+            // Only the float finish of sums that could pass 2^24 is refused.
+            EXPECT_TRUE(!cuda::fixed_finish_for(op.conv) && !tensor_taps_problem(op.conv, 255).empty())
+                << name << " should be taken: " << why;
+            continue;
+        }
+        for (const Size s : sizes)
+            for (Border b : kBorders) {
+                if (sh.kw * sh.kh > 2000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
+                op.border = b;
+                const Outcome o = run_case(op, s.w, s.h, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true);
+                expect_close(o, static_cast<long>(s.w) * s.h, true,
+                             name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b));
+                ++tested;
+            }
+    }
+    EXPECT_GE(tested, 10 * 3);  // at least one finish on every size below 521x190
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, IntegerTensorPath, ::testing::ValuesIn(kIntegerShapes), shape_name);
+
+// The integer products (conv_imma.cu), which the tensor path takes for byte taps on 8-bit planes
+// with 16-byte aligned rows: the shapes above exercise every finish kind; here past 1080p and 4K
+// with ragged edges, auto, and what the path refuses.
+TEST(Gpu, IntegerTensorPathLargePlanesAndRefusals) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(47);
-    struct Shape {
-        int kw, kh, max_tap;
-    };
-    const Shape shapes[] = {{3, 3, 127}, {5, 5, 127}, {7, 7, 60}, {9, 9, 9},    {11, 3, 50}, {15, 7, 20},
-                            {13, 13, 9}, {17, 17, 9}, {19, 3, 40}, {27, 27, 9}, {33, 31, 9}, {41, 9, 30},
-                            {3, 41, 30}, {63, 63, 9}, {65, 65, 5}, {79, 79, 3}, {81, 3, 30}};
-    const Size sizes[] = {{1, 1}, {1, 9}, {2, 2}, {2, 3}, {16, 1}, {17, 33}, {127, 31}, {128, 32}, {129, 33}, {300, 70}, {521, 190}};
-    // rdiv, bias: an integer finish without a shift, one with it, and the pair with no integer form.
-    const std::pair<float, float> finishes[] = {{0.0f, 128.0f}, {1.0f, 7.0f}, {0.3f, 100.0f}};
-    // Only the layout matters to the eligibility check, never the data: an aligned stand-in.
-    auto device_like = [](const TestPlane& p) { return p.view_at(reinterpret_cast<uint8_t*>(uintptr_t{1} << 20)); };
-    int tested = 0, kinds[3] = {0, 0, 0};
-    for (const Shape& sh : shapes)
-        for (int fi = 0; fi < 3; ++fi) {
-            PlaneOp op = random_taps(sh.kw, sh.kh, sh.max_tap, rng);
-            op.conv.k[0] = sh.max_tap == 127 ? -128 : sh.max_tap;
-            op.conv.k.back() = sh.max_tap == 127 ? 127 : -sh.max_tap;
-            op.conv.rdiv = finishes[fi].first != 0 ? finishes[fi].first : 1.0f / (sh.kw * sh.kh * sh.max_tap * 0.3f + 1);
-            op.conv.bias = finishes[fi].second;
-            finalize_convolve(op.conv);
-            const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " +
-                                     std::to_string(sh.max_tap) + " finish " + std::to_string(fi);
-            const FixedFinish* ff = cuda::fixed_finish_for(op.conv);
-            const TestPlane probe(64, 64, 8, 1, 0, 0, true);
-            std::string why;
-            if (!cuda::imma_eligible(op.conv, device_like(probe), device_like(probe), &why)) {
-                // Only the float finish of sums that could pass 2^24 is refused.
-                EXPECT_TRUE(!ff && !tensor_taps_problem(op.conv, 255).empty()) << name << " should be taken: " << why;
-                continue;
+    const TestPlane probe(64, 64, 8, 1, 0, 0, true);
+    int kinds[3] = {0, 0, 0};
+    for (const TapShape& sh : kIntegerShapes)
+        for (const PlaneOp& op : integer_ops(sh))
+            if (cuda::imma_eligible(op.conv, device_like(probe), device_like(probe))) {
+                const FixedFinish* ff = cuda::fixed_finish_for(op.conv);
+                ++kinds[!ff ? 2 : (ff->shift ? 1 : 0)];
             }
-            ++kinds[!ff ? 2 : (ff->shift ? 1 : 0)];
-            for (const Size s : sizes)
-                for (Border b : kBorders) {
-                    if (sh.kw * sh.kh > 2000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
-                    op.border = b;
-                    const Outcome o = run_case(op, s.w, s.h, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true);
-                    expect_close(o, static_cast<long>(s.w) * s.h, true,
-                                 name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b));
-                    ++tested;
-                }
-        }
-    EXPECT_GT(tested, 900);
     for (int k = 0; k < 3; ++k) EXPECT_GT(kinds[k], 2) << "finish kind " << k << " was not exercised";
     // Past 1080p with ragged edges, and auto giving the same bytes.
     PlaneOp op = random_dense(13, 9, 1.0f / 500, 128, rng);
@@ -626,12 +699,10 @@ std::vector<int> random_vector(int n, int lo, int hi, std::mt19937& rng) {
     return v;
 }
 
-// Gaussians from 5 to 81 taps, and random rank-1 kernels: unsigned row taps up to 255, signed
-// ones at -128 and 127, every width from 3 to 81 in steps (each chunk count and band range),
-// columns 3 to 127 tall, on planes smaller than one 128 x 64 block, at and over block edges,
-// every border; then 1937x1091 through the path and through `auto`, and what it refuses.
-TEST(Gpu, SeparableIntegerRowPassMatchesFp32AndReference) {
-    SKIP_WITHOUT_GPU();
+// The kernels the separable integer path is tested with, by name: Gaussians from 5 to 81 taps, and
+// random rank-1 kernels with unsigned row taps up to 255 and signed ones at -128 and 127, every width
+// from 3 to 81 in steps (each chunk count and band range), columns 3 to 127 tall.
+std::vector<std::pair<std::string, PlaneOp>> separable_integer_ops() {
     std::mt19937 rng(53);
     std::vector<std::pair<std::string, PlaneOp>> ops;
     // Below sigma 1.6 a Gaussian's middle tap passes 255 (taps sum to 1024): refused, below.
@@ -653,27 +724,41 @@ TEST(Gpu, SeparableIntegerRowPassMatchesFp32AndReference) {
         ops.emplace_back("s8 rows " + std::to_string(kw) + "x" + std::to_string(kh),
                          rank1(scol, srow, 1.0f / (kw * kh * 100.0f), 100));
     }
+    return ops;
+}
+
+class SeparableIntegerRowPass : public ::testing::TestWithParam<int> {};
+
+// One kernel a test: on planes smaller than one 128 x 64 block, at and over block edges, every border.
+TEST_P(SeparableIntegerRowPass, MatchesFp32AndReference) {
+    SKIP_WITHOUT_GPU();
+    auto [name, op] = separable_integer_ops()[GetParam()];
+    std::mt19937 rng(59 + GetParam());
     const Size sizes[] = {{1, 1}, {1, 9}, {2, 2}, {2, 3}, {16, 1}, {17, 33}, {127, 63}, {128, 64}, {129, 65}, {300, 70}, {521, 190}};
     const TestPlane probe(64, 64, 8, 1, 0, 0, true);
-    auto device_like = [](const TestPlane& p) { return p.view_at(reinterpret_cast<uint8_t*>(uintptr_t{1} << 20)); };
-    int tested = 0;
-    for (auto& [name, op] : ops) {
-        std::string why;
-        ASSERT_TRUE(op.conv.separable()) << name;
-        ASSERT_TRUE(cuda::separable_imma_eligible(op.conv, device_like(probe), device_like(probe), &why)) << name << ": " << why;
-        for (const Size s : sizes)
-            for (Border b : kBorders) {
-                if (op.conv.kw * op.conv.kh > 3000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
-                op.border = b;
-                const SeparablePair r = run_separable_pair(op, s.w, s.h, rng());
-                const std::string what = name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b);
-                EXPECT_TRUE(r.taken) << what;
-                EXPECT_EQ(r.vs_f32, 0) << what << ": differs from the FP32 separable kernel";
-                expect_close(r.vs_reference, static_cast<long>(s.w) * s.h, false, what);
-                ++tested;
-            }
-    }
-    EXPECT_GT(tested, 600);
+    std::string why;
+    ASSERT_TRUE(op.conv.separable()) << name;
+    ASSERT_TRUE(cuda::separable_imma_eligible(op.conv, device_like(probe), device_like(probe), &why)) << name << ": " << why;
+    for (const Size s : sizes)
+        for (Border b : kBorders) {
+            if (op.conv.kw * op.conv.kh > 3000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
+            op.border = b;
+            const SeparablePair r = run_separable_pair(op, s.w, s.h, rng());
+            const std::string what = name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b);
+            EXPECT_TRUE(r.taken) << what;
+            EXPECT_EQ(r.vs_f32, 0) << what << ": differs from the FP32 separable kernel";
+            expect_close(r.vs_reference, static_cast<long>(s.w) * s.h, false, what);
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, SeparableIntegerRowPass,
+                         ::testing::Range(0, static_cast<int>(separable_integer_ops().size())));
+
+// The separable kernel with its row pass on the integer products: 1937x1091 through the path and
+// through `auto`, and what it refuses.
+TEST(Gpu, SeparableIntegerRowPassLargePlaneAndRefusals) {
+    SKIP_WITHOUT_GPU();
+    const TestPlane probe(64, 64, 8, 1, 0, 0, true);
     PlaneOp g = build_chain("gaussian=sigma=3.2")[0].ops[0];
     for (Border b : kBorders) {
         g.border = b;
