@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "app/cli.hpp"
+#include "app/job.hpp"
 #include "common/error.hpp"
+#include "common/logging.hpp"
 #include "config/filter_registry.hpp"
-#include "pipeline/job.hpp"
+#include "media/av_helpers.hpp"
 
 namespace vf {
 int run_bench(const BenchOptions& options);
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
     vf::Command cmd = vf::parse_command_line(argc, argv);
     if (cmd.kind == vf::Command::Exit) return cmd.exit_code;
     vf::setup_logging(cmd.run.verbosity, cmd.run.log_format);
+    vf::route_ffmpeg_logs_to_spdlog(cmd.run.verbosity);
     try {
         switch (cmd.kind) {
         case vf::Command::ListFilters:

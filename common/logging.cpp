@@ -7,11 +7,6 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-extern "C" {
-#include <libavutil/log.h>
-}
-
-#include "decode/av_helpers.hpp"
 
 namespace vf {
 namespace {
@@ -39,14 +34,11 @@ void setup_logging(int verbosity, LogFormat format) {
     if (format == LogFormat::Json) logger->set_formatter(std::make_unique<JsonFormatter>());
     else logger->set_pattern("vfilter: %^%l%$: %v");
     spdlog::level::level_enum level = spdlog::level::info;
-    int av_level = AV_LOG_WARNING;
-    if (verbosity < 0) level = spdlog::level::err, av_level = AV_LOG_ERROR;
-    if (verbosity == 1) level = spdlog::level::debug, av_level = AV_LOG_INFO;
-    if (verbosity >= 2) level = spdlog::level::trace, av_level = AV_LOG_DEBUG;
+    if (verbosity < 0) level = spdlog::level::err;
+    if (verbosity == 1) level = spdlog::level::debug;
+    if (verbosity >= 2) level = spdlog::level::trace;
     logger->set_level(level);
     spdlog::set_default_logger(logger);
-    av_log_set_level(av_level);
-    route_ffmpeg_logs_to_spdlog();
 }
 
 }  // namespace vf

@@ -1,4 +1,5 @@
-// spdlog set-up: level from -v/-q, text or JSON lines on stderr, FFmpeg's logs routed in.
+// spdlog set-up: level from -v/-q, text or JSON lines on stderr (media/av_helpers.hpp routes
+// FFmpeg's own logs in).
 #pragma once
 
 #include <string>

@@ -8,8 +8,8 @@
 #include <array>
 #include <mutex>
 
-#include "decode/av_helpers.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/av_helpers.hpp"
+#include "media/host_memory.hpp"
 
 namespace vf {
 

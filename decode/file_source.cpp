@@ -1,6 +1,6 @@
 #include "decode/file_source.hpp"
 
-#include "decode/input_policy.hpp"
+#include "media/protocols.hpp"
 
 #include <spdlog/spdlog.h>
 

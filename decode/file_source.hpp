@@ -12,7 +12,7 @@
 
 #include "decode/decoder_buffers.hpp"
 #include "decode/hw_decode.hpp"
-#include "decode/io_watchdog.hpp"
+#include "media/io_watchdog.hpp"
 #include "decode/live_input.hpp"
 #include "decode/source.hpp"
 
@@ -25,7 +25,7 @@ struct FileSourceOptions {
     BufferAllocator frame_alloc = nullptr;  // decoded frames' memory (nullptr: FFmpeg's own)
     HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream
     int hw_frames_held = 16;        // decoded frames the pipeline may hold at once (NVDEC surfaces)
-    std::string allowed_protocols;  // empty: the default of decode/input_policy.hpp
+    std::string allowed_protocols;  // empty: the default of media/protocols.hpp
     double timeout_s = -1;  // give up on an input silent this long; <0: 10 s for network inputs, none for local ones
     LiveInputOptions live;  // transport, capture device settings, low latency
     bool realtime = false;  // pace frames by their timestamps (like ffmpeg -re); makes the input live

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "decode/av_helpers.hpp"
+#include "media/av_helpers.hpp"
 
 extern "C" {
 #include <libavutil/buffer.h>

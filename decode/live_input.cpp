@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "common/error.hpp"
-#include "decode/input_policy.hpp"
+#include "media/protocols.hpp"
 
 extern "C" {
 #include <libavdevice/avdevice.h>

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <string>
 
-#include "pipeline/frame.hpp"
+#include "media/frame.hpp"
 
 extern "C" {
 #include <libavformat/avformat.h>

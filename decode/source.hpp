@@ -7,18 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/frame.hpp"
+#include "media/frame.hpp"
 
 namespace vf {
-
-// A non-video stream copied to the output unchanged.
-struct PassthroughStream {
-    int source_index = 0;
-    const AVCodecParameters* codecpar = nullptr;
-    AVRational time_base{1, 1000};
-    const AVDictionary* metadata = nullptr;
-    std::string description;  // "#1 audio aac"
-};
 
 // How much of the input could not be used; any of it makes the run end with exit code 5.
 struct DecodeHealth {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "pipeline/frame.hpp"
+#include "media/frame.hpp"
 
 namespace vf {
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "decode/source.hpp"
-#include "pipeline/frame_pool.hpp"
+#include "media/frame_pool.hpp"
 
 namespace vf {
 

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
-#include "decode/input_policy.hpp"
+#include "media/protocols.hpp"
 
 #include <cerrno>
 #include <cmath>

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "decode/io_watchdog.hpp"
-#include "decode/source.hpp"
 #include "encode/sink.hpp"
+#include "media/frame.hpp"
+#include "media/io_watchdog.hpp"
 
 namespace vf {
 

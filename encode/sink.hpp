@@ -5,8 +5,8 @@
 #include <mutex>
 #include <string>
 
-#include "pipeline/frame.hpp"
-#include "pipeline/stats.hpp"
+#include "common/histogram.hpp"
+#include "media/frame.hpp"
 
 namespace vf {
 

@@ -10,7 +10,7 @@
 #include "common/thread_pool.hpp"
 #include "kernels/cpu_bands.hpp"
 #include "kernels/plan.hpp"
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/plan.hpp"
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kernels/plan.hpp"
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kernels/plan.hpp"
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf {
 

@@ -1,7 +1,7 @@
 #include "pipeline/filter_stage.hpp"
 
 #include "decode/hw_decode.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/host_memory.hpp"
 
 #include "pipeline/cpu_frame_engine.hpp"
 

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "pipeline/frame.hpp"
-#include "pipeline/frame_pool.hpp"
+#include "media/frame.hpp"
+#include "media/frame_pool.hpp"
 #include "pipeline/stats.hpp"
 
 namespace vf {

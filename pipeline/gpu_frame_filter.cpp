@@ -8,7 +8,7 @@ extern "C" {
 
 #include "decode/hw_decode.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/host_memory.hpp"
 
 namespace vf {
 

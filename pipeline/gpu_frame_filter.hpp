@@ -14,9 +14,9 @@
 
 #include "kernels/cuda_backend.hpp"
 #include "kernels/plan.hpp"
-#include "pipeline/frame.hpp"
+#include "media/frame.hpp"
 #include "pipeline/frame_engine.hpp"
-#include "pipeline/frame_pool.hpp"
+#include "media/frame_pool.hpp"
 #include "pipeline/stats.hpp"
 
 namespace vf {

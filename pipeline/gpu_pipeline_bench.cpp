@@ -6,9 +6,9 @@
 #include <random>
 
 #include "config/filter_registry.hpp"
-#include "pipeline/frame_pool.hpp"
+#include "media/frame_pool.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/host_memory.hpp"
 
 namespace vf {
 

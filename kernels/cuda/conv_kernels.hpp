@@ -8,7 +8,7 @@
 
 #include "kernels/fixed_finish.hpp"
 #include "kernels/plan.hpp"
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf::cuda {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kernels/border.hpp"
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf::cuda {
 

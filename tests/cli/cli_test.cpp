@@ -87,7 +87,7 @@ TEST_F(Cli, MissingOrUnreadableInput) {
     expect_failure({"-i", dir + "/empty.mp4", "-o", dir + "/o.mp4"}, kInput, "empty.mp4", dir + "/o.mp4");
 }
 
-// A local playlist must not make vfilter reach the network, and the reverse (decode/input_policy).
+// A local playlist must not make vfilter reach the network, and the reverse (media/protocols).
 TEST_F(Cli, PlaylistsCannotLeaveTheirInputsClass) {
     const std::string playlist = dir + "/list.m3u8";
     std::ofstream(playlist) << "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nhttp://127.0.0.1:9/seg.ts\n#EXT-X-ENDLIST\n";

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/cuda_backend.hpp"
-#include "pipeline/job.hpp"
+#include "app/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"

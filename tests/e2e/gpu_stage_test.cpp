@@ -10,11 +10,11 @@
 #include "config/filter_registry.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "pipeline/filter_stage.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/host_memory.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
-#include "pipeline/job.hpp"
+#include "app/job.hpp"
 
 namespace vf {
 namespace {

@@ -12,7 +12,7 @@
 #include "config/filter_registry.hpp"
 #include "encode/output_file.hpp"
 #include "pipeline/filter_stage.hpp"
-#include "pipeline/job.hpp"
+#include "app/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/http_client.hpp"

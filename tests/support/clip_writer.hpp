@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/frame.hpp"
+#include "media/frame.hpp"
 
 namespace vf::test {
 

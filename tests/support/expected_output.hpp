@@ -4,8 +4,8 @@
 #include <random>
 #include <string>
 
-#include "pipeline/frame.hpp"
-#include "pipeline/frame_pool.hpp"
+#include "media/frame.hpp"
+#include "media/frame_pool.hpp"
 
 namespace vf::test {
 

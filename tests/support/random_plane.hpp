@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/plane.hpp"
+#include "common/plane.hpp"
 
 namespace vf::test {
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "decode/input_policy.hpp"
+#include "media/protocols.hpp"
 
 namespace vf {
 namespace {

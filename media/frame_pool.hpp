@@ -5,8 +5,8 @@
 
 #include <array>
 
-#include "decode/av_helpers.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/av_helpers.hpp"
+#include "media/host_memory.hpp"
 
 extern "C" {
 #include <libavutil/buffer.h>

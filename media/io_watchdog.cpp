@@ -1,4 +1,4 @@
-#include "decode/io_watchdog.hpp"
+#include "media/io_watchdog.hpp"
 
 extern "C" {
 #include <libavutil/time.h>

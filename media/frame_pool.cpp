@@ -1,4 +1,4 @@
-#include "pipeline/frame_pool.hpp"
+#include "media/frame_pool.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>

@@ -1,4 +1,4 @@
-#include "decode/input_policy.hpp"
+#include "media/protocols.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "decode/av_helpers.hpp"
+#include "media/av_helpers.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -76,7 +76,14 @@ void ffmpeg_log(void* avcl, int level, const char* fmt, va_list vl) {
 }
 }  // namespace
 
-void route_ffmpeg_logs_to_spdlog() { av_log_set_callback(ffmpeg_log); }
+void route_ffmpeg_logs_to_spdlog(int verbosity) {
+    int level = AV_LOG_WARNING;
+    if (verbosity < 0) level = AV_LOG_ERROR;
+    if (verbosity == 1) level = AV_LOG_INFO;
+    if (verbosity >= 2) level = AV_LOG_DEBUG;
+    av_log_set_level(level);
+    av_log_set_callback(ffmpeg_log);
+}
 
 QuietFfmpegLogs::QuietFfmpegLogs() { ++quiet_depth; }
 QuietFfmpegLogs::~QuietFfmpegLogs() { --quiet_depth; }

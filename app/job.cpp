@@ -1,4 +1,4 @@
-#include "pipeline/job.hpp"
+#include "app/job.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -13,7 +13,7 @@
 #include "decode/file_source.hpp"
 #include "decode/synthetic_source.hpp"
 #include "encode/output_file.hpp"
-#include "pipeline/host_memory.hpp"
+#include "media/host_memory.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/progress.hpp"
 

@@ -1,14 +1,16 @@
 // What flows between the stages: decoded video frames (reference-counted AVFrames, never copied
-// between stages) and packets of streams that are passed through untouched (audio, subtitles).
+// between stages) and packets of streams that are passed through untouched (audio, subtitles),
+// with the descriptions of both kinds of stream that sources give and sinks take.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <variant>
 #include <vector>
 
-#include "decode/av_helpers.hpp"
-#include "kernels/plane.hpp"
+#include "media/av_helpers.hpp"
+#include "common/plane.hpp"
 
 namespace vf {
 
@@ -26,6 +28,15 @@ struct PassthroughPacket {
 };
 
 using PipelineItem = std::variant<VideoFrame, PassthroughPacket>;
+
+// A non-video stream copied to the output unchanged.
+struct PassthroughStream {
+    int source_index = 0;
+    const AVCodecParameters* codecpar = nullptr;
+    AVRational time_base{1, 1000};
+    const AVDictionary* metadata = nullptr;
+    std::string description;  // "#1 audio aac"
+};
 
 // The channels (Y, U, V or just Y) of an image in a native format, as plane views over the
 // given planes (host or device memory).

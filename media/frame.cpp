@@ -1,4 +1,4 @@
-#include "pipeline/frame.hpp"
+#include "media/frame.hpp"
 
 namespace vf {
 

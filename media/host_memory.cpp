@@ -1,4 +1,4 @@
-#include "pipeline/host_memory.hpp"
+#include "media/host_memory.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,5 @@
-// RAII handles and error checking for FFmpeg's libav*; shared by decode/, encode/ and pipeline/.
+// RAII handles and error checking for FFmpeg's libav*, and the bridge from FFmpeg's log to
+// spdlog; shared by decode/, encode/ and pipeline/.
 #pragma once
 
 #include <memory>
@@ -43,8 +44,9 @@ bool is_native_format(AVPixelFormat f);
 // as far as the native list allows).
 AVPixelFormat native_format_for(AVPixelFormat f);
 
-// Routes FFmpeg's own log messages into spdlog at a matching level.
-void route_ffmpeg_logs_to_spdlog();
+// Routes FFmpeg's own log messages into spdlog, at the level that matches the verbosity of
+// setup_logging (common/logging.hpp): -1 errors only, 0 warnings, 1 information, 2 debug.
+void route_ffmpeg_logs_to_spdlog(int verbosity);
 
 // Drops FFmpeg's log messages from this thread while alive: for probes whose failure is expected
 // and reported by vfilter in one line of its own (opening NVENC on a GPU without it).
