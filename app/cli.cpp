@@ -33,7 +33,10 @@ Command parse_command_line(int argc, char** argv) {
     app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
     app.add_option("--device", o.device, "where filters run: auto (GPU when present), cpu, cuda")->default_str("auto");
-    app.add_option("--kernel", o.kernel, "GPU path: auto, naive, constant, tiled, separable, fft, tensor")->default_str("auto");
+    app.add_option("--kernel", o.kernel,
+                   "GPU kernel: auto, a family (naive, constant, tiled, separable, fft, tensor) or a variant's name "
+                   "(see --list-kernels)")
+        ->default_str("auto");
     app.add_option("--hwdec", o.hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
         ->default_str("auto")->check(CLI::IsMember({"auto", "cuda", "none"}));
     app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
@@ -85,6 +88,8 @@ Command parse_command_line(int argc, char** argv) {
     app.add_flag("--no-progress", no_progress, "no progress line");
     app.add_option("--log-format", log_format, "text or json (one object per line)")->check(CLI::IsMember({"text", "json"}));
     app.add_flag("--list-filters", list, "list filters with their options and defaults");
+    bool list_kernels = false;
+    app.add_flag("--list-kernels", list_kernels, "print the GPU dispatch table: every kernel variant, what it takes, when auto runs it");
 
     CLI::App* bench = app.add_subcommand("bench", "time each filter (CPU, or --device cuda) or the GPU stage (--pipeline) and print a table");
     BenchOptions& b = cmd.bench;
@@ -125,6 +130,7 @@ Command parse_command_line(int argc, char** argv) {
     o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
     o.progress = !no_progress && !quiet;
     if (list) cmd.kind = Command::ListFilters;
+    else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
     else if (health->parsed()) cmd.kind = Command::Health;
     else if (o.output.empty()) {

@@ -21,7 +21,7 @@ struct BenchOptions {
 };
 
 struct Command {
-    enum Kind { Run, Bench, ListFilters, Health, Exit } kind = Run;
+    enum Kind { Run, Bench, ListFilters, ListKernels, Health, Exit } kind = Run;
     int exit_code = 0;  // for Exit (help, version, parse errors)
     RunOptions run;
     BenchOptions bench;

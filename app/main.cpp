@@ -16,6 +16,10 @@
 #include "config/filter_registry.hpp"
 #include "media/av_helpers.hpp"
 
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda/dispatch_table.hpp"
+#endif
+
 namespace vf {
 int run_bench(const BenchOptions& options);
 int run_health_check();
@@ -95,6 +99,14 @@ int main(int argc, char** argv) {
         case vf::Command::ListFilters:
             std::fputs(vf::describe_filters().c_str(), stdout);
             return 0;
+        case vf::Command::ListKernels:
+#ifdef VF_HAVE_CUDA
+            std::fputs(vf::cuda::describe_dispatch_table().c_str(), stdout);
+            return 0;
+#else
+            std::fputs("this vfilter was built without CUDA (no nvcc at configure time): it has no GPU kernels\n", stderr);
+            return 1;
+#endif
         case vf::Command::Bench:
             return vf::run_bench(cmd.bench);
         case vf::Command::Health:

@@ -369,9 +369,9 @@ int run_gpu_bench(const GpuBenchOptions& o) {
                     add_row(size, c.name, "separable-f32", median_ms(stream.get(), o.iterations, 5, f32), floor_ms);
                 }
                 if (v == GpuKernel::Auto) {
-                    if (op.kind == OpKind::Convolve)
-                        std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), c.name.c_str(),
-                                    gpu_kernel_name(CudaBackend().choose(op, ps.view(ps.in[0]), ps.view(ps.out[0]), stream.get())));
+                    // The dispatch table's row that auto runs here (kernels/cuda/dispatch_table.cpp).
+                    std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), c.name.c_str(),
+                                CudaBackend().choose(op, ps.view(ps.in[0]), ps.view(ps.out[0]), stream.get()));
                     const float cold = median_ms_cold_launch(stream.get(), slow ? 5 : o.iterations, call);
                     add_row(size, c.name, "auto+launch", cold, floor_ms);
                     const float b2b = back_to_back_ms(stream.get(), o.iterations, call);

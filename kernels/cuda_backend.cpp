@@ -1,15 +1,30 @@
 #include "kernels/cuda_backend.hpp"
 
-#include <vector>
-
-#include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/op_cache.hpp"
-
 #include "common/error.hpp"
-#include "kernels/cuda/conv_kernels.hpp"
-#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/dispatch_table.hpp"
 
 namespace vf {
+namespace {
+
+constexpr GpuKernel kFamilies[] = {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled,
+                                   GpuKernel::Separable, GpuKernel::Fft, GpuKernel::Tensor};
+
+const cuda::Variant& forced_family(GpuKernel family, const PlaneOp& op, const cuda::Launch& l) {
+    switch (family) {
+    case GpuKernel::Naive: return cuda::first_of_family(cuda::Family::Naive, op, l);
+    case GpuKernel::Constant: return cuda::first_of_family(cuda::Family::Constant, op, l);
+    case GpuKernel::Fft: return cuda::first_of_family(cuda::Family::Fft, op, l);
+    case GpuKernel::Tensor: return cuda::first_of_family(cuda::Family::Tensor, op, l);
+    case GpuKernel::Separable:
+        if (!op.conv.separable())
+            throw Error(ErrorCategory::Usage, "--kernel separable: this filter's matrix is not separable (rank > 1)");
+        if (cuda::is_box(op.conv)) return cuda::first_of_family(cuda::Family::Box, op, l);
+        return cuda::first_of_family(cuda::Family::Separable, op, l);
+    default: return cuda::first_of_family(cuda::Family::Direct, op, l);
+    }
+}
+
+}  // namespace
 
 const char* gpu_kernel_name(GpuKernel k) {
     switch (k) {
@@ -24,14 +39,26 @@ const char* gpu_kernel_name(GpuKernel k) {
     return "?";
 }
 
-bool parse_gpu_kernel(const std::string& name, GpuKernel* out) {
-    for (GpuKernel k : {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Separable,
-                        GpuKernel::Fft, GpuKernel::Tensor})
+bool parse_kernel_choice(const std::string& name, KernelChoice* out) {
+    for (GpuKernel k : kFamilies)
         if (name == gpu_kernel_name(k)) {
-            *out = k;
+            *out = KernelChoice{k, -1};
+            return true;
+        }
+    const auto& table = cuda::dispatch_table();
+    for (size_t i = 0; i < table.size(); ++i)
+        if (name == table[i].name) {
+            *out = KernelChoice{GpuKernel::Auto, static_cast<int>(i)};
             return true;
         }
     return false;
+}
+
+std::string kernel_choices() {
+    std::string s;
+    for (GpuKernel k : kFamilies) s += std::string(s.empty() ? "" : ", ") + gpu_kernel_name(k);
+    for (const cuda::Variant& v : cuda::dispatch_table()) s += std::string(", ") + v.name;
+    return s;
 }
 
 bool cuda_device_available(std::string* reason) {
@@ -49,61 +76,28 @@ bool cuda_device_available(std::string* reason) {
     return true;
 }
 
-GpuKernel CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream) const {
-    if (op.kind != OpKind::Convolve) return GpuKernel::Tiled;
-    const ConvolveOp& c = op.conv;
-    if (c.separable()) return GpuKernel::Separable;
-    if (c.kw * c.kh < 7 * 7) return GpuKernel::Tiled;
-    static cuda::OpCache<GpuKernel> chosen;
-    // Per plane size and peak sample (which decides whether the tensor path is exact).
-    const uint64_t key = cuda::pack(src.width, src.height) ^ (static_cast<uint64_t>(src.peak()) * 0x9E3779B97F4A7C15ull);
-    return chosen.get(c, key, [&] {
-        std::vector<GpuKernel> candidates = {GpuKernel::Tiled};
-        if (cuda::imma_eligible(c, src, dst) || cuda::tensor_eligible(c, src)) candidates.push_back(GpuKernel::Tensor);
-        if (c.kw * c.kh >= 15 * 15) candidates.push_back(GpuKernel::Fft);
-        if (candidates.size() == 1) return std::make_unique<GpuKernel>(GpuKernel::Tiled);
-        // Time each candidate once after one untimed run (plans, constant uploads), into dst:
-        // they compute the same function, and the real call follows.
-        cuda::Event a, b;
-        float best_ms = 0;
-        GpuKernel best = GpuKernel::Tiled;
-        for (GpuKernel k : candidates) {
-            apply(op, src, dst, stream, k);
-            a.record(stream);
-            apply(op, src, dst, stream, k);
-            b.record(stream);
-            const float ms = b.since(a);
-            if (k == GpuKernel::Tiled || ms < best_ms) best_ms = ms, best = k;
-        }
-        return std::make_unique<GpuKernel>(best);
-    });
+const char* CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream) const {
+    return cuda::choose_variant(op, cuda::Launch{src, dst, op.border, stream}).name;
 }
 
-void CudaBackend::apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,
-                        GpuKernel kernel) const {
-    if (src.width <= 0 || src.height <= 0) return;
-    cuda::Launch l{src, dst, op.border, stream};
-    switch (op.kind) {
-    case OpKind::Copy:
-        return cuda::copy_plane(l);
-    case OpKind::Fill:
-        return cuda::fill_neutral(l);
-    case OpKind::Gradient:
-        return cuda::gradient(op.grad, l);
-    case OpKind::Convolve:
-        break;
+const char* CudaBackend::apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,
+                               const KernelChoice& kernel) const {
+    if (src.width <= 0 || src.height <= 0) return "none";
+    const cuda::Launch l{src, dst, op.border, stream};
+    const cuda::Variant* v = nullptr;
+    if (kernel.row >= 0) {
+        v = &cuda::dispatch_table().at(static_cast<size_t>(kernel.row));
+        if (!v->takes(op, l))
+            throw Error(ErrorCategory::Usage, std::string("--kernel ") + v->name + " does not take this filter on this plane; it takes " +
+                                                  v->takes_text);
+    } else if (kernel.family == GpuKernel::Auto || op.kind != OpKind::Convolve) {
+        // Copies, fills and gradients have their own rows whatever the family asked for.
+        v = &cuda::choose_variant(op, l);
+    } else {
+        v = &forced_family(kernel.family, op, l);
     }
-    if (kernel == GpuKernel::Auto) kernel = choose(op, src, dst, stream);
-    switch (kernel) {
-    case GpuKernel::Fft: return cuda::conv_fft(op.conv, l);
-    case GpuKernel::Tensor: return cuda::conv_tensor(op.conv, l);
-    case GpuKernel::Naive: return cuda::conv_naive(op.conv, l);
-    case GpuKernel::Constant: return cuda::conv_constant(op.conv, l);
-    case GpuKernel::Separable:
-        if (op.conv.separable()) return cuda::conv_separable(op.conv, l);
-        throw Error(ErrorCategory::Usage, "--kernel separable: this filter's matrix is not separable (rank > 1)");
-    default: return cuda::conv_tiled(op.conv, l);
-    }
+    v->launch(op, l);
+    return v->name;
 }
 
 }  // namespace vf

@@ -1,35 +1,50 @@
-// The CUDA backend: applies a PlaneOp to a channel in device memory on a given stream. `Auto`
-// picks the fastest path for the op; the others force a path (tests and the benchmark use them
-// to show what each step buys). Only built when CUDA is found at configure time.
+// The CUDA backend: applies a PlaneOp to a channel in device memory on a given stream, through the
+// dispatch table (kernels/cuda/dispatch_table.cpp), which says which variant runs and why. `Auto`
+// runs the table's choice; a family or a row's name forces it (tests and the benchmark use them to
+// show what each step buys). Only built when CUDA is found at configure time.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <string>
 
-#include "kernels/plan.hpp"
 #include "common/plane.hpp"
+#include "kernels/plan.hpp"
 
 namespace vf {
 
+// The families of variants --kernel can force by name (the dispatch table's `family` column).
 enum class GpuKernel { Auto, Naive, Constant, Tiled, Separable, Fft, Tensor };
 
 const char* gpu_kernel_name(GpuKernel k);
-// Accepts auto|naive|constant|tiled|separable|fft|tensor; returns false otherwise.
-bool parse_gpu_kernel(const std::string& name, GpuKernel* out);
+
+// What --kernel selects: auto, a family, or one row of the dispatch table.
+struct KernelChoice {
+    GpuKernel family = GpuKernel::Auto;
+    int row = -1;  // a forced row of the dispatch table (its index), or -1
+};
+
+// Accepts auto, a family (naive, constant, tiled, separable, fft, tensor) or a row's name; false
+// otherwise (kernel_choices() lists what is accepted, for the error message).
+bool parse_kernel_choice(const std::string& name, KernelChoice* out);
+std::string kernel_choices();
 
 // True when a CUDA device can be used; otherwise `reason` says why (for one log line).
 bool cuda_device_available(std::string* reason);
 
 class CudaBackend {
 public:
-    // What Auto runs: Separable for rank-1 kernels; for dense kernels of 7x7 and more, the
-    // fastest of Tiled, Tensor (whole-number taps it takes exactly) and, from 15x15, Fft, timed
-    // once per kernel and plane size (the first call pays for it); Tiled otherwise.
-    GpuKernel choose(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream) const;
-    // src and dst are device memory of equal size. Asynchronous on `stream`.
-    void apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,
-               GpuKernel kernel = GpuKernel::Auto) const;
+    // The name of the row `auto` runs for op on these planes (the first call for a dense kernel
+    // from 7x7 times the candidates into dst).
+    const char* choose(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream) const;
+    // src and dst are device memory of equal size. Asynchronous on `stream`. Returns the name of
+    // the dispatch table's row that ran.
+    const char* apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,
+                      const KernelChoice& kernel) const;
+    const char* apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,
+                      GpuKernel family = GpuKernel::Auto) const {
+        return apply(op, src, dst, stream, KernelChoice{family, -1});
+    }
 };
 
 }  // namespace vf

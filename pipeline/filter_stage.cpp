@@ -17,9 +17,9 @@ FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions
         if (!p.is_identity()) chain_.push_back(std::move(p));
     if (device_ == Device::Cuda) {
 #ifdef VF_HAVE_CUDA
-        GpuKernel k = GpuKernel::Auto;
-        if (!parse_gpu_kernel(o.gpu_kernel, &k))
-            fail(ErrorCategory::Usage, "--kernel '" + o.gpu_kernel + "': expected auto, naive, constant, tiled, separable, fft or tensor");
+        KernelChoice k;
+        if (!parse_kernel_choice(o.gpu_kernel, &k))
+            fail(ErrorCategory::Usage, "--kernel '" + o.gpu_kernel + "': expected one of " + kernel_choices() + " (vfilter --list-kernels)");
         engine_ = std::make_unique<GpuFrameFilter>(chain_, k, o.gpu_streams);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");

@@ -25,7 +25,7 @@ enum class Device { Cpu, Cuda };
 struct FilterStageOptions {
     Device device = Device::Cpu;
     int threads = 0;                  // CPU threads (0 = one per core)
-    std::string gpu_kernel = "auto";  // auto|naive|constant|tiled|separable|fft|tensor
+    std::string gpu_kernel = "auto";  // auto, a family or a row of the GPU dispatch table (--list-kernels)
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
     // Tests: run Device::Cpu through CpuFrameEngine with this many slots (the GPU stage's logic
     // without a GPU); 0 = filter each frame inside submit().
@@ -56,6 +56,7 @@ public:
     // Per-frame step times of an engine (the GPU's upload, kernels, download; empty otherwise).
     std::vector<StageSummary> gpu_stages(double wall_s) const { return engine_ ? engine_->steps(wall_s) : std::vector<StageSummary>{}; }
     double gpu_ms_per_frame() const { return engine_ ? engine_->ms_per_frame() : 0; }
+    std::vector<std::string> kernel_rows() const { return engine_ ? engine_->kernel_rows() : std::vector<std::string>{}; }
     int64_t staged_uploads() const { return engine_ ? engine_->staged_uploads() : 0; }
     const FrameEngine* engine() const { return engine_.get(); }
 

@@ -7,6 +7,7 @@
 // frames in flight and drops them.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "media/frame.hpp"
@@ -30,6 +31,9 @@ public:
     virtual double ms_per_frame() const { return 0; }
     // Frames uploaded from pageable memory: the driver copied them on the host first.
     virtual int64_t staged_uploads() const { return 0; }
+    // Which kernel variant ran on each channel of each filter, for the last frame ("sobel Y:
+    // gradient-strip16"): the GPU dispatch table's rows.
+    virtual std::vector<std::string> kernel_rows() const { return {}; }
 };
 
 }  // namespace vf

@@ -66,18 +66,20 @@ struct GpuFrameFilter::Slot {
 
 struct GpuFrameFilter::Impl {
     std::vector<FilterPlan> chain;
-    GpuKernel kernel = GpuKernel::Auto;
+    KernelChoice kernel;
     CudaBackend backend;
+    std::vector<const char*> ran;  // the row that ran, per filter and channel, for the last frame
     std::vector<std::unique_ptr<Slot>> slots;
     int64_t submitted = 0, taken = 0;
     GpuStageTimes times;
 };
 
-GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel, int streams)
+GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams)
     : impl_(std::make_unique<Impl>()) {
     if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
     impl_->chain = std::move(chain);
     impl_->kernel = kernel;
+    impl_->ran.assign(impl_->chain.size() * kMaxChannels, nullptr);
     for (int i = 0; i < streams; ++i) impl_->slots.push_back(std::make_unique<Slot>());
 }
 
@@ -122,9 +124,10 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
         next = 1;
     }
     s.uploaded.record(st);
-    for (const FilterPlan& plan : m.chain) {
+    for (size_t f = 0; f < m.chain.size(); ++f) {
         const std::vector<PlaneView> dst = s.device_views(next);
-        for (size_t c = 0; c < current.size(); ++c) m.backend.apply(plan.ops[c], current[c], dst[c], st, m.kernel);
+        for (size_t c = 0; c < current.size(); ++c)
+            m.ran[f * kMaxChannels + c] = m.backend.apply(m.chain[f].ops[c], current[c], dst[c], st, m.kernel);
         current = dst;
         next = 1 - next;
     }
@@ -168,6 +171,16 @@ AvFramePtr GpuFrameFilter::take(bool wait) {
     s.in.reset();  // back to the decoder's pool (or NVDEC's surfaces)
     ++m.taken;
     return std::move(s.out);
+}
+
+std::vector<std::string> GpuFrameFilter::kernel_rows() const {
+    static const char* const kChannel[] = {"Y", "U", "V"};
+    std::vector<std::string> rows;
+    for (size_t f = 0; f < impl_->chain.size(); ++f)
+        for (int c = 0; c < kMaxChannels; ++c)
+            if (const char* name = impl_->ran[f * kMaxChannels + c])
+                rows.push_back(impl_->chain[f].description + " " + kChannel[c] + ": " + name);
+    return rows;
 }
 
 std::vector<StageSummary> GpuFrameFilter::steps(double wall_s) const {

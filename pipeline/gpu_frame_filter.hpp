@@ -30,7 +30,7 @@ struct GpuStageTimes {
 
 class GpuFrameFilter : public FrameEngine {
 public:
-    GpuFrameFilter(std::vector<FilterPlan> chain, GpuKernel kernel, int streams);
+    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams);
     ~GpuFrameFilter() override;
 
     int capacity() const override;
@@ -46,6 +46,7 @@ public:
     std::vector<StageSummary> steps(double wall_s) const override;
     double ms_per_frame() const override { return times().total.mean(); }
     int64_t staged_uploads() const override { return times().staged_uploads; }
+    std::vector<std::string> kernel_rows() const override;
 
 private:
     struct Slot;

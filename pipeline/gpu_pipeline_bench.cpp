@@ -74,15 +74,15 @@ std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOp
             r.size = size;
             r.filter = spec.size() > 22 && spec.rfind("convolution=m=", 0) == 0 ? "dense 27x27" : spec;
             {  // each step alone: one stream, one frame at a time
-                GpuFrameFilter serial(chain, GpuKernel::Auto, 1);
+                GpuFrameFilter serial(chain, KernelChoice{}, 1);
                 run_frames(serial, inputs, out_pool, 20);  // warm-up: plans, auto's timing, pools
-                GpuFrameFilter timed(chain, GpuKernel::Auto, 1);
+                GpuFrameFilter timed(chain, KernelChoice{}, 1);
                 run_frames(timed, inputs, out_pool, std::max(20, o.frames / 3));
                 r.upload_ms = timed.times().upload.mean();
                 r.kernels_ms = timed.times().kernels.mean();
                 r.download_ms = timed.times().download.mean();
             }
-            GpuFrameFilter overlapped(chain, GpuKernel::Auto, o.streams);
+            GpuFrameFilter overlapped(chain, KernelChoice{}, o.streams);
             run_frames(overlapped, inputs, out_pool, 3 * o.streams);  // warm-up
             const double wall = run_frames(overlapped, inputs, out_pool, o.frames);
             r.serial_fps = 1000.0 / (r.upload_ms + r.kernels_ms + r.download_ms);

@@ -262,6 +262,7 @@ RunStats Pipeline::run() {
         s.device = "cuda";
         s.gpu_streams = filter_.gpu_streams();
         s.gpu_ms_per_frame = filter_.gpu_ms_per_frame();
+        s.gpu_kernels = filter_.kernel_rows();
     }
     s.hw_decode = source_.hw_decode();
     if (s.frames_out > 0)

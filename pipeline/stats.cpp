@@ -35,6 +35,7 @@ nlohmann::json to_json(const RunStats& s) {
     j["hw_decode"] = s.hw_decode;
     j["gpu_streams"] = s.gpu_streams;
     j["gpu_ms_per_frame"] = s.gpu_ms_per_frame;
+    j["gpu_kernels"] = s.gpu_kernels;
     j["host_copies_per_frame"] = s.host_copies_per_frame;
     j["input_damage"] = s.damage;
     return j;
@@ -69,6 +70,11 @@ std::string format_summary(const RunStats& s) {
                       s.gpu_streams, s.gpu_ms_per_frame, s.hw_decode == "cuda" ? "on NVDEC" : "on the CPU",
                       s.host_copies_per_frame);
         out += buf;
+        if (!s.gpu_kernels.empty()) {
+            out += "\nGPU kernels:";
+            for (const std::string& k : s.gpu_kernels) out += " " + k + ";";
+            out.pop_back();
+        }
     }
     out += "\nbottleneck: " + s.bottleneck + "\n";
     if (!s.damage.empty()) out += "input damage: " + s.damage + "\n";

@@ -53,6 +53,7 @@ struct RunStats {
     std::string hw_decode = "none";
     int gpu_streams = 0;
     double gpu_ms_per_frame = 0;       // upload + kernels + download, from CUDA events
+    std::vector<std::string> gpu_kernels;  // the dispatch table's row that ran, per filter and channel
     double host_copies_per_frame = 0;  // host-side copies of frame data (conversions, staged uploads)
 };
 

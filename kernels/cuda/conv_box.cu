@@ -188,36 +188,45 @@ size_t staged_bytes(int kh, int pad) {
 
 }  // namespace
 
-bool try_conv_box(const ConvolveOp& op, const Launch& l) {
-    // Running sums are exact only while the window sum stays below 2^24 (127x127 x 1023 does).
-    if (!op.separable() || !uniform(op.row) || !uniform(op.col) || std::abs(static_cast<long long>(op.row[0]) * op.col[0]) != 1)
-        return false;
-    const dim3 grid((l.dst.width + kBoxW - 1) / kBoxW, (l.dst.height + kBoxH - 1) / kBoxH);
-    const int border = border_mode(l.border);
-    // The window sum times the one tap value (row tap x column tap) is the 2D sum exactly.
-    const float scale = static_cast<float>(static_cast<long long>(op.row[0]) * op.col[0]);
-    const int pad = (op.kw / 2 + 15) / 16 * 16;
+// Running sums are exact only while the window sum stays below 2^24 (127x127 x 1023 does).
+bool is_box(const ConvolveOp& op) {
+    return op.separable() && uniform(op.row) && uniform(op.col) && std::abs(static_cast<long long>(op.row[0]) * op.col[0]) == 1;
+}
+
+namespace {
+
+// The window sum times the one tap value (row tap x column tap) is the 2D sum exactly.
+float box_scale(const ConvolveOp& op) { return static_cast<float>(static_cast<long long>(op.row[0]) * op.col[0]); }
+int box_pad(const ConvolveOp& op) { return (op.kw / 2 + 15) / 16 * 16; }
+dim3 box_grid(const Launch& l) { return dim3((l.dst.width + kBoxW - 1) / kBoxW, (l.dst.height + kBoxH - 1) / kBoxH); }
+
+}  // namespace
+
+bool box_staged_takes(const ConvolveOp& op, const Launch& l) {
+    if (!is_box(op) || l.src.bytes_per_sample != 1 || l.src.shift != 0 || !strip16::usable(l.src)) return false;
     // The device is asked only for planes the staged kernel could take.
-    auto staged_fits = [&] {
-        const DeviceLimits d = device_limits();
-        return d.major >= 8 && staged_bytes(op.kh, pad) <= static_cast<size_t>(d.optin_smem);
-    };
-    if (l.src.bytes_per_sample == 1 && l.src.shift == 0 && strip16::usable(l.src) && staged_fits()) {
-        static std::once_flag raised;
-        std::call_once(raised, [] { allow_optin_shared_memory(reinterpret_cast<const void*>(box_staged_kernel)); });
-        box_staged_kernel<<<grid, kBoxThreads, staged_bytes(op.kh, pad), l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh,
-                                                                                    pad, scale, op.rdiv, op.bias, border);
-        VF_CUDA_CHECK_LAUNCH("box_staged_kernel");
-        return true;
-    }
+    const DeviceLimits d = device_limits();
+    return d.major >= 8 && staged_bytes(op.kh, box_pad(op)) <= static_cast<size_t>(d.optin_smem);
+}
+
+void box_staged(const ConvolveOp& op, const Launch& l) {
+    static std::once_flag raised;
+    std::call_once(raised, [] { allow_optin_shared_memory(reinterpret_cast<const void*>(box_staged_kernel)); });
+    const int pad = box_pad(op);
+    box_staged_kernel<<<box_grid(l), kBoxThreads, staged_bytes(op.kh, pad), l.stream>>>(
+        to_dev(l.src), to_dev(l.dst), op.kw, op.kh, pad, box_scale(op), op.rdiv, op.bias, border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("box_staged_kernel");
+}
+
+void box_walk(const ConvolveOp& op, const Launch& l) {
+    const int border = border_mode(l.border);
     if (l.src.bytes_per_sample == 1)
-        box_kernel<uint8_t><<<grid, kBoxThreads, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh, scale,
-                                                                   op.rdiv, op.bias, border);
+        box_kernel<uint8_t><<<box_grid(l), kBoxThreads, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh, box_scale(op),
+                                                                      op.rdiv, op.bias, border);
     else
-        box_kernel<uint16_t><<<grid, kBoxThreads, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh, scale,
-                                                                    op.rdiv, op.bias, border);
+        box_kernel<uint16_t><<<box_grid(l), kBoxThreads, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh, box_scale(op),
+                                                                       op.rdiv, op.bias, border);
     VF_CUDA_CHECK_LAUNCH("box_kernel");
-    return true;
 }
 
 }  // namespace vf::cuda

@@ -1,17 +1,20 @@
-// Direct 2D convolution on the GPU, in three steps of refinement:
-//   naive:    one thread per pixel, taps read from global memory, every tap a global load;
-//   constant: taps in constant memory (a warp reads the same tap at once: one broadcast);
-//   tiled:    the block's input tile and halo staged once in shared memory (loaded by all
-//             threads in a strided loop, so a tile may be larger than the block: the sub-block
-//             scheme for big kernels), 8 outputs per thread down a column (register blocking:
-//             each shared load feeds up to 8 multiply-adds), kernel rows taken 8 at a time;
-//             3x3, 5x5 and 7x7 are compiled separately with the taps as kernel parameters
-//             (constant bank 0) and every loop unrolled, through a shared-memory tile with
-//             4 x 2 outputs per thread (wide_tile.cuh); 3x3 on planar, aligned planes without
-//             shared memory, 2 x 8 outputs per thread (strip_rows.cuh), which measured faster;
-//             whole-number kernels from 3x3 to 15x15 with byte taps on 8-bit planes with
-//             16-byte aligned rows: 16 outputs a thread, DP4A sums and an integer finish
-//             (strip16_dp4a.cuh), faster still.
+// Direct 2D convolution on the GPU: the variants of the dispatch table's direct family
+// (kernels/cuda/dispatch_table.cpp says which runs when):
+//   naive:          one thread per pixel, taps read from global memory, every tap a global load;
+//   constant:       taps in constant memory (a warp reads the same tap at once: one broadcast);
+//   tile, tile-f64: the block's input tile and halo staged once in shared memory (loaded by all
+//                   threads in a strided loop, so a tile may be larger than the block), 8 outputs
+//                   per thread down a column (each shared load feeds up to 8 multiply-adds),
+//                   kernel rows taken 8 at a time; FP32 sums of whole-number taps, double sums
+//                   of others;
+//   small-tile, small-tile-f64: 3x3, 5x5 and 7x7 compiled separately with the taps as kernel
+//                   parameters (constant bank 0) and every loop unrolled, through a shared-memory
+//                   tile with 4 x 2 outputs per thread (wide_tile.cuh);
+//   strip-f32, strip-dp4a: 3x3 (and 5x5 with byte taps) on planar, aligned planes without shared
+//                   memory, 2 x 8 outputs per thread (strip_rows.cuh, strip_dp4a.cuh);
+//   strip16-dp4a:   whole-number kernels from 3x3 to 15x15 with byte taps on 8-bit planes with
+//                   16-byte aligned rows: 16 outputs a thread, DP4A sums and an integer finish
+//                   (strip16_dp4a.cuh).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -249,9 +252,6 @@ void launch_small_acc(const ConvolveOp& op, const Launch& l) {
     VF_CUDA_CHECK_LAUNCH("small_kernel");
 }
 
-// Planes from this size up take the DP4A path for a 5x5 (between 1080p and 4K: measured at both).
-constexpr long long kDp4aFiveByFiveMinPixels = 4'000'000;
-
 // A whole-number K x K kernel for strip::strip_kernel: one sum per output.
 template <int K>
 struct StripConvolve {
@@ -293,51 +293,29 @@ const FixedFinish* fixed_finish_for(const ConvolveOp& op) {
 
 namespace {
 
-// Whole-number taps in -128..127 on 8-bit planes (peak 255) with 16-byte aligned rows (every
-// frame vfilter allocates) and a finish with an integer form (fixed_finish_for): 16 outputs a
-// thread, DP4A sums and the integer finish (strip16_dp4a.cuh). False, launching nothing, where
-// that does not apply.
-// Measured on an H100 against the paths below (docs/benchmarks.md, sixth and seventh passes):
-// 3x3 1080p 0.0095 -> 0.0066 ms, 5x5 4K 0.0259 -> 0.0167, 7x7 (against the FP32 tile) 1080p
-// 0.0145 -> 0.0116 and 4K 0.0342 -> 0.0224, 13x13 4K 0.0661 (tensor cores) -> 0.0536; `auto`
-// times it against the tensor cores from 7x7 (the 13x13 at 1080p stays there).
 template <int K>
-bool try_strip16(const ConvolveOp& op, const Launch& l) {
-    if (l.src.bytes_per_sample != 1 || l.dst.peak() != 255 || !strip16::usable(l.src) || !strip16::usable(l.dst))
-        return false;
-    const FixedFinish* f = fixed_finish_for(op);
-    if (!f) return false;
-    strip16::launch<K>(l.src, l.dst, [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); }, *f,
-                       border_mode(l.border), l.stream);
+void launch_strip16(const ConvolveOp& op, const Launch& l) {
+    strip16::launch<K>(l.src, l.dst, [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); },
+                       *fixed_finish_for(op), border_mode(l.border), l.stream);
     VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
-    return true;
 }
 
 template <int K>
-void launch_small(const ConvolveOp& op, const Launch& l) {
-    if (!op.integer) return launch_small_acc<K, double>(op, l);
-    if (try_strip16<K>(op, l)) return;
+SmallTaps<K, float> float_taps(const ConvolveOp& op) {
     SmallTaps<K, float> taps;
     for (int i = 0; i < K * K; ++i) taps.v[i] = static_cast<float>(op.k[i]);
-    const bool strip_ok = strip::usable(l.src) && strip::usable(l.dst);
-    if constexpr (K <= 5) {
-        // Byte taps on 8-bit planes: DP4A (strip_dp4a.cuh) for every 3x3, and for a 5x5 on large
-        // planes only: there it measured 11% faster than the tile (4K), at 1080p 5% slower (H100).
-        const StripConvolve<K> f{taps, op.rdiv, op.bias};
-        const bool large = static_cast<long long>(l.dst.width) * l.dst.height >= kDp4aFiveByFiveMinPixels;
-        if (strip_ok && l.src.bytes_per_sample == 1 && (K == 3 || large) && strip::byte_taps<K>(f)) {
-            strip::launch_dp4a<K, 2>(l.src, l.dst, f, border_mode(l.border), l.stream);
-            VF_CUDA_CHECK_LAUNCH("dp4a_kernel (convolution)");
-            return;
-        }
-    }
-    if constexpr (K == 3) {
-        if (strip_ok) {
-            strip::launch<2>(l.src, l.dst, StripConvolve<K>{taps, op.rdiv, op.bias}, border_mode(l.border), l.stream);
-            VF_CUDA_CHECK_LAUNCH("strip_kernel (convolution)");
-            return;
-        }
-    }
+    return taps;
+}
+
+template <int K>
+void launch_strip_dp4a(const ConvolveOp& op, const Launch& l) {
+    strip::launch_dp4a<K, 2>(l.src, l.dst, StripConvolve<K>{float_taps<K>(op), op.rdiv, op.bias}, border_mode(l.border), l.stream);
+    VF_CUDA_CHECK_LAUNCH("dp4a_kernel (convolution)");
+}
+
+template <int K>
+void launch_small_wide(const ConvolveOp& op, const Launch& l) {
+    const SmallTaps<K, float> taps = float_taps<K>(op);
     const bool vec = wide::vector_ok(l.src) && wide::vector_ok(l.dst);
     if (l.src.bytes_per_sample == 1) {
         if (vec) launch_wide<uint8_t, K, true>(taps, op, l);
@@ -348,7 +326,62 @@ void launch_small(const ConvolveOp& op, const Launch& l) {
     }
 }
 
+bool small_square(const ConvolveOp& op) { return op.kw == op.kh && (op.kw == 3 || op.kw == 5 || op.kw == 7); }
+
 }  // namespace
+
+bool small_tile_f64_takes(const ConvolveOp& op, const Launch&) { return small_square(op) && !op.integer; }
+
+void small_tile_f64(const ConvolveOp& op, const Launch& l) {
+    if (op.kw == 3) return launch_small_acc<3, double>(op, l);
+    if (op.kw == 5) return launch_small_acc<5, double>(op, l);
+    return launch_small_acc<7, double>(op, l);
+}
+
+bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l) {
+    return op.kw == op.kh && op.kw % 2 == 1 && op.kw >= 3 && op.kw <= 15 && l.src.bytes_per_sample == 1 && l.dst.peak() == 255 &&
+           strip16::usable(l.src) && strip16::usable(l.dst) && fixed_finish_for(op) != nullptr;
+}
+
+void strip16_dp4a(const ConvolveOp& op, const Launch& l) {
+    switch (op.kw) {
+    case 3: return launch_strip16<3>(op, l);
+    case 5: return launch_strip16<5>(op, l);
+    case 7: return launch_strip16<7>(op, l);
+    case 9: return launch_strip16<9>(op, l);
+    case 11: return launch_strip16<11>(op, l);
+    case 13: return launch_strip16<13>(op, l);
+    default: return launch_strip16<15>(op, l);
+    }
+}
+
+bool strip_dp4a_takes(const ConvolveOp& op, const Launch& l) {
+    if (op.kw != op.kh || !op.integer || !strip::usable(l.src) || !strip::usable(l.dst) || l.src.bytes_per_sample != 1) return false;
+    if (op.kw == 3) return strip::byte_taps<3>(StripConvolve<3>{float_taps<3>(op), op.rdiv, op.bias});
+    return op.kw == 5 && strip::byte_taps<5>(StripConvolve<5>{float_taps<5>(op), op.rdiv, op.bias});
+}
+
+void strip_dp4a(const ConvolveOp& op, const Launch& l) {
+    if (op.kw == 3) launch_strip_dp4a<3>(op, l);
+    else launch_strip_dp4a<5>(op, l);
+}
+
+bool strip_f32_takes(const ConvolveOp& op, const Launch& l) {
+    return op.kw == 3 && op.kh == 3 && op.integer && strip::usable(l.src) && strip::usable(l.dst);
+}
+
+void strip_f32(const ConvolveOp& op, const Launch& l) {
+    strip::launch<2>(l.src, l.dst, StripConvolve<3>{float_taps<3>(op), op.rdiv, op.bias}, border_mode(l.border), l.stream);
+    VF_CUDA_CHECK_LAUNCH("strip_kernel (convolution)");
+}
+
+bool small_tile_takes(const ConvolveOp& op, const Launch&) { return small_square(op) && op.integer; }
+
+void small_tile(const ConvolveOp& op, const Launch& l) {
+    if (op.kw == 3) return launch_small_wide<3>(op, l);
+    if (op.kw == 5) return launch_small_wide<5>(op, l);
+    return launch_small_wide<7>(op, l);
+}
 
 void conv_naive(const ConvolveOp& op, const Launch& l) {
     const float* taps = global_taps<float>(op);
@@ -375,17 +408,9 @@ void conv_constant(const ConvolveOp& op, const Launch& l) {
     VF_CUDA_CHECK_LAUNCH("constant_kernel");
 }
 
-void conv_tiled(const ConvolveOp& op, const Launch& l) {
-    if (op.kw == op.kh) {
-        if (op.kw == 3) return launch_small<3>(op, l);
-        if (op.kw == 5) return launch_small<5>(op, l);
-        if (op.kw == 7) return launch_small<7>(op, l);
-        // Up to 15x15 the DP4A strips where they apply (9x9, 11x11, 15x15 tested, not benchmarked).
-        if (op.kw == 9 && try_strip16<9>(op, l)) return;
-        if (op.kw == 11 && try_strip16<11>(op, l)) return;
-        if (op.kw == 13 && try_strip16<13>(op, l)) return;
-        if (op.kw == 15 && try_strip16<15>(op, l)) return;
-    }
+namespace {
+
+void raise_tile_smem() {
     static std::once_flag raised;
     std::call_once(raised, [] {
         // Kernels up to 127x127 need up to ~120 KB of shared memory per block.
@@ -393,23 +418,32 @@ void conv_tiled(const ConvolveOp& op, const Launch& l) {
                               (const void*)tiled_double_kernel<uint8_t>, (const void*)tiled_double_kernel<uint16_t>})
             VF_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
     });
+}
+
+}  // namespace
+
+void tile_f64(const ConvolveOp& op, const Launch& l) {
+    raise_tile_smem();
+    const double* taps = global_taps<double>(op);
+    const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * (kTX + op.kw - 1) * sizeof(float);
     const dim3 block(kTX, kTY);
-    if (!op.integer) {
-        const double* taps = global_taps<double>(op);
-        const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * (kTX + op.kw - 1) * sizeof(float);
-        if (l.src.bytes_per_sample == 1)
-            tiled_double_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
-                to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
-        else
-            tiled_double_kernel<uint16_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
-                to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
-        VF_CUDA_CHECK_LAUNCH("tiled_double_kernel");
-        return;
-    }
+    if (l.src.bytes_per_sample == 1)
+        tiled_double_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
+            to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
+    else
+        tiled_double_kernel<uint16_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(
+            to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv, op.bias, border_mode(l.border));
+    VF_CUDA_CHECK_LAUNCH("tiled_double_kernel");
+}
+
+void tile(const ConvolveOp& op, const Launch& l) {
+    if (!op.integer) return tile_f64(op, l);
+    raise_tile_smem();
     const int off = arena_offset(op);
-    if (off < 0) return conv_naive(op, l);
+    if (off < 0) return conv_naive(op, l);  // the constant arena is full: global memory gives the same answer
     const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
     const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * (kTX + op.kw - 1) * sizeof(float);
+    const dim3 block(kTX, kTY);
     if (l.src.bytes_per_sample == 1)
         tiled_kernel<uint8_t><<<tiled_grid(l.dst), block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw,
                                                                            op.kh, khp, op.rdiv, op.bias, border_mode(l.border));

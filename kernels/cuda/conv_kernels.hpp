@@ -18,33 +18,45 @@ struct Launch {
     cudaStream_t stream = nullptr;
 };
 
-// conv_direct.cu: the three direct variants, slowest first (the benchmark shows what each buys).
+// The variants, file by file: each launcher takes an explicit stream, checks the launch and never
+// synchronises; a *_takes function says whether the variant can compute this operation on these
+// planes at all. Which one runs, and why, is decided in one place: dispatch_table.cpp.
+
+// conv_direct.cu: direct sums.
 void conv_naive(const ConvolveOp& op, const Launch& l);     // taps in global memory, no tiling
 void conv_constant(const ConvolveOp& op, const Launch& l);  // taps in constant memory, no tiling
-void conv_tiled(const ConvolveOp& op, const Launch& l);     // + shared-memory tile, register blocking;
-                                                            //   3x3/5x5/7x7 unrolled at compile time
-// conv_separable.cu: row pass + column pass fused in one kernel through shared memory. Box
-// filters take running sums; where separable_imma_eligible holds, the row pass runs on the
-// tensor cores' integer products (conv_separable_imma.cu); conv_separable_f32 is the FP32 kernel
-// alone (the benchmark compares them).
-void conv_separable(const ConvolveOp& op, const Launch& l);
+void tile(const ConvolveOp& op, const Launch& l);           // shared-memory tile, register blocking (any kernel)
+void tile_f64(const ConvolveOp& op, const Launch& l);       // the same with double sums (taps not whole numbers)
+bool small_tile_takes(const ConvolveOp& op, const Launch& l);  // 3x3, 5x5, 7x7 with whole-number taps
+void small_tile(const ConvolveOp& op, const Launch& l);        // unrolled at compile time, 4 x 2 outputs a thread
+bool small_tile_f64_takes(const ConvolveOp& op, const Launch& l);  // 3x3, 5x5, 7x7, taps not whole numbers
+void small_tile_f64(const ConvolveOp& op, const Launch& l);
+bool strip_f32_takes(const ConvolveOp& op, const Launch& l);  // 3x3, whole numbers, planar rows 4-byte aligned
+void strip_f32(const ConvolveOp& op, const Launch& l);        // no shared memory, 2 x 8 outputs a thread
+bool strip_dp4a_takes(const ConvolveOp& op, const Launch& l);  // 3x3 and 5x5 byte taps on 8-bit planes
+void strip_dp4a(const ConvolveOp& op, const Launch& l);        // the same with DP4A sums
+bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l);  // 3x3 to 15x15, byte taps, 8-bit, rows 16-byte
+void strip16_dp4a(const ConvolveOp& op, const Launch& l);        // aligned, an integer finish: 16 outputs a thread
+// conv_separable.cu: row pass + column pass fused in one kernel through shared memory, FP32.
 void conv_separable_f32(const ConvolveOp& op, const Launch& l);
-// conv_box.cu: box filters (every tap equal, their product +-1) by running sums; launches and
-// returns true for those, false (launching nothing) for any other kernel.
-bool try_conv_box(const ConvolveOp& op, const Launch& l);
-// conv_separable_imma.cu: 8-bit planar planes with 16-byte aligned rows, row taps all 0..255 or
-// all -128..127, up to 81 wide. try_separable_imma launches and returns true where it applies.
+// conv_box.cu: box filters (every tap equal, their product +-1) by running sums; box_staged stages
+// the tile by cp.async (8-bit planar planes with 16-byte aligned rows), box_walk reads the plane.
+bool is_box(const ConvolveOp& op);
+bool box_staged_takes(const ConvolveOp& op, const Launch& l);
+void box_staged(const ConvolveOp& op, const Launch& l);
+void box_walk(const ConvolveOp& op, const Launch& l);
+// conv_separable_imma.cu: the row pass on the tensor cores' integer products: 8-bit planar planes
+// with 16-byte aligned rows, row taps all 0..255 or all -128..127, up to 81 wide.
+// try_separable_imma launches and returns true where it applies.
 bool separable_imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why = nullptr);
 bool try_separable_imma(const ConvolveOp& op, const Launch& l);
 // conv_fft.cu: whole-plane FFT through cuFFT, for large dense kernels. Its work buffers are
 // per plane size and kernel, so calls sharing them must be on one stream.
 void conv_fft(const ConvolveOp& op, const Launch& l);
 // conv_tensor.cu: whole-number dense kernels on the tensor cores (half-precision products, FP32
-// sums, exact). tensor_eligible says whether it takes this kernel and plane, and why not.
-// On 8-bit planes where imma_eligible holds, conv_tensor takes the integer products instead
-// (try_conv_imma); conv_tensor_half is the half-precision path alone (the benchmark compares them).
+// sums, exact). tensor_eligible says whether it takes this kernel and plane, and why not;
+// conv_tensor_half throws a usage error (with that reason) where it does not.
 bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* why = nullptr);
-void conv_tensor(const ConvolveOp& op, const Launch& l);
 void conv_tensor_half(const ConvolveOp& op, const Launch& l);
 // conv_imma.cu: whole-number kernels with byte taps (-128..127) on 8-bit planar planes with
 // 16-byte aligned rows, on the tensor cores' integer products (byte samples, int32 sums, exact).
@@ -59,7 +71,13 @@ const FixedFinish* fixed_finish_for(const ConvolveOp& op);
 // OpCache, whose own key is the taps).
 uint64_t finish_key(const ConvolveOp& op);
 // gradient.cu: both 3x3 gradients and the magnitude in one pass.
-void gradient(const GradientOp& op, const Launch& l);
+bool gradient_strip16_takes(const GradientOp& op, const Launch& l);  // 8-bit, rows 16-byte aligned, integer form
+void gradient_strip16(const GradientOp& op, const Launch& l);
+bool gradient_dp4a_takes(const GradientOp& op, const Launch& l);  // 8-bit planar, rows 4-byte aligned, byte taps
+void gradient_dp4a(const GradientOp& op, const Launch& l);
+bool gradient_strip_takes(const GradientOp& op, const Launch& l);  // planar, rows 4-byte aligned
+void gradient_strip(const GradientOp& op, const Launch& l);
+void gradient_tile(const GradientOp& op, const Launch& l);  // any plane
 // copy_fill.cu
 void copy_plane(const Launch& l);
 void fill_neutral(const Launch& l);

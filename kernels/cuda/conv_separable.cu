@@ -114,13 +114,6 @@ __global__ void __launch_bounds__(kTX* kTY) separable_kernel(DevPlane src, DevPl
 
 }  // namespace
 
-void conv_separable(const ConvolveOp& op, const Launch& l) {
-    if (!op.separable()) throw Error(ErrorCategory::Internal, "conv_separable on a kernel without a rank-1 factorisation");
-    if (try_conv_box(op, l)) return;
-    if (try_separable_imma(op, l)) return;
-    conv_separable_f32(op, l);
-}
-
 void conv_separable_f32(const ConvolveOp& op, const Launch& l) {
     if (!op.separable()) throw Error(ErrorCategory::Internal, "conv_separable on a kernel without a rank-1 factorisation");
     const int off = taps_offset(op);

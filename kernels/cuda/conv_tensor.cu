@@ -202,10 +202,6 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
     return true;
 }
 
-void conv_tensor(const ConvolveOp& op, const Launch& l) {
-    if (!try_conv_imma(op, l)) conv_tensor_half(op, l);
-}
-
 void conv_tensor_half(const ConvolveOp& op, const Launch& l) {
     std::string why;
     if (!tensor_eligible(op, l.src, &why)) throw Error(ErrorCategory::Usage, "--kernel tensor: not for this filter: " + why);

@@ -1,10 +1,9 @@
-// Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass: on
-// 8-bit planes with 16-byte aligned rows and the default divisor, scale and delta, 16 outputs per
-// thread with an integer magnitude (strip16_dp4a.cuh); on other planar, aligned planes without
-// shared memory, 8 outputs per thread (strip_dp4a.cuh for 8-bit planes, strip_rows.cuh for
-// 16-bit ones); otherwise
-// over a shared-memory tile with 4 x 2 outputs per thread. Rounds exactly as the CPU path: the
-// sums are whole numbers, and every later step is an IEEE operation without contraction.
+// Sobel, Prewitt, Scharr (and |Laplacian|): both 3x3 sums and the magnitude in one pass. Four
+// variants (rows of the dispatch table, kernels/cuda/dispatch_table.cpp): 16 outputs per thread
+// with an integer magnitude (strip16_dp4a.cuh); 8 outputs per thread without shared memory, DP4A
+// sums for byte taps (strip_dp4a.cuh) or FP32 ones (strip_rows.cuh); a shared-memory tile with
+// 4 x 2 outputs per thread. Rounds exactly as the CPU path: the sums are whole numbers, and every
+// later step is an IEEE operation without contraction.
 #include <cmath>
 
 #include "kernels/cuda/conv_kernels.hpp"
@@ -80,9 +79,7 @@ void launch_gradient_wide(const GradTaps& g, const Launch& l, int border) {
     VF_CUDA_CHECK_LAUNCH("gradient_wide_kernel");
 }
 
-}  // namespace
-
-void gradient(const GradientOp& op, const Launch& l) {
+GradTaps grad_taps(const GradientOp& op) {
     GradTaps g;
     for (int i = 0; i < 9; ++i) {
         g.gx[i] = static_cast<float>(op.gx[i]);
@@ -94,26 +91,46 @@ void gradient(const GradientOp& op, const Launch& l) {
     int exponent = 0;
     g.power_of_two = g.divisor > 0 && std::frexp(g.divisor, &exponent) == 0.5f;
     g.inverse = 1.0f / g.divisor;
+    return g;
+}
+
+auto strip16_taps(const GradTaps& g) {
+    return [g](int c, int j, int i) { return c == 0 ? g.gx[j * 3 + i] : g.gy[j * 3 + i]; };
+}
+
+}  // namespace
+
+bool gradient_strip16_takes(const GradientOp& op, const Launch& l) {
+    const GradTaps g = grad_taps(op);
+    return l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && strip16::usable(l.src) && strip16::usable(l.dst) &&
+           strip16::gradient_integer_ok(strip16_taps(g), g.divisor, g.scale, g.delta);
+}
+
+void gradient_strip16(const GradientOp& op, const Launch& l) {
+    strip16::launch_gradient(l.src, l.dst, strip16_taps(grad_taps(op)), border_mode(l.border), l.stream);
+    VF_CUDA_CHECK_LAUNCH("strip16_kernel (gradient)");
+}
+
+bool gradient_dp4a_takes(const GradientOp& op, const Launch& l) {
+    return strip::usable(l.src) && strip::usable(l.dst) && l.src.bytes_per_sample == 1 && strip::byte_taps<3>(StripGradient{grad_taps(op)});
+}
+
+// 1 row per thread (2 rows measured the same at 4K and 4% slower at 1080p).
+void gradient_dp4a(const GradientOp& op, const Launch& l) {
+    strip::launch_dp4a<3, 1>(l.src, l.dst, StripGradient{grad_taps(op)}, border_mode(l.border), l.stream);
+    VF_CUDA_CHECK_LAUNCH("dp4a_kernel (gradient)");
+}
+
+bool gradient_strip_takes(const GradientOp&, const Launch& l) { return strip::usable(l.src) && strip::usable(l.dst); }
+
+void gradient_strip(const GradientOp& op, const Launch& l) {
+    strip::launch<1>(l.src, l.dst, StripGradient{grad_taps(op)}, border_mode(l.border), l.stream);
+    VF_CUDA_CHECK_LAUNCH("strip_kernel (gradient)");
+}
+
+void gradient_tile(const GradientOp& op, const Launch& l) {
+    const GradTaps g = grad_taps(op);
     const int border = border_mode(l.border);
-    const auto taps = [&](int c, int j, int i) { return c == 0 ? g.gx[j * 3 + i] : g.gy[j * 3 + i]; };
-    if (l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && strip16::usable(l.src) && strip16::usable(l.dst) &&
-        strip16::gradient_integer_ok(taps, g.divisor, g.scale, g.delta)) {
-        strip16::launch_gradient(l.src, l.dst, taps, border, l.stream);
-        VF_CUDA_CHECK_LAUNCH("strip16_kernel (gradient)");
-        return;
-    }
-    // Byte taps (all of Sobel, Prewitt, Scharr, Laplacian) on 8-bit planes: DP4A, 1 row per thread
-    // (2 rows measured the same at 4K and 4% slower at 1080p).
-    if (strip::usable(l.src) && strip::usable(l.dst) && l.src.bytes_per_sample == 1 && strip::byte_taps<3>(StripGradient{g})) {
-        strip::launch_dp4a<3, 1>(l.src, l.dst, StripGradient{g}, border, l.stream);
-        VF_CUDA_CHECK_LAUNCH("dp4a_kernel (gradient)");
-        return;
-    }
-    if (strip::usable(l.src) && strip::usable(l.dst)) {
-        strip::launch<1>(l.src, l.dst, StripGradient{g}, border, l.stream);
-        VF_CUDA_CHECK_LAUNCH("strip_kernel (gradient)");
-        return;
-    }
     const bool vec = wide::vector_ok(l.src) && wide::vector_ok(l.dst);
     if (l.src.bytes_per_sample == 1) {
         if (vec) launch_gradient_wide<uint8_t, true>(g, l, border);

@@ -20,6 +20,7 @@
 #include "common/error.hpp"
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/dispatch_table.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/fixed_finish.hpp"
@@ -46,6 +47,7 @@ struct Outcome {
     long differ = 0;
     int max_abs = 0;
     bool padding_ok = true;
+    std::string ran;  // the dispatch table's row that ran
 };
 
 // The reference output for a case. The plain reference for ordinary sizes; for 4K the CPU fast
@@ -74,9 +76,9 @@ void reference_for(const PlaneOp& op, const TestPlane& src, TestPlane& ref, unsi
     last_key = key;
 }
 
-// Runs op on the GPU with `kernel` and compares with the reference.
-Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step = 1, int offset = 0,
-                 int shift = 0, bool aligned = false) {
+// Runs op on the GPU with `kernel` (auto, a family or a row) and compares with the reference.
+Outcome run_choice(const PlaneOp& op, int w, int h, int depth, KernelChoice kernel, unsigned seed, int step = 1, int offset = 0,
+                   int shift = 0, bool aligned = false) {
     std::mt19937 rng(seed);
     cuda::new_buffer_fill() = test::poison_byte();
     TestPlane src(w, h, depth, step, offset, shift, aligned), ref(w, h, depth, step, offset, shift, aligned),
@@ -88,10 +90,11 @@ Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, u
     cuda::Stream stream;
     VF_CUDA_CHECK(cudaMemcpyAsync(dsrc.data(), src.bytes(), src.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
     VF_CUDA_CHECK(cudaMemcpyAsync(ddst.data(), out.bytes(), out.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
-    CudaBackend().apply(op, src.view_at(dsrc.data()), out.view_at(ddst.data()), stream.get(), kernel);
+    const char* ran = CudaBackend().apply(op, src.view_at(dsrc.data()), out.view_at(ddst.data()), stream.get(), kernel);
     VF_CUDA_CHECK(cudaMemcpyAsync(out.bytes(), ddst.data(), out.size_bytes(), cudaMemcpyDeviceToHost, stream.get()));
     stream.sync();
     Outcome o;
+    o.ran = ran;
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const int d = std::abs(ref.at(x, y) - out.at(x, y));
@@ -100,6 +103,11 @@ Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, u
         }
     o.padding_ok = out.padding_intact();
     return o;
+}
+
+Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step = 1, int offset = 0,
+                 int shift = 0, bool aligned = false) {
+    return run_choice(op, w, h, depth, KernelChoice{kernel, -1}, seed, step, offset, shift, aligned);
 }
 
 // The FFT path's target: at most 1 LSB anywhere (its rounding differs from direct sums at ties).
@@ -899,6 +907,98 @@ TEST(Gpu, CopyAndFill) {
     PlaneOp fill;
     fill.kind = OpKind::Fill;
     expect_close(run_case(fill, 45, 33, 8, GpuKernel::Auto, 1), 45 * 33, true, "fill");
+}
+
+// Every row of the dispatch table, forced by name: the first candidate operation and layout the
+// row takes, on planes from 1x1 to past one block, every border, against the reference. No row is
+// left unreachable, and every row computes the same function as the reference.
+struct Candidate {
+    PlaneOp op;
+    int depth, step, shift;
+    bool aligned;
+    std::string what;
+};
+
+std::vector<Candidate> row_candidates() {
+    std::mt19937 rng(67);
+    std::vector<PlaneOp> ops;
+    PlaneOp copy, fill;
+    copy.kind = OpKind::Copy;
+    fill.kind = OpKind::Fill;
+    ops.push_back(copy);
+    ops.push_back(fill);
+    for (const char* spec : {"sobel", "box=radius=4", "gaussian=sigma=2:size=9", "convolution=m=1 2 3 4 5 6 7 8 9:bias=3",
+                             "convolution=m=0.1 0.25 -0.3 0.5 1.5 0.5 -0.3 0.25 0.1",
+                             "convolution=m=1 -2 3 -4 5 -6 7 -8 9 -10 11 -12 13 -14 15 -16 17 -18 19 -20 21 -22 23 -24 25:rdiv=0.01:bias=128"})
+        ops.push_back(build_chain(spec)[0].ops[0]);
+    ops.push_back(random_dense(7, 20, 1.0f / 300, 128, rng));
+    ops.push_back(random_dense(13, 9, 1.0f / 500, 128, rng));
+    PlaneOp frac = random_dense(9, 9, 1.0f / 80, 64, rng);
+    frac.conv.k[3] = 0.5;
+    finalize_convolve(frac.conv);
+    ops.push_back(frac);
+    std::vector<Candidate> c;
+    // Layouts: 8-bit aligned rows, 8-bit odd pitch, 10-bit aligned, nv12's interleaved chroma.
+    const std::tuple<int, int, int, bool, const char*> layouts[] = {
+        {8, 1, 0, true, "8-bit aligned"}, {8, 1, 0, false, "8-bit"}, {10, 1, 0, true, "10-bit"}, {8, 2, 0, true, "8-bit interleaved"}};
+    for (const PlaneOp& op : ops)
+        for (const auto& [depth, step, shift, aligned, name] : layouts)
+            c.push_back({op, depth, step, shift, aligned, name});
+    return c;
+}
+
+class DispatchRow : public ::testing::TestWithParam<int> {};
+
+TEST_P(DispatchRow, ForcedByNameMatchesReference) {
+    SKIP_WITHOUT_GPU();
+    const cuda::Variant& row = cuda::dispatch_table()[GetParam()];
+    KernelChoice choice;
+    ASSERT_TRUE(parse_kernel_choice(row.name, &choice)) << row.name;
+    ASSERT_EQ(choice.row, GetParam());
+    const Size sizes[] = {{1, 1}, {2, 2}, {19, 1}, {37, 29}, {333, 71}};
+    int tested = 0;
+    for (const Candidate& cand : row_candidates()) {
+        const TestPlane probe(64, 64, cand.depth, cand.step, cand.step - 1, cand.shift, cand.aligned);
+        const PlaneView v = device_like(probe);
+        if (!row.takes(cand.op, cuda::Launch{v, v, Border::Mirror, nullptr})) continue;
+        for (const Size s : sizes)
+            for (Border b : kBorders) {
+                PlaneOp op = cand.op;
+                op.border = b;
+                const Outcome o = run_choice(op, s.w, s.h, cand.depth, choice, 71u + s.w * 3 + s.h, cand.step, cand.step - 1, cand.shift,
+                                             cand.aligned);
+                const std::string what = std::string(row.name) + " on " + cand.what + " " + std::to_string(s.w) + "x" +
+                                         std::to_string(s.h) + " " + border_name(b);
+                EXPECT_EQ(o.ran, row.name) << what;
+                if (row.family == cuda::Family::Fft) expect_within_one(o, what);
+                else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
+                ++tested;
+            }
+        if (tested >= 3 * 5 * 2) break;  // two candidates are enough: the variant tests go further
+    }
+    EXPECT_GT(tested, 0) << row.name << ": no candidate operation and layout is taken by this row";
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, DispatchRow, ::testing::Range(0, static_cast<int>(cuda::dispatch_table().size())),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                             std::string n = cuda::dispatch_table()[info.param].name;
+                             for (char& ch : n)
+                                 if (ch == '-') ch = '_';
+                             return n;
+                         });
+
+// What auto reports is the row that ran, and the table's first rows win where they take the plane.
+TEST(Gpu, AutoReportsTheRowThatRan) {
+    SKIP_WITHOUT_GPU();
+    const PlaneOp sobel = build_chain("sobel")[0].ops[0];
+    EXPECT_EQ(run_case(sobel, 1921, 1081, 8, GpuKernel::Auto, 1, 1, 0, 0, true).ran, "gradient-strip16");
+    EXPECT_EQ(run_case(sobel, 961, 541, 8, GpuKernel::Auto, 2, 2, 1, 0, true).ran, "gradient-tile");  // nv12 chroma
+    EXPECT_EQ(run_case(build_chain("box=radius=31")[0].ops[0], 640, 360, 8, GpuKernel::Auto, 3, 1, 0, 0, true).ran, "box-staged");
+    EXPECT_EQ(run_case(build_chain("gaussian=sigma=3.2")[0].ops[0], 640, 360, 10, GpuKernel::Auto, 4, 1, 0, 0, true).ran,
+              "separable-f32");
+    KernelChoice none;
+    EXPECT_FALSE(parse_kernel_choice("strip32", &none));
+    EXPECT_NE(kernel_choices().find("strip16-dp4a"), std::string::npos);
 }
 
 }  // namespace
