@@ -5,7 +5,37 @@
 #include <cstdio>
 #include <iostream>
 
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
+
 namespace vf {
+namespace {
+
+// --kernel is checked here, once, so a bad value fails before anything is opened (the GPU
+// dispatch table names the rows).
+bool kernel_choice_valid(const std::string& name) {
+#ifdef VF_HAVE_CUDA
+    KernelChoice choice;
+    return parse_kernel_choice(name, &choice);
+#else
+    // Without CUDA only the families are known; the Job then says that the GPU is missing.
+    for (const char* family : {"auto", "naive", "constant", "tiled", "separable", "fft", "tensor"})
+        if (name == family) return true;
+    return false;
+#endif
+}
+
+std::string kernel_choice_names() {
+#ifdef VF_HAVE_CUDA
+    return kernel_choices();
+#else
+    return "auto, naive, constant, tiled, separable, fft or tensor (this vfilter was built without CUDA)";
+#endif
+}
+
+}  // namespace
+
 
 Command parse_command_line(int argc, char** argv) {
     Command cmd;
@@ -133,7 +163,12 @@ Command parse_command_line(int argc, char** argv) {
     else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
     else if (health->parsed()) cmd.kind = Command::Health;
-    else if (o.output.empty()) {
+    else if (!kernel_choice_valid(o.kernel)) {
+        std::fprintf(stderr, "vfilter: error: --kernel '%s': expected %s (see vfilter --list-kernels)\n", o.kernel.c_str(),
+                     kernel_choice_names().c_str());
+        cmd.kind = Command::Exit;
+        cmd.exit_code = 2;
+    } else if (o.output.empty()) {
         std::fprintf(stderr, "vfilter: error: no output given: use --out FILE (or --out null to discard) (see vfilter --help)\n");
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The streaming GPU pipeline's targets on one clip (docs/benchmarks.md, issue 4):
+"""The streaming GPU pipeline's targets on one clip (docs/benchmarks.md, the whole pipeline):
 
   1. sobel and gaussian=sigma=3.2 against identity through the same pipeline (libx264 veryfast)
   2. vfilter against the ffmpeg command line doing the same filter and encode, and against

@@ -27,7 +27,7 @@ struct RunOptions {
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
     std::string allow_protocols;  // empty: local inputs may use file,pipe; network inputs network protocols
-    // Live inputs and outputs (issue 5)
+    // Live inputs and outputs
     std::string rtsp_transport = "tcp";  // tcp | udp
     std::string input_size, input_format;  // capture devices
     double input_fps = 0;

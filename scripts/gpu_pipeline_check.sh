@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on the GPU machine for the streaming pipeline (issue 4): build vfilter against the
+# One call on the GPU machine for the streaming pipeline: build vfilter against the
 # static FFmpeg carried in .static-ffmpeg (lib, include, bin: scripts/build_static_ffmpeg.sh),
 # run every test (the GPU ones included), compute-sanitizer on the GPU stage tests, then time
 # `vfilter bench --pipeline` and bench/gpu_pipeline_targets.py on a 1080p30 and a 4K clip.

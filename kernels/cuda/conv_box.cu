@@ -16,8 +16,8 @@
 // top and bottom edges each row goes through the border rule. box_staged_kernel (8-bit planar
 // planes with 16-byte aligned rows: every frame vfilter allocates) first stages the tile with its
 // halo in shared memory by cp.async, every load of a thread in flight at once (imma_tile.cuh),
-// borders applied there, and walks shared memory: ncu on box_kernel at 1080p 63x63 (tenth pass)
-// showed 17% of issue slots busy, its warps waiting on global loads and the barrier.
+// borders applied there, and walks shared memory: box_kernel's warps wait on global loads and the
+// barrier (ncu), which the staging turns into one wait a block.
 #include <cstdlib>
 #include <mutex>
 #include <vector>

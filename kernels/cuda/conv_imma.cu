@@ -17,11 +17,9 @@
 // 1 (row_tiles_for). The finish is FixedFinish where one exists, two outputs saturated and packed
 // an instruction.
 //
-// Measured on an H100 (docs/benchmarks.md, ninth pass), against the half-precision path
-// (conv_tensor.cu) and the DP4A strips (strip16_dp4a.cuh): 4K 13x13 0.0539 (strips) -> 0.0344 ms,
-// 27x27 0.1092 (half) -> 0.0611, 63x63 0.4018 (half; FFT 0.3828) -> 0.1804; at 1080p 13x13
-// 0.0245 -> 0.0161. Below 7x7 the strips stay faster (3x3 1080p 0.0066 against 0.0110): in a
-// launch of one wave, the way through shared memory is the longer chain.
+// Faster than the half-precision path, the strips and the FFT from 13x13 (docs/benchmarks.md,
+// GPU kernels: dense 13x13 to 63x63); below 7x7 the strips stay faster: in a launch of one wave,
+// the way through shared memory is the longer chain.
 //
 // Block: 8 warps, 4 across by 2 down: 128 x 32 MT outputs. The tile's rows are (96 + 32 chunks +
 // 16) bytes: every chunk a warp reads, and an odd number of 16-byte units, so the 8 rows one
@@ -69,10 +67,8 @@ constexpr Shape kShapes[] = {{2, -2, 3, 3, 1}, {2, -2, 3, 5, 1}, {2, -2, 3, 7, 1
                              {2, -3, 4, 0, 2}, {3, -3, 8, 0, 2}, {4, -3, 12, 0, 2}};
 constexpr int kShapeCount = sizeof kShapes / sizeof kShapes[0];
 
-// Two row tiles a warp where the plane still gives every SM 4 blocks of them, else one. Measured
-// on an H100 (docs/benchmarks.md, ninth pass): at 4K, 2 against 1: 13x13 0.0345 / 0.0397 ms,
-// 27x27 0.0615 / 0.0730, 63x63 0.1805 / 0.2212 (4 tiles: 0.0376, 0.0671, 0.1751); at 1080p 1
-// against 2: 13x13 0.0163 / 0.0174, 27x27 0.0277 / 0.0306, 63x63 0.0809 / 0.0884.
+// Two row tiles a warp where the plane still gives every SM 4 blocks of them, else one: two won
+// every 4K dense row by 13 to 18% and lost every 1080p one by 6 to 10% (fewer blocks than SMs).
 int row_tiles_for(const PlaneView& dst, int sms) {
     const long long blocks2 = static_cast<long long>((dst.width + kOutW - 1) / kOutW) * ((dst.height + 2 * kOutH - 1) / (2 * kOutH));
     return blocks2 >= 4LL * sms ? 2 : 1;

@@ -19,11 +19,9 @@
 // previous chunk's matrix: B is a band, so it is the same one shifted by 16): 128 x 32 outputs.
 // Shared memory: the half-precision input tile with its halo and the Toeplitz matrices of every
 // kernel row (built once per kernel on the host). Fragments are read with ldmatrix from rows laid
-// out so that no read has a bank conflict (ncu on a first version through the WMMA API, whose
-// 32-byte alignment rules force them: 69% of shared wavefronts were conflicts), and multiplied
-// with mma.sync m16n8k16 (compute capability 8.0 and up). Of the shapes measured on an H100
-// (64x64, 64x128, 128x64, 128x32 outputs; 16 or 32 across a warp) this one was the fastest or
-// within 10% of it on every 7x7 to 27x27 row (docs/benchmarks.md, fifth pass).
+// out so that no read has a bank conflict (the WMMA API's 32-byte alignment rules force them), and
+// multiplied with mma.sync m16n8k16 (compute capability 8.0 and up). The block shape was the
+// fastest, or within 10% of it, of those measured on the 7x7 to 27x27 rows.
 #include <cuda_fp16.h>
 
 #include <algorithm>

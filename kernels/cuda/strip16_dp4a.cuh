@@ -15,15 +15,15 @@
 //     saturating pack of two outputs a instruction;
 //   - blocks wholly inside the plane take a path with no border rule and no bounds checks; in the
 //     others only the halo bytes that lie outside go through the border rule.
-// 12 instructions an output for a 3x3 at 4K; 0.0162 -> 0.0115 ms there, 0.0095 -> 0.0065 at 1080p.
-// Then (eleventh pass) the strips at the plane's left and right edges stopped waiting for each
-// row's data before loading the next (load_row, edge_halo): 3x3 0.0067 -> 0.0060 ms at 1080p,
-// within 4% of a copy kernel; 5x5 0.0089 -> 0.0071, 7x7 4K 0.0223 -> 0.0198.
+// About 12 instructions an output for a 3x3; the strips at the plane's left and right edges build
+// their halo from their own samples once every row's loads are out (load_row, edge_halo), so no
+// lane waits for one row's data before loading the next. The 1080p 3x3 runs within a few percent
+// of a copy kernel (docs/benchmarks.md, GPU kernels: dense 3x3 against plane copy).
 // Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh. From
 // 7x7 up the filters are bound by those DP4A (the FMA-heavy pipe 80% busy at 4K 13x13 in ncu);
 // on an H100 DP4A issue at a quarter of FP32's rate, so they match FP32's multiply-adds a clock
-// and win by skipping the unpacking and the float finish: 7x7 4K 0.0342 (FP32 tile) -> 0.0224 ms,
-// 13x13 4K 0.0661 (tensor cores) -> 0.0536 (docs/benchmarks.md, seventh pass).
+// and win by skipping the unpacking and the float finish (docs/benchmarks.md, GPU kernels: dense
+// 7x7, where `auto` times this row against the tensor cores).
 #pragma once
 
 #include <cstdint>
@@ -60,8 +60,8 @@ __device__ __forceinline__ void load_halo(const uint8_t* p, uint32_t (&w)[N], in
 }
 
 // 16 read-only bytes at p (16-byte aligned), asking L2 to fetch the 256 bytes around them: the
-// next block's strips read the other half. Measured on an H100 against a plain __ldg (docs/
-// benchmarks.md, ninth pass): 1 to 2% faster on the 3x3 to 7x7 rows and Sobel, both sizes.
+// next block's strips read the other half (a little faster than a plain __ldg on the 3x3 to 7x7
+// and Sobel rows).
 __device__ __forceinline__ uint4 load16_l2_256(const uint8_t* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     uint4 m;
@@ -192,8 +192,8 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
 // The halo load_row leaves out, from the strip's own samples: called once the row's loads are
 // issued, and after those of the rows loaded with it, so that no load waits for an earlier one's
 // data. (Built as soon as each row was loaded, the halo made its lane wait for that row before
-// the next row's loads went out: at 1080p the warps of the left and right edge blocks, 13% of
-// them, drew 4.5 times the stall samples of the others in ncu; eleventh pass.)
+// the next row's loads went out: the edge blocks' warps drew several times the stall samples of
+// the others in ncu.)
 template <int R>
 __device__ __forceinline__ void edge_halo(int x, int width, int border, uint32_t (&w)[kWords<R>]) {
     static_assert(kHaloFromStrip<R>, "two-word halos are loaded byte by byte");
@@ -328,8 +328,8 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
 
 // From 7x7: the kernel rows in a loop that is not unrolled, the next row's loads issued before
 // the current row's sums. Unrolled, a 13x13 strip is about 1,600 instructions of straight-line
-// code per variant, and ncu on an H100 showed its warps waiting for instructions (32% of their
-// stalls at 4K) and the SMs idle most of a 1080p launch (docs/benchmarks.md, seventh pass).
+// code per variant, and ncu showed its warps waiting for instructions and the SMs idle most of a
+// 1080p launch.
 template <int K, bool kCheckX, bool kCheckY, typename Finish>
 __device__ __forceinline__ void strip_rolled(const DevPlane& src, const DevPlane& dst,
                                              const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish,
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMi
 
 // Defaults: 1 row a thread, blocks of 8 x 16 threads (128 x 16 outputs), the fastest of rows 1
 // and 2, blocks 8, 16 or 32 threads across and 4 to 32 down for 3x3 and 5x5 at 1080p and 4K on
-// an H100 (docs/benchmarks.md, sixth pass): narrower blocks put fewer warps at the plane's left
+// an H100: narrower blocks put fewer warps at the plane's left
 // and right edges, where the halo goes through the border rule (a warp still reads whole
 // 128-byte lines: 8 lanes x 16 bytes a row).
 template <int K, int S, int kRows = 1, int kBlockY = 16, int kBlockX = 8, typename TapFn, typename Finish>

@@ -72,11 +72,9 @@ __device__ __forceinline__ uint32_t window(const uint32_t (&w)[N], int o) {
 // `w` (output p's first sample at byte p + H - K / 2, H the halo loaded left of the first output)
 // with the row's packed taps tw[c][m].
 //
-// Each window is built with a byte permute where it is not aligned. Measured against taps packed
-// for each of the four byte offsets instead (no permutes, but ceil((offset + K) / 4) DP4A a row,
-// more than the ceil(K / 4) here for most offsets) on an H100: slower for the 3x3 (4K 0.0116 ->
-// 0.0119 ms) and Sobel (0.0153 -> 0.0167), the same for the 5x5: DP4A, not the permutes, is the
-// scarce instruction (docs/benchmarks.md, seventh pass).
+// Each window is built with a byte permute where it is not aligned: DP4A, not the permutes, is the
+// scarce instruction, so taps packed for each of the four byte offsets (no permutes, more DP4A)
+// were slower (docs/benchmarks.md, tried and not kept).
 template <int K, int H, int S, int kV, int W>
 __device__ __forceinline__ void dp4a_row(const uint32_t (&w)[W], const int32_t (&tw)[S][kWindows<K>], int (&acc)[S][kV]) {
     constexpr int R = K / 2;

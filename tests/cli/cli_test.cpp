@@ -79,6 +79,33 @@ TEST_F(Cli, ListFiltersHelpAndVersion) {
     EXPECT_EQ(r.exit_code, 0);
 }
 
+// The reference documents are the program's own tables: docs/filters.md holds --list-filters
+// and docs/kernels.md --list-kernels (in builds with CUDA), byte for byte.
+std::string between(const std::string& text, const std::string& begin, const std::string& end) {
+    const size_t a = text.find(begin);
+    const size_t b = a == std::string::npos ? a : text.find(end, a + begin.size());
+    return b == std::string::npos ? "(markers not found)" : text.substr(a + begin.size(), b - a - begin.size());
+}
+
+std::string read_doc(const std::string& name) {
+    std::ifstream f(std::string(VF_SOURCE_DIR) + "/docs/" + name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+TEST_F(Cli, DocsHoldTheProgramsTables) {
+    const CommandResult filters = run_vfilter({"--list-filters"});
+    ASSERT_EQ(filters.exit_code, 0);
+    EXPECT_EQ(between(read_doc("filters.md"), "```\n", "```\n"), filters.output)
+        << "docs/filters.md is out of date: paste the output of vfilter --list-filters";
+    const CommandResult kernels = run_vfilter({"--list-kernels"});
+    if (kernels.exit_code != 0) GTEST_SKIP() << "this build has no CUDA backend: " << kernels.output;
+    EXPECT_NE(kernels.output.find("| `strip16-dp4a` |"), std::string::npos) << kernels.output;
+    EXPECT_EQ(between(read_doc("kernels.md"), "<!-- vfilter --list-kernels -->\n", "<!-- end -->\n"), kernels.output)
+        << "docs/kernels.md is out of date: paste the output of vfilter --list-kernels";
+}
+
 TEST_F(Cli, MissingOrUnreadableInput) {
     expect_failure({"-i", dir + "/nope.mp4", "-o", dir + "/o.mp4"}, kInput, "No such file", dir + "/o.mp4");
     std::ofstream(dir + "/text.mp4") << "this is not a video\n";
@@ -150,6 +177,7 @@ TEST_F(Cli, BadFiltersAndOptions) {
     expect_failure({"-i", clip, "--bogus-flag", "-o", out}, kUsage, "bogus", out);
     expect_failure({"-i", clip}, kUsage, "no output given");
     expect_failure({"-i", clip, "--device", "tpu", "-o", out}, kUsage, "--device", out);
+    expect_failure({"-i", clip, "--kernel", "strip32", "-o", out}, kUsage, "--kernel 'strip32': expected auto", out);
     // A forced GPU path that cannot compute the filter is refused before anything opens (also
     // where no GPU is present).
     expect_failure({"-i", clip, "-f", "convolution=m=1 2 3 4 5 6 7 8 9", "--kernel", "separable", "-o", out}, kUsage,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Generates the bad-input corpus (issue 7) into OUTDIR (default: ./generated next to this script,
+# Generates the bad-input corpus into OUTDIR (default: ./generated next to this script,
 # ignored by git). Each file's expected outcome is in expected.tsv beside this script, and
 # tests/e2e/bad_input_test.cpp runs vfilter on every one of them.
 #   tests/data/bad/make_bad_inputs.sh [OUTDIR]   (needs the ffmpeg command and python3)
