@@ -17,7 +17,7 @@
 
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
-#include "kernels/cuda/conv1d.hpp"
+#include "bench/conv1d/conv1d.hpp"
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda_backend.hpp"

@@ -24,6 +24,18 @@ const cuda::Variant& forced_family(GpuKernel family, const PlaneOp& op, const cu
     }
 }
 
+// A forced row applies to the operations of its own kind (a gradient row to gradients, the others
+// to convolutions); the rest of a chain (the chroma planes' copies and fills, a Sobel after a
+// forced blur) runs what `auto` picks, as a forced family does.
+bool serves(const cuda::Variant& v, const PlaneOp& op) {
+    switch (v.family) {
+    case cuda::Family::Copy: return op.kind == OpKind::Copy;
+    case cuda::Family::Fill: return op.kind == OpKind::Fill;
+    case cuda::Family::Gradient: return op.kind == OpKind::Gradient;
+    default: return op.kind == OpKind::Convolve;
+    }
+}
+
 }  // namespace
 
 const char* gpu_kernel_name(GpuKernel k) {
@@ -85,12 +97,13 @@ const char* CudaBackend::apply(const PlaneOp& op, const PlaneView& src, const Pl
     if (src.width <= 0 || src.height <= 0) return "none";
     const cuda::Launch l{src, dst, op.border, stream};
     const cuda::Variant* v = nullptr;
-    if (kernel.row >= 0) {
-        v = &cuda::dispatch_table().at(static_cast<size_t>(kernel.row));
+    const cuda::Variant* forced = kernel.row >= 0 ? &cuda::dispatch_table().at(static_cast<size_t>(kernel.row)) : nullptr;
+    if (forced && serves(*forced, op)) {
+        v = forced;
         if (!v->takes(op, l))
             throw Error(ErrorCategory::Usage, std::string("--kernel ") + v->name + " does not take this filter on this plane; it takes " +
                                                   v->takes_text);
-    } else if (kernel.family == GpuKernel::Auto || op.kind != OpKind::Convolve) {
+    } else if (forced || kernel.family == GpuKernel::Auto || op.kind != OpKind::Convolve) {
         // Copies, fills and gradients have their own rows whatever the family asked for.
         v = &cuda::choose_variant(op, l);
     } else {

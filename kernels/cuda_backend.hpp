@@ -38,7 +38,8 @@ public:
     // from 7x7 times the candidates into dst).
     const char* choose(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream) const;
     // src and dst are device memory of equal size. Asynchronous on `stream`. Returns the name of
-    // the dispatch table's row that ran.
+    // the dispatch table's row that ran. A forced row applies to operations of its own kind (a
+    // gradient row to gradients, the others to convolutions); other operations run `auto`.
     const char* apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,
                       const KernelChoice& kernel) const;
     const char* apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream,

@@ -1002,6 +1002,21 @@ TEST(Gpu, AutoReportsTheRowThatRan) {
     KernelChoice none;
     EXPECT_FALSE(parse_kernel_choice("strip32", &none));
     EXPECT_NE(kernel_choices().find("strip16-dp4a"), std::string::npos);
+    // A forced row runs on the operations of its kind and leaves the others (grey chroma, a Sobel
+    // in a chain) to auto; on an operation of its kind it cannot compute, it is a usage error.
+    KernelChoice tile;
+    ASSERT_TRUE(parse_kernel_choice("tile", &tile));
+    PlaneOp fill;
+    fill.kind = OpKind::Fill;
+    EXPECT_EQ(run_choice(fill, 33, 17, 8, tile, 5).ran, "fill");
+    EXPECT_EQ(run_choice(sobel, 33, 17, 8, tile, 6).ran.rfind("gradient-", 0), 0u);
+    EXPECT_EQ(run_choice(build_chain("convolution=m=1 2 3 4 5 6 7 8 9")[0].ops[0], 33, 17, 8, tile, 7).ran, "tile");
+    try {
+        run_choice(build_chain("convolution=m=0.5 1 0.5 1 3 1 0.5 1 0.5")[0].ops[0], 33, 17, 8, tile, 8);
+        ADD_FAILURE() << "--kernel tile took taps that are not whole numbers";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.category(), ErrorCategory::Usage);
+    }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "kernels/conv1d.hpp"
+#include "bench/conv1d/conv1d_reference.hpp"
 
 namespace vf {
 

@@ -1,4 +1,4 @@
-#include "kernels/cuda/conv1d.hpp"
+#include "bench/conv1d/conv1d.hpp"
 
 #include <cufft.h>
 

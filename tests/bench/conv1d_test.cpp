@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/conv1d.hpp"
-#include "kernels/cuda/conv1d.hpp"
+#include "bench/conv1d/conv1d_reference.hpp"
+#include "bench/conv1d/conv1d.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda_backend.hpp"
 

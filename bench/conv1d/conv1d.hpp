@@ -1,4 +1,5 @@
-// GPU long 1D convolution; semantics in kernels/conv1d.hpp. All pointers are device memory.
+// GPU long 1D convolution; semantics in bench/conv1d/conv1d_reference.hpp. All pointers are
+// device memory.
 #pragma once
 
 #include <cuda_runtime.h>
