@@ -3,7 +3,6 @@
 #include "decode/hw_decode.hpp"
 #include "media/host_memory.hpp"
 
-#include "pipeline/cpu_frame_engine.hpp"
 
 #ifdef VF_HAVE_CUDA
 #include "pipeline/gpu_frame_filter.hpp"
@@ -24,8 +23,8 @@ FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif
-    } else if (o.cpu_engine_slots > 0 && !chain_.empty()) {
-        engine_ = std::make_unique<CpuFrameEngine>(chain_, o.cpu_engine_slots, o.cpu_engine_hook, o.cpu_engine_submit_hook);
+    } else if (o.engine_factory && !chain_.empty()) {
+        engine_ = o.engine_factory(chain_);
     }
 }
 

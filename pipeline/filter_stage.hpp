@@ -27,11 +27,9 @@ struct FilterStageOptions {
     int threads = 0;                  // CPU threads (0 = one per core)
     std::string gpu_kernel = "auto";  // auto, a family or a row of the GPU dispatch table (--list-kernels)
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
-    // Tests: run Device::Cpu through CpuFrameEngine with this many slots (the GPU stage's logic
-    // without a GPU); 0 = filter each frame inside submit().
-    int cpu_engine_slots = 0;
-    std::function<void(int64_t)> cpu_engine_hook;         // CpuFrameEngine's before_frame
-    std::function<void(int64_t)> cpu_engine_submit_hook;  // CpuFrameEngine's on_submit
+    // An engine to filter through instead of the device's own, made from the chain (tests inject a
+    // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
+    std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;
 };
 
 class FilterStage {

@@ -145,9 +145,10 @@ FilterStageOptions stand_in(int slots, std::function<void(int64_t)> hook = nullp
                             std::function<void(int64_t)> submit_hook = nullptr) {
     FilterStageOptions fo;
     fo.threads = 2;
-    fo.cpu_engine_slots = slots;
-    fo.cpu_engine_hook = std::move(hook);
-    fo.cpu_engine_submit_hook = std::move(submit_hook);
+    if (slots > 0)
+        fo.engine_factory = [slots, hook, submit_hook](const std::vector<FilterPlan>& chain) {
+            return std::make_unique<CpuFrameEngine>(chain, slots, hook, submit_hook);
+        };
     return fo;
 }
 

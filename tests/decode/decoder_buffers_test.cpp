@@ -5,7 +5,6 @@
 #include <atomic>
 
 #include "decode/file_source.hpp"
-#include "pipeline/stats.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
@@ -63,18 +62,6 @@ INSTANTIATE_TEST_SUITE_P(Codecs, DecoderBuffersTest,
                          ::testing::Values(std::make_pair("libx264", AV_PIX_FMT_YUV420P),
                                            std::make_pair("ffv1", AV_PIX_FMT_YUV422P10LE),
                                            std::make_pair("mpeg4", AV_PIX_FMT_YUV420P)));
-
-TEST(DurationHistogram, PercentilesWithinTwoPercent) {
-    DurationHistogram h;
-    for (int i = 1; i <= 1000; ++i) h.add(i * 0.01);  // 0.01 .. 10 ms
-    EXPECT_EQ(h.count(), 1000);
-    EXPECT_NEAR(h.mean(), 5.005, 1e-9);
-    EXPECT_NEAR(h.percentile(50), 5.0, 5.0 * 0.021);
-    EXPECT_NEAR(h.percentile(99), 9.9, 9.9 * 0.021);
-    EXPECT_NEAR(h.percentile(100), 10.0, 10.0 * 0.021);
-    DurationHistogram empty;
-    EXPECT_EQ(empty.percentile(99), 0.0);
-}
 
 }  // namespace
 }  // namespace vf
