@@ -27,7 +27,7 @@
 #include "kernels/cuda/device_limits.hpp"
 #include "kernels/cuda/device_plane.cuh"
 #include "kernels/cuda/imma_tile.cuh"
-#include "kernels/cuda/strip16_dp4a.cuh"
+#include "kernels/cuda/byte_plane.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -203,7 +203,7 @@ dim3 box_grid(const Launch& l) { return dim3((l.dst.width + kBoxW - 1) / kBoxW, 
 }  // namespace
 
 bool box_staged_takes(const ConvolveOp& op, const Launch& l) {
-    if (!is_box(op) || l.src.bytes_per_sample != 1 || l.src.shift != 0 || !strip16::usable(l.src)) return false;
+    if (!is_box(op) || l.src.bytes_per_sample != 1 || l.src.shift != 0 || !byte_rows_16(l.src)) return false;
     // The device is asked only for planes the staged kernel could take.
     const DeviceLimits d = device_limits();
     return d.major >= 8 && staged_bytes(op.kh, box_pad(op)) <= static_cast<size_t>(d.optin_smem);

@@ -29,7 +29,7 @@
 #include "kernels/cuda/imma_tile.cuh"
 #include "kernels/cuda/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
-#include "kernels/cuda/strip16_dp4a.cuh"
+#include "kernels/cuda/byte_plane.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, NC == 2 ? kMinBlocks : 2) sep_imma_k
         for (int p = 0; p < 4; ++p) o[p] = static_cast<int>(fminf(fmaxf(finish_convolve(acc[q][p], rdiv, bias), 0.0f), 255.0f));
         uint8_t* out = dst.data + static_cast<long long>(y) * dst.pitch + x;
         if (x + 4 <= dst.width) {
-            *reinterpret_cast<uint32_t*>(out) = strip16::pack4(o[0], o[1], o[2], o[3]);
+            *reinterpret_cast<uint32_t*>(out) = pack4_saturated(o[0], o[1], o[2], o[3]);
         } else {
 #pragma unroll
             for (int p = 0; p < 4; ++p)

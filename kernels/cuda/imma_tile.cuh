@@ -12,15 +12,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cuda/byte_plane.cuh"
 #include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/strip16_dp4a.cuh"
 
 namespace vf::cuda::imma {
 
 // The planes both kernels take: 8-bit planar, unshifted, rows 16-byte aligned (every frame
 // vfilter allocates), so that the tile is staged 16 bytes at a time.
 inline bool byte_planes(const PlaneView& src, const PlaneView& dst) {
-    return src.bytes_per_sample == 1 && dst.peak() == 255 && src.shift == 0 && strip16::usable(src) && strip16::usable(dst);
+    return src.bytes_per_sample == 1 && dst.peak() == 255 && src.shift == 0 && byte_rows_16(src) && byte_rows_16(dst);
 }
 constexpr const char* kNotBytePlanes = "not an 8-bit planar plane with 16-byte aligned rows";
 constexpr const char* kNoIntegerProducts =

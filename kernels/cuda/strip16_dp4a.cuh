@@ -28,6 +28,7 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/byte_plane.cuh"
 #include "kernels/cuda/device_plane.cuh"
 #include "kernels/cuda/strip_dp4a.cuh"
 #include "kernels/fixed_finish.hpp"
@@ -43,9 +44,7 @@ template <int R>
 constexpr int kWords = (kV + 2 * kHalo<R>) / 4;
 
 // True when the plane can take this path: 8-bit planar, rows 16-byte aligned.
-inline bool usable(const PlaneView& v) {
-    return v.step == 1 && v.bytes_per_sample == 1 && v.pitch % 16 == 0 && reinterpret_cast<uintptr_t>(v.data) % 16 == 0;
-}
+inline bool usable(const PlaneView& v) { return byte_rows_16(v); }
 
 // H (4 or 8) bytes at p (p aligned to H) into w[0 .. H / 4 - 1].
 template <int H, int N>
@@ -203,17 +202,7 @@ __device__ __forceinline__ void edge_halo(int x, int width, int border, uint32_t
 }
 
 // Four outputs, saturated to 0..255, packed into a word (output 0 in the low byte).
-__device__ __forceinline__ uint32_t pack4(int a, int b, int c, int d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 720
-    uint32_t hi, w;
-    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(hi) : "r"(d), "r"(c));
-    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(w) : "r"(b), "r"(a), "r"(hi));
-    return w;
-#else
-    auto sat = [](int v) { return static_cast<uint32_t>(min(max(v, 0), 255)); };
-    return sat(a) | sat(b) << 8 | sat(c) << 16 | sat(d) << 24;
-#endif
-}
+__device__ __forceinline__ uint32_t pack4(int a, int b, int c, int d) { return pack4_saturated(a, b, c, d); }
 
 // Finishes: the output before saturation to 0..255 from a strip's kSums whole-number sums.
 
