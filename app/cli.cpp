@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "kernels/gpu_kernel.hpp"
+
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
 #endif
@@ -20,9 +22,8 @@ bool kernel_choice_valid(const std::string& name) {
     return parse_kernel_choice(name, &choice);
 #else
     // Without CUDA only the families are known; the Job then says that the GPU is missing.
-    for (const char* family : {"auto", "naive", "constant", "tiled", "separable", "fft", "tensor"})
-        if (name == family) return true;
-    return false;
+    GpuKernel family;
+    return parse_gpu_kernel_family(name, &family);
 #endif
 }
 
@@ -30,7 +31,7 @@ std::string kernel_choice_names() {
 #ifdef VF_HAVE_CUDA
     return kernel_choices();
 #else
-    return "auto, naive, constant, tiled, separable, fft or tensor (this vfilter was built without CUDA)";
+    return gpu_kernel_family_names() + " (this vfilter was built without CUDA)";
 #endif
 }
 

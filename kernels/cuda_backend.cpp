@@ -6,9 +6,6 @@
 namespace vf {
 namespace {
 
-constexpr GpuKernel kFamilies[] = {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled,
-                                   GpuKernel::Separable, GpuKernel::Fft, GpuKernel::Tensor};
-
 const cuda::Variant& forced_family(GpuKernel family, const PlaneOp& op, const cuda::Launch& l) {
     switch (family) {
     case GpuKernel::Naive: return cuda::first_of_family(cuda::Family::Naive, op, l);
@@ -38,25 +35,11 @@ bool serves(const cuda::Variant& v, const PlaneOp& op) {
 
 }  // namespace
 
-const char* gpu_kernel_name(GpuKernel k) {
-    switch (k) {
-    case GpuKernel::Auto: return "auto";
-    case GpuKernel::Naive: return "naive";
-    case GpuKernel::Constant: return "constant";
-    case GpuKernel::Tiled: return "tiled";
-    case GpuKernel::Separable: return "separable";
-    case GpuKernel::Fft: return "fft";
-    case GpuKernel::Tensor: return "tensor";
-    }
-    return "?";
-}
-
 bool parse_kernel_choice(const std::string& name, KernelChoice* out) {
-    for (GpuKernel k : kFamilies)
-        if (name == gpu_kernel_name(k)) {
-            *out = KernelChoice{k, -1};
-            return true;
-        }
+    if (GpuKernel k; parse_gpu_kernel_family(name, &k)) {
+        *out = KernelChoice{k, -1};
+        return true;
+    }
     const auto& table = cuda::dispatch_table();
     for (size_t i = 0; i < table.size(); ++i)
         if (name == table[i].name) {
@@ -67,9 +50,9 @@ bool parse_kernel_choice(const std::string& name, KernelChoice* out) {
 }
 
 std::string kernel_choices() {
-    std::string s;
-    for (GpuKernel k : kFamilies) s += std::string(s.empty() ? "" : ", ") + gpu_kernel_name(k);
-    for (const cuda::Variant& v : cuda::dispatch_table()) s += std::string(", ") + v.name;
+    std::string s = gpu_kernel_family_names();
+    for (const cuda::Variant& v : cuda::dispatch_table())
+        if (GpuKernel k; !parse_gpu_kernel_family(v.name, &k)) s += std::string(", ") + v.name;  // fft, naive, constant once
     return s;
 }
 

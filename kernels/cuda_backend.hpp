@@ -9,14 +9,10 @@
 #include <string>
 
 #include "common/plane.hpp"
+#include "kernels/gpu_kernel.hpp"
 #include "kernels/plan.hpp"
 
 namespace vf {
-
-// The families of variants --kernel can force by name (the dispatch table's `family` column).
-enum class GpuKernel { Auto, Naive, Constant, Tiled, Separable, Fft, Tensor };
-
-const char* gpu_kernel_name(GpuKernel k);
 
 // What --kernel selects: auto, a family, or one row of the dispatch table.
 struct KernelChoice {

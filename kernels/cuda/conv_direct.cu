@@ -22,6 +22,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/cuda/byte_plane.cuh"
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -366,7 +367,7 @@ void small_tile_f64(const ConvolveOp& op, const Launch& l) {
 
 bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l) {
     return op.kw == op.kh && op.kw % 2 == 1 && op.kw >= 3 && op.kw <= 15 && l.src.bytes_per_sample == 1 && l.dst.peak() == 255 &&
-           strip16::usable(l.src) && strip16::usable(l.dst) && fixed_finish_for(op) != nullptr;
+           byte_rows_16(l.src) && byte_rows_16(l.dst) && fixed_finish_for(op) != nullptr;
 }
 
 void strip16_dp4a(const ConvolveOp& op, const Launch& l) {
@@ -463,7 +464,6 @@ void tile_f64(const ConvolveOp& op, const Launch& l) {
 }
 
 void tile(const ConvolveOp& op, const Launch& l) {
-    if (!op.integer) return tile_f64(op, l);
     raise_tile_smem();
     const int off = arena_offset(op);
     if (off < 0) return conv_naive(op, l);  // the constant arena is full: global memory gives the same answer

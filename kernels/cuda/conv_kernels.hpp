@@ -25,7 +25,7 @@ struct Launch {
 // conv_direct.cu: direct sums.
 void conv_naive(const ConvolveOp& op, const Launch& l);     // taps in global memory, no tiling
 void conv_constant(const ConvolveOp& op, const Launch& l);  // taps in constant memory, no tiling
-void tile(const ConvolveOp& op, const Launch& l);           // shared-memory tile, register blocking (any kernel)
+void tile(const ConvolveOp& op, const Launch& l);           // shared-memory tile, register blocking (whole-number taps)
 void tile_f64(const ConvolveOp& op, const Launch& l);       // the same with double sums (taps not whole numbers)
 bool small_tile_takes(const ConvolveOp& op, const Launch& l);  // 3x3, 5x5, 7x7 with whole-number taps
 void small_tile(const ConvolveOp& op, const Launch& l);        // unrolled at compile time, 4 x 2 outputs a thread

@@ -198,12 +198,6 @@ Family timed_family(const PlaneOp& op, const Launch& l) {
 
 const std::vector<Variant>& dispatch_table() { return kTable; }
 
-const Variant* find_variant(const std::string& name) {
-    for (const Variant& v : kTable)
-        if (name == v.name) return &v;
-    return nullptr;
-}
-
 const Variant& choose_variant(const PlaneOp& op, const Launch& l) {
     for (const Variant& v : kTable) {
         if (!auto_takes(v, op, l)) continue;

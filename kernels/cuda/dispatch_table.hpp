@@ -29,8 +29,6 @@ struct Variant {
 
 // The table, top to bottom.
 const std::vector<Variant>& dispatch_table();
-// The row named `name`, or nullptr.
-const Variant* find_variant(const std::string& name);
 // The row `auto` runs for op on these planes. Dense kernels from 7x7 on: the first call for a
 // kernel, plane size and peak times the candidate families into l.dst (they compute the same
 // function, and the real launch follows) and keeps the fastest.

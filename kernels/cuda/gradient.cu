@@ -6,6 +6,7 @@
 // later step is an IEEE operation without contraction.
 #include <cmath>
 
+#include "kernels/cuda/byte_plane.cuh"
 #include "kernels/cuda/conv_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_plane.cuh"
@@ -102,7 +103,7 @@ auto strip16_taps(const GradTaps& g) {
 
 bool gradient_strip16_takes(const GradientOp& op, const Launch& l) {
     const GradTaps g = grad_taps(op);
-    return l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && strip16::usable(l.src) && strip16::usable(l.dst) &&
+    return l.src.bytes_per_sample == 1 && l.dst.peak() == 255 && byte_rows_16(l.src) && byte_rows_16(l.dst) &&
            strip16::gradient_integer_ok(strip16_taps(g), g.divisor, g.scale, g.delta);
 }
 

@@ -43,8 +43,6 @@ constexpr int kHalo = (R + 3) / 4 * 4;
 template <int R>
 constexpr int kWords = (kV + 2 * kHalo<R>) / 4;
 
-// True when the plane can take this path: 8-bit planar, rows 16-byte aligned.
-inline bool usable(const PlaneView& v) { return byte_rows_16(v); }
 
 // H (4 or 8) bytes at p (p aligned to H) into w[0 .. H / 4 - 1].
 template <int H, int N>
@@ -201,8 +199,6 @@ __device__ __forceinline__ void edge_halo(int x, int width, int border, uint32_t
     if (x + kV == width) halo_from_strip_right<R>(w, border);
 }
 
-// Four outputs, saturated to 0..255, packed into a word (output 0 in the low byte).
-__device__ __forceinline__ uint32_t pack4(int a, int b, int c, int d) { return pack4_saturated(a, b, c, d); }
 
 // Finishes: the output before saturation to 0..255 from a strip's kSums whole-number sums.
 
@@ -279,7 +275,7 @@ __device__ __forceinline__ void finish_store(const DevPlane& dst, int x, int y, 
     }
     uint32_t o[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) o[i] = pack4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+    for (int i = 0; i < 4; ++i) o[i] = pack4_saturated(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
     uint8_t* out = dst.data + static_cast<long long>(y) * dst.pitch;
     if (!kCheckX || x + kV <= dst.width) {
         *reinterpret_cast<uint4*>(out + x) = make_uint4(o[0], o[1], o[2], o[3]);
@@ -399,7 +395,7 @@ void launch_with(const PlaneView& src, const PlaneView& dst, TapFn taps, const F
     strip16_kernel<K, kRows, kBlockX, kBlockY><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, finish, border);
 }
 
-// A whole-number K x K convolution. Call only for usable(src) and usable(dst), byte taps
+// A whole-number K x K convolution. Call only for byte_rows_16(src) and byte_rows_16(dst), byte taps
 // (taps(j, i): row j, column i, in -128..127) and a FixedFinish solved for its sums.
 template <int K, typename TapFn>
 void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedFinish& f, int border, cudaStream_t stream) {
@@ -409,7 +405,7 @@ void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedF
 }
 
 // Both 3x3 gradients and their magnitude (MagnitudeFinish). taps(c, j, i): gradient c (0: x,
-// 1: y), row j, column i. Call only for usable(src) and usable(dst) and gradients for which
+// 1: y), row j, column i. Call only for byte_rows_16(src) and byte_rows_16(dst) and gradients for which
 // gradient_integer_ok holds.
 template <typename TapFn>
 void launch_gradient(const PlaneView& src, const PlaneView& dst, TapFn taps, int border, cudaStream_t stream) {
