@@ -7,33 +7,32 @@
 
 #include "kernels/gpu_kernel.hpp"
 
-#ifdef VF_HAVE_CUDA
-#include "kernels/cuda_backend.hpp"
-#endif
-
 namespace vf {
 namespace {
 
-// --kernel is checked here, once, so a bad value fails before anything is opened (the GPU
-// dispatch table names the rows).
-bool kernel_choice_valid(const std::string& name) {
-#ifdef VF_HAVE_CUDA
-    KernelChoice choice;
-    return parse_kernel_choice(name, &choice);
-#else
-    // Without CUDA only the families are known; the Job then says that the GPU is missing.
-    GpuKernel family;
-    return parse_gpu_kernel_family(name, &family);
-#endif
+// The enum each accepted word of a choice option stands for; CLI11 has already refused others.
+template <typename T>
+T choice_of(const std::string& word, std::initializer_list<std::pair<const char*, T>> words) {
+    for (const auto& [name, value] : words)
+        if (word == name) return value;
+    return words.begin()->second;
 }
 
-std::string kernel_choice_names() {
-#ifdef VF_HAVE_CUDA
-    return kernel_choices();
-#else
-    return gpu_kernel_family_names() + " (this vfilter was built without CUDA)";
-#endif
+template <typename T>
+std::vector<std::string> names_of(std::initializer_list<std::pair<const char*, T>> words) {
+    std::vector<std::string> names;
+    for (const auto& w : words) names.push_back(w.first);
+    return names;
 }
+
+const std::initializer_list<std::pair<const char*, DeviceChoice>> kDevices = {
+    {"auto", DeviceChoice::Auto}, {"cpu", DeviceChoice::Cpu}, {"cuda", DeviceChoice::Cuda}};
+const std::initializer_list<std::pair<const char*, HwDecode>> kHwDecodes = {
+    {"auto", HwDecode::Auto}, {"cuda", HwDecode::Cuda}, {"none", HwDecode::None}};
+const std::initializer_list<std::pair<const char*, OverloadPolicy>> kOverloadPolicies = {
+    {"auto", OverloadPolicy::Auto}, {"drop", OverloadPolicy::Drop}, {"block", OverloadPolicy::Block}};
+const std::initializer_list<std::pair<const char*, FragmentedMode>> kFragmentedModes = {
+    {"auto", FragmentedMode::Auto}, {"yes", FragmentedMode::Yes}, {"no", FragmentedMode::No}};
 
 }  // namespace
 
@@ -46,6 +45,7 @@ Command parse_command_line(int argc, char** argv) {
     app.set_version_flag("--version", "vfilter 0.1.0");
     bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
     std::string log_format = "text";
+    std::string device = "auto", kernel = "auto", hwdec = "auto", on_overload = "auto", fragmented = "auto";
     double crf = -1;
     app.add_option("-i,--input", o.input,
                    "file, URL (rtsp://, rtmp://, srt://, udp://, http://), capture device (/dev/video0) or - (stdin); "
@@ -63,13 +63,14 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M");
     app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
-    app.add_option("--device", o.device, "where filters run: auto (GPU when present), cpu, cuda")->default_str("auto");
-    app.add_option("--kernel", o.kernel,
+    app.add_option("--device", device, "where filters run: auto (GPU when present), cpu, cuda")
+        ->default_str("auto")->check(CLI::IsMember(names_of(kDevices)));
+    app.add_option("--kernel", kernel,
                    "GPU kernel: auto, a family (naive, constant, tiled, separable, fft, tensor) or a variant's name "
                    "(see --list-kernels)")
         ->default_str("auto");
-    app.add_option("--hwdec", o.hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
-        ->default_str("auto")->check(CLI::IsMember({"auto", "cuda", "none"}));
+    app.add_option("--hwdec", hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
+        ->default_str("auto")->check(CLI::IsMember(names_of(kHwDecodes)));
     app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
         ->default_str("6")->check(CLI::Range(1, 16));
     app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
@@ -87,9 +88,9 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--input-fps", o.input_fps, "capture devices: frame rate to ask for")->check(CLI::Range(0.0, 1000.0));
     app.add_option("--input-format", o.input_format, "capture devices: pixel format or codec to ask for (yuyv422, mjpeg, ...)");
     app.add_flag("--realtime", o.realtime, "read the input at its own pace, as if live (like ffmpeg -re)");
-    app.add_option("--on-overload", o.on_overload,
+    app.add_option("--on-overload", on_overload,
                    "when filtering falls behind: drop frames, or block the input; default: drop for live inputs, block for files")
-        ->default_str("auto")->check(CLI::IsMember({"auto", "drop", "block"}));
+        ->default_str("auto")->check(CLI::IsMember(names_of(kOverloadPolicies)));
     app.add_option("--reconnect-max", o.reconnect_max,
                    "live inputs: reconnect attempts per outage (-1 = forever, 0 = never)")->default_str("-1")
         ->check(CLI::Range(-1, 1000000));
@@ -98,9 +99,9 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--out-format", o.out_format,
                    "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for "
                    "rtsp://, mpegts for srt://, udp:// and - (stdout))");
-    app.add_option("--fragmented", o.fragmented,
+    app.add_option("--fragmented", fragmented,
                    "MP4/MOV written as 1 s fragments in place, playable up to the last one if vfilter is killed; "
-                   "auto = for live inputs")->default_str("auto")->check(CLI::IsMember({"auto", "yes", "no"}));
+                   "auto = for live inputs")->default_str("auto")->check(CLI::IsMember(names_of(kFragmentedModes)));
     app.add_option("--segment", o.segment_s,
                    "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)")
         ->check(CLI::Range(0.0, 86400.0));
@@ -129,8 +130,9 @@ Command parse_command_line(int argc, char** argv) {
     bench->add_option("--repeat", b.repeat, "timed runs per case (median reported)")->check(CLI::Range(1, 10000));
     bench->add_option("--threads", b.threads, "CPU threads (0 = all)");
     bench->add_option("--json", b.json, "also write the results as JSON");
-    bench->add_option("--device", b.device, "cpu, or cuda for the GPU benchmark (vfilter variants, NPP, floor)")
-        ->default_str("cpu");
+    std::string bench_device = "cpu";
+    bench->add_option("--device", bench_device, "cpu, or cuda for the GPU benchmark (vfilter variants, NPP, floor)")
+        ->default_str("cpu")->check(CLI::IsMember({"cpu", "cuda"}));
     bench->add_flag("--pipeline", b.pipeline,
                     "time the GPU stage alone: upload, kernels, download each alone and overlapped on several streams");
     bench->add_option("--frames", b.frames, "frames per --pipeline measurement")->check(CLI::Range(10, 100000));
@@ -155,6 +157,11 @@ Command parse_command_line(int argc, char** argv) {
         return cmd;
     }
     if (crf >= 0) o.crf = crf;
+    o.device = choice_of(device, kDevices);
+    o.hwdec = choice_of(hwdec, kHwDecodes);
+    o.on_overload = choice_of(on_overload, kOverloadPolicies);
+    o.fragmented = choice_of(fragmented, kFragmentedModes);
+    b.device = choice_of(bench_device, kDevices);
     // Low latency: one frame's encode time is the latency, so a faster preset is the better default.
     if (o.low_latency && preset->count() == 0) o.preset = "superfast";
     o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
@@ -164,9 +171,9 @@ Command parse_command_line(int argc, char** argv) {
     else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
     else if (health->parsed()) cmd.kind = Command::Health;
-    else if (!kernel_choice_valid(o.kernel)) {
-        std::fprintf(stderr, "vfilter: error: --kernel '%s': expected %s (see vfilter --list-kernels)\n", o.kernel.c_str(),
-                     kernel_choice_names().c_str());
+    else if (!parse_kernel_choice(kernel, &o.kernel)) {
+        std::fprintf(stderr, "vfilter: error: --kernel '%s': expected %s (see vfilter --list-kernels)\n", kernel.c_str(),
+                     kernel_choices().c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
     } else if (o.output.empty()) {

@@ -14,7 +14,7 @@ struct BenchOptions {
     int repeat = 30;
     int threads = 0;
     std::string json;
-    std::string device = "cpu";
+    DeviceChoice device = DeviceChoice::Cpu;  // cpu or cuda
     bool pipeline = false;  // the GPU stage alone (frames in page-locked memory), overlap measured
     int frames = 300;
     int gpu_streams = 6;

@@ -13,6 +13,7 @@
 #include "decode/file_source.hpp"
 #include "decode/synthetic_source.hpp"
 #include "encode/output_file.hpp"
+#include "encode/video_encoder.hpp"
 #include "media/host_memory.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/progress.hpp"
@@ -26,18 +27,18 @@ namespace vf {
 namespace {
 
 // auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).
-Device resolve_device(const std::string& name, const std::string& kernel) {
-    if (name != "auto" && name != "cpu" && name != "cuda")
-        fail(ErrorCategory::Usage, "--device '" + name + "': expected auto, cpu or cuda");
-    if (kernel != "auto" && name == "cpu") fail(ErrorCategory::Usage, "--kernel selects a GPU path; it needs --device cuda");
-    if (name == "cpu") return Device::Cpu;
+Device resolve_device(DeviceChoice choice, const KernelChoice& kernel) {
+    if (!kernel.is_auto() && choice == DeviceChoice::Cpu)
+        fail(ErrorCategory::Usage, "--kernel selects a GPU path; it needs --device cuda");
+    if (choice == DeviceChoice::Cpu) return Device::Cpu;
 #ifdef VF_HAVE_CUDA
     std::string why;
     if (cuda_device_available(&why)) return Device::Cuda;
-    if (name == "cuda") fail(ErrorCategory::Device, "--device cuda: " + why);
+    if (choice == DeviceChoice::Cuda) fail(ErrorCategory::Device, "--device cuda: " + why);
     spdlog::info("{}; filtering on the CPU", why);
 #else
-    if (name == "cuda") fail(ErrorCategory::Device, "--device cuda: this vfilter was built without CUDA; use --device cpu");
+    if (choice == DeviceChoice::Cuda)
+        fail(ErrorCategory::Device, "--device cuda: this vfilter was built without CUDA; use --device cpu");
 #endif
     return Device::Cpu;
 }
@@ -61,7 +62,7 @@ struct Job::Parts {
 Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
     std::vector<FilterPlan> chain = build_chain(o.filter);
-    if (const std::string why = forced_kernel_problem(chain, o.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
     const Device device = resolve_device(o.device, o.kernel);
     if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     const bool null_out = o.output == "null";
@@ -95,8 +96,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
     }
 
-    HwDecode hwdec = HwDecode::Auto;
-    if (!parse_hwdec(o.hwdec, &hwdec)) fail(ErrorCategory::Usage, "--hwdec '" + o.hwdec + "': expected auto, cuda or none");
+    HwDecode hwdec = o.hwdec;
     if (hwdec == HwDecode::Cuda && device != Device::Cuda)
         fail(ErrorCategory::Usage, "--hwdec cuda decodes into GPU memory for the GPU filters; it needs --device cuda (or auto with a GPU)");
     if (device != Device::Cuda) hwdec = HwDecode::None;
@@ -130,7 +130,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     queue_frames_ = queue;
     spdlog::info("input: {}", parts_->source->describe());
     const bool live = parts_->source->live();
-    drop_when_behind_ = o.on_overload == "drop" || (o.on_overload == "auto" && live);
+    drop_when_behind_ = o.on_overload == OverloadPolicy::Drop || (o.on_overload == OverloadPolicy::Auto && live);
     if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
     out.live = live;
     // Names from the wall clock, to the second, are unique only when segments start well over a
@@ -139,7 +139,8 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     if (o.segment_s > 0 && dated_pattern(o.output) && (!live || o.segment_s < 2))
         fail(ErrorCategory::Usage, "--segment with dated names (%Y, %H, ...) needs a live input and segments of at least "
                                    "2 s, or later segments would take earlier ones' names; number them instead, e.g. rec-%05d.mp4");
-    out.fragmented = o.fragmented == "yes" || (o.fragmented == "auto" && live && output_kind(o.output) == OutputKind::File);
+    out.fragmented = o.fragmented == FragmentedMode::Yes ||
+                     (o.fragmented == FragmentedMode::Auto && live && output_kind(o.output) == OutputKind::File);
     if (o.timeout_s >= 0) out.timeout_s = o.timeout_s;  // 0: never, as for inputs
     FilterStageOptions fo;
     fo.device = device;

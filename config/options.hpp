@@ -1,4 +1,5 @@
-// Everything a run needs, as the command line (app/cli.cpp) fills it in.
+// Everything a run needs, as the command line (app/cli.cpp) fills it in. Choices among a few
+// values are enums, parsed once at the command line: no library below it sees their strings.
 #pragma once
 
 #include <cstdint>
@@ -6,8 +7,14 @@
 #include <string>
 
 #include "common/logging.hpp"
+#include "kernels/gpu_kernel.hpp"
 
 namespace vf {
+
+enum class DeviceChoice { Auto, Cpu, Cuda };        // --device: auto = the GPU when one answers
+enum class HwDecode { None, Cuda, Auto };           // --hwdec: auto = NVDEC when it can decode the stream
+enum class OverloadPolicy { Auto, Drop, Block };    // --on-overload: auto = drop for live inputs
+enum class FragmentedMode { Auto, Yes, No };        // --fragmented: auto = for live inputs to MP4/MOV files
 
 struct RunOptions {
     std::string input;            // empty: the built-in synthetic source
@@ -20,9 +27,9 @@ struct RunOptions {
     std::string bitrate;
     bool no_audio = false;
     int threads = 0;              // CPU filter threads; 0 = one per core
-    std::string device = "auto";  // auto | cpu | cuda
-    std::string kernel = "auto";  // GPU path: auto | naive | constant | tiled | separable | fft
-    std::string hwdec = "auto";   // auto | cuda | none: NVDEC decoding when filtering on the GPU
+    DeviceChoice device = DeviceChoice::Auto;
+    KernelChoice kernel;          // auto, a family or a row of the GPU dispatch table
+    HwDecode hwdec = HwDecode::Auto;  // NVDEC decoding when filtering on the GPU
     int decoder_threads = 0;      // 0: FFmpeg's choice on the CPU, 1 with NVDEC
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
@@ -32,11 +39,11 @@ struct RunOptions {
     std::string input_size, input_format;  // capture devices
     double input_fps = 0;
     bool realtime = false;              // pace the input by its timestamps (ffmpeg -re)
-    std::string on_overload = "auto";   // drop | block | auto (drop for live inputs, block for files)
+    OverloadPolicy on_overload = OverloadPolicy::Auto;
     int reconnect_max = -1;             // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;       // first wait, doubled per attempt up to 30 s
     std::string out_format;             // container; empty: from the name / protocol
-    std::string fragmented = "auto";    // auto (live inputs to MP4/MOV) | yes | no
+    FragmentedMode fragmented = FragmentedMode::Auto;
     double segment_s = 0;               // > 0: a new output file every this many seconds
     bool low_latency = false;           // zero-latency encoding, small queues, no demuxer buffering
     int metrics_port = -1;              // < 0: no metrics endpoint

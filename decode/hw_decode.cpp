@@ -6,14 +6,6 @@ extern "C" {
 
 namespace vf {
 
-bool parse_hwdec(const std::string& name, HwDecode* out) {
-    if (name == "none") *out = HwDecode::None;
-    else if (name == "cuda") *out = HwDecode::Cuda;
-    else if (name == "auto") *out = HwDecode::Auto;
-    else return false;
-    return true;
-}
-
 AVPixelFormat nvdec_output_format(AVPixelFormat software) {
     switch (software) {
         case AV_PIX_FMT_YUV420P:

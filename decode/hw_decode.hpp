@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "config/options.hpp"
 #include "media/av_helpers.hpp"
 
 extern "C" {
@@ -12,10 +13,6 @@ extern "C" {
 }
 
 namespace vf {
-
-enum class HwDecode { None, Cuda, Auto };
-// none|cuda|auto; returns false otherwise.
-bool parse_hwdec(const std::string& name, HwDecode* out);
 
 // The native format NVDEC delivers for a decoder's software format (nv12 for 8-bit 4:2:0, p010
 // for 10-bit 4:2:0), or AV_PIX_FMT_NONE when NVDEC cannot decode it.

@@ -8,52 +8,16 @@
 
 #include <deque>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "encode/output_options.hpp"
+#include "encode/output_target.hpp"
 #include "encode/sink.hpp"
 #include "media/frame.hpp"
 #include "media/io_watchdog.hpp"
 
 namespace vf {
-
-struct OutputOptions {
-    std::string path;
-    std::string input_path;   // refused as output
-    bool overwrite = false;   // -y
-    std::string codec = "auto";  // auto: h264_nvenc when prefer_nvenc and the GPU has NVENC, else libx264
-    bool prefer_nvenc = false;   // set when the filters run on the GPU
-    std::optional<double> crf;
-    std::string preset = "veryfast";
-    std::string bitrate;      // "4M", "2500k", "800000"; empty = constant quality
-    std::string format;       // container; empty: from the name (files), the protocol (network), mpegts (stdout)
-    bool fragmented = false;  // MP4/MOV written as 1 s fragments, in place (crash-safe recording)
-    double segment_s = 0;     // > 0: a new file every this many seconds (the name holds %d or strftime fields)
-    bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
-    bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
-    double timeout_s = kDefaultNetworkTimeoutS;  // a network output that accepts nothing this long fails
-};
-
-enum class OutputKind { File, Network, Stdout };
-// "-" is stdout; rtsp, rtmp(s), srt, udp, tcp URLs are network outputs; anything else is a file.
-// Throws Usage for a URL scheme vfilter cannot publish to.
-OutputKind output_kind(const std::string& path);
-
-// The file name of each segment: `path` itself when it holds a %d (or strftime) field, else
-// "name-%05d.ext".
-std::string segment_pattern(const std::string& path);
-
-// Whether a segment name holds strftime fields (%Y, %H, ...): segments are then named by the wall
-// clock when each starts, to the second.
-bool dated_pattern(const std::string& pattern);
-
-// Resolves codec aliases (h264, hevc, ...; auto means libx264 here) to an encoder; throws Usage
-// for unknown names.
-const AVCodec* find_video_encoder(const std::string& name);
-
-// Refuses an output that is the input, or that exists without -y. Throws Error(Output).
-void check_output_path(const OutputOptions& options);
 
 class OutputFile : public Sink {
 public:
@@ -70,7 +34,6 @@ private:
     void open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
               const AVDictionary* metadata);
     void release();  // closes and frees the muxer; removes the partial file unless finished
-    int open_encoder(const AVCodec* codec);
     void drain_encoder();
     void write(AVPacket* packet);
     void publish();  // moves <out>.partial to <out>: from now on a kill leaves a playable file

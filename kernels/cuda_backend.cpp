@@ -35,27 +35,6 @@ bool serves(const cuda::Variant& v, const PlaneOp& op) {
 
 }  // namespace
 
-bool parse_kernel_choice(const std::string& name, KernelChoice* out) {
-    if (GpuKernel k; parse_gpu_kernel_family(name, &k)) {
-        *out = KernelChoice{k, -1};
-        return true;
-    }
-    const auto& table = cuda::dispatch_table();
-    for (size_t i = 0; i < table.size(); ++i)
-        if (name == table[i].name) {
-            *out = KernelChoice{GpuKernel::Auto, static_cast<int>(i)};
-            return true;
-        }
-    return false;
-}
-
-std::string kernel_choices() {
-    std::string s = gpu_kernel_family_names();
-    for (const cuda::Variant& v : cuda::dispatch_table())
-        if (GpuKernel k; !parse_gpu_kernel_family(v.name, &k)) s += std::string(", ") + v.name;  // fft, naive, constant once
-    return s;
-}
-
 bool cuda_device_available(std::string* reason) {
     int n = 0;
     const cudaError_t err = cudaGetDeviceCount(&n);

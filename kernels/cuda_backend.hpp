@@ -14,17 +14,6 @@
 
 namespace vf {
 
-// What --kernel selects: auto, a family, or one row of the dispatch table.
-struct KernelChoice {
-    GpuKernel family = GpuKernel::Auto;
-    int row = -1;  // a forced row of the dispatch table (its index), or -1
-};
-
-// Accepts auto, a family (naive, constant, tiled, separable, fft, tensor) or a row's name; false
-// otherwise (kernel_choices() lists what is accepted, for the error message).
-bool parse_kernel_choice(const std::string& name, KernelChoice* out);
-std::string kernel_choices();
-
 // True when a CUDA device can be used; otherwise `reason` says why (for one log line).
 bool cuda_device_available(std::string* reason);
 

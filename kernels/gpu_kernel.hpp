@@ -1,6 +1,6 @@
-// What --kernel names in every build: `auto` and the families of the GPU dispatch table
-// (kernels/cuda/dispatch_table.cpp names the rows, in builds with CUDA). No CUDA here, so the
-// command line checks the option the same way with or without the CUDA backend.
+// What --kernel names in every build: `auto`, the families of the GPU dispatch table and, in
+// builds with CUDA, its rows (kernels/cuda/dispatch_table.cpp). No CUDA types here, so the
+// command line parses the option the same way with or without the CUDA backend.
 #pragma once
 
 #include <string>
@@ -41,5 +41,18 @@ inline std::string gpu_kernel_family_names() {
     for (GpuKernel k : kGpuKernelFamilies) s += std::string(s.empty() ? "" : ", ") + gpu_kernel_name(k);
     return s;
 }
+
+// What --kernel selects: auto, a family, or one row of the dispatch table.
+struct KernelChoice {
+    GpuKernel family = GpuKernel::Auto;
+    int row = -1;  // a forced row of the dispatch table (its index), or -1
+    bool is_auto() const { return family == GpuKernel::Auto && row < 0; }
+};
+
+// Accepts auto, a family (naive, constant, tiled, separable, fft, tensor) or, in builds with
+// CUDA, a row's name; false otherwise. kernel_choices() lists what is accepted (for messages).
+// Defined in kernels/kernel_choice.cpp.
+bool parse_kernel_choice(const std::string& name, KernelChoice* out);
+std::string kernel_choices();
 
 }  // namespace vf

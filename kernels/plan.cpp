@@ -90,13 +90,13 @@ std::string tensor_taps_problem(const ConvolveOp& op, int peak) {
     return "";
 }
 
-std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const std::string& kernel) {
+std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, GpuKernel family) {
     for (const FilterPlan& plan : chain)
         for (const PlaneOp& op : plan.ops) {
             if (op.kind != OpKind::Convolve) continue;
-            if (kernel == "separable" && !op.conv.separable())
+            if (family == GpuKernel::Separable && !op.conv.separable())
                 return "--kernel separable: '" + plan.description + "' is not separable (its matrix has rank > 1)";
-            if (kernel == "tensor") {
+            if (family == GpuKernel::Tensor) {
                 const std::string why = tensor_taps_problem(op.conv, 255);
                 if (!why.empty()) return "--kernel tensor: not for '" + plan.description + "': " + why;
             }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/border.hpp"
+#include "kernels/gpu_kernel.hpp"
 
 namespace vf {
 
@@ -81,6 +82,6 @@ std::string tensor_taps_problem(const ConvolveOp& op, int peak);
 // Why a GPU path forced with --kernel cannot run this chain, or "" when it can: `separable` needs
 // rank-1 kernels, `tensor` what tensor_taps_problem asks (here for 8-bit samples; deeper ones are
 // checked per plane). Checked before anything is opened, so a wrong choice costs nothing.
-std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const std::string& kernel);
+std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, GpuKernel family);
 
 }  // namespace vf

@@ -16,10 +16,7 @@ FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions
         if (!p.is_identity()) chain_.push_back(std::move(p));
     if (device_ == Device::Cuda) {
 #ifdef VF_HAVE_CUDA
-        KernelChoice k;
-        if (!parse_kernel_choice(o.gpu_kernel, &k))
-            fail(ErrorCategory::Usage, "--kernel '" + o.gpu_kernel + "': expected one of " + kernel_choices() + " (vfilter --list-kernels)");
-        engine_ = std::make_unique<GpuFrameFilter>(chain_, k, o.gpu_streams);
+        engine_ = std::make_unique<GpuFrameFilter>(chain_, o.gpu_kernel, o.gpu_streams);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif

@@ -25,7 +25,7 @@ enum class Device { Cpu, Cuda };
 struct FilterStageOptions {
     Device device = Device::Cpu;
     int threads = 0;                  // CPU threads (0 = one per core)
-    std::string gpu_kernel = "auto";  // auto, a family or a row of the GPU dispatch table (--list-kernels)
+    KernelChoice gpu_kernel;          // auto, a family or a row of the GPU dispatch table (--list-kernels)
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.

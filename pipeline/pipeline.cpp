@@ -54,13 +54,27 @@ void Pipeline::abandon() {
     if (filtered_) filtered_->abort();
 }
 
+// One call of run(): its queues, its first failure and what it counted.
+struct Pipeline::Run {
+    explicit Run(size_t queue_frames) : decoded(queue_frames), filtered(queue_frames) {}
+    BoundedQueue<PipelineItem> decoded, filtered;
+    FailureLatch failure;
+    // A GPU failure (Device errors: out of memory, a lost device) stops the input but lets the
+    // encoder finish what was already filtered, so the output is finalised, then the run fails.
+    std::exception_ptr device_failure;
+    int64_t frames_in = 0, packets = 0;
+    int64_t warmup = 30;  // frames before the sustained rate is measured
+    Clock::time_point start, warm_at{}, last_at{};
+    AVRational time_base{1, 1};
+};
+
 RunStats Pipeline::run() {
-    BoundedQueue<PipelineItem> decoded(options_.queue_frames), filtered(options_.queue_frames);
+    Run run(options_.queue_frames);
     {
         std::lock_guard<std::mutex> lock(queues_mutex_);
-        decoded_ = &decoded;
-        filtered_ = &filtered;
-        if (abandoned_) decoded.abort(), filtered.abort();
+        decoded_ = &run.decoded;
+        filtered_ = &run.filtered;
+        if (abandoned_) run.decoded.abort(), run.filtered.abort();
     }
     struct Forget {  // the queues die with this call
         Pipeline* p;
@@ -69,174 +83,169 @@ RunStats Pipeline::run() {
             p->decoded_ = p->filtered_ = nullptr;
         }
     } forget{this};
-    StageClock& decode_clock = progress_.decode;
-    StageClock& filter_clock = progress_.filter;
-    StageClock& encode_clock = progress_.encode;
-    progress_.started_at = Clock::now();
-    FailureLatch failure;
-    auto abort_all = [&] {
-        source_.stop();
-        decoded.abort();
-        filtered.abort();
-    };
-    const AVRational tb = source_.video().time_base;
+    progress_.started_at = run.start = Clock::now();
+    run.time_base = source_.video().time_base;
     const int64_t expected = source_.video().expected_frames;
-    const int64_t warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
-    Clock::time_point warm_at{}, last_at{};
-    int64_t frames_in = 0, packets = 0;
-    const Clock::time_point start = Clock::now();
+    run.warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
 
-    std::thread decode_thread([&] {
-        failure.guard(
-            [&] {
-                for (;;) {
-                    if (options_.max_frames > 0 && frames_in >= options_.max_frames) break;
-                    const Clock::time_point t = Clock::now();
-                    std::optional<PipelineItem> item = source_.read();
-                    const int64_t took = ns_since(t);
-                    decode_clock.busy_ns += took;
-                    if (item && std::holds_alternative<VideoFrame>(*item)) decode_clock.per_item.add(took / 1e6);
-                    if (!item) break;
-                    const bool video = std::holds_alternative<VideoFrame>(*item);
-                    if (video) progress_.frames_in = ++frames_in;
-                    // A live input cannot wait: when the filter stage is behind, the frame goes
-                    // (not before the first frame is out: starting the encoder is no overload).
-                    if (video && options_.drop_when_behind && progress_.frames_out > 0) {
-                        const auto pushed = decoded.try_push(*item);
-                        if (pushed == BoundedQueue<PipelineItem>::TryPush::Ended) return;
-                        if (pushed == BoundedQueue<PipelineItem>::TryPush::Full) ++progress_.frames_dropped;
-                        continue;
-                    }
-                    if (!decoded.push(std::move(*item))) return;
-                }
-                decoded.close();
-            },
-            abort_all);
-    });
-
-    // Frames may be in flight on the GPU for a while; `held` keeps every item in input order
-    // until its frame is back, so passthrough packets never overtake the video they belong with.
-    // A GPU failure (Device errors: out of memory, a lost device) stops the input but lets the
-    // encoder finish what was already filtered, so the output is finalised, then the run fails.
-    std::exception_ptr device_failure;
-    std::thread filter_thread([&] {
-        failure.guard(
-            [&] {
-              try {
-                std::deque<PipelineItem> held;
-                // Passes on every item at the head of `held` that is finished; with wait, waits
-                // for all of them (used when no input is waiting: keeps latency low on live feeds).
-                auto release = [&](bool wait) {
-                    while (!held.empty()) {
-                        if (auto* v = std::get_if<VideoFrame>(&held.front()); v && !v->frame) {
-                            const Clock::time_point t = Clock::now();
-                            v->frame = filter_.take(wait);
-                            filter_clock.busy_ns += ns_since(t);
-                            if (!v->frame) return true;
-                            ++filter_clock.items;
-                        }
-                        if (!filtered.push(std::move(held.front()))) return false;
-                        held.pop_front();
-                    }
-                    return true;
-                };
-                while (std::optional<PipelineItem> item = decoded.pop()) {
-                    if (auto* v = std::get_if<VideoFrame>(&*item)) {
-                        const Clock::time_point t = Clock::now();
-                        try {
-                            filter_.submit(std::move(v->frame));
-                        } catch (const Error& e) {
-                            // A frame that cannot start (out of GPU memory) must not cost the
-                            // frames before it: pass on what is in flight, then fail.
-                            if (e.category() == ErrorCategory::Device) {
-                                try {
-                                    release(true);
-                                } catch (const Error&) {
-                                }
-                            }
-                            throw;
-                        }
-                        const int64_t took = ns_since(t);
-                        filter_clock.busy_ns += took;
-                        filter_clock.per_item.add(took / 1e6);
-                        v->frame = nullptr;
-                    }
-                    held.push_back(std::move(*item));
-                    if (!release(decoded.size() == 0)) return;
-                }
-                if (!release(true)) return;
-                filtered.close();
-              } catch (const Error& e) {
-                if (e.category() != ErrorCategory::Device) throw;
-                device_failure = std::current_exception();
-                source_.stop();
-                decoded.abort();
-                filtered.close();  // the encoder drains what is already filtered, then ends
-              }
-            },
-            abort_all);
-    });
-
-    std::thread encode_thread([&] {
-        failure.guard(
-            [&] {
-                while (std::optional<PipelineItem> item = filtered.pop()) {
-                    const Clock::time_point t = Clock::now();
-                    if (auto* v = std::get_if<VideoFrame>(&*item)) {
-                        sink_.write_frame(v->frame.get(), v->read_at);
-                        const Clock::time_point done = Clock::now();
-                        const int64_t n = ++encode_clock.items;
-                        if (n == warmup) warm_at = done;
-                        last_at = done;
-                        progress_.frames_out = n;
-                        if (v->frame->pts != AV_NOPTS_VALUE) progress_.position_s = v->frame->pts * av_q2d(tb);
-                    } else {
-                        sink_.write_packet(std::get<PassthroughPacket>(*item));
-                        ++packets;
-                    }
-                    const int64_t took = ns_since(t);
-                    encode_clock.busy_ns += took;
-                    if (std::holds_alternative<VideoFrame>(*item)) encode_clock.per_item.add(took / 1e6);
-                }
-            },
-            abort_all);
-    });
-
+    std::thread decode_thread([&] { run.failure.guard([&] { decode_loop(run); }, [&] { abort_all(run); }); });
+    std::thread filter_thread([&] { run.failure.guard([&] { filter_loop(run); }, [&] { abort_all(run); }); });
+    std::thread encode_thread([&] { run.failure.guard([&] { encode_loop(run); }, [&] { abort_all(run); }); });
     decode_thread.join();
     filter_thread.join();
     encode_thread.join();
     {
         std::lock_guard<std::mutex> lock(queues_mutex_);
         // Abandoned (a second Ctrl-C): the queues were aborted on purpose; finish what was written.
-        if (abandoned_) failure.clear();
+        if (abandoned_) run.failure.clear();
     }
-    failure.rethrow();
-    if (device_failure) {
-        if (encode_clock.items == 0) std::rethrow_exception(device_failure);  // nothing to keep: removed
-        sink_.finish();
-        try {
-            std::rethrow_exception(device_failure);
-        } catch (const Error& e) {
-            throw Error(ErrorCategory::Device, std::string(e.what()) + "; the output was finalised with the " +
-                                                   std::to_string(encode_clock.items.load()) + " frames filtered before it");
-        }
-    }
-
+    run.failure.rethrow();
+    finish_after_device_failure(run);
     // Finishing (encoder flush, trailer) is encode work and belongs in its busy time.
     const Clock::time_point t = Clock::now();
     sink_.finish();
-    encode_clock.busy_ns += ns_since(t);
+    progress_.encode.busy_ns += ns_since(t);
+    return summarize(run);
+}
 
+void Pipeline::abort_all(Run& run) {
+    source_.stop();
+    run.decoded.abort();
+    run.filtered.abort();
+}
+
+void Pipeline::decode_loop(Run& run) {
+    StageClock& clock = progress_.decode;
+    for (;;) {
+        if (options_.max_frames > 0 && run.frames_in >= options_.max_frames) break;
+        const Clock::time_point t = Clock::now();
+        std::optional<PipelineItem> item = source_.read();
+        const int64_t took = ns_since(t);
+        clock.busy_ns += took;
+        if (!item) break;
+        const bool video = std::holds_alternative<VideoFrame>(*item);
+        if (video) clock.per_item.add(took / 1e6);
+        if (video) progress_.frames_in = ++run.frames_in;
+        // A live input cannot wait: when the filter stage is behind, the frame goes
+        // (not before the first frame is out: starting the encoder is no overload).
+        if (video && options_.drop_when_behind && progress_.frames_out > 0) {
+            const auto pushed = run.decoded.try_push(*item);
+            if (pushed == BoundedQueue<PipelineItem>::TryPush::Ended) return;
+            if (pushed == BoundedQueue<PipelineItem>::TryPush::Full) ++progress_.frames_dropped;
+            continue;
+        }
+        if (!run.decoded.push(std::move(*item))) return;
+    }
+    run.decoded.close();
+}
+
+// Frames may be in flight on the GPU for a while; `held` keeps every item in input order until
+// its frame is back, so passthrough packets never overtake the video they belong with.
+void Pipeline::filter_loop(Run& run) {
+    StageClock& clock = progress_.filter;
+    std::deque<PipelineItem> held;
+    // Passes on every item at the head of `held` that is finished; with wait, waits for all of
+    // them (used when no input is waiting: keeps latency low on live feeds). False when ended.
+    auto release = [&](bool wait) {
+        while (!held.empty()) {
+            if (auto* v = std::get_if<VideoFrame>(&held.front()); v && !v->frame) {
+                const Clock::time_point t = Clock::now();
+                v->frame = filter_.take(wait);
+                clock.busy_ns += ns_since(t);
+                if (!v->frame) return true;
+                ++clock.items;
+            }
+            if (!run.filtered.push(std::move(held.front()))) return false;
+            held.pop_front();
+        }
+        return true;
+    };
+    try {
+        while (std::optional<PipelineItem> item = run.decoded.pop()) {
+            if (auto* v = std::get_if<VideoFrame>(&*item)) {
+                const Clock::time_point t = Clock::now();
+                try {
+                    filter_.submit(std::move(v->frame));
+                } catch (const Error& e) {
+                    // A frame that cannot start (out of GPU memory) must not cost the frames
+                    // before it: pass on what is in flight, then fail.
+                    if (e.category() == ErrorCategory::Device) {
+                        try {
+                            release(true);
+                        } catch (const Error&) {
+                        }
+                    }
+                    throw;
+                }
+                const int64_t took = ns_since(t);
+                clock.busy_ns += took;
+                clock.per_item.add(took / 1e6);
+                v->frame = nullptr;
+            }
+            held.push_back(std::move(*item));
+            if (!release(run.decoded.size() == 0)) return;
+        }
+        if (!release(true)) return;
+        run.filtered.close();
+    } catch (const Error& e) {
+        if (e.category() != ErrorCategory::Device) throw;
+        run.device_failure = std::current_exception();
+        source_.stop();
+        run.decoded.abort();
+        run.filtered.close();  // the encoder drains what is already filtered, then ends
+    }
+}
+
+void Pipeline::encode_loop(Run& run) {
+    StageClock& clock = progress_.encode;
+    while (std::optional<PipelineItem> item = run.filtered.pop()) {
+        const Clock::time_point t = Clock::now();
+        const auto* v = std::get_if<VideoFrame>(&*item);
+        if (v) {
+            sink_.write_frame(v->frame.get(), v->read_at);
+            const Clock::time_point done = Clock::now();
+            const int64_t n = ++clock.items;
+            if (n == run.warmup) run.warm_at = done;
+            run.last_at = done;
+            progress_.frames_out = n;
+            if (v->frame->pts != AV_NOPTS_VALUE) progress_.position_s = v->frame->pts * av_q2d(run.time_base);
+        } else {
+            sink_.write_packet(std::get<PassthroughPacket>(*item));
+            ++run.packets;
+        }
+        const int64_t took = ns_since(t);
+        clock.busy_ns += took;
+        if (v) clock.per_item.add(took / 1e6);
+    }
+}
+
+void Pipeline::finish_after_device_failure(Run& run) {
+    if (!run.device_failure) return;
+    const int64_t written = progress_.encode.items;
+    if (written == 0) std::rethrow_exception(run.device_failure);  // nothing to keep: removed
+    sink_.finish();
+    try {
+        std::rethrow_exception(run.device_failure);
+    } catch (const Error& e) {
+        throw Error(ErrorCategory::Device, std::string(e.what()) + "; the output was finalised with the " +
+                                               std::to_string(written) + " frames filtered before it");
+    }
+}
+
+RunStats Pipeline::summarize(const Run& run) {
+    StageClock& decode_clock = progress_.decode;
+    StageClock& filter_clock = progress_.filter;
+    StageClock& encode_clock = progress_.encode;
     RunStats s;
-    s.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-    s.frames_in = frames_in;
+    s.wall_s = std::chrono::duration<double>(Clock::now() - run.start).count();
+    s.frames_in = run.frames_in;
     s.frames_out = encode_clock.items;
     s.frames_dropped = progress_.frames_dropped;
-    s.packets_passed = packets;
+    s.packets_passed = run.packets;
     s.average_fps = s.wall_s > 0 ? s.frames_out / s.wall_s : 0;
-    if (s.frames_out > warmup && last_at > warm_at) {
-        s.warmup_frames = warmup;
-        s.sustained_fps = (s.frames_out - warmup) / std::chrono::duration<double>(last_at - warm_at).count();
+    if (s.frames_out > run.warmup && run.last_at > run.warm_at) {
+        s.warmup_frames = run.warmup;
+        s.sustained_fps = (s.frames_out - run.warmup) / std::chrono::duration<double>(run.last_at - run.warm_at).count();
     } else {
         s.sustained_fps = s.average_fps;
     }

@@ -47,6 +47,15 @@ public:
     const PipelineProgress& progress() const { return progress_; }
 
 private:
+    struct Run;
+    void decode_loop(Run& run);
+    void filter_loop(Run& run);
+    void encode_loop(Run& run);
+    void abort_all(Run& run);  // the first failure winds every stage down
+    // After a GPU failure: finishes the output with what was filtered, then throws.
+    void finish_after_device_failure(Run& run);
+    RunStats summarize(const Run& run);
+
     Source& source_;
     FilterStage& filter_;
     Sink& sink_;

@@ -6,7 +6,6 @@
 
 #include "common/error.hpp"
 #include "decode/live_input.hpp"
-#include "encode/output_file.hpp"
 
 namespace vf {
 namespace {
@@ -68,23 +67,6 @@ TEST(LiveInput, PacerKeepsTimestampPaceAndSkipsJumps) {
     const auto t2 = Clock::now();
     pacer.pace(503.0, stop);  // a stop request ends a wait at once
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - t2).count(), 0.1);
-}
-
-TEST(Outputs, KindFromTheName) {
-    EXPECT_EQ(output_kind("out.mp4"), OutputKind::File);
-    EXPECT_EQ(output_kind("-"), OutputKind::Stdout);
-    EXPECT_EQ(output_kind("rtmp://127.0.0.1/live/key"), OutputKind::Network);
-    EXPECT_EQ(output_kind("srt://h:9000"), OutputKind::Network);
-    EXPECT_EQ(output_kind("udp://239.0.0.1:1234"), OutputKind::Network);
-    EXPECT_EQ(output_kind("rtsp://server/path"), OutputKind::Network);
-    EXPECT_THROW(output_kind("gopher://x"), Error);
-}
-
-TEST(Outputs, SegmentNames) {
-    EXPECT_EQ(segment_pattern("rec.mp4"), "rec-%05d.mp4");
-    EXPECT_EQ(segment_pattern("/data/cam.1/rec"), "/data/cam.1/rec-%05d");
-    EXPECT_EQ(segment_pattern("rec-%03d.mkv"), "rec-%03d.mkv");
-    EXPECT_EQ(segment_pattern("cam-%Y%m%d-%H%M%S.mp4"), "cam-%Y%m%d-%H%M%S.mp4");
 }
 
 }  // namespace

@@ -45,8 +45,8 @@ TEST(GpuFault, ContextLostMidRunFinalisesWhatWasFiltered) {
     o.output = dir + "/out.mkv";
     o.filter = "sobel";
     o.codec = "ffv1";
-    o.device = "cuda";
-    o.hwdec = "none";
+    o.device = DeviceChoice::Cuda;
+    o.hwdec = HwDecode::None;
     o.progress = false;
 
     // Break the context once the output holds a few frames (ffv1 of random pictures: about

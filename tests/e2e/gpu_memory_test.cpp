@@ -42,8 +42,8 @@ TEST(GpuMemory, RunningOutFinalisesWhatWasFiltered) {
     o.output = dir + "/out.mkv";
     o.filter = "sobel";
     o.codec = "ffv1";
-    o.device = "cuda";
-    o.hwdec = "none";
+    o.device = DeviceChoice::Cuda;
+    o.hwdec = HwDecode::None;
     o.gpu_streams = 6;
     o.progress = false;
     bool failed = false;

@@ -42,7 +42,7 @@ TEST_P(GpuPipeline, MatchesTheCpuPath) {
     clip.format = c.format;
     clip.frames = 6;
     write_clip(clip);
-    auto run = [&](const std::string& device, const std::string& out) {
+    auto run = [&](DeviceChoice device, const std::string& out) {
         RunOptions o;
         o.input = clip.path;
         o.output = out;
@@ -53,8 +53,8 @@ TEST_P(GpuPipeline, MatchesTheCpuPath) {
         Job job(o);
         return job.run();
     };
-    const JobResult gpu = run("cuda", dir + "/gpu.mkv");
-    const JobResult cpu = run("cpu", dir + "/cpu.mkv");
+    const JobResult gpu = run(DeviceChoice::Cuda, dir + "/gpu.mkv");
+    const JobResult cpu = run(DeviceChoice::Cpu, dir + "/cpu.mkv");
     EXPECT_EQ(gpu.stats.frames_out, 6);
     EXPECT_EQ(summarize(dir + "/gpu.mkv").audio_packets, summarize(clip.path).audio_packets);
     const auto a = read_video_frames(dir + "/gpu.mkv"), b = read_video_frames(dir + "/cpu.mkv");

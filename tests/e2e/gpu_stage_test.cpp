@@ -58,7 +58,7 @@ TEST_P(GpuStage, FramesComeBackInOrderAndMatchTheReference) {
     FilterStageOptions o;
     o.device = Device::Cuda;
     o.gpu_streams = c.streams;
-    o.gpu_kernel = c.kernel;
+    ASSERT_TRUE(parse_kernel_choice(c.kernel, &o.gpu_kernel)) << c.kernel;
     const std::string filter = c.filter[0] == '@' ? dense_kernel(std::atoi(c.filter + 1)) : c.filter;
     FilterStage stage(build_chain(filter), o);
     FramePool inputs(c.width, c.height, c.format, c.pinned_input ? pinned_buffer_alloc : nullptr);
@@ -115,7 +115,7 @@ std::string h264_clip(const std::string& dir, int width, int height, int frames)
     return clip.path;
 }
 
-JobResult run_job(const std::string& in, const std::string& out, const std::string& hwdec, const std::string& device,
+JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec, DeviceChoice device,
                   const std::string& filter) {
     RunOptions o;
     o.input = in;
@@ -136,12 +136,12 @@ TEST(GpuDecode, NvdecMatchesCpuDecodingAndCopiesNothingOnTheHost) {
     const std::string in = h264_clip(dir, 322, 182, 40);
     JobResult nv;
     try {
-        nv = run_job(in, dir + "/nvdec.mkv", "cuda", "cuda", "sobel");
+        nv = run_job(in, dir + "/nvdec.mkv", HwDecode::Cuda, DeviceChoice::Cuda, "sobel");
     } catch (const Error& e) {
         if (e.category() == ErrorCategory::Device) GTEST_SKIP() << "NVDEC unavailable here: " << e.what();
         throw;
     }
-    const JobResult sw = run_job(in, dir + "/sw.mkv", "none", "cuda", "sobel");
+    const JobResult sw = run_job(in, dir + "/sw.mkv", HwDecode::None, DeviceChoice::Cuda, "sobel");
     EXPECT_EQ(nv.stats.hw_decode, "cuda");
     EXPECT_EQ(sw.stats.hw_decode, "none");
     const size_t frames = read_video_frames(in).size();  // x264 through the clip writer may keep 39 of 40
@@ -158,7 +158,7 @@ TEST(GpuDecode, NvdecMatchesCpuDecodingAndCopiesNothingOnTheHost) {
         EXPECT_EQ(frame_differences(a[i].get(), b[i].get(), false, &where), 0) << "frame " << i << " " << where;
     }
     // Identity through NVDEC: frames come back from the GPU untouched.
-    const JobResult id = run_job(in, dir + "/id.mkv", "cuda", "cuda", "identity");
+    const JobResult id = run_job(in, dir + "/id.mkv", HwDecode::Cuda, DeviceChoice::Cuda, "identity");
     const auto c = read_video_frames(dir + "/id.mkv"), d = read_video_frames(in);
     ASSERT_EQ(c.size(), d.size());
     for (size_t i = 0; i < c.size(); ++i) EXPECT_EQ(frame_differences(c[i].get(), d[i].get()), 0) << "frame " << i;

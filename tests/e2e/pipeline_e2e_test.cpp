@@ -161,7 +161,7 @@ TEST(EndToEnd, InterruptedBeforeTheFirstFrameKeepsNoOutput) {
     for (const bool fragmented : {false, true}) {
         o.output = dir + (fragmented ? "/rec.mp4" : "/out.mkv");
         o.codec = fragmented ? "libx264" : "ffv1";
-        o.fragmented = fragmented ? "yes" : "no";
+        o.fragmented = fragmented ? FragmentedMode::Yes : FragmentedMode::No;
         Job job(o);
         job.interrupt();
         const JobResult r = job.run();

@@ -82,16 +82,16 @@ TEST(Plan, ForcedKernelsAreCheckedAgainstTheChain) {
     const std::vector<FilterPlan> dense = build_chain("convolution=m=1 2 3 4 5 6 7 8 9");
     const std::vector<FilterPlan> gauss = build_chain("gaussian=sigma=2");
     const std::vector<FilterPlan> sobel = build_chain("sobel");
-    for (const char* k : {"auto", "naive", "constant", "tiled", "fft"}) {
-        EXPECT_EQ(forced_kernel_problem(dense, k), "") << k;
-        EXPECT_EQ(forced_kernel_problem(gauss, k), "") << k;
+    for (GpuKernel k : {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Fft}) {
+        EXPECT_EQ(forced_kernel_problem(dense, k), "") << gpu_kernel_name(k);
+        EXPECT_EQ(forced_kernel_problem(gauss, k), "") << gpu_kernel_name(k);
     }
-    EXPECT_NE(forced_kernel_problem(dense, "separable").find("not separable"), std::string::npos);
-    EXPECT_EQ(forced_kernel_problem(gauss, "separable"), "");
-    EXPECT_EQ(forced_kernel_problem(dense, "tensor"), "");
-    EXPECT_NE(forced_kernel_problem(gauss, "tensor"), "");  // its whole-number taps pass 2048
-    EXPECT_EQ(forced_kernel_problem(sobel, "separable"), "") << "gradients take their own kernel on every path";
-    EXPECT_EQ(forced_kernel_problem(sobel, "tensor"), "");
+    EXPECT_NE(forced_kernel_problem(dense, GpuKernel::Separable).find("not separable"), std::string::npos);
+    EXPECT_EQ(forced_kernel_problem(gauss, GpuKernel::Separable), "");
+    EXPECT_EQ(forced_kernel_problem(dense, GpuKernel::Tensor), "");
+    EXPECT_NE(forced_kernel_problem(gauss, GpuKernel::Tensor), "");  // its whole-number taps pass 2048
+    EXPECT_EQ(forced_kernel_problem(sobel, GpuKernel::Separable), "") << "gradients take their own kernel on every path";
+    EXPECT_EQ(forced_kernel_problem(sobel, GpuKernel::Tensor), "");
 }
 
 }  // namespace vf

@@ -1,0 +1,28 @@
+// What the command line asks of an output: where it goes, how it is encoded and how it is written.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "media/io_watchdog.hpp"
+
+namespace vf {
+
+struct OutputOptions {
+    std::string path;
+    std::string input_path;   // refused as output
+    bool overwrite = false;   // -y
+    std::string codec = "auto";  // auto: h264_nvenc when prefer_nvenc and the GPU has NVENC, else libx264
+    bool prefer_nvenc = false;   // set when the filters run on the GPU
+    std::optional<double> crf;
+    std::string preset = "veryfast";
+    std::string bitrate;      // "4M", "2500k", "800000"; empty = constant quality
+    std::string format;       // container; empty: from the name (files), the protocol (network), mpegts (stdout)
+    bool fragmented = false;  // MP4/MOV written as 1 s fragments, in place (crash-safe recording)
+    double segment_s = 0;     // > 0: a new file every this many seconds (the name holds %d or strftime fields)
+    bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
+    bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
+    double timeout_s = kDefaultNetworkTimeoutS;  // a network output that accepts nothing this long fails
+};
+
+}  // namespace vf

@@ -1,0 +1,62 @@
+#include "encode/output_target.hpp"
+
+#include <sys/stat.h>
+
+#include "common/error.hpp"
+#include "media/protocols.hpp"
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+namespace vf {
+
+OutputKind output_kind(const std::string& path) {
+    if (path == "-" || path == "pipe:1" || path == "pipe:") return OutputKind::Stdout;
+    const std::string p = input_protocol(path);
+    if (p == "file") return OutputKind::File;
+    if (p == "rtsp" || p == "rtsps" || p == "rtmp" || p == "rtmps" || p == "srt" || p == "udp" || p == "tcp")
+        return OutputKind::Network;
+    fail(ErrorCategory::Usage, "output '" + path + "': vfilter writes files, '-' (stdout) and rtsp://, rtmp://, srt://, "
+                               "udp://, tcp:// URLs, not '" + p + "'");
+}
+
+// strftime fields name segments by their start time (FFmpeg's segment muxer, strftime=1).
+// %d is left out: it is the segment number's field (as in rec-%d.mp4).
+bool dated_pattern(const std::string& pattern) {
+    for (const char* f : {"%Y", "%y", "%m", "%H", "%M", "%S", "%s", "%F", "%T"})
+        if (pattern.find(f) != std::string::npos) return true;
+    return false;
+}
+
+std::string segment_pattern(const std::string& path) {
+    // %d-style fields number the segments, strftime fields (%Y, %H, ...) date them.
+    if (path.find('%') != std::string::npos) return path;
+    const size_t slash = path.find_last_of('/');
+    const size_t dot = path.find_last_of('.');
+    const size_t at = (dot == std::string::npos || (slash != std::string::npos && dot < slash)) ? path.size() : dot;
+    return path.substr(0, at) + "-%05d" + path.substr(at);
+}
+
+void check_output_path(const OutputOptions& o) {
+    if (o.path.empty()) fail(ErrorCategory::Usage, "no output given: use --out FILE (or --out null to discard)");
+    if (output_kind(o.path) != OutputKind::File) return;
+    std::string path = o.path;
+    if (o.segment_s > 0) {  // the first segment stands for the series
+        const std::string pattern = segment_pattern(o.path);
+        char first[4096];
+        if (dated_pattern(pattern) || av_get_frame_filename(first, sizeof first, pattern.c_str(), 0) < 0)
+            return;  // dated names: each is new
+        path = first;
+    }
+    struct stat out_st {};
+    if (stat(path.c_str(), &out_st) != 0) return;  // does not exist: nothing to protect
+    struct stat in_st {};
+    if (!o.input_path.empty() && stat(o.input_path.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+        in_st.st_ino == out_st.st_ino)
+        fail(ErrorCategory::Output, "output '" + o.path + "' is the input file; refusing to overwrite the source");
+    if (S_ISDIR(out_st.st_mode)) fail(ErrorCategory::Output, "output '" + o.path + "' is a directory; give a file name");
+    if (!o.overwrite) fail(ErrorCategory::Output, "output '" + path + "' already exists; pass -y to overwrite it");
+}
+
+}  // namespace vf

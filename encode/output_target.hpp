@@ -1,0 +1,28 @@
+// Where an output goes and what may be written there: a file, stdout or a network URL; the
+// names of segment series; and the checks that keep an output from overwriting the input or an
+// existing file.
+#pragma once
+
+#include <string>
+
+#include "encode/output_options.hpp"
+
+namespace vf {
+
+enum class OutputKind { File, Network, Stdout };
+// "-" is stdout; rtsp, rtmp(s), srt, udp, tcp URLs are network outputs; anything else is a file.
+// Throws Usage for a URL scheme vfilter cannot publish to.
+OutputKind output_kind(const std::string& path);
+
+// The file name of each segment: `path` itself when it holds a %d (or strftime) field, else
+// "name-%05d.ext".
+std::string segment_pattern(const std::string& path);
+
+// Whether a segment name holds strftime fields (%Y, %H, ...): segments are then named by the wall
+// clock when each starts, to the second.
+bool dated_pattern(const std::string& pattern);
+
+// Refuses an output that is the input, or that exists without -y. Throws Error(Output).
+void check_output_path(const OutputOptions& options);
+
+}  // namespace vf

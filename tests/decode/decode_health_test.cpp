@@ -1,0 +1,57 @@
+#include "decode/decode_health.hpp"
+
+#include <gtest/gtest.h>
+
+namespace vf {
+namespace {
+
+TEST(DecodeDamage, ErrorsOutsideACutDamageTheInput) {
+    SourceStatus status;
+    DecodeDamage d(status);
+    d.frame_decoded(false);
+    EXPECT_FALSE(d.health().damaged());
+    d.frame_decoded(true);
+    d.packet_rejected();
+    EXPECT_EQ(d.health().corrupt_frames, 1);
+    EXPECT_EQ(d.health().bad_packets, 1);
+    EXPECT_TRUE(d.health().damaged());
+    EXPECT_EQ(status.damaged_at_cuts, 0);
+    EXPECT_EQ(d.health().summary(), "1 video packets could not be decoded, 1 frames were decoded with errors");
+}
+
+TEST(DecodeDamage, ErrorsAtACutAreChargedToItUntilACleanFrame) {
+    SourceStatus status;
+    DecodeDamage d(status);
+    d.connection_lost();
+    d.frame_decoded(true);  // the half frame the camera sent as it went
+    d.reconnected();
+    d.packet_rejected();    // the new connection starts mid-GOP
+    d.frame_decoded(true);
+    d.frame_decoded(false);  // clean: the cut is over
+    EXPECT_EQ(status.damaged_at_cuts, 3);
+    EXPECT_FALSE(d.health().damaged());
+    d.frame_decoded(true);
+    EXPECT_EQ(d.health().corrupt_frames, 1);
+}
+
+TEST(DecodeDamage, AStreamStillBrokenAfterTheGraceIsDamage) {
+    SourceStatus status;
+    DecodeDamage d(status);
+    d.connection_lost();
+    d.reconnected();
+    for (int64_t i = 0; i < kCutGraceFrames + 5; ++i) d.frame_decoded(true);
+    EXPECT_EQ(status.damaged_at_cuts, kCutGraceFrames);
+    EXPECT_EQ(d.health().corrupt_frames, 5);
+}
+
+TEST(DecodeHealth, SummaryNamesEveryKindOfDamage) {
+    DecodeHealth h;
+    EXPECT_EQ(h.summary(), "");
+    h.read_errors = 1;
+    h.truncated = "the input ends at 4.0 s of its stated 10.0 s (truncated?)";
+    h.lost = "gone";
+    EXPECT_EQ(h.summary(), "reading stopped early on an error, the input ends at 4.0 s of its stated 10.0 s (truncated?), gone");
+}
+
+}  // namespace
+}  // namespace vf

@@ -1,0 +1,81 @@
+#include "decode/input_timeline.hpp"
+
+#include <gtest/gtest.h>
+
+namespace vf {
+namespace {
+
+VideoInfo video_at_25fps() {
+    VideoInfo v;
+    v.time_base = {1, 1000};
+    v.frame_rate = {25, 1};
+    return v;
+}
+
+AvPacketPtr packet_at(int64_t pts, int64_t dts, int64_t duration = 0) {
+    AvPacketPtr p = make_packet();
+    p->pts = pts;
+    p->dts = dts;
+    p->duration = duration;
+    return p;
+}
+
+TEST(InputTimeline, MonotonicTimestampsPassUnchanged) {
+    const VideoInfo v = video_at_25fps();
+    InputTimeline t(v);
+    for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(t.continuous_pts(i * 40, i), i * 40);
+    EXPECT_EQ(t.continuous_pts(AV_NOPTS_VALUE, 5), AV_NOPTS_VALUE);
+}
+
+TEST(InputTimeline, AJumpBackContinuesOneFrameAfterTheLastAndShiftsLaterFrames) {
+    const VideoInfo v = video_at_25fps();
+    InputTimeline t(v);
+    EXPECT_EQ(t.continuous_pts(1000, 0), 1000);
+    EXPECT_EQ(t.continuous_pts(1040, 1), 1040);
+    EXPECT_EQ(t.continuous_pts(0, 2), 1080);  // went back 1.04 s
+    EXPECT_EQ(t.continuous_pts(40, 3), 1120);  // the offset holds for what follows
+    EXPECT_EQ(t.continuous_pts(40, 4), 1160);  // a repeat is a step back too
+    AvPacketPtr audio = packet_at(0, 0);
+    t.shift(audio.get(), {1, 48000});  // passthrough moves with the video
+    EXPECT_EQ(audio->pts, av_rescale_q(1120, {1, 1000}, {1, 48000}));
+}
+
+TEST(InputTimeline, AReconnectContinuesAfterTheLastFramePlusTheOutage) {
+    const VideoInfo v = video_at_25fps();
+    InputTimeline t(v);
+    EXPECT_EQ(t.continuous_pts(0, 0), 0);
+    EXPECT_EQ(t.continuous_pts(40, 1), 40);
+    EXPECT_FALSE(t.rebase(packet_at(AV_NOPTS_VALUE, AV_NOPTS_VALUE).get(), {1, 90000}, 2.0));
+    // The new connection starts its own clock at 900000/90000 = 10 s.
+    ASSERT_TRUE(t.rebase(packet_at(900000, 900000).get(), {1, 90000}, 2.0));
+    // 40 ms (last frame) + 40 ms (one frame) + 2 s (down) = 2.08 s.
+    EXPECT_EQ(t.continuous_pts(10000, 2), 2080);
+}
+
+TEST(InputTimeline, ReadTimesAreMatchedByTimestampOnce) {
+    const VideoInfo v = video_at_25fps();
+    InputTimeline t(v);
+    const Clock::time_point before = Clock::now();
+    t.note_read(packet_at(40, 0).get());
+    const Clock::time_point read = t.read_time_of(40);
+    EXPECT_GE(read, before);
+    EXPECT_LE(read, Clock::now());
+    const Clock::time_point later = Clock::now();
+    EXPECT_GE(t.read_time_of(40), later);  // used up: an unknown frame counts from now
+}
+
+TEST(InputTimeline, ATruncatedInputIsShortBothFromItsStartAndFromZero) {
+    const VideoInfo v = video_at_25fps();
+    InputTimeline whole(v), cut(v), offset(v);
+    for (int64_t ms = 0; ms < 10000; ms += 40) whole.note_extent(packet_at(ms, ms, 40).get(), {1, 1000}, 0);
+    EXPECT_EQ(whole.truncation(10 * AV_TIME_BASE), "");
+    for (int64_t ms = 0; ms < 4000; ms += 40) cut.note_extent(packet_at(ms, ms, 40).get(), {1, 1000}, 0);
+    EXPECT_EQ(cut.truncation(10 * AV_TIME_BASE), "the input ends at 4.0 s of its stated 10.0 s (truncated?)");
+    EXPECT_EQ(cut.truncation(0), "");  // no stated duration: nothing to compare with
+    // Timestamps from 5 s on a 10 s duration that counts from 0 (Matroska) are complete.
+    for (int64_t ms = 5000; ms < 10000; ms += 40) offset.note_extent(packet_at(ms, ms, 40).get(), {1, 1000}, 5 * AV_TIME_BASE);
+    EXPECT_EQ(offset.truncation(10 * AV_TIME_BASE), "");
+}
+
+}  // namespace
+}  // namespace vf
