@@ -18,7 +18,7 @@
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 #include "bench/conv1d/conv1d.hpp"
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda_backend.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/fft_common.cuh"
+#include "kernels/cuda/device/fft_common.cuh"
 
 namespace vf::cuda {
 namespace {

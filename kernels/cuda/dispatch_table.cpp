@@ -36,7 +36,7 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch&) { return op.kind == OpKind::Fill; }, nullptr,
      [](const PlaneOp&, const Launch& l) { fill_neutral(l); }},
 
-    // Sobel, Prewitt, Scharr, Laplacian magnitude: gradient.cu.
+    // Sobel, Prewitt, Scharr, Laplacian magnitude (variants/gradient_*.cu).
     {"gradient-strip16", Family::Gradient,
      "gradients on 8-bit planes with 16-byte aligned rows whose divisor, scale and delta have an integer form",
      "always where it takes the plane (GPU kernels: sobel, 1080p and 4K)",
@@ -54,7 +54,7 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch&) { return is_gradient(op); }, nullptr,
      [](const PlaneOp& op, const Launch& l) { gradient_tile(op.grad, l); }},
 
-    // Box filters (every tap equal): running sums, O(1) work a pixel whatever the size: conv_box.cu.
+    // Box filters (every tap equal): running sums, O(1) work a pixel whatever the size (device/box_sums.cuh).
     {"box-staged", Family::Box, "box filters on 8-bit planar planes with 16-byte aligned rows",
      "always where it takes the plane (GPU kernels: box 63x63)",
      [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && box_staged_takes(op.conv, l); }, nullptr,
@@ -76,7 +76,7 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch&) { return is_convolve(op) && op.conv.separable(); }, nullptr,
      [](const PlaneOp& op, const Launch& l) { conv_separable_f32(op.conv, l); }},
 
-    // Dense kernels, direct sums: conv_direct.cu. From 7x7 the first of these that takes the
+    // Dense kernels, direct sums. From 7x7 the first of these that takes the
     // kernel is timed against the tensor and FFT rows. (They take rank-1 kernels too, when forced;
     // auto never gets here with one: the rows above take them all.)
     {"small-tile-f64", Family::Direct, "3x3, 5x5 and 7x7 kernels whose taps are not whole numbers",
@@ -111,7 +111,7 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch&) { return is_convolve(op) && op.conv.integer; }, nullptr,
      [](const PlaneOp& op, const Launch& l) { tile(op.conv, l); }},
 
-    // Dense kernels on the tensor cores: conv_imma.cu, conv_tensor.cu.
+    // Dense kernels on the tensor cores.
     {"imma", Family::Tensor,
      "whole-number kernels with byte taps on 8-bit planar planes with 16-byte aligned rows (integer products, "
      "exact)",
@@ -124,7 +124,7 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && tensor_eligible(op.conv, l.src); }, nullptr,
      [](const PlaneOp& op, const Launch& l) { conv_tensor_half(op.conv, l); }},
 
-    // Whole-plane FFT through cuFFT: conv_fft.cu.
+    // Whole-plane FFT through cuFFT.
     {"fft", Family::Fft, "any convolution (within 1 of the exact sum: FFT rounding)",
      "timed from 15x15 (GPU kernels: dense 27x27 and 63x63, where imma won)",
      [](const PlaneOp& op, const Launch&) { return is_convolve(op); },

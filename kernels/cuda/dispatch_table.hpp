@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/plan.hpp"
 
 namespace vf::cuda {

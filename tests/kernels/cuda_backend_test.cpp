@@ -18,7 +18,7 @@
 
 #include "config/filter_registry.hpp"
 #include "common/error.hpp"
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/dispatch_table.hpp"
 #include "kernels/cpu_backend.hpp"
@@ -279,7 +279,7 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
                                          " layout " + std::to_string(layout) + (aligned ? " aligned" : ""));
                     }
     };
-    // Taps in -128..127 take the DP4A path on 8-bit planes (strip_dp4a.cuh): small ones, and the
+    // Taps in -128..127 take the DP4A path on 8-bit planes (strip_dp4a_rows.cuh): small ones, and the
     // extremes of a signed byte; taps outside it take the float paths.
     for (int k : {3, 5, 7}) {
         const PlaneOp op = random_dense(k, 20, 1.0f / (k * 23), 100, rng);
@@ -318,7 +318,7 @@ TEST(Gpu, FiveByFiveOnLargePlanesExactOnTheBytePath) {
 }
 
 // Whole-number K x K kernels (3 to 15) with byte taps on 8-bit planes with 16-byte aligned rows
-// take the 16-wide strips with the integer finish (strip16_dp4a.cuh; `tiled` forced, which is
+// take the 16-wide strips with the integer finish (strip16_rows.cuh; `tiled` forced, which is
 // what `auto` runs below 7x7 and times against the tensor path from 7x7): exactly the reference
 // at every block edge (blocks are 128 x 16 outputs; widths that are and are not a multiple of 16,
 // so the last strip is whole or partial; the halo is 4 bytes up to 9x9, 8 above), for finishes
@@ -535,7 +535,7 @@ TEST(Gpu, TensorPathLargePlaneAutoAndRefusals) {
     }
 }
 
-// The integer products (conv_imma.cu), which the tensor path takes for byte taps on 8-bit planes
+// The integer products (imma.cu), which the tensor path takes for byte taps on 8-bit planes
 // with 16-byte aligned rows: every compiled shape (3, 5 and 7 rows unrolled, widths 3 to 81),
 // byte taps at both extremes, the three finishes (integer with and without its shift, and the
 // float finish where no integer form exists), every border, planes from 1x1 to past 1080p with
@@ -602,7 +602,7 @@ TEST_P(IntegerTensorPath, ExactAgainstReference) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, IntegerTensorPath, ::testing::ValuesIn(kIntegerShapes), shape_name);
 
-// The integer products (conv_imma.cu), which the tensor path takes for byte taps on 8-bit planes
+// The integer products (imma.cu), which the tensor path takes for byte taps on 8-bit planes
 // with 16-byte aligned rows: the shapes above exercise every finish kind; here past 1080p and 4K
 // with ragged edges, auto, and what the path refuses.
 TEST(Gpu, IntegerTensorPathLargePlanesAndRefusals) {
@@ -645,7 +645,7 @@ TEST(Gpu, IntegerTensorPathLargePlanesAndRefusals) {
     EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(aligned8), device_like(aligned8)));
 }
 
-// The separable kernel with its row pass on the integer products (conv_separable_imma.cu) on an
+// The separable kernel with its row pass on the integer products (separable_imma.cu) on an
 // 8-bit plane with aligned rows, against the FP32 separable kernel on the same device input byte
 // for byte (same column pass, same order of sums: any difference is a row-pass fault), and
 // against the CPU reference. Both outputs are poisoned first.

@@ -52,7 +52,7 @@ TEST(Plan, GaussianAndBoxAreSeparableAndNormalised) {
     EXPECT_EQ(build_chain("gaussian=sigma=3.2")[0].ops[0].conv.kw, 27);
 }
 
-// The tensor-core path's limits (kernels/cuda/conv_tensor.cu relies on them for exact sums), at
+// The tensor-core path's limits (kernels/cuda/variants/tensor_half.cu relies on them for exact sums), at
 // their edges, and the up-front check of a forced --kernel.
 TEST(Plan, TensorTapRulesAtTheirEdges) {
     ConvolveOp op;

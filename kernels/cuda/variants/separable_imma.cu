@@ -3,11 +3,11 @@
 // one kernel through shared memory. Gaussian blurs take it (whole-number taps summing to 1024,
 // the largest 128 at sigma 3.2).
 //
-// In conv_separable.cu's kernel the row pass is two thirds of the multiply-adds (the tile's halo
+// In separable_f32.cu's kernel the row pass is two thirds of the multiply-adds (the tile's halo
 // rows take it too) and every sample is converted to float before it; here the byte tile goes
 // into the products as it is (imma_tile.cuh: a 1-row kernel, its few band fragments held in
 // registers for the whole block), with int32 sums, exact, converted to float once. The column
-// pass is the same as conv_separable.cu's (FP32, same order of sums, same finish), so the two
+// pass is the same as separable_f32.cu's (FP32, same order of sums, same finish), so the two
 // paths give the same bytes.
 //
 // Block: 16 warps, 128 x 64 outputs, 3 blocks an SM for kernels up to 47 wide (40 registers).
@@ -21,15 +21,15 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_limits.hpp"
-#include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/imma_tile.cuh"
-#include "kernels/cuda/ldmatrix.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
+#include "kernels/cuda/device/imma_tile.cuh"
+#include "kernels/cuda/device/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
-#include "kernels/cuda/byte_plane.cuh"
+#include "kernels/cuda/device/byte_plane.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(kThreads, NC == 2 ? kMinBlocks : 2) sep_imma_k
     imma::stage_tile<kThreads>(tile, kStride, src, x0 - pad, y0 - kh / 2, rows, kStride - 16, border);
     __syncthreads();
 
-    // Row pass: a warp takes 16 x 32 row sums at a time (ldmatrix as in conv_imma.cu) and writes
+    // Row pass: a warp takes 16 x 32 row sums at a time (ldmatrix as in imma.cu) and writes
     // them to `mid` as floats (exact: the sums stay below 2^24).
     const int n = lane / 4, t = lane % 4;
     for (int item = warp; item < rows / 16 * kWarpsX; item += kWarps) {
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(kThreads, NC == 2 ? kMinBlocks : 2) sep_imma_k
     }
     __syncthreads();
 
-    // Column pass: the same sums in the same order as conv_separable.cu's (taps in chunks of
+    // Column pass: the same sums in the same order as separable_f32.cu's (taps in chunks of
     // kChunk, zero-padded), a thread taking 4 adjacent columns and 4 rows: one 16-byte read of
     // row sums feeds up to 16 multiply-adds, and each row of outputs is one 4-byte store.
     const int tid = warp * 32 + lane, cx = tid % (kOutW / 4) * 4, cy = tid / (kOutW / 4) * kCY;

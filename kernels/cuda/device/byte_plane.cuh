@@ -1,5 +1,5 @@
-// Helpers for the variants that move 8-bit planes 16 bytes at a time (strip16_dp4a.cuh,
-// conv_imma.cu, conv_separable_imma.cu, conv_box.cu): which planes allow it, and packing four
+// Helpers for the variants that move 8-bit planes 16 bytes at a time (strip16_rows.cuh,
+// imma.cu, separable_imma.cu, box_sums.cuh): which planes allow it, and packing four
 // saturated outputs into a word.
 #pragma once
 

@@ -4,15 +4,14 @@
 // transformed back; then scaled, rounded and clamped like every other path. O(log n) work per
 // pixel whatever the kernel size. Plans and kernel spectra are made once per size and kernel.
 #include <cufft.h>
-
 #include <memory>
 #include <vector>
 
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/fft_common.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
+#include "kernels/cuda/device/fft_common.cuh"
 #include "kernels/cuda/op_cache.hpp"
 
 namespace vf::cuda {

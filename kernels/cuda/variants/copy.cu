@@ -1,7 +1,8 @@
-// Channel copy (between layouts: planar, interleaved, shifted) and neutral fill.
-#include "kernels/cuda/conv_kernels.hpp"
+// copy: a channel copied between layouts (planar, interleaved, shifted); the driver's 2D copy
+// where both have the same planar layout.
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -10,12 +11,6 @@ template <typename T>
 __global__ void copy_kernel(DevPlane src, DevPlane dst) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < dst.width && y < dst.height) store_sample<T>(dst, x, y, load_sample<T>(src, x, y));
-}
-
-template <typename T>
-__global__ void fill_kernel(DevPlane dst, float value) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < dst.width && y < dst.height) store_sample<T>(dst, x, y, value);
 }
 
 }  // namespace
@@ -34,14 +29,6 @@ void copy_plane(const Launch& l) {
     if (l.src.bytes_per_sample == 1) copy_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst));
     else copy_kernel<uint16_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst));
     VF_CUDA_CHECK_LAUNCH("copy_kernel");
-}
-
-void fill_neutral(const Launch& l) {
-    const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
-    const float v = static_cast<float>(1 << (l.dst.depth - 1));
-    if (l.dst.bytes_per_sample == 1) fill_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.dst), v);
-    else fill_kernel<uint16_t><<<grid, block, 0, l.stream>>>(to_dev(l.dst), v);
-    VF_CUDA_CHECK_LAUNCH("fill_kernel");
 }
 
 }  // namespace vf::cuda

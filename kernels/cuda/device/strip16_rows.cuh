@@ -3,7 +3,7 @@
 // rows are 16-byte aligned: the leanest pass over the plane vfilter has, for filters that are
 // bound by memory and by instruction issue, not by arithmetic.
 //
-// Against strip_dp4a.cuh (8 outputs a thread, float finish), measured on an H100 (ncu) at 31
+// Against strip_dp4a_rows.cuh (8 outputs a thread, float finish), measured on an H100 (ncu) at 31
 // instructions an output for a 3x3, of which the finish (integer sum -> float, * rdiv, + bias,
 // + 0.5, clamp, truncate, pack) took about 9, and a warp with one lane at the plane's left or
 // right edge gathered that lane's whole strip sample by sample (about 1,600 instructions):
@@ -19,7 +19,7 @@
 // their halo from their own samples once every row's loads are out (load_row, edge_halo), so no
 // lane waits for one row's data before loading the next. The 1080p 3x3 runs within a few percent
 // of a copy kernel (docs/benchmarks.md, GPU kernels: dense 3x3 against plane copy).
-// Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a.cuh. From
+// Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a_rows.cuh. From
 // 7x7 up the filters are bound by those DP4A (the FMA-heavy pipe 80% busy at 4K 13x13 in ncu);
 // on an H100 DP4A issue at a quarter of FP32's rate, so they match FP32's multiply-adds a clock
 // and win by skipping the unpacking and the float finish (docs/benchmarks.md, GPU kernels: dense
@@ -28,9 +28,9 @@
 
 #include <cstdint>
 
-#include "kernels/cuda/byte_plane.cuh"
-#include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/strip_dp4a.cuh"
+#include "kernels/cuda/device/byte_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
+#include "kernels/cuda/device/strip_dp4a_rows.cuh"
 #include "kernels/fixed_finish.hpp"
 
 namespace vf::cuda::strip16 {

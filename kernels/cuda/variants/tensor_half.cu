@@ -23,7 +23,6 @@
 // multiplied with mma.sync m16n8k16 (compute capability 8.0 and up). The block shape was the
 // fastest, or within 10% of it, of those measured on the 7x7 to 27x27 rows.
 #include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -31,14 +30,14 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_limits.hpp"
-#include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/ldmatrix.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
+#include "kernels/cuda/device/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
-#include "kernels/cuda/tile_loader.cuh"
+#include "kernels/cuda/device/tile_loader.cuh"
 
 namespace vf::cuda {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
 
 namespace vf::cuda {
 
@@ -106,7 +106,7 @@ __device__ __forceinline__ void load_tile_words(S* tile, const DevPlane& src, in
     }
 }
 
-// kWords: whether 8-bit tiles may take load_tile_words. The FP32 tile kernels (conv_direct.cu)
+// kWords: whether 8-bit tiles may take load_tile_words. The FP32 tile kernels (tile, small-tile-f64)
 // pass false: their 58-float rows for a 27x27 make the word path's stores single and 4-way
 // conflicted (4-5% slower there on an H100), and the extra code made ptxas spill in
 // tiled_kernel<uint8_t> once its rows were padded for 16-byte stores (5x slower).

@@ -8,18 +8,18 @@
 // shared-memory read per 8 multiply-adds (the row pass once spent a shared-memory read and a
 // constant load per multiply-add: measured 65-80% of the issue slots busy).
 //
-// Box filters (every tap equal) take their own kernels (conv_box.cu): running sums, O(1) work per
+// Box filters (every tap equal) take their own kernels (box_walk.cu, box_staged.cu): running sums, O(1) work per
 // pixel.
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/op_cache.hpp"
-#include "kernels/cuda/tile_loader.cuh"
+#include "kernels/cuda/device/tile_loader.cuh"
 
 namespace vf::cuda {
 namespace {

@@ -1,4 +1,4 @@
-// ldmatrix for the tensor-core kernels (conv_tensor.cu, conv_imma.cu): four 8 x 16-byte matrices
+// ldmatrix for the tensor-core kernels (tensor_half.cu, imma.cu): four 8 x 16-byte matrices
 // from shared memory, lane l giving the address of one row of matrix l / 8 (16-byte aligned);
 // lane l receives the 4 bytes at column 4 (l % 4) of row l / 4 of each.
 #pragma once

@@ -1,5 +1,5 @@
-// The pieces the two kernels on the tensor cores' integer products share (conv_imma.cu: dense
-// kernels; conv_separable_imma.cu: the row pass of separable ones): where a kernel width puts a
+// The pieces the two kernels on the tensor cores' integer products share (imma.cu: dense
+// kernels; separable_imma.cu: the row pass of separable ones): where a kernel width puts a
 // byte tile and which Toeplitz bands it needs, staging the tile, the band fragments as each lane
 // holds them, and the product itself.
 //
@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cuda/byte_plane.cuh"
-#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/device/byte_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
 
 namespace vf::cuda::imma {
 
@@ -112,7 +112,7 @@ __device__ __forceinline__ void cp_async_wait_all() {
 // waited for in turn, staging was the largest stall of the separable kernel in ncu);
 // byte by byte only for the 16-byte units that reach past its left or right edge. Returns once
 // the thread's own copies have landed: the caller's barrier then publishes the whole tile.
-// kAsync false: each unit through registers (conv_imma.cu: with cp.async ptxas gave its kernels
+// kAsync false: each unit through registers (imma.cu: with cp.async ptxas gave its kernels
 // fewer registers and spills).
 template <int kThreads, bool kAsync = true>
 __device__ __forceinline__ void stage_tile(uint8_t* tile, int stride, const DevPlane& src, int ox, int oy, int rows,

@@ -9,7 +9,7 @@
 // adds it into the output rows it touches. Work per thread is small, so even a 1080p plane fills
 // every SM; strips at the left and right edges gather their samples through the border rule.
 //
-// On 8-bit planes with taps that fit a signed byte, strip_dp4a.cuh takes over with the same
+// On 8-bit planes with taps that fit a signed byte, strip_dp4a_rows.cuh takes over with the same
 // layout and integer dot products.
 //
 // Measured against the alternatives on an H100 (docs/benchmarks.md): faster than the
@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
 
 namespace vf::cuda::strip {
 

@@ -4,7 +4,7 @@
 // written with 4-byte stores: a warp moves 128 bytes per request instead of 32.
 #pragma once
 
-#include "kernels/cuda/device_plane.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
 
 namespace vf::cuda::wide {
 

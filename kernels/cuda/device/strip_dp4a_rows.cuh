@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "kernels/cuda/strip_rows.cuh"
+#include "kernels/cuda/device/strip_rows.cuh"
 
 namespace vf::cuda::strip {
 
@@ -92,7 +92,7 @@ __device__ __forceinline__ void dp4a_row(const uint32_t (&w)[W], const int32_t (
 
 // The DP4A sums of kRows rows of kV outputs from the kRows + K - 1 input rows `raw`:
 // acc[q][c][p] for sum c of output p in row q. Used by dp4a_kernel (8 outputs a thread) and
-// strip16_dp4a.cuh (16, up to 5x5).
+// strip16_rows.cuh (16, up to 5x5).
 template <int K, int kRows, int H, int S, int kV, int W>
 __device__ __forceinline__ void dp4a_sums(const uint32_t (&raw)[kRows + K - 1][W], const PackedTaps<S, K>& taps,
                                           int (&acc)[kRows][S][kV]) {

@@ -30,13 +30,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/conv_kernels.hpp"
+#include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_limits.hpp"
-#include "kernels/cuda/device_plane.cuh"
-#include "kernels/cuda/imma_tile.cuh"
-#include "kernels/cuda/ldmatrix.cuh"
+#include "kernels/cuda/device/device_plane.cuh"
+#include "kernels/cuda/device/imma_tile.cuh"
+#include "kernels/cuda/device/ldmatrix.cuh"
 #include "kernels/cuda/op_cache.hpp"
 #include "kernels/fixed_finish.hpp"
 
