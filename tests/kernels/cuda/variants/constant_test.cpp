@@ -1,0 +1,18 @@
+// constant: the dispatch table's row, forced by name against the reference (gpu_check.hpp).
+// How it works: kernels/cuda/variants/constant.cu.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "support/gpu_check.hpp"
+
+namespace vf::gpu_test {
+namespace {
+
+TEST(Constant, ForcedByNameMatchesReference) {
+    SKIP_WITHOUT_GPU();
+    check_row("constant");
+}
+
+}  // namespace
+}  // namespace vf::gpu_test

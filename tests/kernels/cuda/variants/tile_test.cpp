@@ -1,0 +1,18 @@
+// tile: the dispatch table's row, forced by name against the reference (gpu_check.hpp).
+// How it works: kernels/cuda/variants/tile.cu.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "support/gpu_check.hpp"
+
+namespace vf::gpu_test {
+namespace {
+
+TEST(Tile, ForcedByNameMatchesReference) {
+    SKIP_WITHOUT_GPU();
+    check_row("tile");
+}
+
+}  // namespace
+}  // namespace vf::gpu_test
