@@ -133,14 +133,18 @@ Ceilings measure_ceilings(cudaStream_t s) {
 // A set of input and output planes larger together than the L2, visited in turn.
 struct PlaneSet {
     int w, h;
+    int depth;  // 8: a byte a sample; 10: two bytes a sample (p010's layout without the shift)
     size_t pitch;
     std::vector<DeviceBuffer> in, out;
-    PlaneSet(int w_, int h_, size_t l2_bytes, std::mt19937& rng) : w(w_), h(h_), pitch((w_ + 255) / 256 * 256) {
+    PlaneSet(int w_, int h_, size_t l2_bytes, std::mt19937& rng, int depth_ = 8)
+        : w(w_), h(h_), depth(depth_), pitch((w_ * (depth_ > 8 ? 2 : 1) + 255) / 256 * 256) {
         const size_t bytes = pitch * h;
         const int count = static_cast<int>(std::max<size_t>(2, (3 * l2_bytes) / (2 * bytes) + 1));
         std::vector<uint8_t> host(bytes);
         for (int i = 0; i < count; ++i) {
             for (auto& v : host) v = static_cast<uint8_t>(rng());
+            if (depth > 8)  // samples within the depth: the high byte keeps its low bits only
+                for (size_t b = 1; b < bytes; b += 2) host[b] &= static_cast<uint8_t>((1 << (depth - 8)) - 1);
             in.emplace_back(bytes);
             out.emplace_back(bytes);
             VF_CUDA_CHECK(cudaMemcpy(in.back().data(), host.data(), bytes, cudaMemcpyHostToDevice));
@@ -152,6 +156,8 @@ struct PlaneSet {
         v.pitch = static_cast<std::ptrdiff_t>(pitch);
         v.width = w;
         v.height = h;
+        v.bytes_per_sample = depth > 8 ? 2 : 1;
+        v.depth = depth;
         return v;
     }
     size_t count() const { return in.size(); }
@@ -384,6 +390,29 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             add_row(size, c.name, "npp", npp, floor_ms);
             add_row(size, c.name, "npp b2b", npp_b2b, floor_ms);
 #endif
+        }
+    }
+    if (!o.quick && o.only.empty()) {
+        // Dense kernels on 10-bit planes (p010's luma), where the integer products do not apply:
+        // what the half-precision tensor path buys against the FP32 tile and the FFT.
+        const std::string size = "1920x1080";
+        PlaneSet ps(1920, 1080, prop.l2CacheSize, rng, 10);
+        for (int k : {7, 13, 27}) {
+            const std::string name = "dense " + std::to_string(k) + "x" + std::to_string(k) + " 10-bit";
+            const PlaneOp op = build_chain(dense_spec(k, rng))[0].ops[0];
+            const Case c{name, "", k, Case::Dense};
+            const double floor_ms =
+                std::max(4.0 * 1920 * 1080 / ceil.bytes_per_ms, 2.0 * macs_per_pixel(c, 1920, 1080) * 1920 * 1080 / ceil.flop_per_ms);
+            std::vector<GpuKernel> variants = {GpuKernel::Tiled, GpuKernel::Fft, GpuKernel::Auto};
+            if (cuda::tensor_eligible(op.conv, ps.view(ps.in[0]))) variants.insert(variants.begin() + 1, GpuKernel::Tensor);
+            for (GpuKernel v : variants) {
+                auto call = [&](int i) {
+                    CudaBackend().apply(op, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get(), v);
+                };
+                add_row(size, name, gpu_kernel_name(v), median_ms(stream.get(), o.iterations, 5, call), floor_ms);
+            }
+            std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), name.c_str(),
+                        CudaBackend().choose(op, ps.view(ps.in[0]), ps.view(ps.out[0]), stream.get()));
         }
     }
     if (o.only.empty()) {
