@@ -120,7 +120,7 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch& l) { try_conv_imma(op.conv, l); }},
     {"tensor-half", Family::Tensor,
      "whole-number kernels whose sums stay exact in FP32, any depth and layout (half-precision products)",
-     "timed from 7x7 where imma does not take the plane (10-bit, unaligned rows)",
+     "timed from 7x7 where imma does not take the plane (10-bit, unaligned rows; GPU kernels: dense 13x13 and 27x27 10-bit)",
      [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && tensor_eligible(op.conv, l.src); }, nullptr,
      [](const PlaneOp& op, const Launch& l) { conv_tensor_half(op.conv, l); }},
 
