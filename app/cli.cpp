@@ -46,6 +46,7 @@ Command parse_command_line(int argc, char** argv) {
     bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
     std::string log_format = "text";
     std::string device = "auto", kernel = "auto", hwdec = "auto", on_overload = "auto", fragmented = "auto";
+    std::string compat = "vfilter", output_last;
     double crf = -1;
     app.add_option("-i,--input", o.input,
                    "file, URL (rtsp://, rtmp://, srt://, udp://, http://), capture device (/dev/video0) or - (stdin); "
@@ -55,6 +56,11 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("-o,--out,--output", o.output,
                    "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, "
                    "or null to discard");
+    app.add_option("output", output_last, "the output may also come last without -o, as with ffmpeg");
+    app.add_option("--compat", compat,
+                   "whose defaults filter strings get: vfilter (a bare sobel edges the luma and greys the chroma) or "
+                   "ffmpeg (the ffmpeg command's defaults: the same string gives its output)")
+        ->default_str("vfilter")->check(CLI::IsMember({"vfilter", "ffmpeg"}))->envname("VFILTER_COMPAT");
     app.add_flag("-y,--overwrite", o.overwrite, "overwrite an existing output file");
     app.add_option("--codec", o.codec, "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, mpeg4, ffv1, rawvideo, ...")->default_str("auto");
     app.add_option("--crf", crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
@@ -142,8 +148,14 @@ Command parse_command_line(int argc, char** argv) {
         "health", "container health check: asks the metrics endpoint of a running vfilter (VFILTER_METRICS_PORT) "
                   "whether its input is up; exit 0 when it is, or when no endpoint is configured");
 
+    // ffmpeg's spellings of the filter option, which CLI11 cannot declare (one dash, two letters).
+    std::vector<std::string> words(argv, argv + argc);
+    for (size_t i = 1; i < words.size(); ++i)
+        if (words[i] == "-vf" || words[i] == "-filter:v") words[i] = "--filter";
+    std::vector<char*> args;
+    for (std::string& w : words) args.push_back(w.data());
     try {
-        app.parse(argc, argv);
+        app.parse(static_cast<int>(args.size()), args.data());
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) {
             app.exit(e);
@@ -157,6 +169,7 @@ Command parse_command_line(int argc, char** argv) {
         return cmd;
     }
     if (crf >= 0) o.crf = crf;
+    o.compat = compat == "ffmpeg" ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter;
     o.device = choice_of(device, kDevices);
     o.hwdec = choice_of(hwdec, kHwDecodes);
     o.on_overload = choice_of(on_overload, kOverloadPolicies);
@@ -167,6 +180,8 @@ Command parse_command_line(int argc, char** argv) {
     o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
     o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
     o.progress = !no_progress && !quiet;
+    const bool two_outputs = !output_last.empty() && !o.output.empty();
+    if (o.output.empty()) o.output = output_last;
     if (list) cmd.kind = Command::ListFilters;
     else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
@@ -174,6 +189,11 @@ Command parse_command_line(int argc, char** argv) {
     else if (!parse_kernel_choice(kernel, &o.kernel)) {
         std::fprintf(stderr, "vfilter: error: --kernel '%s': expected %s (see vfilter --list-kernels)\n", kernel.c_str(),
                      kernel_choices().c_str());
+        cmd.kind = Command::Exit;
+        cmd.exit_code = 2;
+    } else if (two_outputs) {
+        std::fprintf(stderr, "vfilter: error: two outputs given ('%s' with -o and '%s' last); give one\n", o.output.c_str(),
+                     output_last.c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
     } else if (o.output.empty()) {

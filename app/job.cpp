@@ -61,7 +61,7 @@ struct Job::Parts {
 
 Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
-    std::vector<FilterPlan> chain = build_chain(o.filter);
+    std::vector<FilterPlan> chain = build_chain(o.filter, o.compat);
     if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
     const Device device = resolve_device(o.device, o.kernel);
     if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");

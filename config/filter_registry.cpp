@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "config/kernel_file.hpp"
+#include "config/number_expr.hpp"
 
 namespace vf {
 namespace {
@@ -161,6 +162,32 @@ FilterPlan build_gaussian(const OptionValues& o) {
     return per_planes("gaussian sigma=" + fmt_num(sigma) + " size=" + std::to_string(size), o, op);
 }
 
+// FFmpeg's gblur (an IIR approximation there) as the exact Gaussian: sigma across, sigmaV down
+// (-1: the same); steps only refines FFmpeg's approximation and changes nothing here.
+FilterPlan build_gblur(const OptionValues& o) {
+    const double sx = o.number("sigma"), sy = o.number("sigmaV") < 0 ? sx : o.number("sigmaV");
+    auto taps_for = [](double sigma) {
+        if (sigma <= 0) return std::vector<int>{1024};
+        const int size = 2 * static_cast<int>(std::ceil(4 * sigma)) + 1;
+        if (size > kMaxKernelSize)
+            usage("gblur: sigma=" + fmt_num(sigma) + " needs a " + std::to_string(size) + "-tap kernel; the largest is " +
+                  std::to_string(kMaxKernelSize));
+        return gaussian_taps(sigma, size);
+    };
+    const std::vector<int> row = taps_for(sx), col = taps_for(sy);
+    PlaneOp op = convolve_op(static_cast<int>(row.size()), static_cast<int>(col.size()), outer(col, row),
+                             1.0 / (1024.0 * 1024.0), 0, parse_border(o));
+    return per_planes("gblur sigma=" + fmt_num(sx) + " sigmaV=" + fmt_num(sy), o, op);
+}
+
+// FFmpeg's avgblur: the mean of a (2 sizeX + 1) x (2 sizeY + 1) window (sizeY 0: sizeX).
+FilterPlan build_avgblur(const OptionValues& o) {
+    const int rx = o.integer("sizeX"), ry = o.integer("sizeY") == 0 ? rx : o.integer("sizeY");
+    const std::vector<int> row(2 * rx + 1, 1), col(2 * ry + 1, 1);
+    PlaneOp op = convolve_op(2 * rx + 1, 2 * ry + 1, outer(col, row), 1.0 / ((2 * rx + 1) * (2 * ry + 1)), 0, parse_border(o));
+    return per_planes("avgblur sizeX=" + std::to_string(rx) + " sizeY=" + std::to_string(ry), o, op);
+}
+
 FilterPlan build_box(const OptionValues& o) {
     const int r = o.integer("radius");
     const int size = 2 * r + 1;
@@ -258,29 +285,56 @@ std::vector<FilterDef> make_table() {
                      return gradient_plan("scharr", o, {-47, -162, -47, 0, 0, 0, 47, 162, 47},
                                           {-47, 0, 47, -162, 0, 162, -47, 0, 47}, 256.0f);
                  }});
+    t.push_back({"roberts", "Roberts cross gradient magnitude (FFmpeg's roberts)", gradient_options(), [](const OptionValues& o) {
+                     return gradient_plan("roberts", o, {1, -1, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, -1, 1, 0, 0, 0, 0}, 1.0f);
+                 }});
+    for (size_t i = 1; i < t.size(); ++i) {  // sobel, prewitt, scharr, roberts: FFmpeg filters all planes
+        t[i].positions = {"planes", "scale", "delta"};
+        t[i].ffmpeg_defaults = {{"planes", "15"}};
+    }
     {
         auto opts = gradient_options();
         opts.insert(opts.begin(), {"diagonal", OptionType::Choice, "0", 0, 0, {"0", "1"},
                                    "1: 8-neighbour kernel (1 1 1 1 -8 1 1 1 1) instead of 4-neighbour", false});
         t.push_back({"laplacian", "absolute Laplacian |d2/dx2 + d2/dy2|, times scale, plus delta", opts, build_laplacian});
+        t.back().positions = {"diagonal", "planes", "scale", "delta"};
     }
     t.push_back({"gaussian", "Gaussian blur, separable, taps in 10-bit fixed point",
                  {{"sigma", OptionType::Number, "1", 0.05, 1000, {}, "standard deviation in pixels", false},
                   {"size", OptionType::Integer, "0", 0, kMaxKernelSize, {}, "kernel side (odd); 0 = 2*ceil(4*sigma)+1", false},
                   planes_option("all"), rest_option("copy"), border_option()},
                  build_gaussian});
+    t.back().positions = {"sigma", "size", "planes"};
+    t.push_back({"gblur", "Gaussian blur under FFmpeg's name and options; exact here, an IIR approximation in FFmpeg",
+                 {{"sigma", OptionType::Number, "0.5", 0, 1024, {}, "standard deviation across, in pixels", false},
+                  {"steps", OptionType::Integer, "1", 1, 6, {}, "FFmpeg's approximation steps (no effect: the filter is exact)", false},
+                  planes_option("15"),
+                  {"sigmaV", OptionType::Number, "-1", -1, 1024, {}, "standard deviation down; -1 = sigma", false},
+                  rest_option("copy"), border_option()},
+                 build_gblur});
+    t.back().positions = {"sigma", "steps", "planes", "sigmaV"};
+    t.push_back({"avgblur", "mean of a (2 sizeX + 1) x (2 sizeY + 1) window (FFmpeg's avgblur)",
+                 {{"sizeX", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "horizontal radius", false},
+                  planes_option("15"),
+                  {"sizeY", OptionType::Integer, "0", 0, kMaxKernelSize / 2, {}, "vertical radius; 0 = sizeX", false},
+                  rest_option("copy"), border_option()},
+                 build_avgblur});
+    t.back().positions = {"sizeX", "planes", "sizeY"};
     t.push_back({"box", "box (mean) blur of side 2*radius+1, separable",
                  {{"radius", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "half the side, excluding the centre", false},
                   planes_option("all"), rest_option("copy"), border_option()},
                  build_box});
+    t.back().positions = {"radius", "planes"};
     t.push_back({"sharpen", "3x3 sharpening: identity + strength * (identity - cross blur)",
                  {{"strength", OptionType::Number, "0.5", 0, 1, {}, "0 = none, 1 = 0 -1 0 -1 5 -1 0 -1 0", false},
                   planes_option("luma"), rest_option("copy"), border_option()},
                  build_sharpen});
+    t.back().positions = {"strength", "planes"};
     t.push_back({"emboss", "3x3 emboss (-2 -1 0 -1 1 1 0 1 2)",
                  {{"bias", OptionType::Number, "0", -65535, 65535, {}, "added to the result", false},
                   planes_option("luma"), rest_option("neutral"), border_option()},
                  build_emboss});
+    t.back().positions = {"bias", "planes"};
     t.push_back({"convolution", "custom matrix, FFmpeg's convolution semantics, any odd size up to 127x127",
                  {{"m", OptionType::Text, "", 0, 0, {}, "coefficients, row by row, separated by spaces or |", true},
                   {"file", OptionType::Text, "", 0, 0, {}, "read the matrix from a text file, one row per line", true},
@@ -289,17 +343,25 @@ std::vector<FilterDef> make_table() {
                   {"mode", OptionType::Choice, "square", 0, 0, {"square", "row", "column"}, "how m= is shaped", true},
                   border_option()},
                  build_convolution});
+    // FFmpeg's order: 0m..3m, 0rdiv..3rdiv, 0bias..3bias, 0mode..3mode (plane 3 is alpha, which
+    // vfilter's formats do not have: accepted and unused, as FFmpeg does on formats without it).
+    for (const char* name : {"m", "rdiv", "bias", "mode"})
+        for (int plane = 0; plane < 4; ++plane) t.back().positions.push_back(std::to_string(plane) + name);
     return t;
 }
 
 double parse_number(const std::string& filter, const std::string& key, const std::string& v) {
-    char* end = nullptr;
-    errno = 0;
-    const double d = std::strtod(v.c_str(), &end);
-    if (v.empty() || end == v.c_str() || *end != '\0')
-        usage("filter '" + filter + "': option " + key + "='" + v + "' is not a number");
-    if (!std::isfinite(d)) usage("filter '" + filter + "': option " + key + "=" + v + " must be finite");
+    double d = 0;
+    std::string why;
+    if (!evaluate_number(v, &d, &why)) usage("filter '" + filter + "': option " + key + "='" + v + "' " + why);
     return d;
+}
+
+// The full value of a number, as text the option table keeps.
+std::string exact_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
 }
 
 }  // namespace
@@ -323,7 +385,7 @@ const FilterDef* find_filter(const std::string& name) {
     return nullptr;
 }
 
-FilterPlan build_plan(const FilterSpec& spec) {
+FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults) {
     const FilterDef* def = find_filter(spec.name);
     if (!def) {
         std::string names;
@@ -333,12 +395,28 @@ FilterPlan build_plan(const FilterSpec& spec) {
     OptionValues values;
     for (const auto& d : def->options)
         if (!d.default_value.empty() && !d.per_plane) values.set(d.name, d.default_value);
+    if (defaults == FilterDefaults::Ffmpeg)
+        for (const auto& [name, value] : def->ffmpeg_defaults) values.set(name, value);
+    size_t position = 0;
+    bool named_planes = false, named_rest = false;
     for (const auto& kv : spec.options) {
-        const std::string& key = kv.first;
+        std::string key = kv.first;
+        if (key.empty()) {  // by position
+            if (position >= def->positions.size()) {
+                std::string order;
+                for (const auto& n : def->positions) order += (order.empty() ? "" : ", ") + n;
+                usage("filter '" + spec.name + "': value '" + kv.second + "' is number " + std::to_string(position + 1) +
+                      " by position; " + spec.name +
+                      (order.empty() ? " takes none by position" : " takes " + std::to_string(def->positions.size()) + " (" + order + ")"));
+            }
+            key = def->positions[position++];
+        }
+        named_planes |= key == "planes";
+        named_rest |= key == "rest";
         const OptionDef* d = nullptr;
         for (const auto& od : def->options) {
             if (od.name == key) d = &od;
-            else if (od.per_plane && key.size() == od.name.size() + 1 && key[0] >= '0' && key[0] <= '2' &&
+            else if (od.per_plane && key.size() == od.name.size() + 1 && key[0] >= '0' && key[0] <= '3' &&
                      key.substr(1) == od.name)
                 d = &od;
         }
@@ -348,13 +426,14 @@ FilterPlan build_plan(const FilterSpec& spec) {
             usage("filter '" + spec.name + "': unknown option '" + key + "'" +
                   (names.empty() ? "; it takes no options" : "; options: " + names));
         }
-        const std::string& v = kv.second;
+        std::string v = kv.second;
         switch (d->type) {
         case OptionType::Number: {
             const double x = parse_number(spec.name, key, v);
             if (x < d->min || x > d->max)
                 usage("filter '" + spec.name + "': " + key + "=" + v + " is out of range [" + fmt_num(d->min) + ", " +
                       fmt_num(d->max) + "]");
+            v = exact_text(x);
             break;
         }
         case OptionType::Integer: {
@@ -363,6 +442,7 @@ FilterPlan build_plan(const FilterSpec& spec) {
             if (x < d->min || x > d->max)
                 usage("filter '" + spec.name + "': " + key + "=" + v + " is out of range [" + fmt_num(d->min) + ", " +
                       fmt_num(d->max) + "]");
+            v = exact_text(x);
             break;
         }
         case OptionType::Choice:
@@ -378,12 +458,14 @@ FilterPlan build_plan(const FilterSpec& spec) {
         }
         values.set(key, v);
     }
+    // FFmpeg's meaning of planes: the planes left out are copied unchanged.
+    if (named_planes && !named_rest && values.has("rest")) values.set("rest", "copy");
     return def->build(values);
 }
 
-std::vector<FilterPlan> build_chain(const std::string& chain_text) {
+std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults) {
     std::vector<FilterPlan> chain;
-    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec));
+    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec, defaults));
     return chain;
 }
 
@@ -392,6 +474,13 @@ std::string describe_filters() {
     out << "Filters (chain with ',', options with ':', e.g. --filter \"gaussian=sigma=2,sobel=planes=all\"):\n";
     for (const auto& f : filter_table()) {
         out << "\n  " << f.name << "  " << f.help << "\n";
+        if (!f.positions.empty()) {
+            std::string order;
+            for (const auto& n : f.positions) order += (order.empty() ? "" : ":") + n;
+            out << "      by position: " << f.name << "=" << order << "\n";
+        }
+        for (const auto& [name, value] : f.ffmpeg_defaults)
+            out << "      --compat ffmpeg: " << name << " defaults to " << value << " (FFmpeg's default)\n";
         for (const auto& o : f.options) {
             out << "      " << o.name;
             if (o.per_plane) out << " (or 0" << o.name << " 1" << o.name << " 2" << o.name << " for one plane)";

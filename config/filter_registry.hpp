@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -38,18 +39,30 @@ private:
 };
 
 struct FilterDef {
+    FilterDef(std::string name_, std::string help_, std::vector<OptionDef> options_,
+              std::function<FilterPlan(const OptionValues&)> build_)
+        : name(std::move(name_)), help(std::move(help_)), options(std::move(options_)), build(std::move(build_)) {}
     std::string name;
     std::string help;
     std::vector<OptionDef> options;
     std::function<FilterPlan(const OptionValues&)> build;
+    // The options values given by position fill, in order (FFmpeg's order for FFmpeg's filters;
+    // per-plane names as 0m, 1m, ...).
+    std::vector<std::string> positions;
+    // Where vfilter's default differs from FFmpeg's: FFmpeg's, for --compat ffmpeg.
+    std::vector<std::pair<std::string, std::string>> ffmpeg_defaults;
 };
+
+// Whose defaults a filter string gets: vfilter's (a bare sobel edges luma and greys the chroma)
+// or FFmpeg's (--compat ffmpeg: the same string gives the ffmpeg command's output).
+enum class FilterDefaults { Vfilter, Ffmpeg };
 
 const std::vector<FilterDef>& filter_table();
 const FilterDef* find_filter(const std::string& name);
 
 // Checks one spec against the table (unknown filter or option, type, range) and builds its plan.
-FilterPlan build_plan(const FilterSpec& spec);
-std::vector<FilterPlan> build_chain(const std::string& chain_text);
+FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults = FilterDefaults::Vfilter);
+std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults = FilterDefaults::Vfilter);
 
 // Human-readable list of filters and options, for --list-filters.
 std::string describe_filters();

@@ -36,6 +36,17 @@ std::vector<std::string> split_unquoted(const std::string& text, char sep, bool 
     return parts;
 }
 
+// The first '=' outside quotes (and not escaped), or npos.
+size_t unquoted_equals(const std::string& text) {
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\') ++i;
+        else if (text[i] == '\'') quoted = !quoted;
+        else if (text[i] == '=' && !quoted) return i;
+    }
+    return std::string::npos;
+}
+
 }  // namespace
 
 std::vector<FilterSpec> parse_filter_specs(const std::string& text) {
@@ -52,16 +63,27 @@ std::vector<FilterSpec> parse_filter_specs(const std::string& text) {
             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
                 fail(ErrorCategory::Usage, "filter spec '" + item + "': bad filter name '" + spec.name + "'");
         if (eq != std::string::npos) {
+            bool named = false;
             for (const std::string& opt_raw : split_unquoted(item.substr(eq + 1), ':', true)) {
                 const std::string opt = trim(opt_raw);
-                const size_t oeq = opt.find('=');
-                if (opt.empty() || oeq == std::string::npos || oeq == 0)
-                    fail(ErrorCategory::Usage, "filter '" + spec.name + "': option '" + opt +
-                                                   "' must be written key=value");
-                const std::string key = trim(opt.substr(0, oeq));
+                const size_t oeq = unquoted_equals(opt);
+                if (opt.empty()) fail(ErrorCategory::Usage, "filter '" + spec.name + "': empty option between ':'");
+                if (oeq == 0) fail(ErrorCategory::Usage, "filter '" + spec.name + "': option '" + opt + "' has no name before '='");
                 // Quotes were kept to protect separators; drop them now.
                 std::string value;
-                for (const std::string& part : split_unquoted(opt.substr(oeq + 1), '\0', false)) value += part;
+                const std::string raw_value = oeq == std::string::npos ? opt : opt.substr(oeq + 1);
+                for (const std::string& part : split_unquoted(raw_value, '\0', false)) value += part;
+                if (oeq == std::string::npos) {
+                    // FFmpeg's shorthand: values by position, in the filter's option order, until the
+                    // first key=value.
+                    if (named)
+                        fail(ErrorCategory::Usage, "filter '" + spec.name + "': value '" + trim(value) +
+                                                       "' has no name; values by position must come before key=value options");
+                    spec.options.emplace_back("", trim(value));
+                    continue;
+                }
+                named = true;
+                const std::string key = trim(opt.substr(0, oeq));
                 for (const auto& kv : spec.options)
                     if (kv.first == key)
                         fail(ErrorCategory::Usage, "filter '" + spec.name + "': option '" + key + "' given twice");

@@ -1,6 +1,8 @@
 // Parses a filter chain written the way FFmpeg writes one:
-//   name[=key=value[:key=value...]][,name...]
-// Values may be quoted with '...' to hold ',' or ':'; a backslash escapes one character.
+//   name[=value[:value...]][:key=value[:key=value...]][,name...]
+// Values before the first key=value are given by position (FFmpeg's shorthand: the filter's
+// options in its order). Values may be quoted with '...' to hold ',', ':' or '='; a backslash
+// escapes one character.
 #pragma once
 
 #include <string>
@@ -11,7 +13,7 @@ namespace vf {
 
 struct FilterSpec {
     std::string name;
-    std::vector<std::pair<std::string, std::string>> options;  // in the order written
+    std::vector<std::pair<std::string, std::string>> options;  // in the order written; key "" = by position
 };
 
 // Throws Error(Usage) with the offending position on malformed input.

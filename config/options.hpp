@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/logging.hpp"
+#include "config/filter_registry.hpp"
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
@@ -20,6 +21,7 @@ struct RunOptions {
     std::string input;            // empty: the built-in synthetic source
     std::string output;           // a file, or "null" to discard
     std::string filter = "identity";
+    FilterDefaults compat = FilterDefaults::Vfilter;  // --compat ffmpeg: FFmpeg's defaults for filter strings
     bool overwrite = false;
     std::string codec = "auto";   // auto: NVENC when filtering on a GPU that has it, else libx264
     std::optional<double> crf;

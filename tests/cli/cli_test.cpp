@@ -67,10 +67,31 @@ TEST_F(Cli, FiltersAFileAndPrintsTheSummary) {
     EXPECT_EQ(summarize(dir + "/out.mp4").video_pts.size(), 5u);
 }
 
+// As with ffmpeg: -vf for the filter, the output last without -o; FFmpeg's own filter string
+// with --compat ffmpeg (or VFILTER_COMPAT=ffmpeg).
+TEST_F(Cli, FFmpegsSpellingsAndCompat) {
+    CommandResult r = run_vfilter({"-i", clip, "-vf", "sobel=1:0.5", dir + "/last.mp4"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(summarize(dir + "/last.mp4").video_pts.size(), 5u);
+    r = run_vfilter({"--compat", "ffmpeg", "-i", clip, "-filter:v", "convolution=1 2 1 2 4 2 1 2 1:1 2 1 2 4 2 1 2 1:1 2 1 2 4 2 1 2 1:"
+                     "1 2 1 2 4 2 1 2 1:1/16:1/16:1/16:1/16", "-o", "null"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = run_vfilter({"--compat", "ffmpg", "-i", clip, "-o", "null"});
+    EXPECT_EQ(r.exit_code, kUsage) << r.output;
+    EXPECT_NE(r.output.find("--compat"), std::string::npos) << r.output;
+    expect_failure({"-i", clip, "-o", dir + "/a.mp4", dir + "/b.mp4"}, kUsage, "two outputs given", dir + "/a.mp4");
+    EXPECT_FALSE(file_exists(dir + "/b.mp4"));
+    expect_failure({"-i", clip, "-vf", "sobel=1:2:3:4", dir + "/c.mp4"}, kUsage, "sobel takes 3 (planes, scale, delta)",
+                   dir + "/c.mp4");
+    expect_failure({"-i", clip, "-vf", "convolution=0m=1 2 1 2 4 2 1 2 1:0rdiv=1/x", dir + "/d.mp4"}, kUsage,
+                   "0rdiv='1/x' is not a number", dir + "/d.mp4");
+}
+
 TEST_F(Cli, ListFiltersHelpAndVersion) {
     CommandResult r = run_vfilter({"--list-filters"});
     EXPECT_EQ(r.exit_code, 0);
-    for (const char* f : {"sobel", "gaussian", "box", "sharpen", "emboss", "laplacian", "convolution", "prewitt", "scharr"})
+    for (const char* f : {"sobel", "gaussian", "box", "sharpen", "emboss", "laplacian", "convolution", "prewitt", "scharr",
+                          "roberts", "gblur", "avgblur", "by position"})
         EXPECT_NE(r.output.find(f), std::string::npos) << f;
     r = run_vfilter({"--help"});
     EXPECT_EQ(r.exit_code, 0);
@@ -158,7 +179,7 @@ TEST_F(Cli, BadFiltersAndOptions) {
     const std::string out = dir + "/o.mp4";
     expect_failure({"-i", clip, "-f", "blur", "-o", out}, kUsage, "unknown filter 'blur'", out);
     expect_failure({"-i", clip, "-f", "gaussian=sigma=0", "-o", out}, kUsage, "out of range", out);
-    expect_failure({"-i", clip, "-f", "gaussian=sigma=nan", "-o", out}, kUsage, "finite", out);
+    expect_failure({"-i", clip, "-f", "gaussian=sigma=nan", "-o", out}, kUsage, "not a number", out);
     expect_failure({"-i", clip, "-f", "gaussian=sigma=inf", "-o", out}, kUsage, "finite", out);
     expect_failure({"-i", clip, "-f", "gaussian=sigmaa=1", "-o", out}, kUsage, "unknown option", out);
     expect_failure({"-i", clip, "-f", "convolution=m=1 2 3 4", "-o", out}, kUsage, "odd square", out);

@@ -58,7 +58,7 @@ TEST(FilterRegistry, BadArgumentsSayWhatIsWrongAndWhatIsAllowed) {
     EXPECT_NE(usage_error("gaussian=sigmaa=2").find("unknown option 'sigmaa'"), std::string::npos);
     EXPECT_NE(usage_error("gaussian=sigma=0").find("out of range"), std::string::npos);
     EXPECT_NE(usage_error("gaussian=sigma=-1").find("out of range"), std::string::npos);
-    EXPECT_NE(usage_error("gaussian=sigma=nan").find("finite"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=sigma=nan").find("not a number"), std::string::npos);  // FFmpeg reads no nan
     EXPECT_NE(usage_error("gaussian=sigma=inf").find("finite"), std::string::npos);
     EXPECT_NE(usage_error("gaussian=sigma=abc").find("not a number"), std::string::npos);
     EXPECT_NE(usage_error("gaussian=sigma=2:size=6").find("odd"), std::string::npos);
@@ -99,4 +99,68 @@ TEST(FilterRegistry, InlineMatricesUpTo127x127) {
     for (int i = 0; i < 129; ++i) row += (i ? " " : "") + std::string("1");
     EXPECT_NE(usage_error("convolution=m=" + row + ":mode=row").find("at most 127"), std::string::npos);
 }
+// FFmpeg's filter strings: values by position in FFmpeg's order, numbers as FFmpeg's expressions.
+TEST(FilterRegistry, ValuesByPositionFollowFFmpegsOrder) {
+    // FFmpeg's blur example: four matrices (the fourth, alpha, has no plane here), then four rdiv.
+    const FilterPlan blur = build_chain("convolution=1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:"
+                                        "1 1 1 1 1 1 1 1 1:1/9:1/9:1/9:1/9")[0];
+    for (int c = 0; c < 3; ++c) {
+        EXPECT_EQ(blur.ops[c].kind, OpKind::Convolve) << c;
+        EXPECT_FLOAT_EQ(blur.ops[c].conv.rdiv, 1.0f / 9) << c;
+    }
+    // ...then the bias values: 0bias..3bias come after 0rdiv..3rdiv.
+    const FilterPlan edge = build_chain("convolution=0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:"
+                                        "0 0 0 -1 1 0 0 0 0:5:1:1:1:0:128:128:128")[0];
+    EXPECT_FLOAT_EQ(edge.ops[0].conv.rdiv, 5);
+    EXPECT_FLOAT_EQ(edge.ops[0].conv.bias, 0);
+    EXPECT_FLOAT_EQ(edge.ops[1].conv.bias, 128);
+    const FilterPlan sobel = build_chain("sobel=1:0.5:3")[0];  // planes, scale, delta
+    EXPECT_EQ(sobel.ops[0].kind, OpKind::Gradient);
+    EXPECT_EQ(sobel.ops[1].kind, OpKind::Copy);  // FFmpeg's meaning of planes: the rest is copied
+    EXPECT_FLOAT_EQ(sobel.ops[0].grad.scale, 0.5f);
+    EXPECT_FLOAT_EQ(sobel.ops[0].grad.delta, 3);
+    EXPECT_NE(usage_error("sobel=1:2:3:4").find("sobel takes 3 (planes, scale, delta)"), std::string::npos);
+    EXPECT_NE(usage_error("identity=1").find("takes none by position"), std::string::npos);
+}
+
+TEST(FilterRegistry, NumbersAreFFmpegExpressions) {
+    EXPECT_FLOAT_EQ(build_chain("convolution=0m=1 2 1 2 4 2 1 2 1:0rdiv=1/16")[0].ops[0].conv.rdiv, 1.0f / 16);
+    EXPECT_FLOAT_EQ(build_chain("sobel=scale=2*0.25+1")[0].ops[0].grad.scale, 1.5f);
+    EXPECT_FLOAT_EQ(build_chain("sobel=delta=PI")[0].ops[0].grad.delta, 3.14159265f);
+    EXPECT_FLOAT_EQ(build_chain("sobel=delta=1k")[0].ops[0].grad.delta, 1000);  // SI suffix
+    EXPECT_EQ(build_chain("gaussian=sigma=1:size=10/2")[0].ops[0].conv.kw, 5);
+    EXPECT_NE(usage_error("sobel=scale=1/x").find("not a number"), std::string::npos);
+    EXPECT_NE(usage_error("gaussian=size=9/2").find("whole number"), std::string::npos);
+    EXPECT_NE(usage_error("sobel=scale=1/0").find("not finite"), std::string::npos);
+}
+
+TEST(FilterRegistry, FFmpegsDefaultsUnderCompat) {
+    const FilterPlan ours = build_chain("sobel")[0], theirs = build_chain("sobel", FilterDefaults::Ffmpeg)[0];
+    EXPECT_EQ(ours.ops[1].kind, OpKind::Fill);
+    EXPECT_EQ(theirs.ops[1].kind, OpKind::Gradient);  // FFmpeg filters every plane
+    EXPECT_EQ(theirs.ops[2].kind, OpKind::Gradient);
+    // A string that names planes means FFmpeg's planes either way: the others are copied.
+    EXPECT_EQ(build_chain("sobel=planes=1", FilterDefaults::Ffmpeg)[0].ops[1].kind, OpKind::Copy);
+    EXPECT_EQ(build_chain("sobel=planes=1")[0].ops[1].kind, OpKind::Copy);
+    EXPECT_EQ(build_chain("sobel=planes=1:rest=neutral")[0].ops[1].kind, OpKind::Fill);
+}
+
+TEST(FilterRegistry, FFmpegsOtherConvolutionFilters) {
+    const PlaneOp roberts = build_chain("roberts")[0].ops[0];
+    EXPECT_EQ(roberts.kind, OpKind::Gradient);
+    EXPECT_EQ(roberts.grad.gx, (std::array<int, 9>{1, -1, 0, 0, 0, 0, 0, 0, 0}));
+    EXPECT_EQ(roberts.grad.gy, (std::array<int, 9>{0, 0, 0, -1, 1, 0, 0, 0, 0}));
+    const FilterPlan avg = build_chain("avgblur=2:1:3")[0];  // sizeX, planes, sizeY
+    EXPECT_EQ(avg.ops[0].conv.kw, 5);
+    EXPECT_EQ(avg.ops[0].conv.kh, 7);
+    EXPECT_EQ(avg.ops[1].kind, OpKind::Copy);
+    EXPECT_EQ(build_chain("avgblur=sizeX=3")[0].ops[2].conv.kh, 7);  // sizeY 0: sizeX; every plane
+    const PlaneOp g = build_chain("gblur=sigma=1:sigmaV=2")[0].ops[0];
+    EXPECT_EQ(g.conv.kw, 9);
+    EXPECT_EQ(g.conv.kh, 17);
+    EXPECT_TRUE(g.conv.separable());
+    EXPECT_EQ(build_chain("gblur=0:1:1")[0].ops[0].conv.kw, 1);  // sigma 0 across: no blur across
+    EXPECT_NE(usage_error("gblur=sigma=40").find("the largest is 127"), std::string::npos);
+}
+
 }  // namespace vf

@@ -25,8 +25,8 @@ TEST(FilterSpec, MatrixWithSpacesStaysOneValue) {
 }
 
 TEST(FilterSpec, RejectsMalformedSpecs) {
-    for (const char* bad : {"", "  ", "sobel,,box", "=x", "gaussian=sigma", "gaussian=sigma=1:sigma=2",
-                            "box=radius='3", "so bel", "box=:radius=1"}) {
+    for (const char* bad : {"", "  ", "sobel,,box", "=x", "gaussian=sigma=1:sigma=2", "box=radius='3", "so bel",
+                            "box=:radius=1", "sobel=planes=1:2", "sobel==1", "convolution=1 2 1:=3"}) {
         try {
             parse_filter_specs(bad);
             ADD_FAILURE() << "accepted: '" << bad << "'";
@@ -34,6 +34,27 @@ TEST(FilterSpec, RejectsMalformedSpecs) {
             EXPECT_EQ(e.category(), ErrorCategory::Usage) << bad;
             EXPECT_FALSE(std::string(e.what()).empty());
         }
+    }
+}
+
+// FFmpeg's shorthand: values by position until the first key=value, quotes and escapes keeping
+// ':' and '=' inside a value.
+TEST(FilterSpec, ValuesByPositionBeforeNamedOnes) {
+    const auto s = parse_filter_specs("convolution=1 1 1 1 1 1 1 1 1:'0 1 0':1/9:0rdiv=2,sobel='a=b':x\\:y");
+    ASSERT_EQ(s.size(), 2u);
+    ASSERT_EQ(s[0].options.size(), 4u);
+    EXPECT_EQ(s[0].options[0], (std::pair<std::string, std::string>{"", "1 1 1 1 1 1 1 1 1"}));
+    EXPECT_EQ(s[0].options[1], (std::pair<std::string, std::string>{"", "0 1 0"}));
+    EXPECT_EQ(s[0].options[2], (std::pair<std::string, std::string>{"", "1/9"}));
+    EXPECT_EQ(s[0].options[3], (std::pair<std::string, std::string>{"0rdiv", "2"}));
+    ASSERT_EQ(s[1].options.size(), 2u);
+    EXPECT_EQ(s[1].options[0], (std::pair<std::string, std::string>{"", "a=b"}));  // quoted: a value, not a key
+    EXPECT_EQ(s[1].options[1], (std::pair<std::string, std::string>{"", "x:y"}));  // escaped ':'
+    try {
+        parse_filter_specs("sobel=planes=1:0.5");
+        ADD_FAILURE() << "a value by position after a named one was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("must come before key=value"), std::string::npos) << e.what();
     }
 }
 

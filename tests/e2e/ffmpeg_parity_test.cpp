@@ -21,6 +21,10 @@ struct ParityCase {
     const char* vfilter_filter;
     bool three_by_three;
     AVPixelFormat format;
+    // vfilter runs FFmpeg's string with --compat ffmpeg: ffmpeg_filter itself, unchanged, or where
+    // vfilter_filter is given, that (FFmpeg's string with its rdiv values set to 0, FFmpeg 5.1's
+    // actual behaviour: it ignores rdiv; docs/filters.md).
+    bool compat = false;
 };
 
 class FFmpegParity : public ::testing::TestWithParam<ParityCase> {};
@@ -40,7 +44,10 @@ TEST_P(FFmpegParity, SameOutput) {
     const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-i", clip.path, "-vf", c.ffmpeg_filter, "-c:v", "ffv1",
                                          dir + "/ff.mkv"});
     ASSERT_EQ(ff.exit_code, 0) << ff.output;
-    const CommandResult vf = run_vfilter({"-i", clip.path, "-f", c.vfilter_filter, "--codec", "ffv1", "-o", dir + "/vf.mkv"});
+    const CommandResult vf =
+        c.compat ? run_vfilter({"--compat", "ffmpeg", "-i", clip.path, "-vf", *c.vfilter_filter ? c.vfilter_filter : c.ffmpeg_filter,
+                                "--codec", "ffv1", dir + "/vf.mkv"})
+                 : run_vfilter({"-i", clip.path, "-f", c.vfilter_filter, "--codec", "ffv1", "-o", dir + "/vf.mkv"});
     ASSERT_EQ(vf.exit_code, 0) << vf.output;
     const auto a = read_video_frames(dir + "/ff.mkv"), b = read_video_frames(dir + "/vf.mkv");
     ASSERT_EQ(a.size(), b.size());
@@ -70,7 +77,25 @@ INSTANTIATE_TEST_SUITE_P(
         ParityCase{"row", "convolution=0m='1 2 3 4 5 6 7':0mode=row", "convolution=0m=1 2 3 4 5 6 7:0mode=row", false,
                    AV_PIX_FMT_YUV420P},
         ParityCase{"column", "convolution=0m='1 4 6 4 1':0mode=column:0bias=5",
-                   "convolution=0m=1 4 6 4 1:0mode=column:0bias=5", false, AV_PIX_FMT_YUV420P}),
+                   "convolution=0m=1 4 6 4 1:0mode=column:0bias=5", false, AV_PIX_FMT_YUV420P},
+        // FFmpeg's own filter strings, unchanged (the examples of its filter documentation), through
+        // --compat ffmpeg: values by position, expressions, FFmpeg's defaults.
+        ParityCase{"doc_sharpen", "convolution=0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0",
+                   "", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"doc_blur", "convolution=1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1/9:1/9:1/9:1/9",
+                   "", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"doc_edge_enhance", "convolution=0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:5:1:1:1:0:128:128:128",
+                   "convolution=0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:0 0 0 -1 1 0 0 0 0:0:1:1:1:0:128:128:128", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"doc_edge_detect", "convolution=0 1 0 1 -4 1 0 1 0:0 1 0 1 -4 1 0 1 0:0 1 0 1 -4 1 0 1 0:0 1 0 1 -4 1 0 1 0:5:5:5:1:0:128:128:128",
+                   "convolution=0 1 0 1 -4 1 0 1 0:0 1 0 1 -4 1 0 1 0:0 1 0 1 -4 1 0 1 0:0 1 0 1 -4 1 0 1 0:0:0:0:1:0:128:128:128", true, AV_PIX_FMT_YUV422P10LE, true},
+        ParityCase{"doc_laplacian_diagonals", "convolution=1 1 1 1 -8 1 1 1 1:1 1 1 1 -8 1 1 1 1:1 1 1 1 -8 1 1 1 1:1 1 1 1 -8 1 1 1 1:5:5:5:1:0:128:128:0",
+                   "convolution=1 1 1 1 -8 1 1 1 1:1 1 1 1 -8 1 1 1 1:1 1 1 1 -8 1 1 1 1:1 1 1 1 -8 1 1 1 1:0:0:0:1:0:128:128:0", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"doc_emboss", "convolution=-2 -1 0 -1 1 1 0 1 2:-2 -1 0 -1 1 1 0 1 2:-2 -1 0 -1 1 1 0 1 2:-2 -1 0 -1 1 1 0 1 2",
+                   "", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"sobel_ffmpeg_defaults", "sobel", "", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"sobel_by_position", "sobel=1:0.5:3", "", true, AV_PIX_FMT_YUV422P10LE, true},
+        ParityCase{"roberts", "roberts", "", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"roberts_10bit_scaled", "roberts=planes=3:scale=2*0.4:delta=10", "", true, AV_PIX_FMT_YUV422P10LE, true}),
     [](const ::testing::TestParamInfo<ParityCase>& i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -1,4 +1,5 @@
-// libFuzzer target: the filter-chain parser and plan builder (config/), fed any text.
+// libFuzzer target: the filter-chain parser and plan builder (config/), fed any text: values by
+// position, FFmpeg expressions (libavutil's av_expr), both sets of defaults.
 // A usage error (vf::Error) is the expected answer to bad input; anything else is a bug.
 #include <cstddef>
 #include <cstdint>
@@ -9,9 +10,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size > 4096) return 0;
-    try {
-        (void)vf::build_chain(std::string(reinterpret_cast<const char*>(data), size));
-    } catch (const vf::Error&) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    for (vf::FilterDefaults d : {vf::FilterDefaults::Vfilter, vf::FilterDefaults::Ffmpeg}) {
+        try {
+            (void)vf::build_chain(text, d);
+        } catch (const vf::Error&) {
+        }
     }
     return 0;
 }

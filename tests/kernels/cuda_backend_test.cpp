@@ -32,6 +32,7 @@ namespace {
 
 const char* kSpecs[] = {
     "sobel=planes=all",
+    "roberts=planes=all:scale=1.5",
     "scharr=planes=all:scale=1.5:delta=4",
     "laplacian=planes=all:diagonal=1",
     "gaussian=sigma=1.5",

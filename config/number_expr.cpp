@@ -1,0 +1,50 @@
+#include "config/number_expr.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#ifdef VF_HAVE_AV_EXPR
+extern "C" {
+#include <libavutil/error.h>
+#include <libavutil/eval.h>
+}
+#endif
+
+namespace vf {
+
+bool evaluate_number(const std::string& text, double* value, std::string* why) {
+    if (text.find_first_not_of(" \t") == std::string::npos) {
+        *why = "is empty";
+        return false;
+    }
+#ifdef VF_HAVE_AV_EXPR
+    double v = 0;
+    const int err = av_expr_parse_and_eval(&v, text.c_str(), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                           0, nullptr);
+    if (err < 0) {
+        *why = "is not a number or an expression FFmpeg can evaluate";
+        return false;
+    }
+#else
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() && *end == '/') {
+        const char* den = end + 1;
+        const double d = std::strtod(den, &end);
+        if (end == den || d == 0) end = const_cast<char*>(den) - 1;
+        else v /= d;
+    }
+    if (end == text.c_str() || *end != '\0') {
+        *why = "is not a number (this build reads plain numbers and fractions a/b)";
+        return false;
+    }
+#endif
+    if (!std::isfinite(v)) {
+        *why = "is not finite";
+        return false;
+    }
+    *value = v;
+    return true;
+}
+
+}  // namespace vf

@@ -1,0 +1,14 @@
+// Numbers in filter strings, read as FFmpeg reads its numeric options: an expression evaluated by
+// libavutil's av_expr (fractions such as 1/9, arithmetic, PI and E, SI suffixes such as 2k).
+// Builds without FFmpeg (the kernels-only build of the GPU machine) take plain numbers and
+// fractions a/b.
+#pragma once
+
+#include <string>
+
+namespace vf {
+
+// The value of `text`; false with the reason when it is not a number or an expression of one.
+bool evaluate_number(const std::string& text, double* value, std::string* why);
+
+}  // namespace vf
