@@ -20,6 +20,7 @@ struct Case {
     int width, height;
     const char* filter;
     bool exact;
+    FilterDefaults compat = FilterDefaults::Vfilter;  // Ffmpeg: an FFmpeg filter string, unchanged
 };
 
 class GpuPipeline : public ::testing::TestWithParam<Case> {};
@@ -49,6 +50,7 @@ TEST_P(GpuPipeline, MatchesTheCpuPath) {
         o.filter = c.filter;
         o.codec = "ffv1";
         o.device = device;
+        o.compat = c.compat;
         o.progress = false;
         Job job(o);
         return job.run();
@@ -77,7 +79,16 @@ INSTANTIATE_TEST_SUITE_P(
                            "convolution=m=1 -2 3 -4 5 -6 7 -8 9 -10 11 -12 13 -14 15 -16 17 -18 19 -20 21 -22 23 -24 25:bias=64",
                            true},
                       Case{"chain", AV_PIX_FMT_YUV420P, 321, 239, "box=radius=1,sharpen=planes=all,sobel=planes=all", true},
-                      Case{"emboss_gray", AV_PIX_FMT_GRAY8, 99, 77, "emboss", true}),
+                      Case{"emboss_gray", AV_PIX_FMT_GRAY8, 99, 77, "emboss", true},
+                      // FFmpeg's filter strings, unchanged, with FFmpeg's defaults.
+                      Case{"ffmpeg_blur", AV_PIX_FMT_YUV420P, 321, 239,
+                           "convolution=1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1 1 1 1 1 1 1 1 1:1/9:1/9:1/9:1/9", true,
+                           FilterDefaults::Ffmpeg},
+                      Case{"ffmpeg_sobel", AV_PIX_FMT_YUV422P10LE, 321, 239, "sobel", true, FilterDefaults::Ffmpeg},
+                      Case{"ffmpeg_roberts", AV_PIX_FMT_YUV420P, 321, 239, "roberts=planes=1:scale=2*0.6", true,
+                           FilterDefaults::Ffmpeg},
+                      Case{"ffmpeg_avgblur", AV_PIX_FMT_YUV420P10LE, 200, 120, "avgblur=2:15:5", true, FilterDefaults::Ffmpeg},
+                      Case{"ffmpeg_gblur", AV_PIX_FMT_YUV420P, 321, 239, "gblur=sigma=1.5:sigmaV=3", false, FilterDefaults::Ffmpeg}),
     [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
 }  // namespace
