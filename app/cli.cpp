@@ -56,7 +56,8 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("-o,--out,--output", o.output,
                    "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, "
                    "or null to discard");
-    app.add_option("output", output_last, "the output may also come last without -o, as with ffmpeg");
+    // Not named "output": newer CLI11 refuses a positional named like the --output option.
+    app.add_option("OUTFILE", output_last, "the output may also come last without -o, as with ffmpeg");
     app.add_option("--compat", compat,
                    "whose defaults filter strings get: vfilter (a bare sobel edges the luma and greys the chroma) or "
                    "ffmpeg (the ffmpeg command's defaults: the same string gives its output)")
