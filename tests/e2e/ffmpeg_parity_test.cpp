@@ -43,6 +43,9 @@ TEST_P(FFmpegParity, SameOutput) {
     write_clip(clip);
     const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-i", clip.path, "-vf", c.ffmpeg_filter, "-c:v", "ffv1",
                                          dir + "/ff.mkv"});
+    // An ffmpeg built with few filters (the GPU machine's static one) cannot be compared with.
+    if (ff.exit_code != 0 && ff.output.find("No such filter") != std::string::npos)
+        GTEST_SKIP() << "this ffmpeg has no such filter: " << ff.output;
     ASSERT_EQ(ff.exit_code, 0) << ff.output;
     const CommandResult vf =
         c.compat ? run_vfilter({"--compat", "ffmpeg", "-i", clip.path, "-vf", *c.vfilter_filter ? c.vfilter_filter : c.ffmpeg_filter,
