@@ -188,6 +188,47 @@ FilterPlan build_avgblur(const OptionValues& o) {
     return per_planes("avgblur sizeX=" + std::to_string(rx) + " sizeY=" + std::to_string(ry), o, op);
 }
 
+// Binomial taps 1, 2, 1 / 1, 4, 6, 4, 1 / ...: the blur FFmpeg's unsharp makes with its window of `size`.
+std::vector<int> binomial_taps(int size) {
+    std::vector<int> t = {1};
+    for (int i = 1; i < size; ++i) {
+        std::vector<int> next(t.size() + 1, 0);
+        for (size_t k = 0; k < t.size(); ++k) next[k] += t[k], next[k + 1] += t[k];
+        t = next;
+    }
+    return t;
+}
+
+// FFmpeg's unsharp: out = in + amount * (in - blur), the blur binomial over an msize_x x msize_y
+// window, as one exact convolution: (1 + amount) at the centre minus amount times the blur.
+PlaneOp unsharp_op(int w, int h, double amount, Border border) {
+    PlaneOp op;
+    if (amount == 0) {
+        op.kind = OpKind::Copy;
+        op.border = border;
+        return op;
+    }
+    const std::vector<int> row = binomial_taps(w), col = binomial_taps(h);
+    const double scale = static_cast<double>(1 << (w - 1)) * (1 << (h - 1));
+    std::vector<double> k;
+    for (int c : col)
+        for (int r : row) k.push_back(-amount * c * r / scale);
+    k[static_cast<size_t>(h / 2) * w + w / 2] += 1 + amount;
+    return convolve_op(w, h, k, 1, 0, border);
+}
+
+FilterPlan build_unsharp(const OptionValues& o) {
+    for (const char* n : {"luma_msize_x", "luma_msize_y", "chroma_msize_x", "chroma_msize_y"})
+        if (o.integer(n) % 2 == 0) usage(std::string("unsharp: ") + n + "=" + o.text(n) + " must be odd (3 to 23)");
+    const Border border = parse_border(o);
+    FilterPlan plan;
+    plan.description = "unsharp";
+    plan.ops[0] = unsharp_op(o.integer("luma_msize_x"), o.integer("luma_msize_y"), o.number("luma_amount"), border);
+    plan.ops[1] = plan.ops[2] =
+        unsharp_op(o.integer("chroma_msize_x"), o.integer("chroma_msize_y"), o.number("chroma_amount"), border);
+    return plan;
+}
+
 FilterPlan build_box(const OptionValues& o) {
     const int r = o.integer("radius");
     const int size = 2 * r + 1;
@@ -320,6 +361,25 @@ std::vector<FilterDef> make_table() {
                   rest_option("copy"), border_option()},
                  build_avgblur});
     t.back().positions = {"sizeX", "planes", "sizeY"};
+    {
+        auto size = [](const std::string& name, const std::string& what) {
+            return OptionDef{name, OptionType::Integer, "5", 3, 23, {}, what + " (odd)", false};
+        };
+        auto amount = [](const std::string& name, const std::string& def, const std::string& what) {
+            return OptionDef{name, OptionType::Number, def, -2, 5, {}, what + "; negative blurs", false};
+        };
+        t.push_back({"unsharp", "FFmpeg's unsharp: in + amount x (in - binomial blur), per luma and chroma; exact here",
+                     {size("luma_msize_x", "luma window width"), size("luma_msize_y", "luma window height"),
+                      amount("luma_amount", "1", "luma strength"), size("chroma_msize_x", "chroma window width"),
+                      size("chroma_msize_y", "chroma window height"), amount("chroma_amount", "0", "chroma strength"),
+                      size("alpha_msize_x", "alpha window width (no alpha here: unused)"),
+                      size("alpha_msize_y", "alpha window height (unused)"), amount("alpha_amount", "0", "alpha strength (unused)"),
+                      {"border", OptionType::Choice, "replicate", 0, 0, {"mirror", "replicate", "zero"},
+                       "what pixels outside the picture read as (FFmpeg's unsharp repeats the edge)", false}},
+                     build_unsharp});
+        t.back().positions = {"luma_msize_x", "luma_msize_y", "luma_amount", "chroma_msize_x", "chroma_msize_y",
+                              "chroma_amount", "alpha_msize_x", "alpha_msize_y", "alpha_amount"};
+    }
     t.push_back({"box", "box (mean) blur of side 2*radius+1, separable",
                  {{"radius", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "half the side, excluding the centre", false},
                   planes_option("all"), rest_option("copy"), border_option()},

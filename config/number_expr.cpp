@@ -7,6 +7,7 @@
 extern "C" {
 #include <libavutil/error.h>
 #include <libavutil/eval.h>
+#include <libavutil/log.h>
 }
 #endif
 
@@ -19,8 +20,9 @@ bool evaluate_number(const std::string& text, double* value, std::string* why) {
     }
 #ifdef VF_HAVE_AV_EXPR
     double v = 0;
+    // FFmpeg's own complaint is logged at debug level: the caller says what is wrong, in one line.
     const int err = av_expr_parse_and_eval(&v, text.c_str(), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                           0, nullptr);
+                                           AV_LOG_DEBUG - AV_LOG_ERROR, nullptr);
     if (err < 0) {
         *why = "is not a number or an expression FFmpeg can evaluate";
         return false;

@@ -161,6 +161,17 @@ TEST(FilterRegistry, FFmpegsOtherConvolutionFilters) {
     EXPECT_TRUE(g.conv.separable());
     EXPECT_EQ(build_chain("gblur=0:1:1")[0].ops[0].conv.kw, 1);  // sigma 0 across: no blur across
     EXPECT_NE(usage_error("gblur=sigma=40").find("the largest is 127"), std::string::npos);
+    // unsharp: in + amount (in - binomial blur); the taps sum to 1, the centre holds 1 + amount - amount/16/16*36.
+    const FilterPlan u = build_chain("unsharp=5:3:1.5")[0];  // luma 5 wide, 3 tall; chroma amount 0: copied
+    EXPECT_EQ(u.ops[0].conv.kw, 5);
+    EXPECT_EQ(u.ops[0].conv.kh, 3);
+    double sum = 0;
+    for (double t : u.ops[0].conv.k) sum += t;
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    EXPECT_NEAR(u.ops[0].conv.k[1 * 5 + 2], 1 + 1.5 - 1.5 * 6 * 2 / 64.0, 1e-12);
+    EXPECT_EQ(u.ops[1].kind, OpKind::Copy);
+    EXPECT_EQ(build_chain("unsharp=3:3:1:3:3:0.5")[0].ops[2].kind, OpKind::Convolve);
+    EXPECT_NE(usage_error("unsharp=4").find("must be odd"), std::string::npos);
 }
 
 }  // namespace vf

@@ -6,6 +6,9 @@
 // leave rdiv at its default; vfilter honours rdiv (tested against the reference elsewhere).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
+#include "media/frame.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
@@ -100,6 +103,43 @@ INSTANTIATE_TEST_SUITE_P(
         ParityCase{"roberts", "roberts", "", true, AV_PIX_FMT_YUV420P, true},
         ParityCase{"roberts_10bit_scaled", "roberts=planes=3:scale=2*0.4:delta=10", "", true, AV_PIX_FMT_YUV422P10LE, true}),
     [](const ::testing::TestParamInfo<ParityCase>& i) { return std::string(i.param.name); });
+
+// FFmpeg's unsharp rounds its blur and floors its product in fixed point; vfilter computes the
+// same linear filter exactly and rounds once (docs/filters.md): every sample within 1 of FFmpeg's,
+// most of them equal, the same string unchanged with --compat ffmpeg.
+TEST(FFmpegParity, UnsharpWithinOne) {
+    if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/in.mkv";
+    clip.width = 75;
+    clip.height = 41;
+    clip.frames = 3;
+    clip.audio = false;
+    write_clip(clip);
+    for (const char* f : {"unsharp", "unsharp=5:5:-1.5:5:5:0.8", "unsharp=3:5:0.8:3:3:0.4"}) {
+        const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip.path, "-vf", f, "-c:v", "ffv1", dir + "/ff.mkv"});
+        if (ff.exit_code != 0 && ff.output.find("No such filter") != std::string::npos) GTEST_SKIP() << ff.output;
+        ASSERT_EQ(ff.exit_code, 0) << ff.output;
+        const CommandResult vf = run_vfilter({"--compat", "ffmpeg", "-y", "-i", clip.path, "-vf", f, "--codec", "ffv1", dir + "/vf.mkv"});
+        ASSERT_EQ(vf.exit_code, 0) << vf.output;
+        const auto a = read_video_frames(dir + "/ff.mkv"), b = read_video_frames(dir + "/vf.mkv");
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            const std::vector<PlaneView> va = channel_views(a[i].get()), vb = channel_views(b[i].get());
+            long samples = 0, equal = 0;
+            for (size_t c = 0; c < va.size(); ++c)
+                for (int y = 0; y < va[c].height; ++y)
+                    for (int x = 0; x < va[c].width; ++x) {
+                        const int d = std::abs(va[c].read(x, y) - vb[c].read(x, y));
+                        ASSERT_LE(d, 1) << f << " frame " << i << " plane " << c << " at " << x << "," << y;
+                        ++samples;
+                        equal += d == 0;
+                    }
+            EXPECT_GE(equal * 2, samples) << f << ": fewer than half the samples equal FFmpeg's";
+        }
+    }
+}
 
 }  // namespace
 }  // namespace vf

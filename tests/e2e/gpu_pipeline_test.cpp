@@ -88,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ffmpeg_roberts", AV_PIX_FMT_YUV420P, 321, 239, "roberts=planes=1:scale=2*0.6", true,
                            FilterDefaults::Ffmpeg},
                       Case{"ffmpeg_avgblur", AV_PIX_FMT_YUV420P10LE, 200, 120, "avgblur=2:15:5", true, FilterDefaults::Ffmpeg},
-                      Case{"ffmpeg_gblur", AV_PIX_FMT_YUV420P, 321, 239, "gblur=sigma=1.5:sigmaV=3", false, FilterDefaults::Ffmpeg}),
+                      Case{"ffmpeg_gblur", AV_PIX_FMT_YUV420P, 321, 239, "gblur=sigma=1.5:sigmaV=3", false, FilterDefaults::Ffmpeg},
+                      Case{"ffmpeg_unsharp", AV_PIX_FMT_YUV420P, 321, 239, "unsharp=5:5:1.2:3:3:0.4", true, FilterDefaults::Ffmpeg}),
     [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
 }  // namespace
