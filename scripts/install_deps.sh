@@ -24,7 +24,8 @@ build_pkgs=(build-essential cmake pkg-config
 # python3: tests/data/bad/make_bad_inputs.sh. The live tests' real peers: GStreamer's RTSP
 # server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP
 # module. docker/test.sh: podman (daemonless), runc, and debootstrap for the local Debian base.
-test_pkgs=(libgtest-dev ffmpeg python3
+# python3-skimage: its photographs are the real footage of the FFmpeg parity tests.
+test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   nginx-light libnginx-mod-rtmp
   podman runc debootstrap)
