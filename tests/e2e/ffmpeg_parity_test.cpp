@@ -33,18 +33,46 @@ struct ParityCase {
 
 class FFmpegParity : public ::testing::TestWithParam<ParityCase> {};
 
-TEST_P(FFmpegParity, SameOutput) {
-    const ParityCase c = GetParam();
-    if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
-    const std::string dir = temp_dir();
+// A small lossless clip of the test pattern, 75x41 (odd sizes), 3 frames.
+std::string small_clip(const std::string& dir, AVPixelFormat format = AV_PIX_FMT_YUV420P) {
     ClipSpec clip;
     clip.path = dir + "/in.mkv";
     clip.width = 75;
     clip.height = 41;
     clip.frames = 3;
-    clip.format = c.format;
+    clip.format = format;
     clip.audio = false;
     write_clip(clip);
+    return clip.path;
+}
+
+// How many samples of two outputs are equal and within 1 (the last row and column of each plane
+// left out with skip_last); samples counts what was compared.
+struct Closeness {
+    long samples = 0, equal = 0, within_one = 0;
+};
+Closeness compare(const std::vector<AvFramePtr>& a, const std::vector<AvFramePtr>& b, bool skip_last) {
+    Closeness r;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        const std::vector<PlaneView> va = channel_views(a[i].get()), vb = channel_views(b[i].get());
+        for (size_t p = 0; p < va.size(); ++p)
+            for (int y = 0; y < va[p].height - (skip_last ? 1 : 0); ++y)
+                for (int x = 0; x < va[p].width - (skip_last ? 1 : 0); ++x) {
+                    const int d = std::abs(va[p].read(x, y) - vb[p].read(x, y));
+                    ++r.samples;
+                    r.equal += d == 0;
+                    r.within_one += d <= 1;
+                }
+    }
+    return r;
+}
+
+TEST_P(FFmpegParity, SameOutput) {
+    const ParityCase c = GetParam();
+    if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = small_clip(dir, c.format);
     const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-i", clip.path, "-vf", c.ffmpeg_filter, "-c:v", "ffv1",
                                          dir + "/ff.mkv"});
     // An ffmpeg built with few filters (the GPU machine's static one) cannot be compared with.
@@ -112,12 +140,7 @@ TEST(FFmpegParity, UnsharpWithinOne) {
     if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
     const std::string dir = temp_dir();
     ClipSpec clip;
-    clip.path = dir + "/in.mkv";
-    clip.width = 75;
-    clip.height = 41;
-    clip.frames = 3;
-    clip.audio = false;
-    write_clip(clip);
+    clip.path = small_clip(dir);
     for (const char* f : {"unsharp", "unsharp=5:5:-1.5:5:5:0.8", "unsharp=3:5:0.8:3:3:0.4"}) {
         const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip.path, "-vf", f, "-c:v", "ffv1", dir + "/ff.mkv"});
         if (ff.exit_code != 0 && ff.output.find("No such filter") != std::string::npos) GTEST_SKIP() << ff.output;
@@ -126,19 +149,9 @@ TEST(FFmpegParity, UnsharpWithinOne) {
         ASSERT_EQ(vf.exit_code, 0) << vf.output;
         const auto a = read_video_frames(dir + "/ff.mkv"), b = read_video_frames(dir + "/vf.mkv");
         ASSERT_EQ(a.size(), b.size());
-        for (size_t i = 0; i < a.size(); ++i) {
-            const std::vector<PlaneView> va = channel_views(a[i].get()), vb = channel_views(b[i].get());
-            long samples = 0, equal = 0;
-            for (size_t c = 0; c < va.size(); ++c)
-                for (int y = 0; y < va[c].height; ++y)
-                    for (int x = 0; x < va[c].width; ++x) {
-                        const int d = std::abs(va[c].read(x, y) - vb[c].read(x, y));
-                        ASSERT_LE(d, 1) << f << " frame " << i << " plane " << c << " at " << x << "," << y;
-                        ++samples;
-                        equal += d == 0;
-                    }
-            EXPECT_GE(equal * 2, samples) << f << ": fewer than half the samples equal FFmpeg's";
-        }
+        const Closeness r = compare(a, b, false);
+        EXPECT_EQ(r.within_one, r.samples) << f << ": " << r.samples - r.within_one << " samples more than 1 from FFmpeg's";
+        EXPECT_GE(r.equal * 2, r.samples) << f << ": fewer than half the samples equal FFmpeg's";
     }
 }
 
@@ -187,18 +200,9 @@ TEST(FFmpegParity, PhotographsWithinOne) {
             ASSERT_EQ(vf.exit_code, 0) << vf.output;
             const auto a = read_video_frames(dir + "/ff.mkv"), b = read_video_frames(dir + "/vf.mkv");
             ASSERT_EQ(a.size(), b.size()) << c.filter;
-            long samples = 0, within = 0;
-            for (size_t i = 0; i < a.size(); ++i) {
-                const std::vector<PlaneView> va = channel_views(a[i].get()), vb = channel_views(b[i].get());
-                for (size_t p = 0; p < va.size(); ++p)
-                    for (int y = 0; y < va[p].height - (c.three_by_three ? 1 : 0); ++y)
-                        for (int x = 0; x < va[p].width - (c.three_by_three ? 1 : 0); ++x) {
-                            ++samples;
-                            within += std::abs(va[p].read(x, y) - vb[p].read(x, y)) <= 1;
-                        }
-            }
-            EXPECT_GE(within * 1000, samples * 999) << format << " " << c.filter << ": " << samples - within << " of "
-                                                    << samples << " samples more than 1 from ffmpeg's";
+            const Closeness r = compare(a, b, c.three_by_three);
+            EXPECT_GE(r.within_one * 1000, r.samples * 999) << format << " " << c.filter << ": " << r.samples - r.within_one
+                                                            << " of " << r.samples << " samples more than 1 from ffmpeg's";
         }
     }
 }
