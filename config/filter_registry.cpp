@@ -1,8 +1,8 @@
 #include "config/filter_registry.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -149,14 +149,21 @@ FilterPlan build_identity(const OptionValues&) {
     return p;
 }
 
+// The taps a Gaussian of `sigma` takes (2 ceil(4 sigma) + 1, or `size` when given); a usage error
+// naming `filter` when that is more than the largest kernel. `hint` says what to change.
+int gaussian_size(const std::string& filter, double sigma, int size, const std::string& hint) {
+    if (size == 0) size = 2 * static_cast<int>(std::ceil(4 * sigma)) + 1;
+    if (size > kMaxKernelSize)
+        usage(filter + ": sigma=" + fmt_num(sigma) + " needs a " + std::to_string(size) + "-tap kernel; the largest is " +
+              std::to_string(kMaxKernelSize) + hint);
+    return size;
+}
+
 FilterPlan build_gaussian(const OptionValues& o) {
     const double sigma = o.number("sigma");
-    int size = o.integer("size");
-    if (size == 0) size = 2 * static_cast<int>(std::ceil(4 * sigma)) + 1;
-    if (size % 2 == 0) usage("gaussian: size=" + std::to_string(size) + " must be odd");
-    if (size > kMaxKernelSize)
-        usage("gaussian: sigma=" + fmt_num(sigma) + " needs a " + std::to_string(size) + "-tap kernel; the largest is " +
-              std::to_string(kMaxKernelSize) + " (give a smaller size= or sigma=)");
+    const int given = o.integer("size");
+    if (given % 2 == 0 && given != 0) usage("gaussian: size=" + std::to_string(given) + " must be odd");
+    const int size = gaussian_size("gaussian", sigma, given, " (give a smaller size= or sigma=)");
     const std::vector<int> taps = gaussian_taps(sigma, size);
     PlaneOp op = convolve_op(size, size, outer(taps, taps), 1.0 / (1024.0 * 1024.0), 0, parse_border(o));
     return per_planes("gaussian sigma=" + fmt_num(sigma) + " size=" + std::to_string(size), o, op);
@@ -168,11 +175,7 @@ FilterPlan build_gblur(const OptionValues& o) {
     const double sx = o.number("sigma"), sy = o.number("sigmaV") < 0 ? sx : o.number("sigmaV");
     auto taps_for = [](double sigma) {
         if (sigma <= 0) return std::vector<int>{1024};
-        const int size = 2 * static_cast<int>(std::ceil(4 * sigma)) + 1;
-        if (size > kMaxKernelSize)
-            usage("gblur: sigma=" + fmt_num(sigma) + " needs a " + std::to_string(size) + "-tap kernel; the largest is " +
-                  std::to_string(kMaxKernelSize));
-        return gaussian_taps(sigma, size);
+        return gaussian_taps(sigma, gaussian_size("gblur", sigma, 0, ""));
     };
     const std::vector<int> row = taps_for(sx), col = taps_for(sy);
     PlaneOp op = convolve_op(static_cast<int>(row.size()), static_cast<int>(col.size()), outer(col, row),
@@ -313,26 +316,28 @@ FilterPlan build_convolution(const OptionValues& o) {
     return plan;
 }
 
+// One of FFmpeg's 3x3 gradient filters: its options in FFmpeg's order (planes, scale, delta), and
+// FFmpeg's default of filtering every plane under --compat ffmpeg.
+FilterDef gradient_filter(const std::string& name, const std::string& help, std::array<int, 9> gx, std::array<int, 9> gy,
+                          float divisor) {
+    FilterDef f(name, help, gradient_options(),
+                [=](const OptionValues& o) { return gradient_plan(name, o, gx, gy, divisor); });
+    f.positions = {"planes", "scale", "delta"};
+    f.ffmpeg_defaults = {{"planes", "15"}};
+    return f;
+}
+
 std::vector<FilterDef> make_table() {
     std::vector<FilterDef> t;
     t.push_back({"identity", "pass frames through unchanged (measures the pipeline itself)", {}, build_identity});
-    t.push_back({"sobel", "Sobel gradient magnitude (FFmpeg's sobel)", gradient_options(), [](const OptionValues& o) {
-                     return gradient_plan("sobel", o, {-1, -2, -1, 0, 0, 0, 1, 2, 1}, {-1, 0, 1, -2, 0, 2, -1, 0, 1}, 1.0f);
-                 }});
-    t.push_back({"prewitt", "Prewitt gradient magnitude (FFmpeg's prewitt)", gradient_options(), [](const OptionValues& o) {
-                     return gradient_plan("prewitt", o, {-1, -1, -1, 0, 0, 0, 1, 1, 1}, {-1, 0, 1, -1, 0, 1, -1, 0, 1}, 1.0f);
-                 }});
-    t.push_back({"scharr", "Scharr gradient magnitude (FFmpeg's scharr)", gradient_options(), [](const OptionValues& o) {
-                     return gradient_plan("scharr", o, {-47, -162, -47, 0, 0, 0, 47, 162, 47},
-                                          {-47, 0, 47, -162, 0, 162, -47, 0, 47}, 256.0f);
-                 }});
-    t.push_back({"roberts", "Roberts cross gradient magnitude (FFmpeg's roberts)", gradient_options(), [](const OptionValues& o) {
-                     return gradient_plan("roberts", o, {1, -1, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, -1, 1, 0, 0, 0, 0}, 1.0f);
-                 }});
-    for (size_t i = 1; i < t.size(); ++i) {  // sobel, prewitt, scharr, roberts: FFmpeg filters all planes
-        t[i].positions = {"planes", "scale", "delta"};
-        t[i].ffmpeg_defaults = {{"planes", "15"}};
-    }
+    t.push_back(gradient_filter("sobel", "Sobel gradient magnitude (FFmpeg's sobel)", {-1, -2, -1, 0, 0, 0, 1, 2, 1},
+                                {-1, 0, 1, -2, 0, 2, -1, 0, 1}, 1.0f));
+    t.push_back(gradient_filter("prewitt", "Prewitt gradient magnitude (FFmpeg's prewitt)", {-1, -1, -1, 0, 0, 0, 1, 1, 1},
+                                {-1, 0, 1, -1, 0, 1, -1, 0, 1}, 1.0f));
+    t.push_back(gradient_filter("scharr", "Scharr gradient magnitude (FFmpeg's scharr)", {-47, -162, -47, 0, 0, 0, 47, 162, 47},
+                                {-47, 0, 47, -162, 0, 162, -47, 0, 47}, 256.0f));
+    t.push_back(gradient_filter("roberts", "Roberts cross gradient magnitude (FFmpeg's roberts)", {1, -1, 0, 0, 0, 0, 0, 0, 0},
+                                {0, 0, 0, -1, 1, 0, 0, 0, 0}, 1.0f));
     {
         auto opts = gradient_options();
         opts.insert(opts.begin(), {"diagonal", OptionType::Choice, "0", 0, 0, {"0", "1"},

@@ -1,7 +1,6 @@
 #include "encode/output_file.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
 #include "encode/container.hpp"
 #include "encode/video_encoder.hpp"
