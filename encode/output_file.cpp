@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace vf {
 namespace {
@@ -208,6 +209,14 @@ void OutputFile::write_packet(PassthroughPacket& p) {
     write(pkt);
 }
 
+void OutputFile::let_receivers_catch_up() {
+    const double delay_s = srt_close_delay_s(options_.path);
+    if (delay_s <= 0 || !mux_->pb) return;
+    avio_flush(mux_->pb);
+    const Clock::time_point until = Clock::now() + std::chrono::microseconds(int64_t(delay_s * 1e6));
+    while (!hurry_ && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 void OutputFile::finish() {
     VF_AV_CHECK(avcodec_send_frame(encoder_.get(), nullptr), ErrorCategory::Output, "flushing the encoder");
     drain_encoder();
@@ -221,6 +230,7 @@ void OutputFile::finish() {
     }
     int err = av_write_trailer(mux_);
     if (err < 0) output_error("finishing output '" + options_.path + "' failed: " + av_error_string(err));
+    let_receivers_catch_up();
     if (mux_->pb) {
         err = avio_closep(&mux_->pb);
         if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err));

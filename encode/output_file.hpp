@@ -6,6 +6,7 @@
 // completed fragment is playable even if the process is killed, or as --segment files.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <string>
@@ -29,6 +30,7 @@ public:
     void write_packet(PassthroughPacket& packet) override;
     void finish() override;
     std::string describe() const override;
+    void hurry() override { hurry_ = true; }
 
 private:
     void open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
@@ -37,6 +39,7 @@ private:
     void drain_encoder();
     void write(AVPacket* packet);
     void publish();  // moves <out>.partial to <out>: from now on a kill leaves a playable file
+    void let_receivers_catch_up();  // SRT: stays connected until the receiver has its last packets
 
     OutputOptions options_;
     OutputKind kind_ = OutputKind::File;
@@ -63,6 +66,7 @@ private:
     int64_t video_packets_ = 0;
     std::string description_;  // describe() once the muxer is gone (an empty output not kept)
     bool finished_ = false;
+    std::atomic<bool> hurry_{false};
 };
 
 }  // namespace vf

@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "common/error.hpp"
 #include "media/protocols.hpp"
 
@@ -36,6 +39,27 @@ std::string segment_pattern(const std::string& path) {
     const size_t dot = path.find_last_of('.');
     const size_t at = (dot == std::string::npos || (slash != std::string::npos && dot < slash)) ? path.size() : dot;
     return path.substr(0, at) + "-%05d" + path.substr(at);
+}
+
+double srt_close_delay_s(const std::string& url) {
+    if (input_protocol(url) != "srt") return 0;
+    const size_t query = url.find('?');
+    double latency_s = 0;
+    if (query != std::string::npos) {
+        for (size_t at = query + 1; at < url.size();) {
+            const size_t end = std::min(url.find('&', at), url.size());
+            const std::string pair = url.substr(at, end - at);
+            const size_t eq = pair.find('=');
+            const std::string key = pair.substr(0, eq);
+            if (eq != std::string::npos && (key == "latency" || key == "peerlatency" || key == "rcvlatency")) {
+                char* rest = nullptr;
+                const double us = std::strtod(pair.c_str() + eq + 1, &rest);
+                if (rest && *rest == '\0' && us > 0) latency_s = std::max(latency_s, us / 1e6);
+            }
+            at = end + 1;
+        }
+    }
+    return 1.0 + latency_s;
 }
 
 void check_output_path(const OutputOptions& o) {

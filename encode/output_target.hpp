@@ -22,6 +22,12 @@ std::string segment_pattern(const std::string& path);
 // clock when each starts, to the second.
 bool dated_pattern(const std::string& pattern);
 
+// How long an SRT output stays connected after its last packet: SRT's live mode discards, once
+// the sender closes, whatever its receiver has not yet handed to the application (a packet is
+// handed over only after the latency, and later if the receiver is busy). 1 s plus the latency
+// the URL asks for (latency=, peerlatency=, rcvlatency=, in microseconds); 0 for other outputs.
+double srt_close_delay_s(const std::string& url);
+
 // Refuses an output that is the input, or that exists without -y. Throws Error(Output).
 void check_output_path(const OutputOptions& options);
 

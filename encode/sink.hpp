@@ -39,6 +39,8 @@ public:
     // without finish() removes what it wrote, so no broken output is left looking finished.
     virtual void finish() = 0;
     virtual std::string describe() const = 0;
+    // A second Ctrl-C: finish() must not wait for receivers. Called from another thread.
+    virtual void hurry() {}
     const LatencyLog& latency() const { return latency_; }
 
 protected:

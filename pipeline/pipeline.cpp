@@ -48,6 +48,7 @@ Pipeline::Pipeline(Source& source, FilterStage& filter, Sink& sink, PipelineOpti
 
 void Pipeline::abandon() {
     source_.stop();
+    sink_.hurry();
     std::lock_guard<std::mutex> lock(queues_mutex_);
     abandoned_ = true;
     if (decoded_) decoded_->abort();

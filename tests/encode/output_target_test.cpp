@@ -22,6 +22,18 @@ TEST(Outputs, KindFromTheName) {
     EXPECT_THROW(output_kind("gopher://x"), Error);
 }
 
+// SRT's live mode discards at close what the receiver has not handed over: the output stays
+// connected 1 s plus the latency the URL asks for (microseconds, as FFmpeg's options).
+TEST(Outputs, SrtStaysConnectedForItsLatencyAfterTheLastPacket) {
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("srt://host:9000"), 1.0);
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("srt://host:9000?mode=caller&latency=500000"), 1.5);
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("srt://host:9000?peerlatency=2000000&latency=300000"), 3.0);
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("srt://host:9000?latency=abc"), 1.0) << "not a number: FFmpeg refuses it";
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("srt://host:9000?xlatency=9000000"), 1.0);
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("udp://host:9000?latency=500000"), 0.0);
+    EXPECT_DOUBLE_EQ(srt_close_delay_s("out.ts"), 0.0);
+}
+
 TEST(Outputs, SegmentNames) {
     EXPECT_EQ(segment_pattern("rec.mp4"), "rec-%05d.mp4");
     EXPECT_EQ(segment_pattern("/data/cam.1/rec"), "/data/cam.1/rec-%05d");

@@ -425,8 +425,11 @@ TEST_F(Live, PublishesOverUdpAndSrt) {
         }
         const int port = free_port();
         const std::string got = dir + "/" + proto + ".ts";
+        // SRT's live mode skips a packet not retransmitted within its latency; this receiver wants
+        // every packet, as a recorder would (tlpktdrop=0, which also stops the sender dropping).
+        // The tail is vfilter's to deliver: it stays connected until the receiver has handed it over.
         const std::string listen = proto == "udp" ? "udp://127.0.0.1:" + std::to_string(port) + "?timeout=3000000"
-                                                  : "srt://127.0.0.1:" + std::to_string(port) + "?mode=listener";
+                                                  : "srt://127.0.0.1:" + std::to_string(port) + "?mode=listener&tlpktdrop=0";
         ChildProcess receiver({"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", listen, "-c", "copy", "-f", "mpegts", got},
                               dir + "/" + proto + "-receiver.log");
         std::this_thread::sleep_for(700ms);
