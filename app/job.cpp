@@ -1,5 +1,9 @@
 #include "app/job.hpp"
 
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -142,6 +146,17 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     out.fragmented = o.fragmented == FragmentedMode::Yes ||
                      (o.fragmented == FragmentedMode::Auto && live && output_kind(o.output) == OutputKind::File);
     if (o.timeout_s >= 0) out.timeout_s = o.timeout_s;  // 0: never, as for inputs
+    // Built again for the frames the input gives: options such as boxblur's radius expressions
+    // of w and h were only checked against a stand-in above.
+    {
+        const VideoInfo& v = parts_->source->video();
+        const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format);
+        FrameGeometry geometry;
+        geometry.width = v.width;
+        geometry.height = v.height;
+        if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
+        chain = build_chain(o.filter, o.compat, geometry);
+    }
     FilterStageOptions fo;
     fo.device = device;
     fo.threads = o.threads;

@@ -232,6 +232,80 @@ FilterPlan build_unsharp(const OptionValues& o) {
     return plan;
 }
 
+// The taps of `power` box passes of radius r, one after another: the coefficients of
+// (1 + x + ... + x^2r)^power, which sum to (2r + 1)^power.
+std::vector<double> box_power_taps(int r, int power) {
+    std::vector<double> t = {1};
+    for (int p = 0; p < power; ++p) {
+        std::vector<double> next(t.size() + 2 * r, 0);
+        for (size_t k = 0; k < t.size(); ++k)
+            for (int i = 0; i <= 2 * r; ++i) next[k + i] += t[k];
+        t = next;
+    }
+    return t;
+}
+
+// One plane of FFmpeg's boxblur: `power` passes of a (2r + 1) box across, then as many down,
+// as one exact convolution. Whole-number taps while every sum stays exact in 32 bits; beyond,
+// the taps are divided out in double precision.
+PlaneOp boxblur_op(const std::string& which, int r, int power, Border border) {
+    PlaneOp op;
+    op.border = border;
+    if (r == 0 || power == 0) return op;  // FFmpeg leaves the plane as it is
+    const long long side = 2LL * r * power + 1;
+    if (side > kMaxKernelSize)
+        usage("filter 'boxblur': " + which + " radius " + std::to_string(r) + " with power " + std::to_string(power) +
+              " is a " + std::to_string(side) + "-tap blur; vfilter takes up to " + std::to_string(kMaxKernelSize) +
+              " (radius x power up to " + std::to_string(kMaxKernelSize / 2) + ")");
+    const std::vector<double> taps = box_power_taps(r, power);
+    double sum = 0;
+    for (double t : taps) sum += t;
+    const int n = static_cast<int>(side);
+    std::vector<double> k;
+    k.reserve(static_cast<size_t>(n) * n);
+    const bool whole = sum * sum * 65535.0 < 2147483647.0;
+    for (double a : taps)
+        for (double b : taps) k.push_back(whole ? a * b : a * b / (sum * sum));
+    return convolve_op(n, n, std::move(k), whole ? 1.0 / (sum * sum) : 1.0, 0, border);
+}
+
+// FFmpeg's boxblur: radii are expressions of the frame's size (w, h, cw, ch, hsub, vsub), chroma
+// and alpha default to luma's. There is no alpha here: its options are read and checked only.
+// Before the input is open the radii are only checked to be expressions (of a 1920x1080 4:2:0
+// stand-in) and the plan is a placeholder; the chain is built again with the input's frames.
+FilterPlan build_boxblur(const OptionValues& o) {
+    const bool known = o.geometry.known();
+    const FrameGeometry g = known ? o.geometry : FrameGeometry{1920, 1080, 1, 1};
+    const int cw = g.width >> g.log2_chroma_w, ch = g.height >> g.log2_chroma_h;  // FFmpeg's cw and ch (rounded down)
+    const ExprVariables vars = {{"w", double(g.width)}, {"h", double(g.height)},         {"cw", double(cw)},
+                                {"ch", double(ch)},     {"hsub", double(1 << g.log2_chroma_w)}, {"vsub", double(1 << g.log2_chroma_h)}};
+    auto radius = [&](const char* name, const std::string& expr, int w, int h) {
+        double v = 0;
+        std::string why;
+        if (!evaluate_number(expr, &v, &why, vars))
+            usage(std::string("filter 'boxblur': ") + name + "='" + expr + "' " + why + " (it may use w, h, cw, ch, hsub, vsub)");
+        const int r = std::fabs(v) < 1e9 ? static_cast<int>(v) : -1;  // FFmpeg's: the value cast to int
+        if (!known) return 0;
+        if (r < 0 || 2 * r > std::min(w, h))
+            usage(std::string("filter 'boxblur': ") + name + "='" + expr + "' is " + std::to_string(r) + " on " +
+                  std::to_string(g.width) + "x" + std::to_string(g.height) + "; it must be 0 to " + std::to_string(std::min(w, h) / 2));
+        return r;
+    };
+    const std::string luma = o.text("luma_radius");
+    const int lr = radius("luma_radius", luma, g.width, g.height);
+    const int cr = radius("chroma_radius", o.has("chroma_radius") ? o.text("chroma_radius") : luma, cw, ch);
+    radius("alpha_radius", o.has("alpha_radius") ? o.text("alpha_radius") : luma, g.width, g.height);
+    const int lp = o.integer("luma_power");
+    const int cp = o.integer("chroma_power") < 0 ? lp : o.integer("chroma_power");
+    const Border border = parse_border(o);
+    FilterPlan plan;
+    plan.description = "boxblur luma " + std::to_string(lr) + "x" + std::to_string(lp) + " chroma " + std::to_string(cr) + "x" +
+                       std::to_string(cp);
+    plan.ops[0] = boxblur_op("luma", lr, lp, border);
+    plan.ops[1] = plan.ops[2] = boxblur_op("chroma", cr, cp, border);
+    return plan;
+}
+
 FilterPlan build_box(const OptionValues& o) {
     const int r = o.integer("radius");
     const int size = 2 * r + 1;
@@ -339,6 +413,18 @@ std::vector<FilterDef> make_table() {
     t.push_back(gradient_filter("roberts", "Roberts cross gradient magnitude (FFmpeg's roberts)", {1, -1, 0, 0, 0, 0, 0, 0, 0},
                                 {0, 0, 0, -1, 1, 0, 0, 0, 0}, 1.0f));
     {
+        // FFmpeg's kirsch: the largest response of this kernel turned to each of 8 directions.
+        FilterDef kirsch = gradient_filter("kirsch", "Kirsch compass gradient: the strongest of 8 directions (FFmpeg's kirsch)",
+                                           {5, 5, 5, -3, 0, -3, -3, -3, -3}, {}, 1.0f);
+        kirsch.build = [](const OptionValues& o) {
+            FilterPlan plan = gradient_plan("kirsch", o, {5, 5, 5, -3, 0, -3, -3, -3, -3}, {}, 1.0f);
+            for (PlaneOp& op : plan.ops)
+                if (op.kind == OpKind::Gradient) op.grad.compass = true;
+            return plan;
+        };
+        t.push_back(kirsch);
+    }
+    {
         auto opts = gradient_options();
         opts.insert(opts.begin(), {"diagonal", OptionType::Choice, "0", 0, 0, {"0", "1"},
                                    "1: 8-neighbour kernel (1 1 1 1 -8 1 1 1 1) instead of 4-neighbour", false});
@@ -384,6 +470,24 @@ std::vector<FilterDef> make_table() {
                      build_unsharp});
         t.back().positions = {"luma_msize_x", "luma_msize_y", "luma_amount", "chroma_msize_x", "chroma_msize_y",
                               "chroma_amount", "alpha_msize_x", "alpha_msize_y", "alpha_amount"};
+    }
+    {
+        auto radius = [](const std::string& name, const std::string& def, const std::string& what) {
+            return OptionDef{name, OptionType::Text, def, 0, 0, {}, what + ": an expression of w, h, cw, ch, hsub, vsub", false};
+        };
+        auto power = [](const std::string& name, const std::string& def, double min, const std::string& what) {
+            return OptionDef{name, OptionType::Integer, def, min, 63, {}, what, false};
+        };
+        t.push_back({"boxblur", "FFmpeg's boxblur: power passes of a box, per luma and chroma; exact here (one rounding)",
+                     {radius("luma_radius", "2", "luma box radius"), power("luma_power", "2", 0, "luma passes"),
+                      radius("chroma_radius", "", "chroma box radius (default: luma's)"),
+                      power("chroma_power", "-1", -1, "chroma passes; -1 = luma's"),
+                      radius("alpha_radius", "", "alpha box radius (no alpha here: checked, unused)"),
+                      power("alpha_power", "-1", -1, "alpha passes (unused)"), border_option()},
+                     build_boxblur});
+        t.back().positions = {"luma_radius", "luma_power", "chroma_radius", "chroma_power", "alpha_radius", "alpha_power"};
+        t.back().aliases = {{"lr", "luma_radius"},   {"lp", "luma_power"}, {"cr", "chroma_radius"},
+                            {"cp", "chroma_power"}, {"ar", "alpha_radius"}, {"ap", "alpha_power"}};
     }
     t.push_back({"box", "box (mean) blur of side 2*radius+1, separable",
                  {{"radius", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "half the side, excluding the centre", false},
@@ -450,7 +554,7 @@ const FilterDef* find_filter(const std::string& name) {
     return nullptr;
 }
 
-FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults) {
+FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults, const FrameGeometry& geometry) {
     const FilterDef* def = find_filter(spec.name);
     if (!def) {
         std::string names;
@@ -458,6 +562,7 @@ FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults) {
         usage("unknown filter '" + spec.name + "'; available: " + names);
     }
     OptionValues values;
+    values.geometry = geometry;
     for (const auto& d : def->options)
         if (!d.default_value.empty() && !d.per_plane) values.set(d.name, d.default_value);
     if (defaults == FilterDefaults::Ffmpeg)
@@ -476,6 +581,8 @@ FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults) {
             }
             key = def->positions[position++];
         }
+        for (const auto& [alias, name] : def->aliases)
+            if (key == alias) key = name;
         named_planes |= key == "planes";
         named_rest |= key == "rest";
         const OptionDef* d = nullptr;
@@ -528,9 +635,9 @@ FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults) {
     return def->build(values);
 }
 
-std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults) {
+std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults, const FrameGeometry& geometry) {
     std::vector<FilterPlan> chain;
-    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec, defaults));
+    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec, defaults, geometry));
     return chain;
 }
 
@@ -546,6 +653,11 @@ std::string describe_filters() {
         }
         for (const auto& [name, value] : f.ffmpeg_defaults)
             out << "      --compat ffmpeg: " << name << " defaults to " << value << " (FFmpeg's default)\n";
+        if (!f.aliases.empty()) {
+            std::string short_names;
+            for (const auto& [alias, name] : f.aliases) short_names += (short_names.empty() ? "" : ", ") + alias + " = " + name;
+            out << "      short names: " << short_names << "\n";
+        }
         for (const auto& o : f.options) {
             out << "      " << o.name;
             if (o.per_plane) out << " (or 0" << o.name << " 1" << o.name << " 2" << o.name << " for one plane)";

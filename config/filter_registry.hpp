@@ -25,9 +25,19 @@ struct OptionDef {
     bool per_plane = false;     // also accepted as 0name, 1name, 2name for one channel
 };
 
+// The frames a chain will filter, for options that depend on them (boxblur's radius expressions
+// of w, h, cw, ch). Unknown (width 0) until the input is open: such options are then only
+// checked for their syntax, and the chain is built again once the input is known.
+struct FrameGeometry {
+    int width = 0, height = 0;
+    int log2_chroma_w = 1, log2_chroma_h = 1;  // 4:2:0
+    bool known() const { return width > 0 && height > 0; }
+};
+
 // Checked option values of one filter instance.
 class OptionValues {
 public:
+    FrameGeometry geometry;  // unknown until the input is open
     bool has(const std::string& name) const { return values_.count(name) != 0; }
     const std::string& text(const std::string& name) const;
     double number(const std::string& name) const;
@@ -51,6 +61,8 @@ struct FilterDef {
     std::vector<std::string> positions;
     // Where vfilter's default differs from FFmpeg's: FFmpeg's, for --compat ffmpeg.
     std::vector<std::pair<std::string, std::string>> ffmpeg_defaults;
+    // FFmpeg's short names of options (boxblur's lr for luma_radius): {short, option}.
+    std::vector<std::pair<std::string, std::string>> aliases;
 };
 
 // Whose defaults a filter string gets: vfilter's (a bare sobel edges luma and greys the chroma)
@@ -61,8 +73,10 @@ const std::vector<FilterDef>& filter_table();
 const FilterDef* find_filter(const std::string& name);
 
 // Checks one spec against the table (unknown filter or option, type, range) and builds its plan.
-FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults = FilterDefaults::Vfilter);
-std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults = FilterDefaults::Vfilter);
+FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults = FilterDefaults::Vfilter,
+                      const FrameGeometry& geometry = {});
+std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults = FilterDefaults::Vfilter,
+                                    const FrameGeometry& geometry = {});
 
 // Human-readable list of filters and options, for --list-filters.
 std::string describe_filters();

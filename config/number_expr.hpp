@@ -5,10 +5,15 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace vf {
 
+// Names an expression may use, with their values (boxblur's w, h, cw, ch, hsub, vsub).
+using ExprVariables = std::vector<std::pair<std::string, double>>;
+
 // The value of `text`; false with the reason when it is not a number or an expression of one.
-bool evaluate_number(const std::string& text, double* value, std::string* why);
+bool evaluate_number(const std::string& text, double* value, std::string* why, const ExprVariables& variables = {});
 
 }  // namespace vf

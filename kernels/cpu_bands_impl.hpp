@@ -1,6 +1,7 @@
 // Included by cpu_bands_generic.cpp and cpu_bands_avx2.cpp with VF_CPU_NS set; see
 // cpu_bands.hpp. Every loop over x is written so the compiler can vectorise it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -453,8 +454,42 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
     }
 }
 
+// Kirsch: the 8 turned sums of each row, the largest kept, row by row as gradient_band.
+void compass_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, BandScratch& s) {
+    const GradientOp& g = op.grad;
+    const int w = src.width, len = w + 2;
+    s.i32.resize(static_cast<size_t>(len) * 3 + 2 * w);
+    s.f32.resize(w);
+    int32_t* best = s.i32.data() + 3 * len;
+    int32_t* sum = best + w;
+    float* v = s.f32.data();
+    RowRing<int32_t> ring(s.i32.data(), 3, len);
+    auto fill = [&](int logical, int32_t* out) {
+        load_padded_row(src, border_index(logical, src.height, op.border), 1, op.border, out);
+    };
+    std::array<std::array<int, 9>, 8> turned;
+    for (int t = 0; t < 8; ++t) turned[t] = compass_turn(g.gx, t);
+    for (int y = y0; y < y1; ++y) {
+        const int32_t* rows[3] = {ring.get(y - 1, fill), ring.get(y, fill), ring.get(y + 1, fill)};
+        for (int t = 0; t < 8; ++t) {
+            std::fill(sum, sum + w, 0);
+            for (int j = 0; j < 3; ++j)
+                for (int i = 0; i < 3; ++i) {
+                    const int32_t k = turned[t][j * 3 + i];
+                    const int32_t* p = rows[j] + i;
+                    if (k) for (int x = 0; x < w; ++x) sum[x] += k * p[x];
+                }
+            if (t == 0) std::copy(sum, sum + w, best);
+            else for (int x = 0; x < w; ++x) best[x] = std::max(best[x], sum[x]);
+        }
+        for (int x = 0; x < w; ++x) v[x] = static_cast<float>(std::abs(best[x])) * g.scale + g.delta;
+        store_row(dst, y, v);
+    }
+}
+
 void gradient_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1, BandScratch& s) {
     const GradientOp& g = op.grad;
+    if (g.compass) return compass_band(op, src, dst, y0, y1, s);
     const int w = src.width, len = w + 2;
     s.i32.resize(static_cast<size_t>(len) * 3 + 2 * w);
     s.f32.resize(w);

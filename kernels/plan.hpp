@@ -35,13 +35,30 @@ struct ConvolveOp {
 
 // out = clamp((int)(sqrtf(a*a + b*b) * scale + delta)), a = sum(gx * p) / divisor, b likewise.
 // Sobel, Prewitt and Scharr as FFmpeg computes them; gy all zero gives |a| (laplacian).
+// A compass gradient (Kirsch) instead takes the largest of the sums of gx turned to each of its 8
+// directions (gy and the divisor are unused): out = clamp((int)(|max| * scale + delta)), as
+// FFmpeg's kirsch, turns included (kCompassOrder).
 struct GradientOp {
     std::array<int, 9> gx{};
     std::array<int, 9> gy{};
     float divisor = 1.0f;
     float scale = 1.0f;
     float delta = 0.0f;
+    bool compass = false;
 };
+
+// The 8 outer taps of a 3x3 kernel (index = row * 3 + column) in the order a turn moves them
+// along, one place a turn. FFmpeg's kirsch moves them in reading order (the classic Kirsch moves
+// them round the centre, 0 1 2 5 8 7 6 3); vfilter's kirsch is FFmpeg's, so its output is too.
+inline constexpr int kCompassOrder[8] = {0, 1, 2, 3, 5, 6, 7, 8};
+
+// gx turned `turn` steps round the centre (the centre tap stays).
+inline std::array<int, 9> compass_turn(const std::array<int, 9>& gx, int turn) {
+    std::array<int, 9> k{};
+    k[4] = gx[4];
+    for (int i = 0; i < 8; ++i) k[kCompassOrder[(i + turn) % 8]] = gx[kCompassOrder[i]];
+    return k;
+}
 
 enum class OpKind { Copy, Fill, Convolve, Gradient };
 

@@ -1,7 +1,10 @@
 #include "kernels/reference.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 
 namespace vf {
 namespace {
@@ -37,8 +40,26 @@ void reference_convolve(const PlaneOp& op, const PlaneView& src, const PlaneView
     }
 }
 
+// Kirsch: each of the 8 turned kernels summed directly, the largest kept.
+void reference_compass(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1) {
+    const GradientOp& g = op.grad;
+    std::array<std::array<int, 9>, 8> turned;
+    for (int t = 0; t < 8; ++t) turned[t] = compass_turn(g.gx, t);
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < src.width; ++x) {
+            int best = 0;
+            for (int t = 0; t < 8; ++t) {
+                int sum = 0;
+                for (int i = 0; i < 9; ++i) sum += turned[t][i] * sample(src, x + i % 3 - 1, y + i / 3 - 1, op.border);
+                best = t == 0 ? sum : std::max(best, sum);
+            }
+            dst.write(x, y, clamp_to_peak(static_cast<float>(std::abs(best)) * g.scale + g.delta, dst.peak()));
+        }
+}
+
 void reference_gradient(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int y0, int y1) {
     const GradientOp& g = op.grad;
+    if (g.compass) return reference_compass(op, src, dst, y0, y1);
     for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < src.width; ++x) {
             int sa = 0, sb = 0;

@@ -3,17 +3,19 @@
 # Debian 12) into PREFIX (default .static-ffmpeg/), for machines without FFmpeg (the GPU machines:
 # see docs/gpu-machine.md) and for the container image (--profile container: adds the network
 # protocols, live demuxers and muxers, and V4L2 capture, so the runtime image needs no FFmpeg
-# packages and their hundreds of megabytes of dependencies).
+# packages and their hundreds of megabytes of dependencies); --profile opencl adds FFmpeg's
+# OpenCL filters for the comparison benchmark (docs/benchmarks.md; its ffmpeg then needs
+# libOpenCL.so.1, copied into PREFIX/lib, and an ICD naming the GPU's OpenCL driver).
 # vfilter links it with -DVF_FFMPEG_STATIC=ON (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig; see
 # scripts/gpu_check.sh pipeline), and the ffmpeg command built here runs the side-by-side
 # comparisons. Options after --disable-everything only: it resets every component list.
 # Needs deb-src access (added for the build if missing).
-#   scripts/build_static_ffmpeg.sh [--profile minimal|container] [PREFIX]
+#   scripts/build_static_ffmpeg.sh [--profile minimal|container|opencl] [PREFIX]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 profile=minimal
 if [ "${1:-}" = --profile ]; then profile=$2; shift 2; fi
-case $profile in minimal|container) ;; *) echo "unknown profile '$profile'" >&2; exit 2 ;; esac
+case $profile in minimal|container|opencl) ;; *) echo "unknown profile '$profile'" >&2; exit 2 ;; esac
 prefix="$(realpath -m "${1:-$here/.static-ffmpeg}")"
 work="$prefix/src"
 mkdir -p "$work"
@@ -54,7 +56,8 @@ components=(
   --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac
   --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
-  --enable-filter=sobel,prewitt,scharr,convolution,gblur,scale,format,null,anull,aresample,testsrc2,sine,noise
+  --enable-filter=sobel,prewitt,scharr,roberts,kirsch,convolution,gblur,avgblur,boxblur,unsharp
+  --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise
   --enable-indev=lavfi)
 network=--disable-network
 if [ "$profile" = container ]; then
@@ -71,6 +74,13 @@ if [ "$profile" = container ]; then
     --enable-bsf=extract_extradata,dump_extradata
     --enable-indev=v4l2)
 fi
+if [ "$profile" = opencl ]; then
+  # FFmpeg's GPU versions of the convolution filters (Khronos headers, the ICD loader linked).
+  apt-get install -y -qq --no-install-recommends opencl-c-headers ocl-icd-opencl-dev >/dev/null
+  components+=(--enable-opencl
+    --enable-filter=sobel_opencl,prewitt_opencl,roberts_opencl,convolution_opencl,avgblur_opencl,boxblur_opencl
+    --enable-filter=unsharp_opencl,hwupload,hwdownload)
+fi
 (cd "$ffmpeg_dir" && ./configure --prefix="$prefix" --enable-static --disable-shared --enable-pic --enable-gpl \
   --disable-autodetect --disable-doc --disable-debug "$network" \
   --enable-libx264 --enable-ffnvcodec --enable-nvdec --enable-cuvid --enable-nvenc \
@@ -78,6 +88,9 @@ fi
   --enable-swscale --enable-swresample --enable-avdevice --enable-avfilter \
   --extra-cflags="-I$prefix/include" --extra-ldflags="-L$prefix/lib" --pkg-config-flags=--static >/dev/null \
   && make -j"$(nproc)" >/dev/null && make install >/dev/null)
+if [ "$profile" = opencl ]; then  # the loader travels with the ffmpeg command
+  cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')" "$prefix/lib/libOpenCL.so.1"
+fi
 # .pc paths relative to ${prefix}, so that the folder can be moved or carried elsewhere.
 . "$here/scripts/use_static_ffmpeg.sh" "$prefix"
 echo "static FFmpeg in $prefix ($(du -sh "$prefix/lib" | cut -f1) of libraries); ffmpeg: $prefix/bin/ffmpeg"

@@ -26,7 +26,9 @@ constexpr int kFftFromTaps = 15 * 15;
 constexpr long long kDp4aFiveByFiveMinPixels = 4'000'000;
 
 bool is_convolve(const PlaneOp& op) { return op.kind == OpKind::Convolve; }
-bool is_gradient(const PlaneOp& op) { return op.kind == OpKind::Gradient; }
+// Sobel-like gradients (two sums and a magnitude); compass ones (Kirsch) have a row of their own.
+bool is_gradient(const PlaneOp& op) { return op.kind == OpKind::Gradient && !op.grad.compass; }
+bool is_compass(const PlaneOp& op) { return op.kind == OpKind::Gradient && op.grad.compass; }
 
 const std::vector<Variant> kTable = {
     {"copy", Family::Copy, "copy operations (a plane the filter leaves as it is)", "always",
@@ -36,6 +38,10 @@ const std::vector<Variant> kTable = {
      [](const PlaneOp& op, const Launch&) { return op.kind == OpKind::Fill; }, nullptr,
      [](const PlaneOp&, const Launch& l) { fill_neutral(l); }},
 
+    // Kirsch: 8 turned sums, the largest kept (variants/compass_tile.cu).
+    {"compass-tile", Family::Gradient, "compass gradients (kirsch) on any plane", "the only row for them",
+     [](const PlaneOp& op, const Launch&) { return is_compass(op); }, nullptr,
+     [](const PlaneOp& op, const Launch& l) { compass_tile(op.grad, l); }},
     // Sobel, Prewitt, Scharr, Laplacian magnitude (variants/gradient_*.cu).
     {"gradient-strip16", Family::Gradient,
      "gradients on 8-bit planes with 16-byte aligned rows whose divisor, scale and delta have an integer form",

@@ -74,6 +74,8 @@ void gradient_dp4a(const GradientOp& op, const Launch& l);
 bool gradient_strip_takes(const GradientOp& op, const Launch& l);  // planar, rows 4-byte aligned
 void gradient_strip(const GradientOp& op, const Launch& l);
 void gradient_tile(const GradientOp& op, const Launch& l);  // any plane
+// compass_tile.cu: Kirsch's 8 turned 3x3 sums, the largest kept; any plane.
+void compass_tile(const GradientOp& op, const Launch& l);
 // copy.cu, fill.cu
 void copy_plane(const Launch& l);
 void fill_neutral(const Launch& l);

@@ -174,4 +174,59 @@ TEST(FilterRegistry, FFmpegsOtherConvolutionFilters) {
     EXPECT_NE(usage_error("unsharp=4").find("must be odd"), std::string::npos);
 }
 
+// kirsch: FFmpeg's 8 turned kernels (in reading order, as FFmpeg turns them), the largest kept.
+TEST(FilterRegistry, KirschIsFFmpegsCompassGradient) {
+    const PlaneOp k = build_chain("kirsch=1:0.5:3")[0].ops[0];  // planes, scale, delta
+    EXPECT_EQ(k.kind, OpKind::Gradient);
+    EXPECT_TRUE(k.grad.compass);
+    EXPECT_EQ(k.grad.scale, 0.5f);
+    EXPECT_EQ(k.grad.delta, 3.0f);
+    // FFmpeg's sum1 and sum7 (vf_convolution.c): the 5s slide along the neighbours in reading order.
+    EXPECT_EQ(compass_turn(k.grad.gx, 1), (std::array<int, 9>{-3, 5, 5, 5, 0, -3, -3, -3, -3}));
+    EXPECT_EQ(compass_turn(k.grad.gx, 7), (std::array<int, 9>{5, 5, -3, -3, 0, -3, -3, -3, 5}));
+    EXPECT_EQ(build_chain("kirsch", FilterDefaults::Ffmpeg)[0].ops[2].kind, OpKind::Gradient);
+    EXPECT_EQ(build_chain("kirsch")[0].ops[2].kind, OpKind::Fill);
+}
+
+// boxblur: radii are expressions of the frame's size, read once the input is known; power passes
+// of a box are one exact convolution whose taps are the box's powers.
+TEST(FilterRegistry, BoxblurRadiiFollowTheFrame) {
+    const FrameGeometry frame{333, 197, 1, 1};  // chroma 166 x 98 as FFmpeg counts it
+    const FilterPlan doc = build_chain("boxblur=luma_radius=min(h\\,w)/10:luma_power=1:chroma_radius=min(cw\\,ch)/10:chroma_power=1",
+                                       FilterDefaults::Ffmpeg, frame)[0];
+    EXPECT_EQ(doc.ops[0].conv.kw, 2 * 19 + 1);
+    EXPECT_EQ(doc.ops[1].conv.kw, 2 * 9 + 1);
+    const FilterPlan def = build_chain("boxblur", FilterDefaults::Vfilter, frame)[0];  // radius 2, power 2
+    ASSERT_EQ(def.ops[0].conv.kw, 9);
+    const std::vector<double> taps = {1, 2, 3, 4, 5, 4, 3, 2, 1};  // (1 + x + ... + x^4)^2
+    for (int i = 0; i < 9; ++i) EXPECT_EQ(def.ops[0].conv.k[4 * 9 + i], 5 * taps[i]) << i;
+    EXPECT_FLOAT_EQ(def.ops[0].conv.rdiv, 1.0f / 625);
+    EXPECT_TRUE(def.ops[0].conv.separable());
+    const FilterPlan aliases = build_chain("boxblur=2:1:cr=0:ar=0", FilterDefaults::Vfilter, frame)[0];  // FFmpeg's short names
+    EXPECT_EQ(aliases.ops[0].conv.kw, 5);
+    EXPECT_EQ(aliases.ops[1].kind, OpKind::Copy);
+    EXPECT_EQ(build_chain("boxblur=3:1:cp=0", FilterDefaults::Vfilter, frame)[0].ops[2].kind, OpKind::Copy);
+    // Before the input is known the expressions are checked only.
+    EXPECT_NO_THROW(build_chain("boxblur=w/2"));
+    EXPECT_NE(usage_error("boxblur=luma_radius=wide").find("luma_radius='wide'"), std::string::npos);
+    try {
+        build_chain("boxblur=w/2", FilterDefaults::Vfilter, frame);
+        ADD_FAILURE() << "a radius beyond the frame was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("must be 0 to 98"), std::string::npos) << e.what();
+    }
+    try {
+        build_chain("boxblur=20:4", FilterDefaults::Vfilter, frame);
+        ADD_FAILURE() << "a 161-tap blur was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("161-tap"), std::string::npos) << e.what();
+    }
+    // Many passes: the taps are divided out in double precision and still sum to 1.
+    const ConvolveOp wide = build_chain("boxblur=1:20", FilterDefaults::Vfilter, frame)[0].ops[0].conv;
+    EXPECT_FALSE(wide.integer);
+    double sum = 0;
+    for (double t : wide.k) sum += t;
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+}
+
 }  // namespace vf

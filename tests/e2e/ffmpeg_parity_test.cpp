@@ -6,6 +6,8 @@
 // leave rdiv at its default; vfilter honours rdiv (tested against the reference elsewhere).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -50,6 +52,8 @@ std::string small_clip(const std::string& dir, AVPixelFormat format = AV_PIX_FMT
 // left out with skip_last); samples counts what was compared.
 struct Closeness {
     long samples = 0, equal = 0, within_one = 0;
+    double squared = 0;  // the sum of squared differences, relative to the peak squared
+    double psnr() const { return squared == 0 ? 99.0 : 10.0 * std::log10(samples / squared); }
 };
 Closeness compare(const std::vector<AvFramePtr>& a, const std::vector<AvFramePtr>& b, bool skip_last) {
     Closeness r;
@@ -62,6 +66,7 @@ Closeness compare(const std::vector<AvFramePtr>& a, const std::vector<AvFramePtr
                     ++r.samples;
                     r.equal += d == 0;
                     r.within_one += d <= 1;
+                    r.squared += static_cast<double>(d) * d / (static_cast<double>(va[p].peak()) * va[p].peak());
                 }
     }
     return r;
@@ -130,18 +135,27 @@ INSTANTIATE_TEST_SUITE_P(
         ParityCase{"sobel_ffmpeg_defaults", "sobel", "", true, AV_PIX_FMT_YUV420P, true},
         ParityCase{"sobel_by_position", "sobel=1:0.5:3", "", true, AV_PIX_FMT_YUV422P10LE, true},
         ParityCase{"roberts", "roberts", "", true, AV_PIX_FMT_YUV420P, true},
-        ParityCase{"roberts_10bit_scaled", "roberts=planes=3:scale=2*0.4:delta=10", "", true, AV_PIX_FMT_YUV422P10LE, true}),
+        ParityCase{"roberts_10bit_scaled", "roberts=planes=3:scale=2*0.4:delta=10", "", true, AV_PIX_FMT_YUV422P10LE, true},
+        ParityCase{"kirsch", "kirsch", "", true, AV_PIX_FMT_YUV420P, true},
+        ParityCase{"kirsch_10bit_by_position", "kirsch=1:0.3:7", "", true, AV_PIX_FMT_YUV422P10LE, true}),
     [](const ::testing::TestParamInfo<ParityCase>& i) { return std::string(i.param.name); });
 
 // FFmpeg's unsharp rounds its blur and floors its product in fixed point; vfilter computes the
-// same linear filter exactly and rounds once (docs/filters.md): every sample within 1 of FFmpeg's,
-// most of them equal, the same string unchanged with --compat ffmpeg.
+// same linear filter exactly and rounds once (docs/filters.md): for amounts up to 1.5 every
+// sample within 1 of FFmpeg's, most of them equal, the same string unchanged with --compat ffmpeg.
 TEST(FFmpegParity, UnsharpWithinOne) {
     if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
     const std::string dir = temp_dir();
     ClipSpec clip;
     clip.path = small_clip(dir);
-    for (const char* f : {"unsharp", "unsharp=5:5:-1.5:5:5:0.8", "unsharp=3:5:0.8:3:3:0.4"}) {
+    // The first two are the examples of FFmpeg's documentation. An amount beyond about 1.5
+    // magnifies FFmpeg's rounded blur past 1 (docs/filters.md: 97% within 1 at 2.5 on footage).
+    const std::pair<const char*, double> cases[] = {{"unsharp=luma_msize_x=7:luma_msize_y=7:luma_amount=2.5", 0.95},
+                                                    {"unsharp=7:7:-2:7:7:-2", 0.95},
+                                                    {"unsharp", 1.0},
+                                                    {"unsharp=5:5:-1.5:5:5:0.8", 1.0},
+                                                    {"unsharp=3:5:0.8:3:3:0.4", 1.0}};
+    for (const auto& [f, within] : cases) {
         const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip.path, "-vf", f, "-c:v", "ffv1", dir + "/ff.mkv"});
         if (ff.exit_code != 0 && ff.output.find("No such filter") != std::string::npos) GTEST_SKIP() << ff.output;
         ASSERT_EQ(ff.exit_code, 0) << ff.output;
@@ -150,7 +164,7 @@ TEST(FFmpegParity, UnsharpWithinOne) {
         const auto a = read_video_frames(dir + "/ff.mkv"), b = read_video_frames(dir + "/vf.mkv");
         ASSERT_EQ(a.size(), b.size());
         const Closeness r = compare(a, b, false);
-        EXPECT_EQ(r.within_one, r.samples) << f << ": " << r.samples - r.within_one << " samples more than 1 from FFmpeg's";
+        EXPECT_GE(r.within_one, within * r.samples) << f << ": " << r.samples - r.within_one << " samples more than 1 from FFmpeg's";
         EXPECT_GE(r.equal * 2, r.samples) << f << ": fewer than half the samples equal FFmpeg's";
     }
 }
@@ -168,6 +182,10 @@ TEST(FFmpegParity, PhotographsWithinOne) {
         const char* filter;
         bool three_by_three;
         bool ten_bit_too;
+        // FFmpeg's approximations and edge rules (docs/filters.md): what share is within 1, and
+        // the PSNR against ffmpeg's output, at least (8-bit 4:2:0, then 10-bit 4:2:2).
+        double within_one[2] = {0.999, 0.999};
+        double psnr[2] = {0, 0};
     };
     const Case cases[] = {
         {"convolution=0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0", true, true},
@@ -178,8 +196,19 @@ TEST(FFmpegParity, PhotographsWithinOne) {
         {"prewitt=planes=1:scale=2", true, true},
         {"scharr", true, true},
         {"roberts", true, true},
+        {"kirsch", true, true},
+        {"kirsch=planes=1:scale=0.25", true, true},
         {"unsharp", false, false},
         {"unsharp=3:5:0.8:3:3:0.4", false, false},
+        {"unsharp=luma_msize_x=7:luma_msize_y=7:luma_amount=2.5", false, false, {0.96, 0}, {50.5, 0}},
+        {"unsharp=7:7:-2:7:7:-2", false, false},
+        {"avgblur=sizeX=3", false, true, {0.98, 0.97}, {46, 49}},
+        {"gblur=sigma=2", false, true, {0.74, 0.53}, {40, 41}},
+        {"boxblur=luma_radius=2:luma_power=1", false, true, {0.99, 0.98}, {51.5, 54}},
+        {"boxblur=2:1", false, true, {0.99, 0.98}, {51.5, 54}},
+        {"boxblur=2:1:cr=0:ar=0", false, true, {0.99, 0.99}, {52, 54}},
+        {"boxblur=luma_radius=min(h\\,w)/10:luma_power=1:chroma_radius=min(cw\\,ch)/10:chroma_power=1", false, true, {0.98, 0.91}, {54.5, 57.5}},
+        {"boxblur", false, true, {0.99, 0.98}, {52.5, 56}},
     };
     for (const char* format : {"yuv420p", "yuv422p10le"}) {
         const std::string clip = dir + "/" + format + ".mkv";
@@ -201,8 +230,12 @@ TEST(FFmpegParity, PhotographsWithinOne) {
             const auto a = read_video_frames(dir + "/ff.mkv"), b = read_video_frames(dir + "/vf.mkv");
             ASSERT_EQ(a.size(), b.size()) << c.filter;
             const Closeness r = compare(a, b, c.three_by_three);
-            EXPECT_GE(r.within_one * 1000, r.samples * 999) << format << " " << c.filter << ": " << r.samples - r.within_one
-                                                            << " of " << r.samples << " samples more than 1 from ffmpeg's";
+            const int k = std::string(format) == "yuv420p" ? 0 : 1;
+            std::printf("%s %s: %.2f%% within 1, %.2f%% equal, PSNR %.1f dB\n", format, c.filter, 100.0 * r.within_one / r.samples,
+                        100.0 * r.equal / r.samples, r.psnr());
+            EXPECT_GE(r.within_one, c.within_one[k] * r.samples) << format << " " << c.filter << ": " << r.samples - r.within_one
+                                                                 << " of " << r.samples << " samples more than 1 from ffmpeg's";
+            EXPECT_GE(r.psnr(), c.psnr[k]) << format << " " << c.filter;
         }
     }
 }
