@@ -91,7 +91,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ffmpeg_gblur", AV_PIX_FMT_YUV420P, 321, 239, "gblur=sigma=1.5:sigmaV=3", false, FilterDefaults::Ffmpeg},
                       Case{"ffmpeg_unsharp", AV_PIX_FMT_YUV420P, 321, 239, "unsharp=5:5:1.2:3:3:0.4", true, FilterDefaults::Ffmpeg},
                       Case{"ffmpeg_kirsch", AV_PIX_FMT_YUV422P10LE, 321, 239, "kirsch", true, FilterDefaults::Ffmpeg},
-                      Case{"ffmpeg_kirsch_nv12", AV_PIX_FMT_NV12, 320, 240, "kirsch=7:0.4:9", true, FilterDefaults::Ffmpeg},
+                      Case{"ffmpeg_kirsch_scaled", AV_PIX_FMT_YUV420P, 320, 240, "kirsch=7:0.4:9", true, FilterDefaults::Ffmpeg},
                       Case{"ffmpeg_boxblur", AV_PIX_FMT_YUV420P, 321, 239,
                            "boxblur=luma_radius=min(h\\,w)/10:luma_power=1:chroma_radius=min(cw\\,ch)/10:chroma_power=1", true,
                            FilterDefaults::Ffmpeg},
