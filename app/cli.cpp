@@ -145,6 +145,18 @@ Command parse_command_line(int argc, char** argv) {
     bench->add_option("--frames", b.frames, "frames per --pipeline measurement")->check(CLI::Range(10, 100000));
     bench->add_option("--gpu-streams", b.gpu_streams, "streams for --pipeline")->check(CLI::Range(1, 16));
 
+    CLI::App* batch = app.add_subcommand(
+        "batch", "filter every file of a list into a folder, skipping outputs already complete; with --shard, one "
+                 "slice of the list (Kubernetes Indexed Jobs); the other options apply to every file");
+    BatchOptions& bo = cmd.batch;
+    std::string shard = "0/1";
+    batch->add_option("--list", bo.list, "file naming one input per line (# comments; relative to the list's folder)")->required();
+    batch->add_option("--out-dir", bo.out_dir, "folder of the outputs, each named after its input")->required();
+    batch->add_option("--out-ext", bo.out_ext, "the outputs' extension, which names their container")->default_str("mp4");
+    batch->add_option("--shard", shard, "INDEX/COUNT: take the inputs at positions INDEX, INDEX+COUNT, ... of the list")
+        ->default_str("0/1");
+    batch->fallthrough();
+
     CLI::App* health = app.add_subcommand(
         "health", "container health check: asks the metrics endpoint of a running vfilter (VFILTER_METRICS_PORT) "
                   "whether its input is up; exit 0 when it is, or when no endpoint is configured");
@@ -192,6 +204,19 @@ Command parse_command_line(int argc, char** argv) {
                      kernel_choices().c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
+    } else if (batch->parsed()) {
+        std::string why;
+        if (!parse_shard(shard, &bo.shard_index, &bo.shard_count, &why)) {
+            std::fprintf(stderr, "vfilter: error: %s\n", why.c_str());
+            cmd.kind = Command::Exit;
+            cmd.exit_code = 2;
+        } else if (!o.output.empty()) {
+            std::fprintf(stderr, "vfilter: error: batch names its outputs after its inputs in --out-dir; leave out -o\n");
+            cmd.kind = Command::Exit;
+            cmd.exit_code = 2;
+        } else {
+            cmd.kind = Command::Batch;
+        }
     } else if (two_outputs) {
         std::fprintf(stderr, "vfilter: error: two outputs given ('%s' with -o and '%s' last); give one\n", o.output.c_str(),
                      output_last.c_str());

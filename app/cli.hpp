@@ -1,9 +1,11 @@
-// The command line: `vfilter [options]` runs a job, `vfilter bench [options]` times filters.
+// The command line: `vfilter [options]` runs a job, `vfilter bench [options]` times filters,
+// `vfilter batch --list FILE --out-dir DIR [options]` filters a list of files.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "app/batch.hpp"
 #include "config/options.hpp"
 
 namespace vf {
@@ -21,10 +23,11 @@ struct BenchOptions {
 };
 
 struct Command {
-    enum Kind { Run, Bench, ListFilters, ListKernels, Health, Exit } kind = Run;
+    enum Kind { Run, Bench, Batch, ListFilters, ListKernels, Health, Exit } kind = Run;
     int exit_code = 0;  // for Exit (help, version, parse errors)
     RunOptions run;
     BenchOptions bench;
+    BatchOptions batch;  // with `run` as the options of every file
 };
 
 Command parse_command_line(int argc, char** argv);

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "app/batch.hpp"
 #include "app/cli.hpp"
 #include "app/job.hpp"
 #include "common/error.hpp"
@@ -111,6 +112,16 @@ int main(int argc, char** argv) {
             return vf::run_bench(cmd.bench);
         case vf::Command::Health:
             return vf::run_health_check();
+        case vf::Command::Batch:
+            std::signal(SIGINT, on_signal);
+            std::signal(SIGTERM, on_signal);
+            return vf::run_batch(
+                cmd.batch, cmd.run,
+                [](vf::Job* job) {
+                    g_job = job;
+                    if (job && g_signals > 0) job->interrupt();  // a signal that came while it was opening
+                },
+                [] { return g_signals > 0; });
         default:
             return run(cmd.run);
         }

@@ -1,0 +1,122 @@
+#include "app/batch.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "app/job.hpp"
+#include "common/error.hpp"
+
+namespace vf {
+namespace fs = std::filesystem;
+
+bool parse_shard(const std::string& text, int* index, int* count, std::string* why) {
+    int i = -1, n = -1;
+    char rest = 0;
+    if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &rest) != 2) {
+        *why = "--shard '" + text + "': expected INDEX/COUNT, e.g. 0/4";
+        return false;
+    }
+    if (n < 1 || i < 0 || i >= n) {
+        *why = "--shard '" + text + "': INDEX must be 0 to COUNT-1 and COUNT at least 1";
+        return false;
+    }
+    *index = i;
+    *count = n;
+    return true;
+}
+
+std::string incomplete_name(const std::string& output) {
+    const fs::path p(output);
+    return (p.parent_path() / (p.stem().string() + ".incomplete" + p.extension().string())).string();
+}
+
+std::vector<BatchItem> plan_batch(const BatchOptions& o) {
+    std::ifstream in(o.list);
+    if (!in) fail(ErrorCategory::Usage, "batch: cannot read the list '" + o.list + "'");
+    const fs::path base = fs::path(o.list).parent_path();
+    std::vector<std::string> inputs;
+    for (std::string line; std::getline(in, line);) {
+        const size_t a = line.find_first_not_of(" \t\r");
+        if (a == std::string::npos || line[a] == '#') continue;
+        const size_t b = line.find_last_not_of(" \t\r");
+        std::string entry = line.substr(a, b - a + 1);
+        if (fs::path(entry).is_relative() && entry.find("://") == std::string::npos) entry = (base / entry).string();
+        inputs.push_back(entry);
+    }
+    if (inputs.empty()) fail(ErrorCategory::Usage, "batch: the list '" + o.list + "' names no input");
+    // Every output of the whole list, not only this shard's: two shards must never write one name.
+    std::map<std::string, std::string> claimed;
+    std::vector<BatchItem> items;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        const std::string output = (fs::path(o.out_dir) / (fs::path(inputs[k]).stem().string() + "." + o.out_ext)).string();
+        const auto [it, fresh] = claimed.emplace(output, inputs[k]);
+        if (!fresh)
+            fail(ErrorCategory::Usage, "batch: '" + it->second + "' and '" + inputs[k] + "' would both write '" + output +
+                                           "'; rename one, or filter them in separate batches");
+        if (static_cast<int>(k % static_cast<size_t>(o.shard_count)) == o.shard_index) items.push_back({inputs[k], output});
+    }
+    return items;
+}
+
+int run_batch(const BatchOptions& o, const RunOptions& base, const std::function<void(Job*)>& on_job,
+              const std::function<bool()>& stop_requested) {
+    const std::vector<BatchItem> items = plan_batch(o);
+    std::error_code ec;
+    fs::create_directories(o.out_dir, ec);
+    if (!fs::is_directory(o.out_dir)) fail(ErrorCategory::Output, "batch: cannot create the output folder '" + o.out_dir + "'");
+    spdlog::info("batch: shard {}/{}: {} of the list's inputs", o.shard_index, o.shard_count, items.size());
+    int done = 0, skipped = 0, failed = 0, first_failure = 0;
+    for (const BatchItem& item : items) {
+        if (stop_requested()) break;
+        const std::string temp = incomplete_name(item.output);
+        // A killed run's leftovers: never complete, redone from the start.
+        fs::remove(temp, ec);
+        fs::remove(temp + ".partial", ec);
+        if (fs::exists(item.output) && !base.overwrite) {
+            ++skipped;
+            spdlog::info("batch: '{}' is complete: skipped", item.output);
+            continue;
+        }
+        RunOptions run = base;
+        run.input = item.input;
+        run.output = temp;
+        run.overwrite = false;
+        int code = 0;
+        try {
+            Job job(run);
+            on_job(&job);
+            const JobResult r = job.run();
+            on_job(nullptr);
+            if (r.interrupted || r.abandoned) {
+                fs::remove(temp, ec);  // filtered in part: never under its final name
+                spdlog::warn("batch: stopped in '{}': its output was not kept; a rerun filters it again", item.input);
+                break;
+            }
+            if (r.damaged) {
+                code = exit_code_for(ErrorCategory::Damaged);
+                spdlog::error("batch: '{}' is damaged ({}); its output holds the {} frames that decoded", item.input,
+                              r.stats.damage, r.stats.frames_out);
+            }
+            fs::rename(temp, item.output, ec);
+            if (ec) fail(ErrorCategory::Output, "batch: cannot move '" + temp + "' to '" + item.output + "': " + ec.message());
+        } catch (const Error& e) {
+            on_job(nullptr);
+            fs::remove(temp, ec);
+            code = exit_code_for(e.category());
+            spdlog::error("batch: '{}': {}", item.input, e.what());
+        }
+        if (code == 0) ++done;
+        else ++failed, first_failure = first_failure ? first_failure : code;
+    }
+    const int left = static_cast<int>(items.size()) - done - skipped - failed;
+    spdlog::info("batch: shard {}/{}: {} filtered, {} already complete, {} failed, {} left", o.shard_index, o.shard_count,
+                 done, skipped, failed, left);
+    if (left > 0) return 130;  // stopped by a signal: work remains
+    return first_failure;
+}
+
+}  // namespace vf
