@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/redact.hpp"
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
@@ -176,7 +177,7 @@ Command parse_command_line(int argc, char** argv) {
             cmd.exit_code = 0;
             return cmd;
         }
-        std::fprintf(stderr, "vfilter: error: %s (see vfilter --help)\n", e.what());
+        std::fprintf(stderr, "vfilter: error: %s (see vfilter --help)\n", redact_credentials(e.what()).c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
         return cmd;
@@ -218,8 +219,8 @@ Command parse_command_line(int argc, char** argv) {
             cmd.kind = Command::Batch;
         }
     } else if (two_outputs) {
-        std::fprintf(stderr, "vfilter: error: two outputs given ('%s' with -o and '%s' last); give one\n", o.output.c_str(),
-                     output_last.c_str());
+        std::fprintf(stderr, "vfilter: error: two outputs given ('%s' with -o and '%s' last); give one\n",
+                     redact_credentials(o.output).c_str(), redact_credentials(output_last).c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
     } else if (o.output.empty()) {

@@ -11,6 +11,7 @@ extern "C" {
 #include <thread>
 
 #include "common/metrics_server.hpp"
+#include "common/redact.hpp"
 #include "pipeline/live_metrics.hpp"
 
 #include "config/filter_registry.hpp"
@@ -234,7 +235,7 @@ JobResult Job::run() {
     r.stats.filters = options_.filter;
     if (!options_.stats_json.empty()) {
         std::ofstream f(options_.stats_json, std::ios::trunc);
-        f << to_json(r.stats).dump(2) << "\n";
+        f << redact_credentials(to_json(r.stats).dump(2)) << "\n";
         if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + options_.stats_json + "' failed");
     }
     return r;

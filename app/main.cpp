@@ -13,6 +13,7 @@
 #include "app/cli.hpp"
 #include "app/job.hpp"
 #include "common/error.hpp"
+#include "common/redact.hpp"
 #include "common/logging.hpp"
 #include "config/filter_registry.hpp"
 #include "media/av_helpers.hpp"
@@ -73,7 +74,7 @@ int run(const vf::RunOptions& options) {
     if (g_signals > 0) job.interrupt();  // a signal that came while the job was opening
     const vf::JobResult r = job.run();
     g_job = nullptr;
-    if (options.verbosity >= 0) std::fputs(vf::format_summary(r.stats).c_str(), stderr);
+    if (options.verbosity >= 0) std::fputs(vf::redact_credentials(vf::format_summary(r.stats)).c_str(), stderr);
     if (r.abandoned) {
         spdlog::warn("stopped at once: frames in flight were discarded; the output holds the {} frames written",
                      r.stats.frames_out);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "common/redact.hpp"
+
 
 namespace vf {
 namespace {
@@ -27,12 +29,31 @@ public:
     std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<JsonFormatter>(); }
 };
 
+// Any formatter's line with credentials redacted (common/redact.hpp): FFmpeg's own messages pass
+// through here too.
+class RedactingFormatter : public spdlog::formatter {
+public:
+    explicit RedactingFormatter(std::unique_ptr<spdlog::formatter> inner) : inner_(std::move(inner)) {}
+    void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+        spdlog::memory_buf_t line;
+        inner_->format(msg, line);
+        const std::string clean = redact_credentials(std::string_view(line.data(), line.size()));
+        dest.append(clean.data(), clean.data() + clean.size());
+    }
+    std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<RedactingFormatter>(inner_->clone()); }
+
+private:
+    std::unique_ptr<spdlog::formatter> inner_;
+};
+
 }  // namespace
 
 void setup_logging(int verbosity, LogFormat format) {
     auto logger = std::make_shared<spdlog::logger>("vfilter", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-    if (format == LogFormat::Json) logger->set_formatter(std::make_unique<JsonFormatter>());
-    else logger->set_pattern("vfilter: %^%l%$: %v");
+    std::unique_ptr<spdlog::formatter> inner;
+    if (format == LogFormat::Json) inner = std::make_unique<JsonFormatter>();
+    else inner = std::make_unique<spdlog::pattern_formatter>("vfilter: %^%l%$: %v");
+    logger->set_formatter(std::make_unique<RedactingFormatter>(std::move(inner)));
     spdlog::level::level_enum level = spdlog::level::info;
     if (verbosity < 0) level = spdlog::level::err;
     if (verbosity == 1) level = spdlog::level::debug;

@@ -394,6 +394,37 @@ TEST_F(Live, ReadsALiveHttpStream) {
     EXPECT_EQ(d.frames, 90);
 }
 
+// Camera URLs carry passwords and tokens: none reaches the log (FFmpeg's own debug lines included,
+// text and JSON), the summary, the stats file or an error, while the URL stays readable there.
+TEST_F(Live, CredentialsInUrlsNeverReachAnOutputChannel) {
+    const int port = free_port();
+    const std::string in = clip("in.mp4", "160x120", 1);
+    ChildProcess server({"ffmpeg", "-nostdin", "-v", "error", "-i", in, "-c", "copy", "-f", "mpegts", "-listen", "1",
+                         "http://127.0.0.1:" + std::to_string(port) + "/live.ts"},
+                        dir + "/http-server.log");
+    std::this_thread::sleep_for(700ms);
+    const std::string url = "http://viewer:Pl4ntedPW@127.0.0.1:" + std::to_string(port) + "/live.ts?token=Pl4ntedTOKEN";
+    const CommandResult r = run_vfilter({"-i", url, "-f", "sobel", "-o", dir + "/o.mkv", "--reconnect-max", "0", "--debug",
+                                         "--stats-json", dir + "/s.json"}, 60);
+    ASSERT_EQ(r.exit_code, kOk) << r.output << server.log();
+    std::ifstream stats(dir + "/s.json");
+    const std::string stats_text((std::istreambuf_iterator<char>(stats)), std::istreambuf_iterator<char>());
+    for (const char* secret : {"Pl4ntedPW", "Pl4ntedTOKEN"}) {
+        EXPECT_EQ(r.output.find(secret), std::string::npos) << "the log shows " << secret;
+        EXPECT_EQ(stats_text.find(secret), std::string::npos) << "the stats file shows " << secret;
+    }
+    EXPECT_NE(r.output.find("http://viewer:***@127.0.0.1"), std::string::npos) << r.output;
+    EXPECT_NE(stats_text.find("token=***"), std::string::npos) << stats_text;
+    // Errors, in both log formats: a camera that does not answer.
+    for (const char* format : {"text", "json"}) {
+        const CommandResult bad = run_vfilter({"-i", "rtsp://admin:Pl4ntedPW@127.0.0.1:" + std::to_string(free_port()) + "/cam",
+                                               "-o", dir + "/x.mkv", "--timeout", "2", "--log-format", format}, 60);
+        EXPECT_EQ(bad.exit_code, 3) << bad.output;
+        EXPECT_EQ(bad.output.find("Pl4ntedPW"), std::string::npos) << bad.output;
+        EXPECT_NE(bad.output.find("admin:***@127.0.0.1"), std::string::npos) << bad.output;
+    }
+}
+
 // RTSP publish (ANNOUNCE/RECORD): GStreamer's RTSP server in record mode writes what it receives.
 TEST_F(Live, PublishesToAnRtspServer) {
     NEED_RTSP_CAMERA();
