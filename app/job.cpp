@@ -148,7 +148,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
                      (o.fragmented == FragmentedMode::Auto && live && output_kind(o.output) == OutputKind::File);
     if (o.timeout_s >= 0) out.timeout_s = o.timeout_s;  // 0: never, as for inputs
     // Built again for the frames the input gives: options such as boxblur's radius expressions
-    // of w and h were only checked against a stand-in above.
+    // of w and h were only checked for their syntax above.
     {
         const VideoInfo& v = parts_->source->video();
         const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format);
@@ -157,6 +157,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         geometry.height = v.height;
         if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
         chain = build_chain(o.filter, o.compat, geometry);
+        if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
     }
     FilterStageOptions fo;
     fo.device = device;
