@@ -7,11 +7,60 @@
 #include <fstream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "app/job.hpp"
 #include "common/error.hpp"
+#include "common/redact.hpp"
 
 namespace vf {
 namespace fs = std::filesystem;
+
+namespace {
+
+// --stats-json for a batch: one entry per file of the shard (its state and, when it ran, the run's
+// own stats), rewritten after every file so that a killed batch leaves a true account.
+class BatchReport {
+public:
+    BatchReport(std::string path, const BatchOptions& o) : path_(std::move(path)) {
+        report_["shard"] = {{"index", o.shard_index}, {"count", o.shard_count}};
+        report_["list"] = o.list;
+        report_["files"] = nlohmann::json::array();
+    }
+    // state: filtered, complete (skipped), damaged, failed or stopped.
+    void add(const BatchItem& item, const std::string& state, int exit_code, const std::string& error,
+             const std::string& run_stats_path) {
+        nlohmann::json f = {{"input", item.input}, {"output", item.output}, {"state", state}, {"exit_code", exit_code}};
+        if (!error.empty()) f["error"] = error;
+        std::ifstream in(run_stats_path);
+        if (!run_stats_path.empty() && in) {  // empty when the run failed before it started
+            nlohmann::json stats = nlohmann::json::parse(in, nullptr, false);
+            if (stats.is_object()) f["stats"] = std::move(stats);
+        }
+        std::error_code ec;
+        if (!run_stats_path.empty()) fs::remove(run_stats_path, ec);
+        report_["files"].push_back(std::move(f));
+        write();
+    }
+    void write() const {
+        if (path_.empty()) return;
+        const std::string tmp = path_ + ".tmp";
+        {
+            std::ofstream out(tmp, std::ios::trunc);
+            out << redact_credentials(report_.dump(2)) << "\n";
+            if (!out) fail(ErrorCategory::Output, "writing --stats-json file '" + path_ + "' failed");
+        }
+        std::error_code ec;
+        fs::rename(tmp, path_, ec);
+        if (ec) fail(ErrorCategory::Output, "writing --stats-json file '" + path_ + "' failed: " + ec.message());
+    }
+
+private:
+    std::string path_;
+    nlohmann::json report_;
+};
+
+}  // namespace
 
 bool parse_shard(const std::string& text, int* index, int* count, std::string* why) {
     int i = -1, n = -1;
@@ -69,6 +118,8 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
     fs::create_directories(o.out_dir, ec);
     if (!fs::is_directory(o.out_dir)) fail(ErrorCategory::Output, "batch: cannot create the output folder '" + o.out_dir + "'");
     spdlog::info("batch: shard {}/{}: {} of the list's inputs", o.shard_index, o.shard_count, items.size());
+    BatchReport report(base.stats_json, o);
+    report.write();
     int done = 0, skipped = 0, failed = 0, first_failure = 0;
     for (const BatchItem& item : items) {
         if (stop_requested()) break;
@@ -79,13 +130,16 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
         if (fs::exists(item.output) && !base.overwrite) {
             ++skipped;
             spdlog::info("batch: '{}' is complete: skipped", item.output);
+            report.add(item, "complete", 0, "", "");
             continue;
         }
         RunOptions run = base;
         run.input = item.input;
         run.output = temp;
         run.overwrite = false;
+        if (!base.stats_json.empty()) run.stats_json = temp + ".stats.json";
         int code = 0;
+        std::string state = "filtered", error;
         try {
             Job job(run);
             on_job(&job);
@@ -94,10 +148,13 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
             if (r.interrupted || r.abandoned) {
                 fs::remove(temp, ec);  // filtered in part: never under its final name
                 spdlog::warn("batch: stopped in '{}': its output was not kept; a rerun filters it again", item.input);
+                report.add(item, "stopped", 130, "", run.stats_json);
                 break;
             }
             if (r.damaged) {
                 code = exit_code_for(ErrorCategory::Damaged);
+                state = "damaged";
+                error = r.stats.damage;
                 spdlog::error("batch: '{}' is damaged ({}); its output holds the {} frames that decoded", item.input,
                               r.stats.damage, r.stats.frames_out);
             }
@@ -107,8 +164,11 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
             on_job(nullptr);
             fs::remove(temp, ec);
             code = exit_code_for(e.category());
+            state = "failed";
+            error = e.what();
             spdlog::error("batch: '{}': {}", item.input, e.what());
         }
+        report.add(item, state, code, error, run.stats_json);
         if (code == 0) ++done;
         else ++failed, first_failure = first_failure ? first_failure : code;
     }

@@ -8,6 +8,8 @@
 #include <map>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "app/batch.hpp"
 #include "common/error.hpp"
 #include "support/child_process.hpp"
@@ -103,9 +105,19 @@ TEST_F(Batch, ARerunSkipsWhatIsCompleteAndRedoesWhatWasLost) {
     std::ofstream(dir + "/out/clip1.incomplete.mkv") << "half a file";
     std::ofstream(dir + "/out/clip1.incomplete.mkv.partial") << "half a file";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const CommandResult r = batch({});
+    const CommandResult r = batch({"--stats-json", dir + "/stats.json"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("1 filtered, 2 already complete"), std::string::npos) << r.output;
+    // --stats-json: one entry per file of the shard, with the run's own stats where it ran.
+    std::ifstream stats_file(dir + "/stats.json");
+    const nlohmann::json stats = nlohmann::json::parse(stats_file, nullptr, false);
+    ASSERT_TRUE(stats.is_object()) << "not JSON";
+    ASSERT_EQ(stats["files"].size(), 3u) << stats.dump(2);
+    EXPECT_EQ(stats["files"][0]["state"], "complete");
+    EXPECT_EQ(stats["files"][1]["state"], "filtered");
+    EXPECT_EQ(stats["files"][1]["stats"]["frames_out"], 12) << stats.dump(2);
+    EXPECT_EQ(stats["files"][2]["state"], "complete");
+    EXPECT_FALSE(fs::exists(dir + "/out/clip1.incomplete.mkv.stats.json")) << "a run's own stats file is left behind";
     EXPECT_EQ(fs::last_write_time(dir + "/out/clip0.mkv"), before) << "a complete output was rewritten";
     EXPECT_EQ(outputs(), (std::vector<std::string>{"clip0.mkv", "clip1.mkv", "clip2.mkv"}));
     EXPECT_EQ(read_video_frames(dir + "/out/clip1.mkv").size(), 12u);
@@ -141,8 +153,14 @@ TEST_F(Batch, ABadInputFailsAloneAndCollidingNamesAreRefused) {
     make_clips(2);
     std::ofstream(dir + "/list.txt", std::ios::app) << "in/missing.mkv\nin/clip1.mkv.txt\n";
     std::ofstream(dir + "/in/clip1.mkv.txt") << "not a video\n";
-    const CommandResult r = batch({});
+    const CommandResult r = batch({"--stats-json", dir + "/stats.json"});
     EXPECT_EQ(r.exit_code, exit_code_for(ErrorCategory::Input)) << r.output;
+    std::ifstream stats_file(dir + "/stats.json");
+    const nlohmann::json stats = nlohmann::json::parse(stats_file, nullptr, false);
+    ASSERT_EQ(stats["files"].size(), 4u) << stats.dump(2);
+    EXPECT_EQ(stats["files"][2]["state"], "failed");
+    EXPECT_EQ(stats["files"][2]["exit_code"], 3);
+    EXPECT_NE(stats["files"][2]["error"].get<std::string>().find("missing.mkv"), std::string::npos);
     EXPECT_NE(r.output.find("missing.mkv"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("2 filtered, 0 already complete, 2 failed"), std::string::npos) << r.output;
     EXPECT_EQ(outputs(), (std::vector<std::string>{"clip0.mkv", "clip1.mkv"})) << "nothing left of the failed inputs";
