@@ -31,6 +31,7 @@ const char* kSpecs[] = {
     "sobel=planes=all",
     "prewitt=planes=all:scale=0.7:delta=3",
     "scharr=planes=all",
+    "kirsch=planes=all:scale=0.6:delta=5",
     "laplacian=planes=all:scale=2",
     "laplacian=planes=all:diagonal=1",
     "gaussian=sigma=1.5",
