@@ -100,10 +100,12 @@ std::vector<OptionDef> gradient_options() {
             border_option()};
 }
 
+// compass: gx turned to 8 directions, the largest response kept (GradientOp).
 FilterPlan gradient_plan(const std::string& name, const OptionValues& o, std::array<int, 9> gx, std::array<int, 9> gy,
-                         float divisor) {
+                         float divisor, bool compass = false) {
     PlaneOp op;
     op.kind = OpKind::Gradient;
+    op.grad.compass = compass;
     op.border = parse_border(o);
     op.grad.gx = gx;
     op.grad.gy = gy;
@@ -393,9 +395,9 @@ FilterPlan build_convolution(const OptionValues& o) {
 // One of FFmpeg's 3x3 gradient filters: its options in FFmpeg's order (planes, scale, delta), and
 // FFmpeg's default of filtering every plane under --compat ffmpeg.
 FilterDef gradient_filter(const std::string& name, const std::string& help, std::array<int, 9> gx, std::array<int, 9> gy,
-                          float divisor) {
+                          float divisor, bool compass = false) {
     FilterDef f(name, help, gradient_options(),
-                [=](const OptionValues& o) { return gradient_plan(name, o, gx, gy, divisor); });
+                [=](const OptionValues& o) { return gradient_plan(name, o, gx, gy, divisor, compass); });
     f.positions = {"planes", "scale", "delta"};
     f.ffmpeg_defaults = {{"planes", "15"}};
     return f;
@@ -412,18 +414,9 @@ std::vector<FilterDef> make_table() {
                                 {-47, 0, 47, -162, 0, 162, -47, 0, 47}, 256.0f));
     t.push_back(gradient_filter("roberts", "Roberts cross gradient magnitude (FFmpeg's roberts)", {1, -1, 0, 0, 0, 0, 0, 0, 0},
                                 {0, 0, 0, -1, 1, 0, 0, 0, 0}, 1.0f));
-    {
-        // FFmpeg's kirsch: the largest response of this kernel turned to each of 8 directions.
-        FilterDef kirsch = gradient_filter("kirsch", "Kirsch compass gradient: the strongest of 8 directions (FFmpeg's kirsch)",
-                                           {5, 5, 5, -3, 0, -3, -3, -3, -3}, {}, 1.0f);
-        kirsch.build = [](const OptionValues& o) {
-            FilterPlan plan = gradient_plan("kirsch", o, {5, 5, 5, -3, 0, -3, -3, -3, -3}, {}, 1.0f);
-            for (PlaneOp& op : plan.ops)
-                if (op.kind == OpKind::Gradient) op.grad.compass = true;
-            return plan;
-        };
-        t.push_back(kirsch);
-    }
+    // FFmpeg's kirsch: the largest response of this kernel turned to each of 8 directions.
+    t.push_back(gradient_filter("kirsch", "Kirsch compass gradient: the strongest of 8 directions (FFmpeg's kirsch)",
+                                {5, 5, 5, -3, 0, -3, -3, -3, -3}, {}, 1.0f, true));
     {
         auto opts = gradient_options();
         opts.insert(opts.begin(), {"diagonal", OptionType::Choice, "0", 0, 0, {"0", "1"},
