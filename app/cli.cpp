@@ -1,4 +1,5 @@
 #include "app/cli.hpp"
+#include "app/stream_options.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -9,34 +10,6 @@
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
-namespace {
-
-// The enum each accepted word of a choice option stands for; CLI11 has already refused others.
-template <typename T>
-T choice_of(const std::string& word, std::initializer_list<std::pair<const char*, T>> words) {
-    for (const auto& [name, value] : words)
-        if (word == name) return value;
-    return words.begin()->second;
-}
-
-template <typename T>
-std::vector<std::string> names_of(std::initializer_list<std::pair<const char*, T>> words) {
-    std::vector<std::string> names;
-    for (const auto& w : words) names.push_back(w.first);
-    return names;
-}
-
-const std::initializer_list<std::pair<const char*, DeviceChoice>> kDevices = {
-    {"auto", DeviceChoice::Auto}, {"cpu", DeviceChoice::Cpu}, {"cuda", DeviceChoice::Cuda}};
-const std::initializer_list<std::pair<const char*, HwDecode>> kHwDecodes = {
-    {"auto", HwDecode::Auto}, {"cuda", HwDecode::Cuda}, {"none", HwDecode::None}};
-const std::initializer_list<std::pair<const char*, OverloadPolicy>> kOverloadPolicies = {
-    {"auto", OverloadPolicy::Auto}, {"drop", OverloadPolicy::Drop}, {"block", OverloadPolicy::Block}};
-const std::initializer_list<std::pair<const char*, FragmentedMode>> kFragmentedModes = {
-    {"auto", FragmentedMode::Auto}, {"yes", FragmentedMode::Yes}, {"no", FragmentedMode::No}};
-
-}  // namespace
-
 
 Command parse_command_line(int argc, char** argv) {
     Command cmd;
@@ -46,82 +19,16 @@ Command parse_command_line(int argc, char** argv) {
     app.set_version_flag("--version", "vfilter 0.1.0");
     bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
     std::string log_format = "text";
-    std::string device = "auto", kernel = "auto", hwdec = "auto", on_overload = "auto", fragmented = "auto";
-    std::string compat = "vfilter", output_last;
-    double crf = -1;
-    app.add_option("-i,--input", o.input,
-                   "file, URL (rtsp://, rtmp://, srt://, udp://, http://), capture device (/dev/video0) or - (stdin); "
-                   "omitted: a built-in 1280x720@30 test pattern, 10 s");
-    app.add_option("-f,--filter", o.filter, "filter chain, e.g. \"gaussian=sigma=2,sobel\" (see --list-filters)")
-        ->default_str("identity");
-    app.add_option("-o,--out,--output", o.output,
-                   "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, "
-                   "or null to discard");
+    std::string output_last;
+    StreamOptionWords words_of_stream;
+    add_stream_options(app, o, words_of_stream);
     // Not named "output": newer CLI11 refuses a positional named like the --output option.
     app.add_option("OUTFILE", output_last, "the output may also come last without -o, as with ffmpeg");
-    app.add_option("--compat", compat,
-                   "whose defaults filter strings get: vfilter (a bare sobel edges the luma and greys the chroma) or "
-                   "ffmpeg (the ffmpeg command's defaults: the same string gives its output)")
-        ->default_str("vfilter")->check(CLI::IsMember({"vfilter", "ffmpeg"}))->envname("VFILTER_COMPAT");
-    app.add_flag("-y,--overwrite", o.overwrite, "overwrite an existing output file");
-    app.add_option("--codec", o.codec, "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, mpeg4, ffv1, rawvideo, ...")->default_str("auto");
-    app.add_option("--crf", crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
-        ->check(CLI::Range(0.0, 63.0));
-    CLI::Option* preset = app.add_option("--preset", o.preset, "x264/x265 preset (default veryfast; superfast with --low-latency)");
-    app.add_option("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M");
-    app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
-    app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
-    app.add_option("--device", device, "where filters run: auto (GPU when present), cpu, cuda")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kDevices)));
-    app.add_option("--kernel", kernel,
-                   "GPU kernel: auto, a family (naive, constant, tiled, separable, fft, tensor) or a variant's name "
-                   "(see --list-kernels)")
-        ->default_str("auto");
-    app.add_option("--hwdec", hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kHwDecodes)));
-    app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
-        ->default_str("6")->check(CLI::Range(1, 16));
-    app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
-        ->check(CLI::Range(0, 64));
-    app.add_option("--timeout", o.timeout_s,
-                   "seconds an input may send nothing before vfilter gives up (default: 10 for network inputs, "
-                   "none for files and pipes; 0 = never)")
-        ->check(CLI::Range(0.0, 86400.0));
-    app.add_option("--allow-protocols", o.allow_protocols,
-                   "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for "
-                   "local inputs, rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones");
-    app.add_option("--rtsp-transport", o.rtsp_transport, "RTSP inputs: tcp or udp")
-        ->default_str("tcp")->check(CLI::IsMember({"tcp", "udp"}));
-    app.add_option("--input-size", o.input_size, "capture devices (/dev/videoN): size to ask for, e.g. 1280x720");
-    app.add_option("--input-fps", o.input_fps, "capture devices: frame rate to ask for")->check(CLI::Range(0.0, 1000.0));
-    app.add_option("--input-format", o.input_format, "capture devices: pixel format or codec to ask for (yuyv422, mjpeg, ...)");
-    app.add_flag("--realtime", o.realtime, "read the input at its own pace, as if live (like ffmpeg -re)");
-    app.add_option("--on-overload", on_overload,
-                   "when filtering falls behind: drop frames, or block the input; default: drop for live inputs, block for files")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kOverloadPolicies)));
-    app.add_option("--reconnect-max", o.reconnect_max,
-                   "live inputs: reconnect attempts per outage (-1 = forever, 0 = never)")->default_str("-1")
-        ->check(CLI::Range(-1, 1000000));
-    app.add_option("--reconnect-delay", o.reconnect_delay_s, "seconds before the first reconnect attempt; doubles per attempt up to 30")
-        ->default_str("1")->check(CLI::Range(0.0, 3600.0));
-    app.add_option("--out-format", o.out_format,
-                   "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for "
-                   "rtsp://, mpegts for srt://, udp:// and - (stdout))");
-    app.add_option("--fragmented", fragmented,
-                   "MP4/MOV written as 1 s fragments in place, playable up to the last one if vfilter is killed; "
-                   "auto = for live inputs")->default_str("auto")->check(CLI::IsMember(names_of(kFragmentedModes)));
-    app.add_option("--segment", o.segment_s,
-                   "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)")
-        ->check(CLI::Range(0.0, 86400.0));
-    app.add_flag("--low-latency", o.low_latency,
-                 "minimise delay: zero-latency encoding (no B-frames, no look-ahead), small queues, no input buffering");
     app.add_option("--metrics-port", o.metrics_port, "serve Prometheus metrics at http://BIND:PORT/metrics")
         ->check(CLI::Range(0, 65535))->envname("VFILTER_METRICS_PORT");
     app.add_option("--metrics-bind", o.metrics_bind, "address for --metrics-port")->default_str("127.0.0.1")
         ->envname("VFILTER_METRICS_BIND");
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
-    app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
-    app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8");
     app.add_flag("-v,--verbose", verbose, "more log output");
     app.add_flag("--debug", very_verbose, "even more log output, FFmpeg's included");
     app.add_flag("-q,--quiet", quiet, "errors only, no progress");
@@ -158,6 +65,24 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("0/1");
     batch->fallthrough();
 
+    CLI::App* serve = app.add_subcommand(
+        "serve", "run every stream of a YAML file in one process (one GPU context for all), with a control API; "
+                 "SIGHUP re-reads the file (docs/serve.md)");
+    ServeOptions& so = cmd.serve;
+    serve->add_option("--config", so.config, "YAML file: a defaults: block and a streams: list")->required();
+    serve->add_option("--api-port", so.api_port, "serve the control API, /metrics, /healthz and /readyz on this port")
+        ->check(CLI::Range(0, 65535))->envname("VFILTER_API_PORT");
+    serve->add_option("--api-bind", so.api_bind, "address of the API (anything but 127.x needs a token)")
+        ->default_str("127.0.0.1")->envname("VFILTER_API_BIND");
+    serve->add_option("--api-token", so.api_token, "bearer token the /streams requests must carry")->envname("VFILTER_API_TOKEN");
+    serve->add_option("--host-threads", so.host_threads,
+                      "decoder, encoder and CPU filter threads shared out among the streams (0 = one per core)")
+        ->check(CLI::Range(0, 4096));
+    serve->add_option("--stats-json", so.stats_json, "write every stream's summary as one JSON object at the end");
+    serve->add_flag("-v,--verbose", verbose, "more log output");
+    serve->add_flag("-q,--quiet", quiet, "errors only");
+    serve->add_option("--log-format", log_format, "text or json (one object per line)")->check(CLI::IsMember({"text", "json"}));
+
     CLI::App* health = app.add_subcommand(
         "health", "container health check: asks the metrics endpoint of a running vfilter (VFILTER_METRICS_PORT) "
                   "whether its input is up; exit 0 when it is, or when no endpoint is configured");
@@ -182,15 +107,8 @@ Command parse_command_line(int argc, char** argv) {
         cmd.exit_code = 2;
         return cmd;
     }
-    if (crf >= 0) o.crf = crf;
-    o.compat = compat == "ffmpeg" ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter;
-    o.device = choice_of(device, kDevices);
-    o.hwdec = choice_of(hwdec, kHwDecodes);
-    o.on_overload = choice_of(on_overload, kOverloadPolicies);
-    o.fragmented = choice_of(fragmented, kFragmentedModes);
-    b.device = choice_of(bench_device, kDevices);
-    // Low latency: one frame's encode time is the latency, so a faster preset is the better default.
-    if (o.low_latency && preset->count() == 0) o.preset = "superfast";
+    const std::string stream_problem = finish_stream_options(words_of_stream, o);
+    b.device = bench_device == "cuda" ? DeviceChoice::Cuda : DeviceChoice::Cpu;
     o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
     o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
     o.progress = !no_progress && !quiet;
@@ -200,9 +118,9 @@ Command parse_command_line(int argc, char** argv) {
     else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
     else if (health->parsed()) cmd.kind = Command::Health;
-    else if (!parse_kernel_choice(kernel, &o.kernel)) {
-        std::fprintf(stderr, "vfilter: error: --kernel '%s': expected %s (see vfilter --list-kernels)\n", kernel.c_str(),
-                     kernel_choices().c_str());
+    else if (serve->parsed()) cmd.kind = Command::Serve;
+    else if (!stream_problem.empty()) {
+        std::fprintf(stderr, "vfilter: error: %s\n", stream_problem.c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
     } else if (batch->parsed()) {

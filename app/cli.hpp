@@ -1,11 +1,13 @@
 // The command line: `vfilter [options]` runs a job, `vfilter bench [options]` times filters,
-// `vfilter batch --list FILE --out-dir DIR [options]` filters a list of files.
+// `vfilter batch --list FILE --out-dir DIR [options]` filters a list of files, `vfilter serve
+// --config FILE` runs many streams in one process.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "app/batch.hpp"
+#include "app/serve_command.hpp"
 #include "config/options.hpp"
 
 namespace vf {
@@ -23,11 +25,12 @@ struct BenchOptions {
 };
 
 struct Command {
-    enum Kind { Run, Bench, Batch, ListFilters, ListKernels, Health, Exit } kind = Run;
+    enum Kind { Run, Bench, Batch, Serve, ListFilters, ListKernels, Health, Exit } kind = Run;
     int exit_code = 0;  // for Exit (help, version, parse errors)
     RunOptions run;
     BenchOptions bench;
     BatchOptions batch;  // with `run` as the options of every file
+    ServeOptions serve;
 };
 
 Command parse_command_line(int argc, char** argv);

@@ -8,9 +8,10 @@ extern "C" {
 
 #include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
-#include "common/metrics_server.hpp"
+#include "common/http_server.hpp"
 #include "common/redact.hpp"
 #include "pipeline/live_metrics.hpp"
 
@@ -48,10 +49,30 @@ Device resolve_device(DeviceChoice choice, const KernelChoice& kernel) {
     return Device::Cpu;
 }
 
+// The single-stream endpoint: /metrics (Prometheus), /healthz (the process answers), /readyz
+// (the input delivers).
+HttpResponse answer_single_stream(const HttpRequest& req, LiveMetrics* metrics, const Source* source) {
+    HttpResponse r;
+    if (req.method != "GET" && req.method != "HEAD") return {405, "text/plain; charset=utf-8", "only GET\n"};
+    if (req.path == "/metrics") {
+        r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        r.body = metrics ? metrics->render() : std::string("# vfilter is starting\n");
+    } else if (req.path == "/healthz") {
+        r.body = "ok\n";
+    } else if (req.path == "/readyz") {
+        const bool up = metrics && source && source->status().up;
+        r.status = up ? 200 : 503;
+        r.body = up ? "ready\n" : (metrics ? "the input is reconnecting\n" : "starting\n");
+    } else {
+        return {404, "text/plain; charset=utf-8", "vfilter serves /metrics, /healthz and /readyz\n"};
+    }
+    return r;
+}
+
 }  // namespace
 
 struct Job::Parts {
-    std::unique_ptr<MetricsServer> metrics_server;  // first in, last out: it reads the parts below
+    std::unique_ptr<HttpServer> metrics_server;  // first in, last out: it reads the parts below
     std::unique_ptr<Source> source;
     std::unique_ptr<FilterStage> filter;
     std::unique_ptr<Sink> sink;
@@ -60,6 +81,9 @@ struct Job::Parts {
     std::atomic<LiveMetrics*> metrics_ready{nullptr};
     std::atomic<bool> interrupted{false};
     std::atomic<bool> abandon_requested{false};
+    FrameGeometry geometry;          // of the input's frames: chains are built for it
+    mutable std::mutex filter_mutex;  // filter_text, changed by set_filter from any thread
+    std::string filter_text;
 
     ~Parts() { metrics_server.reset(); }
 };
@@ -74,9 +98,13 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     if (o.segment_s > 0 && (null_out || o.output == "-")) fail(ErrorCategory::Usage, "--segment needs an output file name");
     if (o.metrics_port >= 0) {
         Parts* parts = parts_.get();
-        parts_->metrics_server = std::make_unique<MetricsServer>(o.metrics_bind, o.metrics_port, [parts] {
+        HttpServerOptions ho;
+        ho.bind = o.metrics_bind;
+        ho.port = o.metrics_port;
+        ho.option = "--metrics-port";
+        parts_->metrics_server = std::make_unique<HttpServer>(ho, [parts](const HttpRequest& req) {
             LiveMetrics* m = parts->metrics_ready;
-            return m ? m->render() : std::string("# vfilter is starting\n");
+            return answer_single_stream(req, m, m ? parts->source.get() : nullptr);
         });
         spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
     }
@@ -92,6 +120,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     out.crf = o.crf;
     out.preset = o.preset;
     out.bitrate = o.bitrate;
+    out.encoder_threads = o.encoder_threads;
     if (!null_out) {
         check_output_path(out);
         find_video_encoder(o.codec);
@@ -158,6 +187,8 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
         chain = build_chain(o.filter, o.compat, geometry);
         if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
+        parts_->geometry = geometry;
+        parts_->filter_text = o.filter;
     }
     FilterStageOptions fo;
     fo.device = device;
@@ -194,6 +225,34 @@ void Job::interrupt() {
 }
 
 int Job::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : -1; }
+
+JobStatus Job::status() const {
+    JobStatus s;
+    const PipelineProgress& p = parts_->pipeline->progress();
+    s.frames_in = p.frames_in;
+    s.frames_out = p.frames_out;
+    s.frames_dropped = p.frames_dropped;
+    s.fps = parts_->metrics->fps();
+    s.reconnects = parts_->source->status().reconnects;
+    s.source_up = parts_->source->status().up;
+    return s;
+}
+
+void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
+
+void Job::set_filter(const std::string& text) {
+    std::vector<FilterPlan> chain = build_chain(text, options_.compat, parts_->geometry);  // throws on a bad chain
+    if (const std::string why = forced_kernel_problem(chain, options_.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
+    std::lock_guard<std::mutex> lock(parts_->filter_mutex);
+    parts_->filter->set_chain(std::move(chain));
+    parts_->filter_text = text;
+    spdlog::info("filter changed to '{}' from the next frame", text);
+}
+
+std::string Job::filter() const {
+    std::lock_guard<std::mutex> lock(parts_->filter_mutex);
+    return parts_->filter_text;
+}
 
 void Job::abandon() {
     parts_->interrupted = true;
@@ -233,7 +292,7 @@ JobResult Job::run() {
     r.stats.damage = health.summary();
     r.stats.input = parts_->source->describe();
     r.stats.output = parts_->sink->describe();
-    r.stats.filters = options_.filter;
+    r.stats.filters = filter();
     if (!options_.stats_json.empty()) {
         std::ofstream f(options_.stats_json, std::ios::trunc);
         f << redact_credentials(to_json(r.stats).dump(2)) << "\n";

@@ -2,6 +2,7 @@
 // report. Separate from main() so tests drive exactly what the command line drives.
 #pragma once
 
+#include "common/metric_set.hpp"
 #include "config/options.hpp"
 #include "decode/source.hpp"
 #include "pipeline/stats.hpp"
@@ -15,6 +16,14 @@ struct JobResult {
     bool abandoned = false;    // stopped at once (second signal): frames in flight were discarded
 };
 
+// What a running job reports while it runs (vfilter serve's GET /streams).
+struct JobStatus {
+    int64_t frames_in = 0, frames_out = 0, frames_dropped = 0;
+    double fps = 0;           // frames written per second, over the last half second or more
+    int64_t reconnects = 0;
+    bool source_up = true;    // false while a live input reconnects
+};
+
 class Job {
 public:
     explicit Job(const RunOptions& options);  // checks everything it can before any work
@@ -23,6 +32,13 @@ public:
     void interrupt();  // async-signal-safe: only sets a flag the source polls
     void abandon();    // async-signal-safe: discard what is in flight, finish the output now
     int metrics_port() const;  // the port --metrics-port serves on (0 chooses one), or -1
+    JobStatus status() const;  // any thread, while run() runs or after
+    // This job's Prometheus samples, each with `labels` (serve: stream="NAME").
+    void collect_metrics(MetricSet& set, const std::string& labels) const;
+    // Replaces the filter chain from the next frame on, without touching the output. Throws
+    // Error(Usage) for a chain that does not parse or does not fit the frames; nothing changes then.
+    void set_filter(const std::string& chain);
+    std::string filter() const;
 
 private:
     struct Parts;

@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
             return vf::run_bench(cmd.bench);
         case vf::Command::Health:
             return vf::run_health_check();
+        case vf::Command::Serve:
+            return vf::run_serve(cmd.serve);
         case vf::Command::Batch:
             std::signal(SIGINT, on_signal);
             std::signal(SIGTERM, on_signal);

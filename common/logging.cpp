@@ -13,6 +13,8 @@
 namespace vf {
 namespace {
 
+thread_local std::string t_log_stream;
+
 // One JSON object per line: {"time": ..., "level": ..., "msg": ...}; the message is escaped.
 class JsonFormatter : public spdlog::formatter {
 public:
@@ -36,7 +38,14 @@ public:
     explicit RedactingFormatter(std::unique_ptr<spdlog::formatter> inner) : inner_(std::move(inner)) {}
     void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
         spdlog::memory_buf_t line;
-        inner_->format(msg, line);
+        if (t_log_stream.empty()) {
+            inner_->format(msg, line);
+        } else {
+            const std::string payload = "[" + t_log_stream + "] " + std::string(msg.payload.data(), msg.payload.size());
+            spdlog::details::log_msg named = msg;
+            named.payload = spdlog::string_view_t(payload.data(), payload.size());
+            inner_->format(named, line);
+        }
         const std::string clean = redact_credentials(std::string_view(line.data(), line.size()));
         dest.append(clean.data(), clean.data() + clean.size());
     }
@@ -47,6 +56,9 @@ private:
 };
 
 }  // namespace
+
+void set_log_stream(const std::string& name) { t_log_stream = name; }
+const std::string& log_stream() { return t_log_stream; }
 
 void setup_logging(int verbosity, LogFormat format) {
     auto logger = std::make_shared<spdlog::logger>("vfilter", std::make_shared<spdlog::sinks::stderr_sink_mt>());

@@ -22,6 +22,7 @@ struct OutputOptions {
     double segment_s = 0;     // > 0: a new file every this many seconds (the name holds %d or strftime fields)
     bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
     bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
+    int encoder_threads = 0;  // 0: the encoder's own choice (x264: 1.5 per core)
     double timeout_s = kDefaultNetworkTimeoutS;  // a network output that accepts nothing this long fails
 };
 

@@ -60,7 +60,7 @@ int open_encoder(const AVCodec* codec, const OutputOptions& options, const Video
     enc->color_primaries = video.color_primaries;
     enc->color_trc = video.color_trc;
     enc->chroma_sample_location = video.chroma_location;
-    enc->thread_count = 0;
+    enc->thread_count = options.encoder_threads;
     if (global_header) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     // Live: a keyframe every 2 s, so fragments stay short and a viewer joining can start soon.
     if (options.live) enc->gop_size = std::max(1, static_cast<int>(std::lround(2 * av_q2d(video.frame_rate))));

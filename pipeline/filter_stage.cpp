@@ -10,19 +10,52 @@
 
 namespace vf {
 
-FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions& o)
-    : device_(o.device), backend_(o.device == Device::Cpu ? o.threads : 1) {
+namespace {
+std::vector<FilterPlan> without_identities(std::vector<FilterPlan> chain) {
+    std::vector<FilterPlan> kept;
     for (auto& p : chain)
-        if (!p.is_identity()) chain_.push_back(std::move(p));
+        if (!p.is_identity()) kept.push_back(std::move(p));
+    return kept;
+}
+}  // namespace
+
+FilterStage::FilterStage(std::vector<FilterPlan> chain, const FilterStageOptions& o)
+    : options_(o), chain_(without_identities(std::move(chain))), device_(o.device),
+      backend_(o.device == Device::Cpu ? o.threads : 1) {
+    make_engine();
+}
+
+void FilterStage::make_engine() {
+    engine_.reset();
     if (device_ == Device::Cuda) {
 #ifdef VF_HAVE_CUDA
-        engine_ = std::make_unique<GpuFrameFilter>(chain_, o.gpu_kernel, o.gpu_streams);
+        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif
-    } else if (o.engine_factory && !chain_.empty()) {
-        engine_ = o.engine_factory(chain_);
+    } else if (options_.engine_factory && !chain_.empty()) {
+        engine_ = options_.engine_factory(chain_);
     }
+}
+
+void FilterStage::set_chain(std::vector<FilterPlan> chain) {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    pending_chain_ = without_identities(std::move(chain));
+    chain_pending_ = true;
+}
+
+void FilterStage::take_pending_chain() {
+    std::vector<FilterPlan> next;
+    {
+        std::lock_guard<std::mutex> lock(pending_mutex_);
+        next = std::move(pending_chain_);
+        chain_pending_ = false;
+    }
+    // What is in flight finishes with the old chain and leaves first, in order.
+    if (engine_)
+        while (AvFramePtr f = engine_->take(true)) ready_.push_back(std::move(f));
+    chain_ = std::move(next);
+    make_engine();
 }
 
 FilterStage::~FilterStage() = default;
@@ -39,6 +72,7 @@ FramePool& FilterStage::pool_for(const AVFrame* f) {
 }
 
 void FilterStage::submit(AvFramePtr in) {
+    if (chain_pending_) take_pending_chain();
     // Device frames (NVDEC) always go through the GPU stage: at least to come back to the host.
     if (engine_ && (!chain_.empty() || in->format == AV_PIX_FMT_CUDA)) {
         if (engine_->in_flight() == engine_->capacity()) ready_.push_back(engine_->take(true));  // backpressure

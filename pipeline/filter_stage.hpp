@@ -5,8 +5,10 @@
 // is finished inside submit(); on the GPU several are in flight at once (see GpuFrameFilter).
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +48,10 @@ public:
     AvFramePtr take(bool wait);
     // Synchronous convenience: submit and wait for this frame (nothing else in flight).
     AvFramePtr process(AvFramePtr in);
+    // Replaces the chain from the next submitted frame on (frames already submitted keep the old
+    // one), as FFmpeg's filters take commands while running. Safe to call from any thread; the
+    // filter thread makes the swap. chain() is the filter thread's view.
+    void set_chain(std::vector<FilterPlan> chain);
 
     int threads() const { return backend_.threads(); }
     Device device() const { return device_; }
@@ -65,8 +71,14 @@ private:
         return o;
     }
     FramePool& pool_for(const AVFrame* f);
+    void make_engine();
+    void take_pending_chain();
 
+    FilterStageOptions options_;
     std::vector<FilterPlan> chain_;
+    std::mutex pending_mutex_;
+    std::vector<FilterPlan> pending_chain_;
+    std::atomic<bool> chain_pending_{false};
     Device device_;
     CpuBackend backend_;
     std::unique_ptr<FrameEngine> engine_;  // several frames in flight (GPU, or the CPU stand-in)

@@ -1,11 +1,13 @@
-// The Prometheus text for /metrics (--metrics-port): frames in/out/dropped, FPS over the last
+// The Prometheus metrics of one running pipeline: frames in/out/dropped, FPS over the last
 // scrape interval, per-stage busy share and mean time per frame, latency percentiles,
-// reconnects and whether the source is up.
+// reconnects and whether the source is up. `vfilter serve` collects every stream's into one
+// MetricSet, each sample labelled with its stream.
 #pragma once
 
 #include <mutex>
 #include <string>
 
+#include "common/metric_set.hpp"
 #include "decode/source.hpp"
 #include "encode/sink.hpp"
 #include "pipeline/pipeline.hpp"
@@ -16,7 +18,15 @@ class LiveMetrics {
 public:
     LiveMetrics(const Pipeline& pipeline, const Source& source, const Sink& sink)
         : pipeline_(pipeline), source_(source), sink_(sink) {}
-    std::string render();  // called from the metrics server's thread
+    // Adds this pipeline's samples, each with `labels` (e.g. stream="cam1"; "" for none).
+    void collect(MetricSet& set, const std::string& labels = "");
+    // Frames written per second since the previous call at least half a second ago.
+    double fps();
+    std::string render() {  // the single-stream endpoint's whole text
+        MetricSet set;
+        collect(set);
+        return set.text();
+    }
 
 private:
     const Pipeline& pipeline_;

@@ -1,5 +1,7 @@
 #include "pipeline/pipeline.hpp"
 
+#include "common/logging.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <deque>
@@ -89,9 +91,10 @@ RunStats Pipeline::run() {
     const int64_t expected = source_.video().expected_frames;
     run.warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
 
-    std::thread decode_thread([&] { run.failure.guard([&] { decode_loop(run); }, [&] { abort_all(run); }); });
-    std::thread filter_thread([&] { run.failure.guard([&] { filter_loop(run); }, [&] { abort_all(run); }); });
-    std::thread encode_thread([&] { run.failure.guard([&] { encode_loop(run); }, [&] { abort_all(run); }); });
+    const std::string stream = log_stream();  // the stage threads log for the same stream
+    std::thread decode_thread([&] { set_log_stream(stream); run.failure.guard([&] { decode_loop(run); }, [&] { abort_all(run); }); });
+    std::thread filter_thread([&] { set_log_stream(stream); run.failure.guard([&] { filter_loop(run); }, [&] { abort_all(run); }); });
+    std::thread encode_thread([&] { set_log_stream(stream); run.failure.guard([&] { encode_loop(run); }, [&] { abort_all(run); }); });
     decode_thread.join();
     filter_thread.join();
     encode_thread.join();

@@ -91,6 +91,8 @@ fi
 if [ "$profile" = opencl ]; then  # the loader travels with the ffmpeg command
   cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')" "$prefix/lib/libOpenCL.so.1"
 fi
+# yaml-cpp and cpp-httplib for `vfilter serve`, beside FFmpeg.
+"$here/scripts/build_static_deps.sh" "$prefix"
 # .pc paths relative to ${prefix}, so that the folder can be moved or carried elsewhere.
 . "$here/scripts/use_static_ffmpeg.sh" "$prefix"
 echo "static FFmpeg in $prefix ($(du -sh "$prefix/lib" | cut -f1) of libraries); ffmpeg: $prefix/bin/ffmpeg"

@@ -1,0 +1,114 @@
+#include "app/serve_command.hpp"
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "app/control_api.hpp"
+#include "app/stream_service.hpp"
+#include "common/error.hpp"
+#include "common/http_server.hpp"
+#include "common/redact.hpp"
+
+namespace vf {
+
+bool is_loopback_address(const std::string& address) {
+    in_addr a{};
+    if (inet_pton(AF_INET, address.c_str(), &a) != 1) return false;
+    return (ntohl(a.s_addr) >> 24) == 127;
+}
+
+int run_serve(const ServeOptions& o) {
+    if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
+        fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
+                                   "(--api-token or VFILTER_API_TOKEN)");
+    const ServeConfig config = load_serve_config(o.config);  // a bad file changes nothing: exit 2
+    if (config.streams.empty() && o.api_port < 0)
+        fail(ErrorCategory::Usage, o.config + ": no streams, and no --api-port to add them through");
+
+    // Signals are taken by this thread alone (sigtimedwait below); every thread started from
+    // here on inherits the block.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    StreamService service(o.host_threads);
+    std::unique_ptr<HttpServer> api;
+    if (o.api_port >= 0) {
+        HttpServerOptions ho;
+        ho.bind = o.api_bind;
+        ho.port = o.api_port;
+        ho.option = "--api-port";
+        ho.max_body_bytes = 64 * 1024;
+        const std::string token = o.api_token;
+        api = std::make_unique<HttpServer>(ho, [&service, token](const HttpRequest& r) {
+            return answer_control_request(r, service, token);
+        });
+        spdlog::info("control API: http://{}:{}/streams{}", o.api_bind, api->port(), token.empty() ? "" : " (token required)");
+    }
+    service.apply(config);
+    spdlog::info("serving {} stream(s) from {}", config.streams.size(), o.config);
+
+    int stops = 0;
+    bool ended_on_their_own = false;
+    for (;;) {
+        timespec wait{0, 200 * 1000 * 1000};
+        const int sig = sigtimedwait(&signals, nullptr, &wait);
+        if (sig == SIGHUP) {
+            try {
+                service.apply(load_serve_config(o.config));
+                spdlog::info("SIGHUP: {} applied; {} stream(s)", o.config, service.size());
+            } catch (const std::exception& e) {
+                spdlog::error("SIGHUP: {}; nothing changed", redact_credentials(e.what()));
+            }
+        } else if (sig == SIGINT || sig == SIGTERM) {
+            ++stops;
+            if (stops > 2) _exit(130);
+            spdlog::info(stops == 1 ? "stopping: every stream finishes its output (signal again to finish at once)"
+                                    : "stopping at once: frames in flight are discarded");
+            service.stop_all(stops > 1);
+        }
+        bool all_ended = true;
+        for (const nlohmann::json& s : service.list())
+            if (s["state"] != "failed" && s["state"] != "stopped") all_ended = false;
+        if (stops > 0 && all_ended) break;
+        if (!api && all_ended) {  // nothing left to do and nobody can add a stream
+            ended_on_their_own = true;
+            break;
+        }
+    }
+    service.wait_all();
+    api.reset();  // no request reaches the service from here on
+    const nlohmann::json summary = service.final_stats();
+    if (!o.stats_json.empty()) {
+        std::ofstream f(o.stats_json, std::ios::trunc);
+        f << redact_credentials(summary.dump(2)) << "\n";
+        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + o.stats_json + "' failed");
+    }
+    int failed = 0;
+    for (const auto& [name, s] : summary.items()) {
+        if (s["state"] == "failed") {
+            ++failed;
+            spdlog::warn("stream '{}' failed: {}", name, s["last_error"].get<std::string>());
+        } else {
+            spdlog::info("stream '{}': {} frames written", name, s["frames_out"].get<int64_t>());
+        }
+    }
+    if (stops > 1) return 130;
+    return ended_on_their_own && failed > 0 ? exit_code_for(ErrorCategory::Damaged) : 0;
+}
+
+}  // namespace vf

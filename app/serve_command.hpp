@@ -1,0 +1,26 @@
+// `vfilter serve --config streams.yaml`: every stream of the file in one process until
+// SIGTERM/SIGINT, with the control API (app/control_api.hpp) when --api-port is given; SIGHUP
+// re-reads the file and applies the difference. docs/serve.md.
+#pragma once
+
+#include <string>
+
+namespace vf {
+
+struct ServeOptions {
+    std::string config;               // the YAML file
+    int api_port = -1;                // < 0: no API (nor /metrics)
+    std::string api_bind = "127.0.0.1";
+    std::string api_token;            // needed for /streams when set; required off loopback
+    int host_threads = 0;             // decoder + encoder + CPU filter threads shared by the streams
+    std::string stats_json;           // one object per stream, written at the end
+};
+
+// Exit code: 0 once stopped by a signal, or once every stream ended with none failed; 5 when
+// streams ended on their own and one failed; 2 for a bad config or option (nothing started).
+int run_serve(const ServeOptions& options);
+
+// Whether an IPv4 address is on the loopback network (127.0.0.0/8).
+bool is_loopback_address(const std::string& address);
+
+}  // namespace vf

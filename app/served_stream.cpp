@@ -1,0 +1,148 @@
+#include "app/served_stream.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "common/error.hpp"
+#include "common/logging.hpp"
+#include "common/redact.hpp"
+#include "pipeline/stats.hpp"
+
+namespace vf {
+
+const char* state_name(StreamState s) {
+    switch (s) {
+    case StreamState::Starting: return "starting";
+    case StreamState::Running: return "running";
+    case StreamState::Reconnecting: return "reconnecting";
+    case StreamState::Failed: return "failed";
+    case StreamState::Stopped: return "stopped";
+    }
+    return "?";
+}
+
+ServedStream::ServedStream(StreamConfig config) : config_(std::move(config)), filter_(config_.options.filter) {}
+
+ServedStream::~ServedStream() {
+    stop();
+    join();
+}
+
+void ServedStream::start() { thread_ = std::thread([this] { run(); }); }
+
+void ServedStream::join() {
+    if (thread_.joinable()) thread_.join();
+}
+
+void ServedStream::stop(bool abandon) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_requested_ = true;
+    abandon_requested_ = abandon_requested_ || abandon;
+    if (!job_) return;  // still opening: run() applies the request once the job exists
+    if (abandon) job_->abandon();
+    else job_->interrupt();
+}
+
+void ServedStream::run() {
+    set_log_stream(config_.name);
+    RunOptions o = config_.options;
+    o.progress = false;
+    std::unique_ptr<Job> job;
+    try {
+        job = std::make_unique<Job>(o);
+    } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state_ = StreamState::Failed;
+        error_ = redact_credentials(e.what());
+        spdlog::error("{}", e.what());
+        return;
+    }
+    Job* running = job.get();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        job_ = std::move(job);
+        state_ = StreamState::Running;
+        if (abandon_requested_) running->abandon();
+        else if (stop_requested_) running->interrupt();
+    }
+    StreamState end = StreamState::Stopped;
+    std::string error;
+    nlohmann::json stats;
+    try {
+        const JobResult r = running->run();
+        stats = nlohmann::json::parse(redact_credentials(to_json(r.stats).dump()));
+        if (r.damaged) {
+            end = StreamState::Failed;
+            error = "input damaged: " + r.stats.damage;
+        }
+    } catch (const std::exception& e) {
+        end = StreamState::Failed;
+        error = e.what();
+    }
+    if (!error.empty()) spdlog::error("{}", error);
+    else spdlog::info("stopped; the output is complete");
+    std::unique_ptr<Job> finished;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        last_ = running->status();
+        filter_ = running->filter();
+        state_ = end;
+        error_ = redact_credentials(error);
+        final_stats_ = std::move(stats);
+        finished = std::move(job_);  // destroyed outside the lock: readers only wait for the swap
+    }
+}
+
+StreamState ServedStream::state() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (state_ == StreamState::Running && job_ && !job_->status().source_up) return StreamState::Reconnecting;
+    return state_;
+}
+
+nlohmann::json ServedStream::describe() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const JobStatus s = job_ ? job_->status() : last_;
+    StreamState state = state_;
+    if (state == StreamState::Running && !s.source_up) state = StreamState::Reconnecting;
+    nlohmann::json j;
+    j["name"] = config_.name;
+    j["state"] = state_name(state);
+    j["input"] = redact_credentials(config_.options.input);
+    j["output"] = redact_credentials(config_.options.output);
+    j["filter"] = job_ ? job_->filter() : filter_;
+    j["frames_in"] = s.frames_in;
+    j["frames_out"] = s.frames_out;
+    j["frames_dropped"] = s.frames_dropped;
+    j["fps"] = job_ ? s.fps : 0.0;
+    j["reconnects"] = s.reconnects;
+    j["last_error"] = error_;
+    return j;
+}
+
+nlohmann::json ServedStream::final_stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return final_stats_;
+}
+
+void ServedStream::collect_metrics(MetricSet& set) const {
+    const std::string labels = metric_label("stream", config_.name);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (job_) {
+        job_->collect_metrics(set, labels);
+        return;
+    }
+    // Not running (opening, or ended): the counters it ended with.
+    set.add("vfilter_frames_in_total", "counter", "Video frames decoded.", static_cast<double>(last_.frames_in), labels);
+    set.add("vfilter_frames_out_total", "counter", "Video frames filtered and written.", static_cast<double>(last_.frames_out), labels);
+    set.add("vfilter_frames_dropped_total", "counter", "Frames dropped because processing fell behind a live input.",
+            static_cast<double>(last_.frames_dropped), labels);
+    set.add("vfilter_source_up", "gauge", "1 while the input delivers, 0 while reconnecting.", 0, labels);
+}
+
+void ServedStream::set_filter(const std::string& chain) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!job_ || state_ != StreamState::Running)
+        fail(ErrorCategory::Usage, std::string("stream '") + config_.name + "' is " + state_name(state_) + ", not running");
+    job_->set_filter(chain);
+}
+
+}  // namespace vf

@@ -1,0 +1,64 @@
+// One stream of `vfilter serve`: a Job (the same engine as the single-stream command) run on a
+// thread of its own, so a camera that blocks, reconnects or fails touches no other stream. Its
+// state and counters are readable from any thread while it runs and after it ended.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "app/job.hpp"
+#include "app/serve_config.hpp"
+#include "common/metric_set.hpp"
+
+namespace vf {
+
+enum class StreamState { Starting, Running, Reconnecting, Failed, Stopped };
+const char* state_name(StreamState s);
+
+class ServedStream {
+public:
+    explicit ServedStream(StreamConfig config);
+    ~ServedStream();  // stops and joins
+    ServedStream(const ServedStream&) = delete;
+    ServedStream& operator=(const ServedStream&) = delete;
+
+    void start();
+    // Stops reading, drains what is in flight and finalises the output (as the first Ctrl-C of
+    // a single run); abandon=true discards what is in flight (the second one). Returns at once.
+    void stop(bool abandon = false);
+    void join();
+
+    const std::string& name() const { return config_.name; }
+    const StreamConfig& config() const { return config_; }
+    StreamState state() const;
+    bool ended() const { return state() == StreamState::Failed || state() == StreamState::Stopped; }
+    // name, state, input and output (credentials redacted), filter, frames in/out/dropped, fps,
+    // reconnects, last error.
+    nlohmann::json describe() const;
+    // Its stats when it ended (the single run's --stats-json object), or null while it runs.
+    nlohmann::json final_stats() const;
+    void collect_metrics(MetricSet& set) const;
+    // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.
+    void set_filter(const std::string& chain);
+
+private:
+    void run();
+
+    StreamConfig config_;
+    std::thread thread_;
+    mutable std::mutex mutex_;   // everything below
+    std::unique_ptr<Job> job_;   // while it runs
+    StreamState state_ = StreamState::Starting;
+    std::string error_;
+    std::string filter_;
+    JobStatus last_;             // the counters when the job ended
+    nlohmann::json final_stats_;
+    bool stop_requested_ = false, abandon_requested_ = false;
+};
+
+}  // namespace vf

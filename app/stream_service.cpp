@@ -1,0 +1,186 @@
+#include "app/stream_service.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "common/error.hpp"
+#include "common/redact.hpp"
+
+namespace vf {
+namespace {
+
+// Outputs two streams must not share: files (and segment patterns); network outputs and null may repeat.
+bool exclusive_output(const std::string& out) {
+    return !out.empty() && out != "null" && out != "-" && out.find("://") == std::string::npos;
+}
+
+}  // namespace
+
+StreamService::StreamService(int host_threads)
+    : host_threads_(host_threads > 0 ? host_threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+
+StreamService::~StreamService() {
+    stop_all();
+    wait_all();
+}
+
+void StreamService::check_output_free_locked(const StreamConfig& s, const std::string& ignoring) const {
+    if (!exclusive_output(s.options.output)) return;
+    for (const auto& [name, other] : streams_)
+        if (name != ignoring && name != s.name && other->config().options.output == s.options.output && !other->ended())
+            throw ServiceError(409, "stream '" + s.name + "': output '" + redact_credentials(s.options.output) +
+                                        "' is already written by stream '" + name + "'");
+}
+
+void StreamService::start_locked(StreamConfig s, int sharing) {
+    // Each stream gets its share of the host's threads unless its entry says otherwise.
+    const int share = std::max(1, host_threads_ / std::max(1, sharing));
+    if (!s.fields.count("decoder-threads")) s.options.decoder_threads = share;
+    if (!s.fields.count("encoder-threads")) s.options.encoder_threads = share;
+    if (!s.fields.count("threads")) s.options.threads = share;
+    const std::string name = s.name;
+    auto stream = std::make_unique<ServedStream>(std::move(s));
+    stream->start();
+    streams_[name] = std::move(stream);
+    spdlog::info("stream '{}' started", name);
+}
+
+void StreamService::add(StreamConfig s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closing_) throw ServiceError(503, "vfilter serve is stopping");
+    if (streams_.count(s.name)) throw ServiceError(409, "stream '" + s.name + "' exists (DELETE it first, or use another name)");
+    check_output_free_locked(s, "");
+    start_locked(std::move(s), static_cast<int>(streams_.size()) + 1);
+}
+
+void StreamService::remove(const std::string& name) {
+    std::unique_ptr<ServedStream> stream;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = streams_.find(name);
+        if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
+        stream = std::move(it->second);
+        streams_.erase(it);
+    }
+    stream->stop();
+    stream->join();
+    spdlog::info("stream '{}' removed", name);
+}
+
+void StreamService::set_filter(const std::string& name, const std::string& chain) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(name);
+    if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
+    if (it->second->state() != StreamState::Running && it->second->state() != StreamState::Reconnecting)
+        throw ServiceError(409, "stream '" + name + "' is " + state_name(it->second->state()) + ", not running");
+    try {
+        it->second->set_filter(chain);
+    } catch (const Error& e) {
+        throw ServiceError(400, "stream '" + name + "': " + e.what());
+    }
+}
+
+void StreamService::apply(const ServeConfig& config) {
+    std::vector<std::unique_ptr<ServedStream>> leaving;
+    std::vector<StreamConfig> starting;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        // Outputs: checked against the streams that stay, before anything changes.
+        std::set<std::string> outputs;
+        for (const StreamConfig& s : config.streams) {
+            if (exclusive_output(s.options.output) && !outputs.insert(s.options.output).second)
+                throw ServiceError(400, "stream '" + s.name + "': output '" + redact_credentials(s.options.output) +
+                                            "' is written by another stream of the file");
+        }
+        for (auto it = streams_.begin(); it != streams_.end();) {
+            const StreamConfig* now = nullptr;
+            for (const StreamConfig& s : config.streams)
+                if (s.name == it->first) now = &s;
+            if (now && *now == it->second->config() && !it->second->ended()) {
+                ++it;  // unchanged and running: left alone
+                continue;
+            }
+            leaving.push_back(std::move(it->second));
+            it = streams_.erase(it);
+        }
+        for (const StreamConfig& s : config.streams)
+            if (!streams_.count(s.name)) starting.push_back(s);
+        defaults_ = config.defaults;
+    }
+    // Changed and removed streams finish their outputs before a changed one starts again on the same file.
+    for (auto& s : leaving) s->stop();
+    for (auto& s : leaving) {
+        s->join();
+        spdlog::info("stream '{}' stopped ({})", s->name(), "no longer in the config, or changed");
+    }
+    leaving.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closing_) return;
+    const int sharing = static_cast<int>(config.streams.size());
+    for (StreamConfig& s : starting) start_locked(std::move(s), sharing);
+}
+
+nlohmann::json StreamService::list() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& [name, stream] : streams_) all.push_back(stream->describe());
+    return all;
+}
+
+nlohmann::json StreamService::final_stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nlohmann::json all = nlohmann::json::object();
+    for (const auto& [name, stream] : streams_) {
+        nlohmann::json entry = stream->describe();
+        entry["stats"] = stream->final_stats();
+        all[name] = entry;
+    }
+    return all;
+}
+
+std::string StreamService::metrics() const {
+    MetricSet set;
+    std::map<std::string, int> by_state = {{"starting", 0}, {"running", 0}, {"reconnecting", 0}, {"failed", 0}, {"stopped", 0}};
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [name, stream] : streams_) {
+            ++by_state[state_name(stream->state())];
+            stream->collect_metrics(set);
+        }
+    }
+    for (const auto& [state, n] : by_state)
+        set.add("vfilter_streams", "gauge", "Streams by state.", n, metric_label("state", state));
+    return set.text();
+}
+
+bool StreamService::ready() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [name, stream] : streams_)
+        if (stream->state() == StreamState::Starting) return false;
+    return true;
+}
+
+size_t StreamService::size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return streams_.size();
+}
+
+void StreamService::stop_all(bool abandon) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+    for (auto& [name, stream] : streams_) stream->stop(abandon);
+}
+
+void StreamService::wait_all() {
+    std::vector<ServedStream*> all;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto& [name, stream] : streams_) all.push_back(stream.get());
+    }
+    for (ServedStream* s : all) s->join();
+}
+
+}  // namespace vf

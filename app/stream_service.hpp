@@ -1,0 +1,62 @@
+// The streams of `vfilter serve`, by name: added, removed, re-filtered and reconciled with an
+// edited config file, each change checked in full before anything is touched. One process, so
+// every stream's GPU work shares the process's one CUDA context; host threads are budgeted
+// across streams instead of each stream taking every core.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "app/served_stream.hpp"
+
+namespace vf {
+
+// A request the service refuses, with the HTTP status that says why (400, 404, 409).
+class ServiceError : public std::runtime_error {
+public:
+    ServiceError(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
+    int status() const { return status_; }
+
+private:
+    int status_;
+};
+
+class StreamService {
+public:
+    // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the cores).
+    explicit StreamService(int host_threads = 0);
+    ~StreamService();  // stops every stream, finalising its output
+
+    // The whole config: streams no longer named are stopped, changed ones restarted, new ones
+    // started. Checked before anything changes (duplicate outputs included).
+    void apply(const ServeConfig& config);
+    void add(StreamConfig stream);           // 409 on a name or output in use
+    void remove(const std::string& name);    // 404; returns once its output is finalised
+    void set_filter(const std::string& name, const std::string& chain);  // 404, 400, 409
+    const std::map<std::string, std::string>& defaults() const { return defaults_; }
+
+    nlohmann::json list() const;              // every stream's describe(), by name
+    nlohmann::json final_stats() const;       // {name: stats} of the streams that ended
+    std::string metrics() const;              // Prometheus text, every sample labelled by stream
+    bool ready() const;                       // no stream is still opening
+    size_t size() const;
+    // Stops every stream (abandon: discard what is in flight) and waits for all of them.
+    void stop_all(bool abandon = false);
+    void wait_all();
+
+private:
+    void start_locked(StreamConfig stream, int streams_sharing);
+    void check_output_free_locked(const StreamConfig& stream, const std::string& ignoring) const;
+
+    int host_threads_;
+    mutable std::mutex mutex_;
+    bool closing_ = false;  // stop_all() was called: nothing new starts
+    std::map<std::string, std::string> defaults_;
+    std::map<std::string, std::unique_ptr<ServedStream>> streams_;
+};
+
+}  // namespace vf

@@ -1,0 +1,387 @@
+// `vfilter serve`: the YAML config and the API's JSON entries (errors name the line, the stream
+// and the field), and the command itself run as a user runs it: streams from files in one
+// process, the control API adding, removing and re-filtering streams while others run, the token,
+// SIGHUP, and the outputs finalised on SIGTERM. The RTSP cameras are in tests/live/live_test.cpp.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "app/serve_command.hpp"
+#include "app/serve_config.hpp"
+#include "common/error.hpp"
+#include "support/child_process.hpp"
+#include "support/clip_writer.hpp"
+#include "support/http_client.hpp"
+#include "support/run_command.hpp"
+
+namespace vf {
+namespace {
+
+using namespace test;
+using namespace std::chrono_literals;
+
+std::string usage_error(const std::string& yaml) {
+    try {
+        parse_serve_config(yaml, "streams.yaml");
+    } catch (const Error& e) {
+        EXPECT_EQ(e.category(), ErrorCategory::Usage);
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+TEST(ServeConfig, ReadsDefaultsAndStreams) {
+    const ServeConfig c = parse_serve_config(R"(
+defaults:
+  filter: sobel
+  crf: 30
+  on-overload: block
+streams:
+  - name: cam1
+    input: a.mp4
+    output: a-out.mp4
+  - name: cam_2-b
+    input: b.mp4
+    output: "null"
+    filter: gaussian=sigma=2
+    low-latency: true
+    realtime: false
+)", "streams.yaml");
+    ASSERT_EQ(c.streams.size(), 2u);
+    EXPECT_EQ(c.streams[0].name, "cam1");
+    EXPECT_EQ(c.streams[0].options.filter, "sobel");
+    EXPECT_EQ(c.streams[0].options.crf.value_or(-1), 30);
+    EXPECT_EQ(c.streams[0].options.on_overload, OverloadPolicy::Block);
+    EXPECT_EQ(c.streams[1].options.filter, "gaussian=sigma=2") << "the stream's own field wins over the default";
+    EXPECT_TRUE(c.streams[1].options.low_latency);
+    EXPECT_EQ(c.streams[1].options.preset, "superfast") << "as on the command line: low latency picks a faster preset";
+    EXPECT_FALSE(c.streams[1].options.realtime);
+    EXPECT_EQ(c.streams[1].options.output, "null");
+}
+
+TEST(ServeConfig, ErrorsNameTheLineTheStreamAndTheField) {
+    EXPECT_NE(usage_error("streams:\n  - name: a\n    input: [x\n").find("streams.yaml:"), std::string::npos);
+    const std::string unknown = usage_error("streams:\n  - name: cam1\n    input: a.mp4\n    output: b.mp4\n    colour: red\n");
+    EXPECT_NE(unknown.find("streams.yaml:2:5"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("stream 'cam1'"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("unknown field 'colour'"), std::string::npos) << unknown;
+    const std::string bad_value = usage_error("streams:\n  - {name: cam1, input: a.mp4, output: b.mp4, crf: 99}\n");
+    EXPECT_NE(bad_value.find("stream 'cam1'"), std::string::npos) << bad_value;
+    EXPECT_NE(bad_value.find("crf"), std::string::npos) << bad_value;
+    const std::string filter = usage_error("streams:\n  - {name: cam1, input: a.mp4, output: b.mp4, filter: blurry}\n");
+    EXPECT_NE(filter.find("stream 'cam1': field 'filter': unknown filter 'blurry'"), std::string::npos) << filter;
+    const std::string codec = usage_error("streams:\n  - {name: cam1, input: a.mp4, output: b.mp4, codec: nosuch}\n");
+    EXPECT_NE(codec.find("stream 'cam1': field 'codec'"), std::string::npos) << codec;
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y}\n  - {name: a, input: x, output: z}\n").find("'a' is used twice"),
+              std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: 'a b', input: x, output: y}\n").find("stream name 'a b'"), std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x}\n").find("field 'output' is missing"), std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {input: x, output: y}\n").find("field 'name' is missing"), std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, metrics-port: 9000}\n").find("whole serve process"),
+              std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: [x, y], output: y}\n").find("expected a single value"), std::string::npos);
+    EXPECT_NE(usage_error("stream:\n  - {name: a}\n").find("unknown section 'stream'"), std::string::npos);
+    EXPECT_NE(usage_error("defaults: {filter: sobel}\n").find("'streams:' must be a list"), std::string::npos);
+    EXPECT_NE(usage_error("{[a]: 1}\n").find("streams.yaml"), std::string::npos);
+}
+
+TEST(ServeConfig, EnvironmentVariablesFillValues) {
+    ::setenv("VF_TEST_CAM_URL", "rtsp://admin:s3cret@10.0.0.5/live", 1);
+    const ServeConfig c = parse_serve_config("streams:\n  - {name: a, input: '${VF_TEST_CAM_URL}', output: a.mp4}\n", "s.yaml");
+    EXPECT_EQ(c.streams[0].options.input, "rtsp://admin:s3cret@10.0.0.5/live");
+    ::unsetenv("VF_TEST_CAM_URL");
+    const std::string e = usage_error("streams:\n  - {name: a, input: '${VF_TEST_CAM_URL}', output: a.mp4}\n");
+    EXPECT_NE(e.find("environment variable VF_TEST_CAM_URL is not set"), std::string::npos) << e;
+}
+
+TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
+    const std::map<std::string, std::string> defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
+    const StreamConfig s = stream_from_json(R"({"name": "cam9", "input": "x.mp4", "output": "y.mkv", "crf": 20, "realtime": true})", defaults);
+    EXPECT_EQ(s.name, "cam9");
+    EXPECT_EQ(s.options.filter, "sobel");
+    EXPECT_TRUE(s.options.realtime);
+    EXPECT_EQ(s.options.crf.value_or(-1), 20);
+    EXPECT_THROW(stream_from_json("{not json", defaults), Error);
+    EXPECT_THROW(stream_from_json(R"({"input": "x", "output": "y"})", defaults), Error);
+    EXPECT_THROW(stream_from_json(R"({"name": "a", "input": "x", "output": "y", "filter": ["sobel"]})", defaults), Error);
+    ::setenv("VF_TEST_SECRET", "hidden", 1);
+    const StreamConfig literal = stream_from_json(R"({"name": "a", "input": "http://h/${VF_TEST_SECRET}", "output": "y.mkv"})", defaults);
+    EXPECT_EQ(literal.options.input, "http://h/${VF_TEST_SECRET}") << "a client must not read the server's environment";
+    ::unsetenv("VF_TEST_SECRET");
+}
+
+TEST(ServeConfig, LoopbackAddresses) {
+    EXPECT_TRUE(is_loopback_address("127.0.0.1"));
+    EXPECT_TRUE(is_loopback_address("127.8.9.10"));
+    EXPECT_FALSE(is_loopback_address("0.0.0.0"));
+    EXPECT_FALSE(is_loopback_address("10.0.0.1"));
+    EXPECT_FALSE(is_loopback_address("localhost"));
+}
+
+// HTTP with a body and a method, for the API.
+std::string http(int port, const std::string& method, const std::string& path, const std::string& body = "",
+                 const std::string& token = "") {
+    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+    if (!token.empty()) req += "Authorization: Bearer " + token + "\r\n";
+    req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    return http_exchange(port, req);
+}
+int status_of(const std::string& response) {
+    return response.size() > 12 && response.rfind("HTTP/1.1 ", 0) == 0 ? std::atoi(response.c_str() + 9) : -1;
+}
+nlohmann::json body_json(const std::string& response) {
+    const size_t at = response.find("\r\n\r\n");
+    if (at == std::string::npos) return nullptr;
+    return nlohmann::json::parse(response.substr(at + 4), nullptr, false);
+}
+
+bool same_pixels(const AVFrame* a, const AVFrame* b) {
+    if (a->width != b->width || a->height != b->height || a->format != b->format) return false;
+    for (int p = 0; p < 3; ++p) {
+        const int h = p == 0 ? a->height : (a->height + 1) / 2, w = p == 0 ? a->width : (a->width + 1) / 2;
+        for (int y = 0; y < h; ++y)
+            if (std::memcmp(a->data[p] + y * a->linesize[p], b->data[p] + y * b->linesize[p], static_cast<size_t>(w)) != 0)
+                return false;
+    }
+    return true;
+}
+
+class Serve : public ::testing::Test {
+protected:
+    void SetUp() override { dir = temp_dir(); }
+    std::string clip(const std::string& name, int frames, unsigned seed = 1, int w = 96, int h = 64) {
+        ClipSpec c;
+        c.path = dir + "/" + name;
+        c.frames = frames;
+        c.width = w;
+        c.height = h;
+        c.seed = seed;
+        c.audio = false;
+        write_clip(c);
+        return c.path;
+    }
+    void write(const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; }
+    std::unique_ptr<ChildProcess> serve(std::vector<std::string> extra, const std::string& log = "serve.log") {
+        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return std::make_unique<ChildProcess>(args, dir + "/" + log);
+    }
+    int api_port(ChildProcess& p) {
+        if (!p.wait_for_log("control API: http://127.0.0.1:", 30)) return -1;
+        const std::string log = p.log();
+        const size_t at = log.find("control API: http://127.0.0.1:") + std::string("control API: http://127.0.0.1:").size();
+        return std::atoi(log.c_str() + at);
+    }
+    nlohmann::json streams(int port, const std::string& token = "") { return body_json(http(port, "GET", "/streams", "", token)); }
+    nlohmann::json stream(int port, const std::string& name) {
+        for (const auto& s : streams(port))
+            if (s["name"] == name) return s;
+        return nullptr;
+    }
+    bool wait_state(int port, const std::string& name, const std::string& state, double timeout_s = 30) {
+        for (int i = 0; i < timeout_s * 20; ++i) {
+            const nlohmann::json s = stream(port, name);
+            if (!s.is_null() && s["state"] == state) return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
+    }
+    std::string dir;
+};
+
+TEST_F(Serve, RunsEveryStreamAndFinalisesThemOnSigterm) {
+    clip("a.mkv", 200, 1);
+    clip("b.mkv", 200, 2);
+    write("streams.yaml", "defaults: {codec: ffv1, realtime: true, on-overload: block}\nstreams:\n"
+                          "  - {name: a, input: " + dir + "/a.mkv, output: " + dir + "/a-out.mkv, filter: sobel}\n"
+                          "  - {name: b, input: " + dir + "/b.mkv, output: " + dir + "/b-out.mkv, filter: 'gaussian=sigma=1.5'}\n");
+    auto p = serve({"--stats-json", dir + "/stats.json"});
+    ASSERT_TRUE(p->wait_for_log("[a] output:", 30)) << p->log();
+    ASSERT_TRUE(p->wait_for_log("[b] output:", 30)) << p->log();
+    std::this_thread::sleep_for(1s);
+    p->signal(SIGTERM);
+    ASSERT_EQ(p->wait(30), 0) << p->log();
+    const nlohmann::json stats = nlohmann::json::parse(read_file(dir + "/stats.json"));
+    for (const char* name : {"a", "b"}) {
+        ASSERT_TRUE(stats.contains(name)) << stats.dump(2);
+        EXPECT_EQ(stats[name]["state"], "stopped");
+        const int64_t written = stats[name]["frames_out"].get<int64_t>();
+        EXPECT_GT(written, 10);
+        EXPECT_LT(written, 200) << "stopped early by the signal";
+        EXPECT_EQ(static_cast<int64_t>(read_video_frames(dir + "/" + name + "-out.mkv").size()), written)
+            << "the output holds every frame the stream reported";
+    }
+}
+
+TEST_F(Serve, StreamsThatEndEndTheServiceWithoutAnApi) {
+    clip("a.mkv", 20, 1);
+    write("streams.yaml", "streams:\n  - {name: a, input: " + dir + "/a.mkv, output: " + dir + "/a-out.mkv, codec: ffv1}\n"
+                          "  - {name: gone, input: " + dir + "/missing.mkv, output: " + dir + "/gone.mkv}\n");
+    auto p = serve({"--stats-json", dir + "/stats.json"});
+    EXPECT_EQ(p->wait(60), 5) << "one stream failed: " << p->log();
+    const nlohmann::json stats = nlohmann::json::parse(read_file(dir + "/stats.json"));
+    EXPECT_EQ(stats["a"]["state"], "stopped");
+    EXPECT_EQ(stats["a"]["frames_out"], 20) << "the failing stream did not harm the other";
+    EXPECT_EQ(stats["gone"]["state"], "failed");
+    EXPECT_NE(stats["gone"]["last_error"].get<std::string>().find("missing.mkv"), std::string::npos) << stats.dump(2);
+    EXPECT_FALSE(file_exists(dir + "/gone.mkv"));
+    EXPECT_EQ(read_video_frames(dir + "/a-out.mkv").size(), 20u);
+}
+
+TEST_F(Serve, BadConfigIsRefusedBeforeAnythingStarts) {
+    clip("a.mkv", 20, 1);
+    write("streams.yaml", "streams:\n  - {name: a, input: " + dir + "/a.mkv, output: " + dir + "/a-out.mkv}\n"
+                          "  - {name: b, input: " + dir + "/a.mkv, output: " + dir + "/b-out.mkv, filter: 'sobel=scale=x'}\n");
+    auto p = serve({});
+    EXPECT_EQ(p->wait(30), 2) << p->log();
+    EXPECT_NE(p->log().find("streams.yaml:3:5: stream 'b': field 'filter'"), std::string::npos) << p->log();
+    EXPECT_FALSE(file_exists(dir + "/a-out.mkv")) << "no stream starts when one is bad";
+    write("streams.yaml", "streams:\n  - name: a\n    input: [unclosed\n");
+    auto q = serve({}, "q.log");
+    EXPECT_EQ(q->wait(30), 2) << q->log();
+    EXPECT_NE(q->log().find("streams.yaml:"), std::string::npos) << q->log();
+    auto r = run_vfilter({"serve", "--config", dir + "/streams.yaml", "--api-port", "0", "--api-bind", "0.0.0.0"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("give it a token"), std::string::npos) << r.output;
+}
+
+TEST_F(Serve, ApiAddsAndRemovesStreamsWhileOthersRunAndRefusesBadRequests) {
+    clip("a.mkv", 600, 1);
+    clip("b.mkv", 600, 2);
+    write("streams.yaml", "defaults: {codec: ffv1, realtime: true, on-overload: block}\nstreams:\n"
+                          "  - {name: a, input: " + dir + "/a.mkv, output: " + dir + "/a-out.mkv, filter: sobel}\n");
+    auto p = serve({"--api-port", "0", "--stats-json", dir + "/stats.json"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    ASSERT_TRUE(wait_state(port, "a", "running")) << p->log();
+
+    const std::string b = R"({"name": "b", "input": ")" + dir + R"(/b.mkv", "output": ")" + dir + R"(/b-out.mkv", "filter": "prewitt"})";
+    std::string r = http(port, "POST", "/streams", b);
+    EXPECT_EQ(status_of(r), 201) << r;
+    EXPECT_EQ(body_json(r)["name"], "b");
+    EXPECT_EQ(status_of(http(port, "POST", "/streams", b)), 409) << "a duplicate name";
+    r = http(port, "POST", "/streams", R"({"name": "c", "input": "x.mkv", "output": "c.mkv", "colour": "red"})");
+    EXPECT_EQ(status_of(r), 400);
+    EXPECT_NE(body_json(r)["error"].get<std::string>().find("unknown field 'colour'"), std::string::npos) << r;
+    r = http(port, "POST", "/streams", R"({"name": "c", "input": "x.mkv", "output": "c.mkv", "filter": "blurry"})");
+    EXPECT_EQ(status_of(r), 400);
+    EXPECT_NE(body_json(r)["error"].get<std::string>().find("unknown filter 'blurry'"), std::string::npos) << r;
+    r = http(port, "POST", "/streams", R"({"name": "c", "input": ")" + dir + R"(/b.mkv", "output": ")" + dir + R"(/a-out.mkv"})");
+    EXPECT_EQ(status_of(r), 409) << "another stream's output: " << r;
+    EXPECT_EQ(status_of(http(port, "POST", "/streams", "{nope")), 400);
+    EXPECT_EQ(status_of(http(port, "PUT", "/streams/a/filter", "blurry")), 400);
+    EXPECT_EQ(status_of(http(port, "PUT", "/streams/zz/filter", "sobel")), 404);
+    EXPECT_EQ(status_of(http(port, "DELETE", "/streams/zz")), 404);
+    EXPECT_EQ(status_of(http(port, "GET", "/nothing")), 404);
+    EXPECT_EQ(streams(port).size(), 2u) << "the bad requests changed nothing";
+
+    ASSERT_TRUE(wait_state(port, "b", "running")) << p->log();
+    std::this_thread::sleep_for(1s);
+    r = http(port, "DELETE", "/streams/b");
+    EXPECT_EQ(status_of(r), 200) << r;
+    const auto b_frames = read_video_frames(dir + "/b-out.mkv");
+    EXPECT_GT(b_frames.size(), 5u) << "removed: its output is finalised when DELETE answers";
+    EXPECT_EQ(streams(port).size(), 1u);
+    const nlohmann::json a = stream(port, "a");
+    EXPECT_EQ(a["state"], "running") << "the other stream kept running: " << a.dump();
+    EXPECT_EQ(a["frames_dropped"], 0);
+
+    const std::string metrics = http(port, "GET", "/metrics");
+    EXPECT_NE(metrics.find("vfilter_frames_out_total{stream=\"a\"}"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("vfilter_streams{state=\"running\"} 1"), std::string::npos) << metrics;
+    EXPECT_EQ(metrics.find("stream=\"b\""), std::string::npos) << "a removed stream leaves the metrics";
+    EXPECT_EQ(status_of(http(port, "GET", "/healthz")), 200);
+    EXPECT_EQ(status_of(http(port, "GET", "/readyz")), 200);
+
+    p->signal(SIGINT);
+    ASSERT_EQ(p->wait(30), 0) << p->log();
+    EXPECT_FALSE(read_video_frames(dir + "/a-out.mkv").empty());
+}
+
+TEST_F(Serve, TokenGuardsTheStreamsButNotTheProbes) {
+    clip("a.mkv", 600, 1);
+    write("streams.yaml", "streams:\n  - {name: a, input: " + dir + "/a.mkv, output: 'null', realtime: true}\n");
+    auto p = serve({"--api-port", "0", "--api-token", "t0k3n"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    EXPECT_EQ(status_of(http(port, "GET", "/streams")), 401);
+    EXPECT_EQ(status_of(http(port, "GET", "/streams", "", "wrong")), 401);
+    EXPECT_EQ(status_of(http(port, "DELETE", "/streams/a", "", "wrong")), 401);
+    EXPECT_EQ(status_of(http(port, "GET", "/streams", "", "t0k3n")), 200);
+    EXPECT_EQ(status_of(http(port, "GET", "/metrics")), 200);
+    EXPECT_EQ(status_of(http(port, "GET", "/healthz")), 200);
+    EXPECT_EQ(streams(port, "t0k3n").size(), 1u) << "the refused DELETE changed nothing";
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30), 0) << p->log();
+}
+
+// The filter changed through the API applies from one frame on: on lossless output every frame
+// before it equals the old filter's output, every frame from it the new one's, exactly.
+TEST_F(Serve, FilterChangeAppliesFromTheNextFrameWithoutRestartingTheOutput) {
+    const std::string in = clip("a.mkv", 150, 7);
+    for (const auto& [name, filter] : std::vector<std::pair<std::string, std::string>>{{"old", "sobel"}, {"new", "gaussian=sigma=2"}}) {
+        const CommandResult r = run_vfilter({"-i", in, "-f", filter, "--codec", "ffv1", "-o", dir + "/" + name + ".mkv", "--no-progress"});
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+    }
+    write("streams.yaml", "streams:\n  - {name: a, input: " + in + ", output: " + dir + "/live.mkv, filter: sobel, codec: ffv1, "
+                          "realtime: true, on-overload: block}\n");
+    auto p = serve({"--api-port", "0"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    ASSERT_TRUE(wait_state(port, "a", "running")) << p->log();
+    std::this_thread::sleep_for(1500ms);
+    const std::string r = http(port, "PUT", "/streams/a/filter", "gaussian=sigma=2");
+    ASSERT_EQ(status_of(r), 200) << r;
+    EXPECT_EQ(body_json(r)["filter"], "gaussian=sigma=2");
+    ASSERT_TRUE(wait_state(port, "a", "stopped", 30)) << p->log();
+    p->signal(SIGTERM);
+    ASSERT_EQ(p->wait(30), 0) << p->log();
+
+    const auto old_frames = read_video_frames(dir + "/old.mkv"), new_frames = read_video_frames(dir + "/new.mkv");
+    const auto live = read_video_frames(dir + "/live.mkv");
+    ASSERT_EQ(live.size(), 150u);
+    ASSERT_EQ(old_frames.size(), 150u);
+    ASSERT_EQ(new_frames.size(), 150u);
+    size_t change = 0;
+    while (change < live.size() && same_pixels(live[change].get(), old_frames[change].get())) ++change;
+    EXPECT_GT(change, 10u) << "the old filter ran first";
+    EXPECT_LT(change, 140u) << "the new filter ran after the change";
+    for (size_t i = change; i < live.size(); ++i)
+        ASSERT_TRUE(same_pixels(live[i].get(), new_frames[i].get())) << "frame " << i << " of " << live.size() << ", change at " << change;
+}
+
+TEST_F(Serve, SighupAppliesTheEditedFileAndKeepsUnchangedStreamsRunning) {
+    clip("a.mkv", 900, 1);
+    const std::string head = "defaults: {realtime: true, output: 'null'}\nstreams:\n";
+    write("streams.yaml", head + "  - {name: a, input: " + dir + "/a.mkv}\n  - {name: b, input: " + dir + "/a.mkv}\n");
+    auto p = serve({"--api-port", "0"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    ASSERT_TRUE(wait_state(port, "a", "running")) << p->log();
+    std::this_thread::sleep_for(1s);
+    const int64_t a_before = stream(port, "a")["frames_in"].get<int64_t>();
+    write("streams.yaml", head + "  - {name: a, input: " + dir + "/a.mkv}\n  - {name: c, input: " + dir + "/a.mkv, filter: sobel}\n");
+    p->signal(SIGHUP);
+    ASSERT_TRUE(p->wait_for_log("SIGHUP: " + dir + "/streams.yaml applied", 30)) << p->log();
+    ASSERT_TRUE(wait_state(port, "c", "running")) << p->log();
+    std::this_thread::sleep_for(500ms);
+    EXPECT_TRUE(stream(port, "b").is_null()) << "b left the file";
+    // Restarted, it would count from 0 again: at 25 fps, fewer frames than before the reload.
+    EXPECT_GT(stream(port, "a")["frames_in"].get<int64_t>(), a_before + 5) << "a was left running, not restarted";
+    EXPECT_EQ(stream(port, "c")["filter"], "sobel");
+    write("streams.yaml", "streams: [unclosed\n");
+    p->signal(SIGHUP);
+    ASSERT_TRUE(p->wait_for_log("nothing changed", 30)) << p->log();
+    EXPECT_EQ(streams(port).size(), 2u);
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30), 0) << p->log();
+}
+
+}  // namespace
+}  // namespace vf
