@@ -121,7 +121,10 @@ protected:
 // GStreamer's RTSP server with a live H.264 test pattern at rtsp://127.0.0.1:port/cam.
 class RtspCamera {
 public:
-    RtspCamera(const std::string& dir, int port) : dir_(dir), port_(port) { start(); }
+    RtspCamera(const std::string& dir, int port, const std::string& log_name = "rtsp-server.log")
+        : dir_(dir), port_(port), log_name_(log_name) {
+        start();
+    }
     static bool available() {
         return have("/usr/bin/python3 -c \"import gi; gi.require_version('GstRtspServer', '1.0'); "
                     "gi.require_version('Gst', '1.0'); from gi.repository import Gst, GstRtspServer; Gst.init(None); "
@@ -129,7 +132,7 @@ public:
     }
     void start() {
         process_ = std::make_unique<ChildProcess>(std::vector<std::string>{"/usr/bin/python3", kRtspServer, std::to_string(port_)},
-                                                  dir_ + "/rtsp-server.log");
+                                                  dir_ + "/" + log_name_);
         ready_ = process_->wait_for_log("ready", 20);
     }
     void kill_now() {  // as a camera losing power: no goodbye
@@ -143,6 +146,7 @@ public:
 private:
     std::string dir_;
     int port_;
+    std::string log_name_;
     bool ready_ = false;
     std::unique_ptr<ChildProcess> process_;
 };
@@ -647,6 +651,8 @@ TEST_F(Live, MetricsEndpointServesPrometheusText) {
     ASSERT_TRUE(std::regex_search(body, frames, std::regex("vfilter_frames_out_total ([0-9]+)")));
     EXPECT_GT(std::stoi(frames[1]), 10);
     EXPECT_NE(get("/other").find("404"), std::string::npos);
+    EXPECT_NE(get("/healthz").find("200 OK"), std::string::npos);
+    EXPECT_NE(get("/readyz").find("200 OK"), std::string::npos) << "the input delivers";
     v->signal(SIGINT);
     EXPECT_EQ(v->wait(20), kOk) << v->log();
 }
@@ -690,4 +696,90 @@ TEST_F(Live, LowLatencyAddsLessThanAFrameInterval) {
     EXPECT_EQ(s.value("frames_dropped", -1), 0);
     EXPECT_LE(s["latency_ms"].value("p99", 1e9), 33.3) << r.output;
     EXPECT_TRUE(decode(dir + "/out.mp4").clean);
+}
+
+// `vfilter serve` with four RTSP cameras in one process: one camera dies and comes back; it
+// reconnects on its own while the other three record with no frame lost (block policy); all four
+// recordings play; a password in one camera's URL reaches no log line, API answer, metric or
+// stats file.
+TEST_F(Live, ServeFourCamerasOneRestartedTheOthersLoseNothing) {
+    NEED_RTSP_CAMERA();
+    std::vector<int> ports;
+    std::vector<std::unique_ptr<RtspCamera>> cams;
+    for (int i = 0; i < 4; ++i) {
+        ports.push_back(free_port());
+        cams.push_back(std::make_unique<RtspCamera>(dir, ports[i], "cam" + std::to_string(i) + ".log"));
+        ASSERT_TRUE(cams[i]->ready()) << cams[i]->log();
+    }
+    std::string yaml = "defaults: {filter: sobel, on-overload: block, reconnect-delay: 0.3, preset: ultrafast}\nstreams:\n";
+    for (int i = 0; i < 4; ++i) {
+        std::string url = cams[i]->url();
+        if (i == 1) url = "rtsp://admin:Pl4ntedPW@127.0.0.1:" + std::to_string(ports[i]) + "/cam";
+        yaml += "  - {name: cam" + std::to_string(i) + ", input: '" + url + "', output: " + dir + "/cam" + std::to_string(i) + ".mkv}\n";
+    }
+    std::ofstream(dir + "/streams.yaml") << yaml;
+    auto v = std::make_unique<ChildProcess>(std::vector<std::string>{kVfilter, "serve", "--config", dir + "/streams.yaml",
+                                                                     "--api-port", "0", "--stats-json", dir + "/s.json"},
+                                            dir + "/serve.log");
+    ASSERT_TRUE(v->wait_for_log("control API: http://127.0.0.1:", 30)) << v->log();
+    std::smatch m;
+    const std::string first_log = v->log();
+    ASSERT_TRUE(std::regex_search(first_log, m, std::regex("127\\.0\\.0\\.1:([0-9]+)/streams")));
+    const int api = std::stoi(m[1]);
+    auto streams = [&] {
+        const std::string r = http_get(api, "/streams");
+        const size_t at = r.find("\r\n\r\n");
+        return at == std::string::npos ? nlohmann::json::array() : nlohmann::json::parse(r.substr(at + 4), nullptr, false);
+    };
+    auto state_of = [&](const std::string& name) -> nlohmann::json {
+        for (const auto& s : streams())
+            if (s["name"] == name) return s;
+        return nullptr;
+    };
+    auto wait_for = [&](const std::string& name, const std::string& state, int min_reconnects = 0) {
+        for (int i = 0; i < 600; ++i) {
+            const nlohmann::json s = state_of(name);
+            if (!s.is_null() && s["state"] == state && s["reconnects"].get<int>() >= min_reconnects) return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
+    };
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(wait_for("cam" + std::to_string(i), "running")) << v->log();
+    std::this_thread::sleep_for(2s);
+    cams[2]->kill_now();
+    ASSERT_TRUE(wait_for("cam2", "reconnecting")) << v->log();
+    EXPECT_EQ(state_of("cam0")["state"], "running");
+    std::this_thread::sleep_for(1500ms);
+    cams[2] = std::make_unique<RtspCamera>(dir, ports[2], "cam2-again.log");
+    ASSERT_TRUE(cams[2]->ready()) << cams[2]->log();
+    ASSERT_TRUE(wait_for("cam2", "running", 1)) << v->log();
+    std::this_thread::sleep_for(2s);
+    const std::string api_text = http_get(api, "/streams") + http_get(api, "/metrics");
+    v->signal(SIGINT);
+    ASSERT_EQ(v->wait(60), kOk) << v->log();
+
+    const nlohmann::json s = read_json(dir + "/s.json");
+    for (int i = 0; i < 4; ++i) {
+        const std::string name = "cam" + std::to_string(i);
+        ASSERT_TRUE(s.contains(name)) << s.dump(2);
+        const nlohmann::json& c = s[name];
+        EXPECT_EQ(c["state"], "stopped") << name;
+        const Decoded d = decode(dir + "/" + name + ".mkv");
+        EXPECT_TRUE(d.clean) << name << ": " << d.errors;
+        EXPECT_EQ(d.frames, c["frames_out"].get<int>()) << name;
+        if (i == 2) {
+            EXPECT_GE(c["reconnects"].get<int>(), 1);
+            EXPECT_GE(d.frames, 90) << "2 s before the outage and 2 s after";
+        } else {
+            EXPECT_EQ(c["reconnects"].get<int>(), 0) << name;
+            EXPECT_EQ(c["frames_dropped"].get<int>(), 0) << name;
+            EXPECT_EQ(c["frames_in"], c["frames_out"]) << name << " lost nothing";
+            EXPECT_GE(d.frames, 150) << name << " recorded the whole time, about 5.5 s";
+        }
+    }
+    const std::string stats_text = read_file(dir + "/s.json");
+    for (const std::string* text : {&stats_text, &api_text}) EXPECT_EQ(text->find("Pl4ntedPW"), std::string::npos) << *text;
+    EXPECT_EQ(v->log().find("Pl4ntedPW"), std::string::npos) << v->log();
+    EXPECT_NE(api_text.find("admin:***@127.0.0.1"), std::string::npos) << api_text;
+    EXPECT_NE(api_text.find("vfilter_frames_out_total{stream=\"cam3\"}"), std::string::npos) << api_text;
 }
