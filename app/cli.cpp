@@ -78,6 +78,10 @@ Command parse_command_line(int argc, char** argv) {
     serve->add_option("--host-threads", so.host_threads,
                       "decoder, encoder and CPU filter threads shared out among the streams (0 = one per core)")
         ->check(CLI::Range(0, 4096));
+    serve->add_option("--gpu-frames", so.gpu_frames,
+                      "frames in flight on the GPU shared out among the streams, 2 to 6 each (a stream's gpu-streams "
+                      "field overrides its share)")
+        ->default_str("24")->check(CLI::Range(2, 1024));
     serve->add_option("--stats-json", so.stats_json, "write every stream's summary as one JSON object at the end");
     serve->add_flag("-v,--verbose", verbose, "more log output");
     serve->add_flag("-q,--quiet", quiet, "errors only");

@@ -45,7 +45,7 @@ int run_serve(const ServeOptions& o) {
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
-    StreamService service(o.host_threads);
+    StreamService service(o.host_threads, o.gpu_frames);
     std::unique_ptr<HttpServer> api;
     if (o.api_port >= 0) {
         HttpServerOptions ho;

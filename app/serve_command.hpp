@@ -13,6 +13,7 @@ struct ServeOptions {
     std::string api_bind = "127.0.0.1";
     std::string api_token;            // needed for /streams when set; required off loopback
     int host_threads = 0;             // decoder + encoder + CPU filter threads shared by the streams
+    int gpu_frames = 24;              // frames in flight on the GPU shared by the streams (2..6 each)
     std::string stats_json;           // one object per stream, written at the end
 };
 

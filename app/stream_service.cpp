@@ -19,8 +19,9 @@ bool exclusive_output(const std::string& out) {
 
 }  // namespace
 
-StreamService::StreamService(int host_threads)
-    : host_threads_(host_threads > 0 ? host_threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+StreamService::StreamService(int host_threads, int gpu_frames)
+    : host_threads_(host_threads > 0 ? host_threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      gpu_frames_(gpu_frames) {}
 
 StreamService::~StreamService() {
     stop_all();
@@ -41,6 +42,9 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!s.fields.count("decoder-threads")) s.options.decoder_threads = share;
     if (!s.fields.count("encoder-threads")) s.options.encoder_threads = share;
     if (!s.fields.count("threads")) s.options.threads = share;
+    // Frames in flight on the GPU hold device images and NVDEC surfaces: many streams share a
+    // budget of them (2 per stream still overlap upload, kernels and download).
+    if (!s.fields.count("gpu-streams")) s.options.gpu_streams = std::clamp(gpu_frames_ / std::max(1, sharing), 2, 6);
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s));
     stream->start();

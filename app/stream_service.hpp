@@ -27,8 +27,9 @@ private:
 
 class StreamService {
 public:
-    // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the cores).
-    explicit StreamService(int host_threads = 0);
+    // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the
+    // cores). gpu_frames: frames in flight on the GPU, shared among the streams (2 to 6 each).
+    explicit StreamService(int host_threads = 0, int gpu_frames = 24);
     ~StreamService();  // stops every stream, finalising its output
 
     // The whole config: streams no longer named are stopped, changed ones restarted, new ones
@@ -53,6 +54,7 @@ private:
     void check_output_free_locked(const StreamConfig& stream, const std::string& ignoring) const;
 
     int host_threads_;
+    int gpu_frames_;
     mutable std::mutex mutex_;
     bool closing_ = false;  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;

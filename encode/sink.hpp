@@ -11,22 +11,29 @@
 namespace vf {
 
 // Per-frame latency from the moment its data entered vfilter to the moment its encoded packet
-// was written. Written by the encode thread, read by metrics scrapes, hence the lock.
+// was written. Written by the encode thread, read by metrics scrapes, hence the lock. The first
+// `warmup` frames (the same ones the sustained rate leaves out: CUDA and encoder start-up) are
+// kept apart, so the percentiles describe the steady state; a run shorter than that reports them.
 class LatencyLog {
 public:
+    void set_warmup(int64_t frames) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        warmup_ = frames;
+    }
     void add(Clock::time_point read_at) {
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - read_at).count();
         std::lock_guard<std::mutex> lock(mutex_);
-        histogram_.add(ms);
+        (seen_++ < warmup_ ? warming_ : histogram_).add(ms);
     }
     double percentile(double p) const {
         std::lock_guard<std::mutex> lock(mutex_);
-        return histogram_.percentile(p);
+        return (seen_ > warmup_ ? histogram_ : warming_).percentile(p);
     }
 
 private:
     mutable std::mutex mutex_;
-    DurationHistogram histogram_;
+    int64_t warmup_ = 0, seen_ = 0;
+    DurationHistogram histogram_, warming_;
 };
 
 class Sink {
@@ -42,6 +49,7 @@ public:
     // A second Ctrl-C: finish() must not wait for receivers. Called from another thread.
     virtual void hurry() {}
     const LatencyLog& latency() const { return latency_; }
+    void set_latency_warmup(int64_t frames) { latency_.set_warmup(frames); }
 
 protected:
     LatencyLog latency_;

@@ -48,16 +48,24 @@ struct GpuFrameFilter::Slot {
     AvFramePtr in, out;              // held until the frame is finished
     bool staged = false;             // the upload came from pageable memory
 
+    // Sets the size and layout; each image is allocated the first time it is used (NVDEC frames
+    // are read in place, so a one-filter chain on them never needs the second).
     void allocate(const Layout& l) {
-        layout = Layout{};  // unusable until every image is allocated (allocation may fail: out of memory)
+        layout = Layout{};  // unusable until the linesizes are known
         VF_AV_CHECK(av_image_fill_linesizes(linesize, l.format, FFALIGN(l.width, 64)), ErrorCategory::Internal,
                     "device image layout");
         for (auto& img : image)
-            for (int p = 0; p < 4; ++p)
-                img[p] = p < l.planes ? cuda::DeviceBuffer(static_cast<size_t>(linesize[p]) * l.rows[p]) : cuda::DeviceBuffer();
+            for (auto& plane : img) plane = cuda::DeviceBuffer();
         layout = l;
     }
-    std::vector<PlaneView> device_views(int which) const {
+    void ensure_image(int which) {
+        if (layout.planes == 0 || image[which][0].data()) return;
+        cuda::DeviceBuffer planes[4];  // all or none: an allocation may fail (out of memory)
+        for (int p = 0; p < layout.planes; ++p) planes[p] = cuda::DeviceBuffer(static_cast<size_t>(linesize[p]) * layout.rows[p]);
+        for (int p = 0; p < layout.planes; ++p) image[which][p] = std::move(planes[p]);
+    }
+    std::vector<PlaneView> device_views(int which) {
+        ensure_image(which);
         uint8_t* data[4] = {nullptr, nullptr, nullptr, nullptr};
         for (int p = 0; p < layout.planes; ++p) data[p] = image[which][p].data();
         return channel_views(layout.format, layout.width, layout.height, data, linesize);
@@ -117,6 +125,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
         s.staged = false;
     } else {
         s.staged = !is_pinned(in->data[0]);
+        s.ensure_image(0);
         for (int p = 0; p < l.planes; ++p)
             VF_CUDA_CHECK(cudaMemcpy2DAsync(s.image[0][p].data(), s.linesize[p], in->data[p], in->linesize[p],
                                             l.row_bytes[p], l.rows[p], cudaMemcpyHostToDevice, st));

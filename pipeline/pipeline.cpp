@@ -90,6 +90,7 @@ RunStats Pipeline::run() {
     run.time_base = source_.video().time_base;
     const int64_t expected = source_.video().expected_frames;
     run.warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;
+    sink_.set_latency_warmup(run.warmup);
 
     const std::string stream = log_stream();  // the stage threads log for the same stream
     std::thread decode_thread([&] { set_log_stream(stream); run.failure.guard([&] { decode_loop(run); }, [&] { abort_all(run); }); });
