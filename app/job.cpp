@@ -145,6 +145,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         in.passthrough_audio = !o.no_audio && !null_out;
         in.frame_alloc = host_alloc;
         in.decoder_threads = o.decoder_threads;
+        in.software_decoder_threads = o.decoder_thread_share;
         in.allowed_protocols = o.allow_protocols;
         in.timeout_s = o.timeout_s;
         in.hwdec = hwdec;

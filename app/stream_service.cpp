@@ -39,12 +39,15 @@ void StreamService::check_output_free_locked(const StreamConfig& s, const std::s
 void StreamService::start_locked(StreamConfig s, int sharing) {
     // Each stream gets its share of the host's threads unless its entry says otherwise.
     const int share = std::max(1, host_threads_ / std::max(1, sharing));
-    if (!s.fields.count("decoder-threads")) s.options.decoder_threads = share;
+    if (!s.fields.count("decoder-threads")) s.options.decoder_thread_share = share;
     if (!s.fields.count("encoder-threads")) s.options.encoder_threads = share;
     if (!s.fields.count("threads")) s.options.threads = share;
     // Frames in flight on the GPU hold device images and NVDEC surfaces: many streams share a
     // budget of them (2 per stream still overlap upload, kernels and download).
-    if (!s.fields.count("gpu-streams")) s.options.gpu_streams = std::clamp(gpu_frames_ / std::max(1, sharing), 2, 6);
+    const int gpu_share = std::clamp(gpu_frames_ / std::max(1, sharing), 2, 6);
+    if (!s.fields.count("gpu-streams")) s.options.gpu_streams = gpu_share;
+    // Each queued NVDEC frame holds a decode and an output surface of its decoder.
+    if (!s.fields.count("queue")) s.options.queue_frames = std::min(s.options.queue_frames, gpu_share);
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s));
     stream->start();

@@ -88,6 +88,7 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
         else if (first && !nvdec_) spdlog::info("{}; decoding on the CPU", why);
         if (first && nvdec_) info_.format = on_gpu;
     }
+    if (!nvdec_ && options_.decoder_threads == 0) decoder_->thread_count = options_.software_decoder_threads;
     if (!nvdec_ && options_.frame_alloc) {
         buffers_ = std::make_unique<DecoderBuffers>(options_.frame_alloc);
         buffers_->install(decoder_.get());
