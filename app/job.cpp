@@ -236,6 +236,7 @@ JobStatus Job::status() const {
     s.fps = parts_->metrics->fps();
     s.reconnects = parts_->source->status().reconnects;
     s.source_up = parts_->source->status().up;
+    s.on_gpu = parts_->filter->device() == Device::Cuda;
     return s;
 }
 

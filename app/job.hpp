@@ -22,6 +22,7 @@ struct JobStatus {
     double fps = 0;           // frames written per second, over the last half second or more
     int64_t reconnects = 0;
     bool source_up = true;    // false while a live input reconnects
+    bool on_gpu = false;      // its filters run on the GPU
 };
 
 class Job {

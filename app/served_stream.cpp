@@ -138,6 +138,11 @@ void ServedStream::collect_metrics(MetricSet& set) const {
     set.add("vfilter_source_up", "gauge", "1 while the input delivers, 0 while reconnecting.", 0, labels);
 }
 
+bool ServedStream::on_gpu() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return job_ ? job_->status().on_gpu : last_.on_gpu;
+}
+
 void ServedStream::set_filter(const std::string& chain) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!job_ || state_ != StreamState::Running)

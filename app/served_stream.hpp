@@ -43,6 +43,7 @@ public:
     // Its stats when it ended (the single run's --stats-json object), or null while it runs.
     nlohmann::json final_stats() const;
     void collect_metrics(MetricSet& set) const;
+    bool on_gpu() const;  // its filters run on the GPU (known once it runs)
     // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.
     void set_filter(const std::string& chain);
 

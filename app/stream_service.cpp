@@ -8,6 +8,9 @@
 
 #include "common/error.hpp"
 #include "common/redact.hpp"
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
 
 namespace vf {
 namespace {
@@ -150,16 +153,26 @@ nlohmann::json StreamService::final_stats() const {
 
 std::string StreamService::metrics() const {
     MetricSet set;
+    bool gpu_in_use = false;
     std::map<std::string, int> by_state = {{"starting", 0}, {"running", 0}, {"reconnecting", 0}, {"failed", 0}, {"stopped", 0}};
     {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const auto& [name, stream] : streams_) {
             ++by_state[state_name(stream->state())];
             stream->collect_metrics(set);
+            gpu_in_use = gpu_in_use || stream->on_gpu();
         }
     }
     for (const auto& [state, n] : by_state)
         set.add("vfilter_streams", "gauge", "Streams by state.", n, metric_label("state", state));
+#ifdef VF_HAVE_CUDA
+    // Only once a stream runs on the GPU: asking earlier would create a CUDA context for nothing.
+    size_t used = 0, total = 0;
+    if (gpu_in_use && gpu_memory_info(&used, &total)) {
+        set.add("vfilter_gpu_memory_used_bytes", "gauge", "GPU memory in use on the device, every process's.", static_cast<double>(used));
+        set.add("vfilter_gpu_memory_total_bytes", "gauge", "GPU memory of the device.", static_cast<double>(total));
+    }
+#endif
     return set.text();
 }
 

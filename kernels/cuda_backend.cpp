@@ -50,6 +50,17 @@ bool cuda_device_available(std::string* reason) {
     return true;
 }
 
+bool gpu_memory_info(size_t* used_bytes, size_t* total_bytes) {
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    *used_bytes = total - free_bytes;
+    *total_bytes = total;
+    return true;
+}
+
 const char* CudaBackend::choose(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, cudaStream_t stream) const {
     return cuda::choose_variant(op, cuda::Launch{src, dst, op.border, stream}).name;
 }

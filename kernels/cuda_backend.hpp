@@ -16,6 +16,8 @@ namespace vf {
 
 // True when a CUDA device can be used; otherwise `reason` says why (for one log line).
 bool cuda_device_available(std::string* reason);
+// GPU memory in use and in total on the current device (all processes), or false.
+bool gpu_memory_info(size_t* used_bytes, size_t* total_bytes);
 
 class CudaBackend {
 public:
