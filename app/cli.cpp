@@ -82,6 +82,11 @@ Command parse_command_line(int argc, char** argv) {
                       "frames in flight on the GPU shared out among the streams, 2 to 6 each (a stream's gpu-streams "
                       "field overrides its share)")
         ->default_str("24")->check(CLI::Range(2, 1024));
+    std::string serve_shard = "0/1";
+    serve->add_option("--shard", serve_shard,
+                      "INDEX/COUNT: run only the file's streams of this shard (assigned by name; going from N to N+1 "
+                      "shards moves only the streams the new shard takes)")
+        ->default_str("0/1");
     serve->add_option("--stats-json", so.stats_json, "write every stream's summary as one JSON object at the end");
     serve->add_flag("-v,--verbose", verbose, "more log output");
     serve->add_flag("-q,--quiet", quiet, "errors only");
@@ -122,7 +127,16 @@ Command parse_command_line(int argc, char** argv) {
     else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
     else if (health->parsed()) cmd.kind = Command::Health;
-    else if (serve->parsed()) cmd.kind = Command::Serve;
+    else if (serve->parsed()) {
+        std::string why;
+        if (!parse_shard(serve_shard, &so.shard_index, &so.shard_count, &why)) {
+            std::fprintf(stderr, "vfilter: error: %s\n", why.c_str());
+            cmd.kind = Command::Exit;
+            cmd.exit_code = 2;
+        } else {
+            cmd.kind = Command::Serve;
+        }
+    }
     else if (!stream_problem.empty()) {
         std::fprintf(stderr, "vfilter: error: %s\n", stream_problem.c_str());
         cmd.kind = Command::Exit;

@@ -31,9 +31,14 @@ int run_serve(const ServeOptions& o) {
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
                                    "(--api-token or VFILTER_API_TOKEN)");
-    const ServeConfig config = load_serve_config(o.config);  // a bad file changes nothing: exit 2
+    // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
+    const auto load = [&o] { return shard_config(load_serve_config(o.config), o.shard_index, o.shard_count); };
+    const ServeConfig config = load();
+    if (o.shard_count > 1)
+        spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), o.config);
     if (config.streams.empty() && o.api_port < 0)
-        fail(ErrorCategory::Usage, o.config + ": no streams, and no --api-port to add them through");
+        fail(ErrorCategory::Usage, o.config + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
+                                       ", and no --api-port to add them through");
 
     // Signals are taken by this thread alone (sigtimedwait below); every thread started from
     // here on inherits the block.
@@ -46,6 +51,7 @@ int run_serve(const ServeOptions& o) {
     std::signal(SIGPIPE, SIG_IGN);
 
     StreamService service(o.host_threads, o.gpu_frames);
+    service.set_shard(o.shard_index, o.shard_count);
     std::unique_ptr<HttpServer> api;
     if (o.api_port >= 0) {
         HttpServerOptions ho;
@@ -69,7 +75,7 @@ int run_serve(const ServeOptions& o) {
         const int sig = sigtimedwait(&signals, nullptr, &wait);
         if (sig == SIGHUP) {
             try {
-                service.apply(load_serve_config(o.config));
+                service.apply(load());
                 spdlog::info("SIGHUP: {} applied; {} stream(s)", o.config, service.size());
             } catch (const std::exception& e) {
                 spdlog::error("SIGHUP: {}; nothing changed", redact_credentials(e.what()));

@@ -15,6 +15,7 @@ struct ServeOptions {
     int host_threads = 0;             // decoder + encoder + CPU filter threads shared by the streams
     int gpu_frames = 24;              // frames in flight on the GPU shared by the streams (2..6 each)
     std::string stats_json;           // one object per stream, written at the end
+    int shard_index = 0, shard_count = 1;  // --shard I/N: only the file's streams of shard I
 };
 
 // Exit code: 0 once stopped by a signal, or once every stream ended with none failed; 5 when

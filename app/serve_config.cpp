@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -65,6 +66,28 @@ std::string expand_environment(const std::string& value) {
         }
     }
     return out;
+}
+
+int shard_of(const std::string& name, int count) {
+    int best = 0;
+    uint64_t best_score = 0;
+    for (int k = 0; k < count; ++k) {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a over "name/k", then a 64-bit finaliser
+        for (const char c : name + "/" + std::to_string(k)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+        if (k == 0 || h > best_score) best = k, best_score = h;
+    }
+    return best;
+}
+
+ServeConfig shard_config(ServeConfig config, int index, int count) {
+    std::vector<StreamConfig> mine;
+    for (StreamConfig& s : config.streams)
+        if (shard_of(s.name, count) == index) mine.push_back(std::move(s));
+    config.streams = std::move(mine);
+    return config;
 }
 
 StreamConfig make_stream_config(const std::string& name, std::map<std::string, std::string> fields,

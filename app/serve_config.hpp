@@ -41,4 +41,11 @@ std::string expand_environment(const std::string& value);
 
 bool valid_stream_name(const std::string& name);
 
+// The shard (0..count-1) a stream belongs to, from its name alone (rendezvous hashing: each shard
+// scores the name, the highest wins). Going from N to N+1 shards moves only the streams the new
+// shard wins, about 1/(N+1) of them, and nothing between the old shards.
+int shard_of(const std::string& stream_name, int count);
+// The config's streams of shard `index` of `count`.
+ServeConfig shard_config(ServeConfig config, int index, int count);
+
 }  // namespace vf

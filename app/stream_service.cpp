@@ -61,6 +61,10 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
 void StreamService::add(StreamConfig s) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (closing_) throw ServiceError(503, "vfilter serve is stopping");
+    if (shard_count_ > 1 && shard_of(s.name, shard_count_) != shard_index_)
+        throw ServiceError(409, "stream '" + s.name + "' belongs to shard " + std::to_string(shard_of(s.name, shard_count_)) + "/" +
+                                    std::to_string(shard_count_) + ", not to this one (" + std::to_string(shard_index_) + "/" +
+                                    std::to_string(shard_count_) + ")");
     if (streams_.count(s.name)) throw ServiceError(409, "stream '" + s.name + "' exists (DELETE it first, or use another name)");
     check_output_free_locked(s, "");
     start_locked(std::move(s), static_cast<int>(streams_.size()) + 1);

@@ -39,6 +39,8 @@ public:
     void remove(const std::string& name);    // 404; returns once its output is finalised
     void set_filter(const std::string& name, const std::string& chain);  // 404, 400, 409
     const std::map<std::string, std::string>& defaults() const { return defaults_; }
+    // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
+    void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
 
     nlohmann::json list() const;              // every stream's describe(), by name
     nlohmann::json final_stats() const;       // {name: stats} of the streams that ended
@@ -56,7 +58,8 @@ private:
     int host_threads_;
     int gpu_frames_;
     mutable std::mutex mutex_;
-    bool closing_ = false;  // stop_all() was called: nothing new starts
+    bool closing_ = false;
+    int shard_index_ = 0, shard_count_ = 1;  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;
 };

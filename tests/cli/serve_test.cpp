@@ -4,6 +4,7 @@
 // SIGHUP, and the outputs finalised on SIGTERM. The RTSP cameras are in tests/live/live_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -356,6 +357,29 @@ TEST_F(Serve, FilterChangeAppliesFromTheNextFrameWithoutRestartingTheOutput) {
         ASSERT_TRUE(same_pixels(live[i].get(), new_frames[i].get())) << "frame " << i << " of " << live.size() << ", change at " << change;
 }
 
+TEST_F(Serve, ShardsSplitTheFileBetweenProcesses) {
+    clip("a.mkv", 20, 1);
+    std::string yaml = "defaults: {input: " + dir + "/a.mkv, codec: ffv1}\nstreams:\n";
+    for (int i = 0; i < 6; ++i) yaml += "  - {name: cam" + std::to_string(i) + ", output: " + dir + "/cam" + std::to_string(i) + ".mkv}\n";
+    write("streams.yaml", yaml);
+    std::vector<std::string> served;
+    for (int k = 0; k < 2; ++k) {
+        const std::string stats = dir + "/s" + std::to_string(k) + ".json";
+        const CommandResult r = run_vfilter({"serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/2",
+                                             "--stats-json", stats});
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("shard " + std::to_string(k) + "/2:"), std::string::npos) << r.output;
+        for (const auto& [name, s] : nlohmann::json::parse(read_file(stats)).items()) {
+            EXPECT_EQ(shard_of(name, 2), k);
+            served.push_back(name);
+        }
+    }
+    std::sort(served.begin(), served.end());
+    EXPECT_EQ(served, (std::vector<std::string>{"cam0", "cam1", "cam2", "cam3", "cam4", "cam5"})) << "each stream in exactly one shard";
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(read_video_frames(dir + "/cam" + std::to_string(i) + ".mkv").size(), 20u);
+    EXPECT_EQ(run_vfilter({"serve", "--config", dir + "/streams.yaml", "--shard", "2/2"}).exit_code, 2);
+}
+
 TEST_F(Serve, SighupAppliesTheEditedFileAndKeepsUnchangedStreamsRunning) {
     clip("a.mkv", 900, 1);
     const std::string head = "defaults: {realtime: true, output: 'null'}\nstreams:\n";
@@ -381,6 +405,45 @@ TEST_F(Serve, SighupAppliesTheEditedFileAndKeepsUnchangedStreamsRunning) {
     EXPECT_EQ(streams(port).size(), 2u);
     p->signal(SIGTERM);
     EXPECT_EQ(p->wait(30), 0) << p->log();
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+TEST(ServeShards, EveryStreamHasOneShardAndRescalingMovesFew) {
+    std::vector<std::string> names;
+    for (int i = 0; i < 400; ++i) names.push_back("cam" + std::to_string(i));
+    for (int n = 1; n <= 8; ++n) {
+        std::vector<int> per_shard(static_cast<size_t>(n), 0);
+        int moved = 0;
+        for (const std::string& name : names) {
+            const int k = shard_of(name, n);
+            ASSERT_GE(k, 0);
+            ASSERT_LT(k, n);
+            EXPECT_EQ(shard_of(name, n), k) << "stable";
+            ++per_shard[static_cast<size_t>(k)];
+            if (n > 1 && shard_of(name, n - 1) != k) {
+                ++moved;
+                EXPECT_EQ(k, n - 1) << name << ": from N-1 to N shards a stream only moves to the new shard";
+            }
+        }
+        for (int count : per_shard) {
+            EXPECT_GT(count, 400 / n / 2) << "shards of " << n << " are balanced";
+            EXPECT_LT(count, 400 / n * 3 / 2 + 2);
+        }
+        if (n > 1) {
+            EXPECT_GT(moved, 400 / n / 2);
+            EXPECT_LT(moved, 400 / n * 3 / 2) << "about 1/N move when going to N shards";
+        }
+    }
+    ServeConfig config = parse_serve_config("defaults: {input: a.mkv, output: 'null'}\nstreams:\n"
+                                            "  - {name: a}\n  - {name: b}\n  - {name: c}\n  - {name: d}\n  - {name: e}\n", "s.yaml");
+    size_t total = 0;
+    for (int k = 0; k < 3; ++k) total += shard_config(config, k, 3).streams.size();
+    EXPECT_EQ(total, 5u);
 }
 
 }  // namespace
