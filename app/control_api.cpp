@@ -60,10 +60,7 @@ HttpResponse answer_streams(const HttpRequest& req, StreamService& service) {
                 if (j["name"] == name) return json_answer(200, j);
             throw ServiceError(404, "no stream named '" + name + "'");
         }
-        if (req.method == "DELETE") {
-            service.remove(name);
-            return json_answer(200, nlohmann::json{{"name", name}, {"state", "stopped"}});
-        }
+        if (req.method == "DELETE") return json_answer(200, service.remove(name));
         return error_answer(405, req.method + " /streams/NAME: use GET or DELETE");
     }
     if (tail == "/filter") {

@@ -70,7 +70,14 @@ void StreamService::add(StreamConfig s) {
     start_locked(std::move(s), static_cast<int>(streams_.size()) + 1);
 }
 
-void StreamService::remove(const std::string& name) {
+void StreamService::retire(const ServedStream& stream) {
+    nlohmann::json entry = stream.describe();
+    entry["stats"] = stream.final_stats();
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_.push_back(std::move(entry));
+}
+
+nlohmann::json StreamService::remove(const std::string& name) {
     std::unique_ptr<ServedStream> stream;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -82,6 +89,10 @@ void StreamService::remove(const std::string& name) {
     stream->stop();
     stream->join();
     spdlog::info("stream '{}' removed", name);
+    retire(*stream);
+    nlohmann::json entry = stream->describe();
+    entry["stats"] = stream->final_stats();
+    return entry;
 }
 
 void StreamService::set_filter(const std::string& name, const std::string& chain) {
@@ -129,6 +140,7 @@ void StreamService::apply(const ServeConfig& config) {
     for (auto& s : leaving) {
         s->join();
         spdlog::info("stream '{}' stopped ({})", s->name(), "no longer in the config, or changed");
+        retire(*s);
     }
     leaving.clear();
     std::lock_guard<std::mutex> lock(mutex_);
@@ -151,6 +163,13 @@ nlohmann::json StreamService::final_stats() const {
         nlohmann::json entry = stream->describe();
         entry["stats"] = stream->final_stats();
         all[name] = entry;
+    }
+    // Streams removed while serving keep their entry: under their name when it is free, else
+    // as NAME@removed-N.
+    int n = 0;
+    for (const nlohmann::json& entry : retired_) {
+        const std::string name = entry["name"];
+        all[all.contains(name) ? name + "@removed-" + std::to_string(++n) : name] = entry;
     }
     return all;
 }

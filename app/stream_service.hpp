@@ -36,7 +36,8 @@ public:
     // started. Checked before anything changes (duplicate outputs included).
     void apply(const ServeConfig& config);
     void add(StreamConfig stream);           // 409 on a name or output in use
-    void remove(const std::string& name);    // 404; returns once its output is finalised
+    // 404; returns once its output is finalised, with its last describe() and "stats".
+    nlohmann::json remove(const std::string& name);
     void set_filter(const std::string& name, const std::string& chain);  // 404, 400, 409
     const std::map<std::string, std::string>& defaults() const { return defaults_; }
     // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
@@ -62,6 +63,8 @@ private:
     int shard_index_ = 0, shard_count_ = 1;  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;
+    std::vector<nlohmann::json> retired_;  // streams removed or replaced, for final_stats()
+    void retire(const ServedStream& stream);
 };
 
 }  // namespace vf

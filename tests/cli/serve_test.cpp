@@ -286,8 +286,12 @@ TEST_F(Serve, ApiAddsAndRemovesStreamsWhileOthersRunAndRefusesBadRequests) {
     std::this_thread::sleep_for(1s);
     r = http(port, "DELETE", "/streams/b");
     EXPECT_EQ(status_of(r), 200) << r;
+    const int64_t b_written = body_json(r)["frames_out"].get<int64_t>();
+    EXPECT_EQ(body_json(r)["state"], "stopped") << r;
+    EXPECT_EQ(body_json(r)["stats"]["frames_out"], b_written) << "the answer carries the stream's final stats: " << r;
     const auto b_frames = read_video_frames(dir + "/b-out.mkv");
     EXPECT_GT(b_frames.size(), 5u) << "removed: its output is finalised when DELETE answers";
+    EXPECT_EQ(static_cast<int64_t>(b_frames.size()), b_written);
     EXPECT_EQ(streams(port).size(), 1u);
     const nlohmann::json a = stream(port, "a");
     EXPECT_EQ(a["state"], "running") << "the other stream kept running: " << a.dump();
@@ -303,6 +307,9 @@ TEST_F(Serve, ApiAddsAndRemovesStreamsWhileOthersRunAndRefusesBadRequests) {
     p->signal(SIGINT);
     ASSERT_EQ(p->wait(30), 0) << p->log();
     EXPECT_FALSE(read_video_frames(dir + "/a-out.mkv").empty());
+    const nlohmann::json stats = nlohmann::json::parse(read_file(dir + "/stats.json"));
+    ASSERT_TRUE(stats.contains("b")) << "a removed stream keeps its entry: " << stats.dump(2);
+    EXPECT_EQ(stats["b"]["frames_out"], b_written);
 }
 
 TEST_F(Serve, TokenGuardsTheStreamsButNotTheProbes) {
