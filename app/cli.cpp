@@ -82,6 +82,8 @@ Command parse_command_line(int argc, char** argv) {
                       "frames in flight on the GPU shared out among the streams, 2 to 6 each (a stream's gpu-streams "
                       "field overrides its share)")
         ->default_str("24")->check(CLI::Range(2, 1024));
+    serve->add_option("--gpus", so.gpus, "GPUs to place GPU streams on, fewest streams first: all, or numbers such as 0,1")
+        ->default_str("all");
     std::string serve_shard = "0/1";
     serve->add_option("--shard", serve_shard,
                       "INDEX/COUNT: run only the file's streams of this shard (assigned by name; going from N to N+1 "

@@ -93,6 +93,12 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     std::vector<FilterPlan> chain = build_chain(o.filter, o.compat);
     if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
     const Device device = resolve_device(o.device, o.kernel);
+#ifdef VF_HAVE_CUDA
+    if (device == Device::Cuda) {
+        std::string why;
+        if (!select_gpu(o.gpu_index, &why)) fail(ErrorCategory::Device, why);
+    }
+#endif
     if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     const bool null_out = o.output == "null";
     if (o.segment_s > 0 && (null_out || o.output == "-")) fail(ErrorCategory::Usage, "--segment needs an output file name");
@@ -146,6 +152,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
         in.frame_alloc = host_alloc;
         in.decoder_threads = o.decoder_threads;
         in.software_decoder_threads = o.decoder_thread_share;
+        in.gpu_index = o.gpu_index;
         in.allowed_protocols = o.allow_protocols;
         in.timeout_s = o.timeout_s;
         in.hwdec = hwdec;
@@ -195,6 +202,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     fo.device = device;
     fo.threads = o.threads;
     fo.gpu_kernel = o.kernel;
+    fo.gpu_index = o.gpu_index;
     fo.gpu_streams = o.low_latency ? std::min(o.gpu_streams, 2) : o.gpu_streams;
     parts_->filter = std::make_unique<FilterStage>(std::move(chain), fo);
     if (device == Device::Cuda)

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "app/control_api.hpp"
@@ -18,8 +19,33 @@
 #include "common/error.hpp"
 #include "common/http_server.hpp"
 #include "common/redact.hpp"
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
 
 namespace vf {
+
+std::vector<int> parse_gpus(const std::string& text, int available) {
+    std::vector<int> gpus;
+    if (text == "all") {
+        for (int i = 0; i < available; ++i) gpus.push_back(i);
+        return gpus;
+    }
+    if (text.empty() || text.back() == ',') fail(ErrorCategory::Usage, "--gpus '" + text + "': expected all, or GPU numbers such as 0,1");
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        char* end = nullptr;
+        const long g = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end || g < 0 || g > 1023) fail(ErrorCategory::Usage, "--gpus '" + text + "': expected all, or GPU numbers such as 0,1");
+        if (available > 0 && g >= available)
+            fail(ErrorCategory::Usage, "--gpus '" + text + "': GPU " + std::to_string(g) + " does not exist (CUDA sees " + std::to_string(available) + ")");
+        for (const int seen : gpus)
+            if (seen == g) fail(ErrorCategory::Usage, "--gpus '" + text + "': GPU " + std::to_string(g) + " is listed twice");
+        gpus.push_back(static_cast<int>(g));
+    }
+    if (gpus.empty()) fail(ErrorCategory::Usage, "--gpus '" + text + "': expected all, or GPU numbers such as 0,1");
+    return gpus;
+}
 
 bool is_loopback_address(const std::string& address) {
     in_addr a{};
@@ -52,6 +78,15 @@ int run_serve(const ServeOptions& o) {
 
     StreamService service(o.host_threads, o.gpu_frames);
     service.set_shard(o.shard_index, o.shard_count);
+#ifdef VF_HAVE_CUDA
+    const int available = gpu_count();
+#else
+    const int available = 0;
+#endif
+    const std::vector<int> gpus = parse_gpus(o.gpus, available);
+    if (gpus.size() > 1) spdlog::info("GPU streams are placed on GPUs {} (fewest streams first)", o.gpus);
+    if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
+    service.set_gpus(gpus);
     std::unique_ptr<HttpServer> api;
     if (o.api_port >= 0) {
         HttpServerOptions ho;

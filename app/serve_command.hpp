@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace vf {
 
@@ -16,11 +17,16 @@ struct ServeOptions {
     int gpu_frames = 24;              // frames in flight on the GPU shared by the streams (2..6 each)
     std::string stats_json;           // one object per stream, written at the end
     int shard_index = 0, shard_count = 1;  // --shard I/N: only the file's streams of shard I
+    std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed
 };
 
 // Exit code: 0 once stopped by a signal, or once every stream ended with none failed; 5 when
 // streams ended on their own and one failed; 2 for a bad config or option (nothing started).
 int run_serve(const ServeOptions& options);
+
+// --gpus: "all" (every GPU CUDA sees; none when none answers) or a list of device numbers, each
+// below `available` when a GPU answers. Throws Error(Usage) for anything else.
+std::vector<int> parse_gpus(const std::string& text, int available);
 
 // Whether an IPv4 address is on the loopback network (127.0.0.0/8).
 bool is_loopback_address(const std::string& address);

@@ -109,6 +109,7 @@ nlohmann::json ServedStream::describe() const {
     j["input"] = redact_credentials(config_.options.input);
     j["output"] = redact_credentials(config_.options.output);
     j["filter"] = job_ ? job_->filter() : filter_;
+    if (config_.options.device != DeviceChoice::Cpu) j["gpu"] = config_.options.gpu_index;  // where it runs if on a GPU
     j["frames_in"] = s.frames_in;
     j["frames_out"] = s.frames_out;
     j["frames_dropped"] = s.frames_dropped;

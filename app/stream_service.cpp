@@ -22,6 +22,21 @@ bool exclusive_output(const std::string& out) {
 
 }  // namespace
 
+int least_loaded_gpu(const std::vector<int>& gpus, const std::map<int, int>& load) {
+    int best = gpus.empty() ? 0 : gpus.front(), best_load = -1;
+    for (const int g : gpus) {
+        const auto it = load.find(g);
+        const int n = it == load.end() ? 0 : it->second;
+        if (best_load < 0 || n < best_load) best = g, best_load = n;
+    }
+    return best;
+}
+
+void StreamService::unplace(const ServedStream& stream) {
+    const RunOptions& o = stream.config().options;
+    if (!gpus_.empty() && o.device != DeviceChoice::Cpu && gpu_load_[o.gpu_index] > 0) --gpu_load_[o.gpu_index];
+}
+
 StreamService::StreamService(int host_threads, int gpu_frames)
     : host_threads_(host_threads > 0 ? host_threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
       gpu_frames_(gpu_frames) {}
@@ -51,6 +66,10 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!s.fields.count("gpu-streams")) s.options.gpu_streams = gpu_share;
     // Each queued NVDEC frame holds a decode and an output surface of its decoder.
     if (!s.fields.count("queue")) s.options.queue_frames = std::min(s.options.queue_frames, gpu_share);
+    if (!gpus_.empty() && s.options.device != DeviceChoice::Cpu) {
+        s.options.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
+        ++gpu_load_[s.options.gpu_index];
+    }
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s));
     stream->start();
@@ -85,6 +104,7 @@ nlohmann::json StreamService::remove(const std::string& name) {
         if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
         stream = std::move(it->second);
         streams_.erase(it);
+        unplace(*stream);
     }
     stream->stop();
     stream->join();
@@ -128,6 +148,7 @@ void StreamService::apply(const ServeConfig& config) {
                 ++it;  // unchanged and running: left alone
                 continue;
             }
+            unplace(*it->second);
             leaving.push_back(std::move(it->second));
             it = streams_.erase(it);
         }

@@ -25,6 +25,10 @@ private:
     int status_;
 };
 
+// The GPU a new stream goes to: of `gpus`, the one with the fewest streams placed (`load`),
+// the first listed on a tie.
+int least_loaded_gpu(const std::vector<int>& gpus, const std::map<int, int>& load);
+
 class StreamService {
 public:
     // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the
@@ -42,6 +46,8 @@ public:
     const std::map<std::string, std::string>& defaults() const { return defaults_; }
     // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
+    // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU).
+    void set_gpus(std::vector<int> gpus) { gpus_ = std::move(gpus); }
 
     nlohmann::json list() const;              // every stream's describe(), by name
     nlohmann::json final_stats() const;       // {name: stats} of the streams that ended
@@ -60,7 +66,10 @@ private:
     int gpu_frames_;
     mutable std::mutex mutex_;
     bool closing_ = false;
-    int shard_index_ = 0, shard_count_ = 1;  // stop_all() was called: nothing new starts
+    int shard_index_ = 0, shard_count_ = 1;
+    std::vector<int> gpus_;
+    std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
+    void unplace(const ServedStream& stream);  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;
     std::vector<nlohmann::json> retired_;  // streams removed or replaced, for final_stats()

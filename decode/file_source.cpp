@@ -79,7 +79,7 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
         bool ok = false;
         if (on_gpu == AV_PIX_FMT_NONE)
             why = std::string("NVDEC does not decode ") + av_get_pix_fmt_name(fmt);
-        else if (enable_nvdec(decoder_.get(), options_.hw_frames_held, &why))
+        else if (enable_nvdec(decoder_.get(), options_.hw_frames_held, &why, options_.gpu_index))
             ok = true;
         if (!first && !ok) fail(ErrorCategory::Device, "the reconnected input cannot be decoded with NVDEC: " + why);
         nvdec_ = ok;

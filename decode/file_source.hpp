@@ -23,6 +23,7 @@ struct FileSourceOptions {
     std::string url;
     bool passthrough_audio = true;  // audio and subtitle streams
     int decoder_threads = 0;        // 0 = FFmpeg's choice (all cores)
+    int gpu_index = 0;              // the CUDA device NVDEC decodes on
     int software_decoder_threads = 0;  // with decoder_threads 0 and CPU decoding: this many (serve's share); NVDEC takes 1
     BufferAllocator frame_alloc = nullptr;  // decoded frames' memory (nullptr: FFmpeg's own)
     HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream

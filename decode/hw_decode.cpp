@@ -34,7 +34,7 @@ AVPixelFormat pick_cuda(AVCodecContext*, const AVPixelFormat* offered) {
 
 }  // namespace
 
-bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why) {
+bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, int gpu_index) {
     const AVCodec* codec = decoder->codec ? decoder->codec : avcodec_find_decoder(decoder->codec_id);
     bool has_cuda_config = false;
     for (int i = 0; codec; ++i) {
@@ -48,7 +48,8 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why) {
         return false;
     }
     AVBufferRef* device = nullptr;
-    const int err = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, kUsePrimaryContext);
+    const std::string index = std::to_string(gpu_index);
+    const int err = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, index.c_str(), nullptr, kUsePrimaryContext);
     if (err < 0) {
         *why = "cannot open a CUDA device for NVDEC: " + av_error_string(err);
         return false;

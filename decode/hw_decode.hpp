@@ -20,7 +20,7 @@ AVPixelFormat nvdec_output_format(AVPixelFormat software);
 
 // Sets `decoder` (not yet opened) up to decode on the GPU. Returns false with the reason when
 // this FFmpeg, this codec or this machine cannot (no CUDA hwaccel for the codec, no driver).
-bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why);
+bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, int gpu_index = 0);
 
 // The software layout of a frame: its own format, or for a CUDA frame the format in device memory.
 AVPixelFormat frame_layout_format(const AVFrame* f);

@@ -50,6 +50,30 @@ bool cuda_device_available(std::string* reason) {
     return true;
 }
 
+int gpu_count() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+bool select_gpu(int index, std::string* why) {
+    const int n = gpu_count();
+    if (index < 0 || index >= n) {
+        *why = "GPU " + std::to_string(index) + " does not exist (CUDA sees " + std::to_string(n) + ")";
+        return false;
+    }
+    const cudaError_t err = cudaSetDevice(index);
+    if (err != cudaSuccess) {
+        *why = "cannot use GPU " + std::to_string(index) + ": " + cudaGetErrorString(err);
+        cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
 bool gpu_memory_info(size_t* used_bytes, size_t* total_bytes) {
     size_t free_bytes = 0, total = 0;
     if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {

@@ -16,6 +16,10 @@ namespace vf {
 
 // True when a CUDA device can be used; otherwise `reason` says why (for one log line).
 bool cuda_device_available(std::string* reason);
+// Makes GPU `index` current for this thread; false with the reason when there is no such GPU.
+bool select_gpu(int index, std::string* why);
+// How many GPUs CUDA sees (0 when none answers).
+int gpu_count();
 // GPU memory in use and in total on the current device (all processes), or false.
 bool gpu_memory_info(size_t* used_bytes, size_t* total_bytes);
 

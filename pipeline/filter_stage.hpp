@@ -29,6 +29,7 @@ struct FilterStageOptions {
     int threads = 0;                  // CPU threads (0 = one per core)
     KernelChoice gpu_kernel;          // auto, a family or a row of the GPU dispatch table (--list-kernels)
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
+    int gpu_index = 0;                // the CUDA device
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
     std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;

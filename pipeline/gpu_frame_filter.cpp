@@ -73,6 +73,11 @@ struct GpuFrameFilter::Slot {
 };
 
 struct GpuFrameFilter::Impl {
+    int device = 0;
+    void make_current() const {
+        int now = -1;
+        if (cudaGetDevice(&now) != cudaSuccess || now != device) VF_CUDA_CHECK(cudaSetDevice(device));
+    }
     std::vector<FilterPlan> chain;
     KernelChoice kernel;
     CudaBackend backend;
@@ -82,9 +87,11 @@ struct GpuFrameFilter::Impl {
     GpuStageTimes times;
 };
 
-GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams)
+GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device)
     : impl_(std::make_unique<Impl>()) {
     if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
+    impl_->device = device;
+    impl_->make_current();  // the slots' streams and events belong to this device
     impl_->chain = std::move(chain);
     impl_->kernel = kernel;
     impl_->ran.assign(impl_->chain.size() * kMaxChannels, nullptr);
@@ -93,6 +100,7 @@ GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kerne
 
 GpuFrameFilter::~GpuFrameFilter() {
     // Frames in flight still reference device and pinned memory: let the GPU finish with them.
+    cudaSetDevice(impl_->device);
     for (auto& s : impl_->slots) cudaStreamSynchronize(s->stream.get());
 }
 
@@ -102,6 +110,7 @@ const GpuStageTimes& GpuFrameFilter::times() const { return impl_->times; }
 
 void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     Impl& m = *impl_;
+    m.make_current();
     if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "GPU stage: submit with every stream busy");
     Slot& s = *m.slots[static_cast<size_t>(m.submitted % capacity())];
     const bool on_device = in->format == AV_PIX_FMT_CUDA;
@@ -164,6 +173,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
 AvFramePtr GpuFrameFilter::take(bool wait) {
     Impl& m = *impl_;
     if (in_flight() == 0) return nullptr;
+    m.make_current();
     Slot& s = *m.slots[static_cast<size_t>(m.taken % capacity())];
     if (!wait) {
         const cudaError_t q = cudaEventQuery(s.done.get());

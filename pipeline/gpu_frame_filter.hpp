@@ -30,7 +30,9 @@ struct GpuStageTimes {
 
 class GpuFrameFilter : public FrameEngine {
 public:
-    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams);
+    // device: the CUDA device number everything of this engine lives on (made current in every
+    // call, so any thread may drive it).
+    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device = 0);
     ~GpuFrameFilter() override;
 
     int capacity() const override;

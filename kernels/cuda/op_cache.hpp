@@ -2,8 +2,11 @@
 // choice), found by the kernel's fingerprint and confirmed by comparing its coefficients in
 // place, so a lookup on the per-frame path copies nothing. `extra` separates entries of one
 // kernel that also depend on something else (plane size, sample size); `stream` separates entries
-// with scratch memory that two streams must not share.
+// with scratch memory that two streams must not share. Entries belong to the current device
+// (device memory, constant memory and FFT plans are per GPU), so each GPU gets its own.
 #pragma once
+
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <map>
@@ -21,11 +24,14 @@ public:
     // The value for (op, extra, stream); make() -> std::unique_ptr<Value> runs once, under the lock.
     template <typename Make>
     Value& get(const ConvolveOp& op, uint64_t extra, Make&& make, const void* stream = nullptr) {
+        int device = 0;
+        cudaGetDevice(&device);
         std::lock_guard<std::mutex> lock(mutex_);
         std::vector<Entry>& bucket = entries_[op.fingerprint ^ (extra * 0x9E3779B97F4A7C15ull)];
         for (Entry& e : bucket)
-            if (e.extra == extra && e.stream == stream && e.kw == op.kw && e.kh == op.kh && e.k == op.k) return *e.value;
-        bucket.push_back(Entry{extra, stream, op.kw, op.kh, op.k, make()});
+            if (e.extra == extra && e.stream == stream && e.device == device && e.kw == op.kw && e.kh == op.kh && e.k == op.k)
+                return *e.value;
+        bucket.push_back(Entry{extra, stream, device, op.kw, op.kh, op.k, make()});
         return *bucket.back().value;
     }
 
@@ -33,6 +39,7 @@ private:
     struct Entry {
         uint64_t extra;
         const void* stream;
+        int device;
         int kw, kh;
         std::vector<double> k;
         std::unique_ptr<Value> value;

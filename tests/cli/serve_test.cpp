@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <map>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "app/serve_command.hpp"
 #include "app/serve_config.hpp"
+#include "app/stream_service.hpp"
 #include "common/error.hpp"
 #include "support/child_process.hpp"
 #include "support/clip_writer.hpp"
@@ -387,6 +389,36 @@ TEST_F(Serve, ShardsSplitTheFileBetweenProcesses) {
     EXPECT_EQ(run_vfilter({"serve", "--config", dir + "/streams.yaml", "--shard", "2/2"}).exit_code, 2);
 }
 
+TEST_F(Serve, GpuStreamsArePlacedOnTheListedGpusFewestFirst) {
+    clip("a.mkv", 600, 1);
+    std::string yaml = "defaults: {input: " + dir + "/a.mkv, output: 'null', realtime: true}\nstreams:\n";
+    for (int i = 0; i < 4; ++i) yaml += "  - {name: g" + std::to_string(i) + "}\n";
+    yaml += "  - {name: c, device: cpu}\n";
+    write("streams.yaml", yaml);
+    auto p = serve({"--api-port", "0", "--gpus", "0,1"});
+    const int port = api_port(*p);
+    if (port < 0 && p->wait(10) == 2 && p->log().find("does not exist") != std::string::npos)
+        GTEST_SKIP() << "this machine has one GPU: --gpus 0,1 is refused, as it must be";
+    ASSERT_GT(port, 0) << p->log();
+    std::map<int, int> per_gpu;
+    for (const auto& s : streams(port)) {
+        if (s["name"] == "c") {
+            EXPECT_FALSE(s.contains("gpu")) << "a CPU stream is placed on no GPU: " << s.dump();
+            continue;
+        }
+        ++per_gpu[s["gpu"].get<int>()];
+    }
+    EXPECT_EQ(per_gpu, (std::map<int, int>{{0, 2}, {1, 2}}));
+    EXPECT_EQ(status_of(http(port, "DELETE", "/streams/g1")), 200);
+    EXPECT_EQ(status_of(http(port, "DELETE", "/streams/g3")), 200);  // GPU 1 is empty now, GPU 0 has 2
+    const std::string r = http(port, "POST", "/streams", R"({"name": "g9", "input": ")" + dir + R"(/a.mkv", "output": "null"})");
+    ASSERT_EQ(status_of(r), 201) << r;
+    EXPECT_EQ(body_json(r)["gpu"], 1) << "the new stream goes to the GPU with the fewest: " << r;
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30), 0) << p->log();
+    EXPECT_EQ(run_vfilter({"serve", "--config", dir + "/streams.yaml", "--gpus", "0,x"}).exit_code, 2);
+}
+
 TEST_F(Serve, SighupAppliesTheEditedFileAndKeepsUnchangedStreamsRunning) {
     clip("a.mkv", 900, 1);
     const std::string head = "defaults: {realtime: true, output: 'null'}\nstreams:\n";
@@ -419,6 +451,23 @@ TEST_F(Serve, SighupAppliesTheEditedFileAndKeepsUnchangedStreamsRunning) {
 
 namespace vf {
 namespace {
+
+TEST(ServeGpus, FewestStreamsFirstAndListsAreChecked) {
+    EXPECT_EQ(least_loaded_gpu({0, 1}, {}), 0);
+    EXPECT_EQ(least_loaded_gpu({0, 1}, {{0, 1}}), 1);
+    EXPECT_EQ(least_loaded_gpu({0, 1}, {{0, 1}, {1, 1}}), 0) << "a tie goes to the first listed";
+    EXPECT_EQ(least_loaded_gpu({3, 1}, {{3, 2}, {1, 2}}), 3);
+    EXPECT_EQ(least_loaded_gpu({0, 1, 2}, {{0, 5}, {1, 0}, {2, 3}}), 1);
+    EXPECT_EQ(parse_gpus("all", 0), std::vector<int>{});
+    EXPECT_EQ(parse_gpus("all", 2), (std::vector<int>{0, 1}));
+    EXPECT_EQ(parse_gpus("1,0", 2), (std::vector<int>{1, 0}));
+    EXPECT_EQ(parse_gpus("0,1", 0), (std::vector<int>{0, 1})) << "without a GPU the list is kept (it places nothing real)";
+    EXPECT_THROW(parse_gpus("2", 2), Error);
+    EXPECT_THROW(parse_gpus("0,0", 2), Error);
+    EXPECT_THROW(parse_gpus("0,", 2), Error);
+    EXPECT_THROW(parse_gpus("-1", 2), Error);
+    EXPECT_THROW(parse_gpus("", 2), Error);
+}
 
 TEST(ServeShards, EveryStreamHasOneShardAndRescalingMovesFew) {
     std::vector<std::string> names;

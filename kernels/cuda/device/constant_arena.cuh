@@ -4,6 +4,7 @@
 // translation unit that includes this header (constant memory belongs to its module).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -21,8 +22,11 @@ __constant__ float c_taps[kArenaFloats];
 // The offset of the kernel's taps in the arena; -1 when they did not fit.
 int arena_offset(const ConvolveOp& op) {
     static OpCache<int> cache;
-    static int used = 0;  // guarded by the cache's lock, held while make() runs
+    static std::map<int, int> used_on;  // per device; guarded by the cache's lock, held while make() runs
     return cache.get(op, 0, [&] {
+        int device = 0;
+        cudaGetDevice(&device);
+        int& used = used_on[device];
         const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
         std::vector<float> taps(static_cast<size_t>(khp) * op.kw, 0.0f);
         for (int j = 0; j < op.kh; ++j)

@@ -12,6 +12,7 @@
 // pixel.
 #include <memory>
 #include <mutex>
+#include <map>
 #include <vector>
 
 #include "kernels/cuda/variants.hpp"
@@ -38,8 +39,11 @@ int padded(int k) { return (k + kChunk - 1) / kChunk * kChunk; }
 // the offset of the row taps (the column taps follow them).
 int taps_offset(const ConvolveOp& op) {
     static OpCache<int> cache;
-    static int used = 0;  // guarded by the cache's lock, held while make() runs
+    static std::map<int, int> used_on;  // per device; guarded by the cache's lock, held while make() runs
     return cache.get(op, 0, [&] {
+        int device = 0;
+        cudaGetDevice(&device);
+        int& used = used_on[device];
         std::vector<float> taps;
         for (int i = 0; i < padded(op.kw); ++i) taps.push_back(i < op.kw ? static_cast<float>(op.row[i]) : 0.0f);
         for (int j = 0; j < padded(op.kh); ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
