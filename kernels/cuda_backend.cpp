@@ -65,7 +65,13 @@ bool select_gpu(int index, std::string* why) {
         *why = "GPU " + std::to_string(index) + " does not exist (CUDA sees " + std::to_string(n) + ")";
         return false;
     }
-    const cudaError_t err = cudaSetDevice(index);
+    // Already current (GPU 0 by default): nothing to do. cudaSetDevice would create the primary
+    // context now, with the runtime's flags, and NVDEC (FFmpeg) then refuses to share it.
+    int now = -1;
+    if (cudaGetDevice(&now) == cudaSuccess && now == index) return true;
+    cudaError_t err = cudaSetDevice(index);
+    // The flags FFmpeg's NVDEC asks of the primary context, so that it can share this one.
+    if (err == cudaSuccess) err = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
     if (err != cudaSuccess) {
         *why = "cannot use GPU " + std::to_string(index) + ": " + cudaGetErrorString(err);
         cudaGetLastError();
