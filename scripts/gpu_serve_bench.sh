@@ -10,12 +10,11 @@
 #            8 `ffmpeg -vf gblur=sigma=3.2` processes
 #   tests    the GPU end-to-end tests (GpuServe among them) and the serve tests with the GPU present
 #   all      everything (about 8 minutes on an H100 with NS="8 16")
-# Output to the terminal and $OUT/serve_bench.txt (or gpu-out/).
+# Output to the terminal (redirect it to keep it); scratch files under /tmp/vf-serve.
 set -u
 mode=${1:-all}
 case $mode in decode|latency|encode|tests|all) ;; *) echo "usage: $0 [decode|latency|encode|tests|all]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; mkdir -p $out /tmp/vf-serve/raw /tmp/vf-serve/clips
-exec > >(tee -a $out/serve_bench.txt) 2>&1
 raw=/tmp/vf-serve/raw; clips=/tmp/vf-serve/clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1

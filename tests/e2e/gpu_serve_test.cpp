@@ -22,6 +22,7 @@ struct ServedCase {
     std::string name, filter;
     AVPixelFormat format;
     int width, height;
+    std::string codec = "ffv1";  // libx264: NVDEC decodes it
 };
 
 TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
@@ -35,6 +36,8 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
         {"box10", "box=radius=2,sharpen", AV_PIX_FMT_YUV420P10LE, 200, 120},
         {"kirsch", "kirsch", AV_PIX_FMT_YUV422P, 161, 97},
         {"conv", "convolution=m=1 2 1 2 4 2 1 2 1:rdiv=1/16", AV_PIX_FMT_YUV444P, 96, 64},
+        {"nvdec_a", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 352, "libx264"},
+        {"nvdec_b", "sobel", AV_PIX_FMT_YUV420P, 640, 352, "libx264"},
     };
     ServeConfig config;
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -46,6 +49,7 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
         clip.format = c.format;
         clip.frames = 24;
         clip.seed = 100 + static_cast<unsigned>(i);
+        clip.video_codec = c.codec;
         write_clip(clip);
         config.streams.push_back(make_stream_config(
             c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"}, {"filter", c.filter}, {"codec", "ffv1"},
@@ -61,6 +65,9 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
         service.apply(config);
         service.wait_all();
         for (const auto& s : service.list()) EXPECT_EQ(s["state"], "stopped") << s.dump();
+        // H.264 streams decode on NVDEC in one process too (its context shared with the filters').
+        const nlohmann::json stats = service.final_stats();
+        for (const char* name : {"nvdec_a", "nvdec_b"}) EXPECT_EQ(stats[name]["stats"]["hw_decode"], "cuda") << stats[name].dump();
     }
     for (const ServedCase& c : cases) {
         const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");
