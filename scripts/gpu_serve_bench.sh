@@ -33,6 +33,8 @@ if [ $mode = all ] || [ $mode = tests ]; then
 fi
 [ $mode = tests ] && exit 0
 FRAMES=${FRAMES:-900}
+# Named by their length: a clip left by an earlier call with another FRAMES must not be reused.
+clips=$clips/f$FRAMES; mkdir -p $clips
 [ -f $clips/c.mp4 ] || FFMPEG=$FF scripts/make_test_clip.sh $clips/c.mp4 1920x1080 $((FRAMES / 30)) 30 >/dev/null
 for k in $(seq 32); do [ -f $clips/c$k.mp4 ] || cp $clips/c.mp4 $clips/c$k.mp4; done
 el "clips ($FRAMES frames 1080p30)"
@@ -74,6 +76,7 @@ el "latency done"
 fi
 if [ $mode = all ] || [ $mode = encode ]; then
   EF=${EFRAMES:-600}
+  clips=/tmp/vf-serve/clips/e$EF; mkdir -p $clips
   [ -f $clips/e.mp4 ] || FFMPEG=$FF scripts/make_test_clip.sh $clips/e.mp4 1920x1080 $((EF / 30)) 30 >/dev/null
   for k in $(seq 8); do [ -f $clips/e$k.mp4 ] || cp $clips/e.mp4 $clips/e$k.mp4; done
   { echo "defaults: {filter: '$G', device: cuda, codec: libx264, preset: veryfast, overwrite: true}"; echo "streams:"
