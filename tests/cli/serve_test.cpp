@@ -378,7 +378,8 @@ TEST_F(Serve, ShardsSplitTheFileBetweenProcesses) {
                                              "--stats-json", stats});
         ASSERT_EQ(r.exit_code, 0) << r.output;
         EXPECT_NE(r.output.find("shard " + std::to_string(k) + "/2:"), std::string::npos) << r.output;
-        for (const auto& [name, s] : nlohmann::json::parse(read_file(stats)).items()) {
+        const nlohmann::json entries = nlohmann::json::parse(read_file(stats));
+        for (const auto& [name, s] : entries.items()) {
             EXPECT_EQ(shard_of(name, 2), k);
             served.push_back(name);
         }
