@@ -9,7 +9,7 @@ double LiveMetrics::fps() {
     const Clock::time_point now = Clock::now();
     const int64_t out_frames = p.frames_out;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (last_at_ == Clock::time_point{}) last_at_ = p.started_at;
+    if (last_at_ == Clock::time_point{}) last_at_ = p.started_at.load();
     const double dt = std::chrono::duration<double>(now - last_at_).count();
     if (dt >= 0.5) {  // scrapes closer than that keep the previous rate
         fps_ = (out_frames - last_frames_) / dt;
@@ -22,7 +22,7 @@ double LiveMetrics::fps() {
 void LiveMetrics::collect(MetricSet& set, const std::string& labels) {
     const PipelineProgress& p = pipeline_.progress();
     const double fps_now = fps();
-    const double wall = std::chrono::duration<double>(Clock::now() - p.started_at).count();
+    const double wall = std::chrono::duration<double>(Clock::now() - p.started_at.load()).count();
     set.add("vfilter_frames_in_total", "counter", "Video frames decoded.", static_cast<double>(p.frames_in), labels);
     set.add("vfilter_frames_out_total", "counter", "Video frames filtered and written.", static_cast<double>(p.frames_out.load()), labels);
     set.add("vfilter_frames_dropped_total", "counter", "Frames dropped because processing fell behind a live input.",

@@ -86,7 +86,8 @@ RunStats Pipeline::run() {
             p->decoded_ = p->filtered_ = nullptr;
         }
     } forget{this};
-    progress_.started_at = run.start = Clock::now();
+    run.start = Clock::now();
+    progress_.started_at = run.start;
     run.time_base = source_.video().time_base;
     const int64_t expected = source_.video().expected_frames;
     run.warmup = expected > 0 ? std::clamp<int64_t>(expected / 10, 1, 30) : 30;

@@ -31,7 +31,7 @@ struct PipelineProgress {
     std::atomic<int64_t> frames_dropped{0};
     std::atomic<double> position_s{0};
     StageClock decode{"decode"}, filter{"filter"}, encode{"encode"};
-    Clock::time_point started_at = Clock::now();
+    std::atomic<Clock::time_point> started_at{Clock::now()};  // reset by run(); read by metrics scrapes
 };
 
 class Pipeline {
