@@ -70,15 +70,18 @@ void ServedStream::run() {
     try {
         const JobResult r = running->run();
         stats = nlohmann::json::parse(redact_credentials(to_json(r.stats).dump()));
+        // Damage ends a stream that stopped on its own (a live input gone for good after its
+        // reconnect attempts) as failed; one stopped on request is stopped, with the damage said.
         if (r.damaged) {
-            end = StreamState::Failed;
             error = "input damaged: " + r.stats.damage;
+            if (!r.interrupted) end = StreamState::Failed;
         }
     } catch (const std::exception& e) {
         end = StreamState::Failed;
         error = e.what();
     }
-    if (!error.empty()) spdlog::error("{}", error);
+    if (end == StreamState::Failed) spdlog::error("{}", error);
+    else if (!error.empty()) spdlog::warn("stopped; the output is complete; {}", error);
     else spdlog::info("stopped; the output is complete");
     std::unique_ptr<Job> finished;
     {

@@ -763,7 +763,7 @@ TEST_F(Live, ServeFourCamerasOneRestartedTheOthersLoseNothing) {
         const std::string name = "cam" + std::to_string(i);
         ASSERT_TRUE(s.contains(name)) << s.dump(2);
         const nlohmann::json& c = s[name];
-        EXPECT_EQ(c["state"], "stopped") << name;
+        EXPECT_EQ(c["state"], "stopped") << name << ": " << c.dump();
         const Decoded d = decode(dir + "/" + name + ".mkv");
         EXPECT_TRUE(d.clean) << name << ": " << d.errors;
         EXPECT_EQ(d.frames, c["frames_out"].get<int>()) << name;
