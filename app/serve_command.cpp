@@ -122,9 +122,7 @@ int run_serve(const ServeOptions& o) {
                                     : "stopping at once: frames in flight are discarded");
             service.stop_all(stops > 1);
         }
-        bool all_ended = true;
-        for (const nlohmann::json& s : service.list())
-            if (s["state"] != "failed" && s["state"] != "stopped") all_ended = false;
+        const bool all_ended = service.all_ended();
         if (stops > 0 && all_ended) break;
         if (!api && all_ended) {  // nothing left to do and nobody can add a stream
             ended_on_their_own = true;

@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "common/logging.hpp"
 #include "common/redact.hpp"
+#include "pipeline/live_metrics.hpp"
 #include "pipeline/stats.hpp"
 
 namespace vf {
@@ -122,9 +123,11 @@ nlohmann::json ServedStream::describe() const {
     return j;
 }
 
-nlohmann::json ServedStream::final_stats() const {
+nlohmann::json ServedStream::summary() const {
+    nlohmann::json j = describe();
     std::lock_guard<std::mutex> lock(mutex_);
-    return final_stats_;
+    j["stats"] = final_stats_;
+    return j;
 }
 
 void ServedStream::collect_metrics(MetricSet& set) const {
@@ -135,11 +138,7 @@ void ServedStream::collect_metrics(MetricSet& set) const {
         return;
     }
     // Not running (opening, or ended): the counters it ended with.
-    set.add("vfilter_frames_in_total", "counter", "Video frames decoded.", static_cast<double>(last_.frames_in), labels);
-    set.add("vfilter_frames_out_total", "counter", "Video frames filtered and written.", static_cast<double>(last_.frames_out), labels);
-    set.add("vfilter_frames_dropped_total", "counter", "Frames dropped because processing fell behind a live input.",
-            static_cast<double>(last_.frames_dropped), labels);
-    set.add("vfilter_source_up", "gauge", "1 while the input delivers, 0 while reconnecting.", 0, labels);
+    LiveMetrics::collect_counters(set, labels, last_.frames_in, last_.frames_out, last_.frames_dropped, false);
 }
 
 bool ServedStream::on_gpu() const {

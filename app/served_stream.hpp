@@ -40,8 +40,8 @@ public:
     // name, state, input and output (credentials redacted), filter, frames in/out/dropped, fps,
     // reconnects, last error.
     nlohmann::json describe() const;
-    // Its stats when it ended (the single run's --stats-json object), or null while it runs.
-    nlohmann::json final_stats() const;
+    // describe() with "stats": the single run's --stats-json object once it ended (null before).
+    nlohmann::json summary() const;
     void collect_metrics(MetricSet& set) const;
     bool on_gpu() const;  // its filters run on the GPU (known once it runs)
     // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.

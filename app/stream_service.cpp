@@ -90,8 +90,7 @@ void StreamService::add(StreamConfig s) {
 }
 
 void StreamService::retire(const ServedStream& stream) {
-    nlohmann::json entry = stream.describe();
-    entry["stats"] = stream.final_stats();
+    nlohmann::json entry = stream.summary();
     std::lock_guard<std::mutex> lock(mutex_);
     retired_.push_back(std::move(entry));
 }
@@ -110,9 +109,7 @@ nlohmann::json StreamService::remove(const std::string& name) {
     stream->join();
     spdlog::info("stream '{}' removed", name);
     retire(*stream);
-    nlohmann::json entry = stream->describe();
-    entry["stats"] = stream->final_stats();
-    return entry;
+    return stream->summary();
 }
 
 void StreamService::set_filter(const std::string& name, const std::string& chain) {
@@ -180,11 +177,7 @@ nlohmann::json StreamService::list() const {
 nlohmann::json StreamService::final_stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     nlohmann::json all = nlohmann::json::object();
-    for (const auto& [name, stream] : streams_) {
-        nlohmann::json entry = stream->describe();
-        entry["stats"] = stream->final_stats();
-        all[name] = entry;
-    }
+    for (const auto& [name, stream] : streams_) all[name] = stream->summary();
     // Streams removed while serving keep their entry: under their name when it is free, else
     // as NAME@removed-N.
     int n = 0;
@@ -224,6 +217,13 @@ bool StreamService::ready() const {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [name, stream] : streams_)
         if (stream->state() == StreamState::Starting) return false;
+    return true;
+}
+
+bool StreamService::all_ended() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [name, stream] : streams_)
+        if (!stream->ended()) return false;
     return true;
 }
 

@@ -50,9 +50,10 @@ public:
     void set_gpus(std::vector<int> gpus) { gpus_ = std::move(gpus); }
 
     nlohmann::json list() const;              // every stream's describe(), by name
-    nlohmann::json final_stats() const;       // {name: stats} of the streams that ended
+    nlohmann::json final_stats() const;       // {name: summary()}, removed streams included
     std::string metrics() const;              // Prometheus text, every sample labelled by stream
     bool ready() const;                       // no stream is still opening
+    bool all_ended() const;                   // every stream is stopped or failed (true when none)
     size_t size() const;
     // Stops every stream (abandon: discard what is in flight) and waits for all of them.
     void stop_all(bool abandon = false);

@@ -19,14 +19,20 @@ double LiveMetrics::fps() {
     return fps_;
 }
 
+void LiveMetrics::collect_counters(MetricSet& set, const std::string& labels, int64_t frames_in, int64_t frames_out,
+                                   int64_t frames_dropped, bool source_up) {
+    set.add("vfilter_frames_in_total", "counter", "Video frames decoded.", static_cast<double>(frames_in), labels);
+    set.add("vfilter_frames_out_total", "counter", "Video frames filtered and written.", static_cast<double>(frames_out), labels);
+    set.add("vfilter_frames_dropped_total", "counter", "Frames dropped because processing fell behind a live input.",
+            static_cast<double>(frames_dropped), labels);
+    set.add("vfilter_source_up", "gauge", "1 while the input delivers, 0 while reconnecting.", source_up ? 1 : 0, labels);
+}
+
 void LiveMetrics::collect(MetricSet& set, const std::string& labels) {
     const PipelineProgress& p = pipeline_.progress();
     const double fps_now = fps();
     const double wall = std::chrono::duration<double>(Clock::now() - p.started_at.load()).count();
-    set.add("vfilter_frames_in_total", "counter", "Video frames decoded.", static_cast<double>(p.frames_in), labels);
-    set.add("vfilter_frames_out_total", "counter", "Video frames filtered and written.", static_cast<double>(p.frames_out.load()), labels);
-    set.add("vfilter_frames_dropped_total", "counter", "Frames dropped because processing fell behind a live input.",
-            static_cast<double>(p.frames_dropped), labels);
+    collect_counters(set, labels, p.frames_in, p.frames_out, p.frames_dropped, source_.status().up);
     set.add("vfilter_fps", "gauge", "Frames written per second since the previous scrape.", fps_now, labels);
     const StageClock* stages[] = {&p.decode, &p.filter, &p.encode};
     for (const StageClock* c : stages)
@@ -46,7 +52,6 @@ void LiveMetrics::collect(MetricSet& set, const std::string& labels) {
     set.add("vfilter_damaged_at_cuts_total", "counter",
             "Frames and packets damaged where the live input was cut (the last one sent, the first after the reconnect).",
             static_cast<double>(source_.status().damaged_at_cuts), labels);
-    set.add("vfilter_source_up", "gauge", "1 while the input delivers, 0 while reconnecting.", source_.status().up ? 1 : 0, labels);
     set.add("vfilter_uptime_seconds", "gauge", "Seconds since the run started.", wall, labels);
 }
 

@@ -20,6 +20,10 @@ public:
         : pipeline_(pipeline), source_(source), sink_(sink) {}
     // Adds this pipeline's samples, each with `labels` (e.g. stream="cam1"; "" for none).
     void collect(MetricSet& set, const std::string& labels = "");
+    // The frame counters and the source's state alone: what a stream reports while it is not
+    // running (serve: opening, or ended), under the same families as collect().
+    static void collect_counters(MetricSet& set, const std::string& labels, int64_t frames_in, int64_t frames_out,
+                                 int64_t frames_dropped, bool source_up);
     // Frames written per second since the previous call at least half a second ago.
     double fps();
     std::string render() {  // the single-stream endpoint's whole text
