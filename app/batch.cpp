@@ -63,10 +63,17 @@ private:
 }  // namespace
 
 bool parse_shard(const std::string& text, int* index, int* count, std::string* why) {
+    const size_t slash = text.rfind('/');
+    std::string index_text = slash == std::string::npos ? text : text.substr(0, slash);
+    // A StatefulSet pod's name (vfilter-3) stands for its ordinal, so a manifest can pass
+    // $(POD_NAME)/COUNT.
+    if (const size_t dash = index_text.rfind('-'); dash != std::string::npos && dash > 0 && dash + 1 < index_text.size())
+        index_text = index_text.substr(dash + 1);
     int i = -1, n = -1;
     char rest = 0;
-    if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &rest) != 2) {
-        *why = "--shard '" + text + "': expected INDEX/COUNT, e.g. 0/4";
+    if (slash == std::string::npos || index_text.empty() || index_text.find_first_not_of("0123456789") != std::string::npos ||
+        std::sscanf((index_text + text.substr(slash)).c_str(), "%d/%d%c", &i, &n, &rest) != 2) {
+        *why = "--shard '" + text + "': expected INDEX/COUNT, e.g. 0/4 (INDEX may be a StatefulSet pod's name, e.g. vfilter-0/4)";
         return false;
     }
     if (n < 1 || i < 0 || i >= n) {

@@ -22,7 +22,8 @@ struct BatchOptions {
     int shard_count = 1;
 };
 
-// "I/N" with 0 <= I < N; false with the reason otherwise.
+// "I/N" with 0 <= I < N, where I may also be a StatefulSet pod's name ending in -I; false with
+// the reason otherwise.
 bool parse_shard(const std::string& text, int* index, int* count, std::string* why);
 
 struct BatchItem {

@@ -87,8 +87,13 @@ Command parse_command_line(int argc, char** argv) {
     std::string serve_shard = "0/1";
     serve->add_option("--shard", serve_shard,
                       "INDEX/COUNT: run only the file's streams of this shard (assigned by name; going from N to N+1 "
-                      "shards moves only the streams the new shard takes)")
+                      "shards moves only the streams the new shard takes); INDEX may be a StatefulSet pod's name "
+                      "(vfilter-3: its ordinal, 3)")
         ->default_str("0/1");
+    serve->add_option("--watch-config", so.watch_config_s,
+                      "look at the file every SECONDS and apply it, as SIGHUP does, when its content changed "
+                      "(for a mounted Kubernetes ConfigMap; 0 = only on SIGHUP)")
+        ->default_str("0")->check(CLI::Range(0.0, 86400.0))->envname("VFILTER_WATCH_CONFIG");
     serve->add_option("--stats-json", so.stats_json, "write every stream's summary as one JSON object at the end");
     serve->add_flag("-v,--verbose", verbose, "more log output");
     serve->add_flag("-q,--quiet", quiet, "errors only");

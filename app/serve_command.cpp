@@ -53,6 +53,18 @@ bool is_loopback_address(const std::string& address) {
     return (ntohl(a.s_addr) >> 24) == 127;
 }
 
+namespace {
+
+// The whole file, or "" when it cannot be read (load() then says why).
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
 int run_serve(const ServeOptions& o) {
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
@@ -103,18 +115,31 @@ int run_serve(const ServeOptions& o) {
     service.apply(config);
     spdlog::info("serving {} stream(s) from {}", config.streams.size(), o.config);
 
+    // What the file said when last applied: --watch-config applies it again only once it changes
+    // (a ConfigMap volume is replaced by a symlink swap, so its content is compared, not its mtime).
+    std::string applied_text = file_text(o.config);
+    const auto reload = [&](const char* why) {
+        applied_text = file_text(o.config);
+        try {
+            service.apply(load());
+            spdlog::info("{}: {} applied; {} stream(s)", why, o.config, service.size());
+        } catch (const std::exception& e) {
+            spdlog::error("{}: {}; nothing changed", why, redact_credentials(e.what()));
+        }
+    };
+    auto next_look = std::chrono::steady_clock::now();
     int stops = 0;
     bool ended_on_their_own = false;
     for (;;) {
         timespec wait{0, 200 * 1000 * 1000};
         const int sig = sigtimedwait(&signals, nullptr, &wait);
+        if (o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
+            next_look = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.watch_config_s));
+            if (file_text(o.config) != applied_text) reload("--watch-config: the file changed");
+        }
         if (sig == SIGHUP) {
-            try {
-                service.apply(load());
-                spdlog::info("SIGHUP: {} applied; {} stream(s)", o.config, service.size());
-            } catch (const std::exception& e) {
-                spdlog::error("SIGHUP: {}; nothing changed", redact_credentials(e.what()));
-            }
+            reload("SIGHUP");
         } else if (sig == SIGINT || sig == SIGTERM) {
             ++stops;
             if (stops > 2) _exit(130);

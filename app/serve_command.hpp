@@ -1,6 +1,7 @@
 // `vfilter serve --config streams.yaml`: every stream of the file in one process until
 // SIGTERM/SIGINT, with the control API (app/control_api.hpp) when --api-port is given; SIGHUP
-// re-reads the file and applies the difference. docs/serve.md.
+// re-reads the file and applies the difference, and so does --watch-config once the file
+// changes (a Kubernetes ConfigMap edited in place). docs/serve.md.
 #pragma once
 
 #include <string>
@@ -18,6 +19,7 @@ struct ServeOptions {
     std::string stats_json;           // one object per stream, written at the end
     int shard_index = 0, shard_count = 1;  // --shard I/N: only the file's streams of shard I
     std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed
+    double watch_config_s = 0;        // > 0: look at the file this often and apply it when it changed
 };
 
 // Exit code: 0 once stopped by a signal, or once every stream ended with none failed; 5 when

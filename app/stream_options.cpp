@@ -62,7 +62,7 @@ void add_stream_options(CLI::App& app, RunOptions& o, StreamOptionWords& w) {
     app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
     app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
     app.add_option("--device", w.device, "where filters run: auto (GPU when present), cpu, cuda")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kDevices)));
+        ->default_str("auto")->check(CLI::IsMember(names_of(kDevices)))->envname("VFILTER_DEVICE");
     app.add_option("--kernel", w.kernel,
                    "GPU kernel: auto, a family (naive, constant, tiled, separable, fft, tensor) or a variant's name "
                    "(see --list-kernels)")

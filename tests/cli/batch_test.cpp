@@ -64,7 +64,14 @@ TEST(BatchShard, ParsesIndexOverCount) {
     EXPECT_TRUE(parse_shard("2/5", &i, &n, &why));
     EXPECT_EQ(i, 2);
     EXPECT_EQ(n, 5);
-    for (const char* bad : {"5/5", "-1/3", "1/0", "1", "1/2x", "a/b", ""}) EXPECT_FALSE(parse_shard(bad, &i, &n, &why)) << bad;
+    // A StatefulSet pod's name stands for its ordinal.
+    EXPECT_TRUE(parse_shard("vfilter-3/4", &i, &n, &why));
+    EXPECT_EQ(i, 3);
+    EXPECT_EQ(n, 4);
+    EXPECT_TRUE(parse_shard("my-vfilter-0/1", &i, &n, &why));
+    EXPECT_EQ(i, 0);
+    for (const char* bad : {"5/5", "-1/3", "1/0", "1", "1/2x", "a/b", "", "vfilter-4/4", "vfilter-/4", "vfilter/4", "vfilter-1x/4"})
+        EXPECT_FALSE(parse_shard(bad, &i, &n, &why)) << bad;
     EXPECT_EQ(incomplete_name("/o/clip.mkv"), "/o/clip.incomplete.mkv");
 }
 

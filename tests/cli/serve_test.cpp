@@ -28,6 +28,7 @@ namespace {
 
 using namespace test;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
 std::string usage_error(const std::string& yaml) {
     try {
@@ -101,6 +102,18 @@ TEST(ServeConfig, EnvironmentVariablesFillValues) {
     ::unsetenv("VF_TEST_CAM_URL");
     const std::string e = usage_error("streams:\n  - {name: a, input: '${VF_TEST_CAM_URL}', output: a.mp4}\n");
     EXPECT_NE(e.find("environment variable VF_TEST_CAM_URL is not set"), std::string::npos) << e;
+}
+
+// VFILTER_DEVICE (a Kubernetes overlay's choice) is every stream's default; a stream's own field wins.
+TEST(ServeConfig, DeviceFromTheEnvironmentIsTheDefault) {
+    ::setenv("VFILTER_DEVICE", "cpu", 1);
+    const ServeConfig c = parse_serve_config("streams:\n  - {name: a, input: x.mp4, output: a.mp4}\n"
+                                             "  - {name: b, input: x.mp4, output: b.mp4, device: cuda}\n", "s.yaml");
+    ::unsetenv("VFILTER_DEVICE");
+    EXPECT_EQ(c.streams[0].options.device, DeviceChoice::Cpu);
+    EXPECT_EQ(c.streams[1].options.device, DeviceChoice::Cuda);
+    const ServeConfig unset = parse_serve_config("streams:\n  - {name: a, input: x.mp4, output: a.mp4}\n", "s.yaml");
+    EXPECT_EQ(unset.streams[0].options.device, DeviceChoice::Auto);
 }
 
 TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
@@ -442,6 +455,39 @@ TEST_F(Serve, SighupAppliesTheEditedFileAndKeepsUnchangedStreamsRunning) {
     write("streams.yaml", "streams: [unclosed\n");
     p->signal(SIGHUP);
     ASSERT_TRUE(p->wait_for_log("nothing changed", 30)) << p->log();
+    EXPECT_EQ(streams(port).size(), 2u);
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30), 0) << p->log();
+}
+
+// --watch-config: the file is swapped the way the kubelet updates a ConfigMap volume (a new folder,
+// then the ..data symlink renamed over), and serve applies it without a signal; a bad version is
+// reported once and changes nothing.
+TEST_F(Serve, WatchConfigAppliesAConfigMapSwappedInPlace) {
+    clip("a.mkv", 900, 1);
+    const std::string head = "defaults: {realtime: true, output: 'null'}\nstreams:\n";
+    const auto publish = [&](int version, const std::string& text) {
+        const std::string folder = dir + "/v" + std::to_string(version);
+        fs::create_directories(folder);
+        std::ofstream(folder + "/streams.yaml") << text;
+        fs::create_directory_symlink(folder, dir + "/..data_tmp");
+        fs::rename(dir + "/..data_tmp", dir + "/..data");
+    };
+    publish(1, head + "  - {name: a, input: " + dir + "/a.mkv}\n");
+    fs::remove(dir + "/streams.yaml");
+    fs::create_symlink("..data/streams.yaml", dir + "/streams.yaml");
+    auto p = serve({"--api-port", "0", "--watch-config", "0.2"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    ASSERT_TRUE(wait_state(port, "a", "running")) << p->log();
+    publish(2, head + "  - {name: a, input: " + dir + "/a.mkv}\n  - {name: b, input: " + dir + "/a.mkv, filter: sobel}\n");
+    ASSERT_TRUE(wait_state(port, "b", "running")) << p->log();
+    EXPECT_NE(p->log().find("--watch-config: the file changed: " + dir + "/streams.yaml applied"), std::string::npos) << p->log();
+    publish(3, "streams: [unclosed\n");
+    ASSERT_TRUE(p->wait_for_log("nothing changed", 30)) << p->log();
+    std::this_thread::sleep_for(1s);
+    const std::string log = p->log();
+    EXPECT_EQ(log.find("nothing changed"), log.rfind("nothing changed")) << "a bad file is reported once, not every look: " << log;
     EXPECT_EQ(streams(port).size(), 2u);
     p->signal(SIGTERM);
     EXPECT_EQ(p->wait(30), 0) << p->log();

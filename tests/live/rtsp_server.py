@@ -2,7 +2,9 @@
 """A real RTSP camera on loopback for vfilter's live tests: GStreamer's RTSP server serving a
 live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
 
-    rtsp_server.py PORT [--size 320x240] [--fps 30]
+    rtsp_server.py PORT [--size 320x240] [--fps 30] [--mounts N]
+                                          (--mounts: N cameras, /cam0 ... /cam{N-1}, each its own
+                                           pattern, instead of the one /cam)
     rtsp_server.py PORT --record FILE     (a receiving server instead: clients publish H.264 to
                                            rtsp://127.0.0.1:PORT/cam, written to FILE as Matroska)
 
@@ -27,6 +29,7 @@ def main():
     ap.add_argument("--size", default="320x240")
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--record")
+    ap.add_argument("--mounts", type=int, default=0)
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
 
@@ -34,22 +37,34 @@ def main():
     server = GstRtspServer.RTSPServer()
     server.set_address("127.0.0.1")
     server.set_service(str(args.port))
-    factory = GstRtspServer.RTSPMediaFactory()
+
+    def camera(pattern):
+        factory = GstRtspServer.RTSPMediaFactory()
+        factory.set_launch(
+            f"( videotestsrc is-live=true pattern={pattern} ! "
+            f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "
+            f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
+            "rtph264pay name=pay0 pt=96 config-interval=1 )"
+        )
+        factory.set_shared(True)
+        return factory
+
+    mounts = server.get_mount_points()
     if args.record:
+        factory = GstRtspServer.RTSPMediaFactory()
         factory.set_transport_mode(GstRtspServer.RTSPTransportMode.RECORD)
         factory.set_launch(
             "( rtph264depay name=depay0 ! h264parse ! matroskamux streamable=true ! "
             f"filesink location={args.record} sync=false )"
         )
+        factory.set_shared(True)
+        mounts.add_factory("/cam", factory)
+    elif args.mounts > 0:
+        patterns = ["ball", "smpte", "pinwheel", "spokes", "gradient", "circular", "zone-plate", "checkers-8"]
+        for i in range(args.mounts):
+            mounts.add_factory(f"/cam{i}", camera(patterns[i % len(patterns)]))
     else:
-        factory.set_launch(
-            "( videotestsrc is-live=true pattern=ball ! "
-            f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "
-            f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
-            "rtph264pay name=pay0 pt=96 config-interval=1 )"
-        )
-    factory.set_shared(True)
-    server.get_mount_points().add_factory("/cam", factory)
+        mounts.add_factory("/cam", camera("ball"))
     if server.attach(None) == 0:
         print(f"cannot listen on 127.0.0.1:{args.port}", file=sys.stderr)
         return 1
