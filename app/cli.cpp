@@ -90,6 +90,10 @@ Command parse_command_line(int argc, char** argv) {
                       "shards moves only the streams the new shard takes); INDEX may be a StatefulSet pod's name "
                       "(vfilter-3: its ordinal, 3)")
         ->default_str("0/1");
+    serve->add_option("--shard-plan", so.shard_plan,
+                      "print each stream's shard (0 to COUNT-1) for COUNT shards, one \"name shard\" per line, and "
+                      "exit: which pod serves a camera, and what moves when the count changes")
+        ->check(CLI::Range(1, 100000));
     serve->add_option("--watch-config", so.watch_config_s,
                       "look at the file every SECONDS and apply it, as SIGHUP does, when its content changed "
                       "(for a mounted Kubernetes ConfigMap; 0 = only on SIGHUP)")

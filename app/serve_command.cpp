@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -69,6 +70,11 @@ int run_serve(const ServeOptions& o) {
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
                                    "(--api-token or VFILTER_API_TOKEN)");
+    if (o.shard_plan > 0) {  // which pod serves each stream; nothing starts
+        const ServeConfig all = load_serve_config(o.config);
+        for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
+        return 0;
+    }
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
     const auto load = [&o] { return shard_config(load_serve_config(o.config), o.shard_index, o.shard_count); };
     const ServeConfig config = load();

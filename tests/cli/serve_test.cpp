@@ -401,6 +401,19 @@ TEST_F(Serve, ShardsSplitTheFileBetweenProcesses) {
     EXPECT_EQ(served, (std::vector<std::string>{"cam0", "cam1", "cam2", "cam3", "cam4", "cam5"})) << "each stream in exactly one shard";
     for (int i = 0; i < 6; ++i) EXPECT_EQ(read_video_frames(dir + "/cam" + std::to_string(i) + ".mkv").size(), 20u);
     EXPECT_EQ(run_vfilter({"serve", "--config", dir + "/streams.yaml", "--shard", "2/2"}).exit_code, 2);
+    // A StatefulSet pod's name stands for its ordinal; --shard-plan prints what each would serve.
+    std::string discarded = "defaults: {input: " + dir + "/a.mkv, output: 'null'}\nstreams:\n";
+    for (int i = 0; i < 6; ++i) discarded += "  - {name: cam" + std::to_string(i) + "}\n";
+    write("null.yaml", discarded);
+    const CommandResult pod = run_vfilter({"serve", "--config", dir + "/null.yaml", "--shard", "vfilter-1/2", "--stats-json", dir + "/p.json"});
+    ASSERT_EQ(pod.exit_code, 0) << pod.output;
+    EXPECT_EQ(nlohmann::json::parse(read_file(dir + "/p.json")).size(),
+              nlohmann::json::parse(read_file(dir + "/s1.json")).size());
+    const CommandResult plan = run_vfilter({"serve", "--config", dir + "/streams.yaml", "--shard-plan", "3"});
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    std::string expected;
+    for (int i = 0; i < 6; ++i) expected += "cam" + std::to_string(i) + " " + std::to_string(shard_of("cam" + std::to_string(i), 3)) + "\n";
+    EXPECT_EQ(plan.output, expected);
 }
 
 TEST_F(Serve, GpuStreamsArePlacedOnTheListedGpusFewestFirst) {
