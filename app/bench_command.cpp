@@ -32,6 +32,7 @@ const std::vector<std::string>& standard_bench_filters() {
 }
 
 int run_bench(const BenchOptions& o) {
+    if (!o.batches.empty() && !o.pipeline) fail(ErrorCategory::Usage, "bench --batch times the GPU stage: give --pipeline too");
     if (o.pipeline) {
 #ifdef VF_HAVE_CUDA
         GpuPipelineBenchOptions g;
@@ -39,10 +40,14 @@ int run_bench(const BenchOptions& o) {
         g.filters = o.filters;
         g.frames = o.frames;
         g.streams = o.gpu_streams;
+        g.batches = o.batches;
         std::string why;
         if (!cuda_device_available(&why)) fail(ErrorCategory::Device, "bench --pipeline: " + why);
         nlohmann::json results = nlohmann::json::array();
-        for (const GpuPipelineBenchRow& r : run_gpu_pipeline_bench(g)) results.push_back(to_json(r));
+        if (!g.batches.empty())
+            for (const GpuBatchBenchRow& r : run_gpu_batch_bench(g)) results.push_back(to_json(r));
+        else
+            for (const GpuPipelineBenchRow& r : run_gpu_pipeline_bench(g)) results.push_back(to_json(r));
         if (!o.json.empty()) {
             std::ofstream f(o.json);
             f << results.dump(2) << "\n";

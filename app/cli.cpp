@@ -52,6 +52,10 @@ Command parse_command_line(int argc, char** argv) {
                     "time the GPU stage alone: upload, kernels, download each alone and overlapped on several streams");
     bench->add_option("--frames", b.frames, "frames per --pipeline measurement")->check(CLI::Range(10, 100000));
     bench->add_option("--gpu-streams", b.gpu_streams, "streams for --pipeline")->check(CLI::Range(1, 16));
+    bench->add_option("--batch", b.batches,
+                      "with --pipeline: time the kernels alone with these many frames a launch instead (e.g. --batch 1 "
+                      "--batch 4 --batch 16; default filters sobel and a 5x5)")
+        ->check(CLI::Range(1, 256));
 
     CLI::App* batch = app.add_subcommand(
         "batch", "filter every file of a list into a folder, skipping outputs already complete; with --shard, one "

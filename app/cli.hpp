@@ -22,6 +22,7 @@ struct BenchOptions {
     bool pipeline = false;  // the GPU stage alone (frames in page-locked memory), overlap measured
     int frames = 300;
     int gpu_streams = 6;
+    std::vector<int> batches;  // --batch: with --pipeline, kernel time per frame at these frames a launch
 };
 
 struct Command {

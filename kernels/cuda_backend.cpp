@@ -1,5 +1,7 @@
 #include "kernels/cuda_backend.hpp"
 
+#include <mutex>
+
 #include "common/error.hpp"
 #include "kernels/cuda/dispatch_table.hpp"
 
@@ -47,6 +49,15 @@ bool cuda_device_available(std::string* reason) {
         if (reason) *reason = "no CUDA device found";
         return false;
     }
+    // FFmpeg's NVDEC shares CUDA's primary context only if it was created with the flags NVDEC asks
+    // for (blocking sync); created by a kernel launch first, with the runtime's own flags, NVDEC
+    // refuses it and decoding falls back to the CPU. So the flags are set before anything creates
+    // the context, whichever part of vfilter reaches the GPU first (a served file's filters before
+    // a camera's NVDEC decoder, say). Set once; an already created context keeps its flags.
+    static std::once_flag flags_set;
+    std::call_once(flags_set, [] {
+        if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
+    });
     return true;
 }
 
@@ -114,6 +125,24 @@ const char* CudaBackend::apply(const PlaneOp& op, const PlaneView& src, const Pl
     }
     v->launch(op, l);
     return v->name;
+}
+
+const char* CudaBackend::apply_batch(const PlaneOp& op, const PlaneView* src, const PlaneView* dst, int count,
+                                     cudaStream_t stream, const KernelChoice& kernel) const {
+    if (count <= 0 || src[0].width <= 0 || src[0].height <= 0) return "none";
+    for (int i = 1; i < count; ++i)
+        if (src[i].width != src[0].width || src[i].height != src[0].height || dst[i].width != src[0].width ||
+            dst[i].height != src[0].height)
+            fail(ErrorCategory::Internal, "apply_batch: the planes of one batch differ in size");
+    const cuda::BatchLaunch b{src, dst, count, op.border, stream};
+    if (kernel.is_auto())
+        if (const cuda::Variant* v = cuda::choose_batch_variant(op, b)) {
+            cuda::batch_launcher(*v)(op, b);
+            return v->name;
+        }
+    const char* ran = "none";
+    for (int i = 0; i < count; ++i) ran = apply(op, src[i], dst[i], stream, kernel);
+    return ran;
 }
 
 }  // namespace vf

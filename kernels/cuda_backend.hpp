@@ -37,6 +37,12 @@ public:
                       GpuKernel family = GpuKernel::Auto) const {
         return apply(op, src, dst, stream, KernelChoice{family, -1});
     }
+    // The same operation on `count` pairs of planes, all of one size (frames of several streams that
+    // share a filter plan and a geometry), as one launch per 16 pairs where a row of the dispatch
+    // table launches batches (kernels/cuda/dispatch_table.hpp, choose_batch_variant); otherwise,
+    // and for a forced kernel, one launch a pair. The output equals `apply` on each pair.
+    const char* apply_batch(const PlaneOp& op, const PlaneView* src, const PlaneView* dst, int count, cudaStream_t stream,
+                            const KernelChoice& kernel = {}) const;
 };
 
 }  // namespace vf

@@ -6,6 +6,8 @@
 #include <random>
 
 #include "config/filter_registry.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda_backend.hpp"
 #include "media/frame_pool.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
 #include "media/host_memory.hpp"
@@ -92,6 +94,107 @@ std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOp
             std::printf("%-10s %-22.22s %9.3f %9.3f %9.3f %10.1f %10.1f %12.1f %7.2f\n", size.c_str(), r.filter.c_str(),
                         r.upload_ms, r.kernels_ms, r.download_ms, r.serial_fps, r.bound_fps, r.overlapped_fps, r.ratio);
             rows.push_back(r);
+        }
+    }
+    return rows;
+}
+
+nlohmann::json to_json(const GpuBatchBenchRow& r) {
+    return {{"size", r.size}, {"filter", r.filter}, {"frames_a_launch", r.batch}, {"kernels_ms_per_frame", r.kernels_ms},
+            {"ratio_to_one_a_launch", r.ratio_to_one}, {"rows", r.rows}};
+}
+
+std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions& o) {
+    std::vector<std::string> filters = o.filters;
+    if (filters.empty())
+        filters = {"sobel", "convolution=m=1 4 6 4 1 4 16 24 16 4 6 24 36 24 6 4 16 24 16 4 1 4 6 4 1:rdiv=0.00390625"};
+    const int most = *std::max_element(o.batches.begin(), o.batches.end());
+    std::vector<GpuBatchBenchRow> rows;
+    std::printf("%-10s %-22s %8s %14s %9s  %s\n", "frame", "filter", "a launch", "kernels ms/fr", "x one", "rows (luma, chroma)");
+    for (const std::string& size : o.sizes) {
+        int w = 0, h = 0;
+        if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0 || w > 16384 || h > 16384)
+            fail(ErrorCategory::Usage, "bench --size '" + size + "': expected WxH, e.g. 1920x1080");
+        // `most` yuv420p frames in and out on the GPU, random samples, rows 256-byte aligned as the
+        // GPU stage allocates them.
+        struct Image {
+            std::vector<cuda::DeviceBuffer> planes;
+            uint8_t* data[4] = {};
+            int linesize[4] = {};
+        };
+        auto make_image = [&](std::mt19937* rng) {
+            Image im;
+            for (int p = 0; p < 3; ++p) {
+                const int pw = p ? (w + 1) / 2 : w, ph = p ? (h + 1) / 2 : h, pitch = (pw + 255) / 256 * 256;
+                im.planes.emplace_back(static_cast<size_t>(pitch) * ph);
+                im.data[p] = static_cast<uint8_t*>(im.planes.back().data());
+                im.linesize[p] = pitch;
+                if (rng) {
+                    std::vector<uint8_t> host(static_cast<size_t>(pitch) * ph);
+                    for (auto& b : host) b = static_cast<uint8_t>((*rng)() & 255u);
+                    VF_CUDA_CHECK(cudaMemcpy(im.data[p], host.data(), host.size(), cudaMemcpyHostToDevice));
+                }
+            }
+            return im;
+        };
+        std::mt19937 rng(9);
+        std::vector<Image> in, out[2];
+        for (int i = 0; i < most; ++i) {
+            in.push_back(make_image(&rng));
+            out[0].push_back(make_image(nullptr));
+            out[1].push_back(make_image(nullptr));
+        }
+        auto views = [&](std::vector<Image>& images, int count, size_t channel) {
+            std::vector<PlaneView> v;
+            for (int i = 0; i < count; ++i)
+                v.push_back(channel_views(AV_PIX_FMT_YUV420P, w, h, images[static_cast<size_t>(i)].data,
+                                          images[static_cast<size_t>(i)].linesize)[channel]);
+            return v;
+        };
+        for (const std::string& spec : filters) {
+            const std::vector<FilterPlan> chain = build_chain(spec);
+            const CudaBackend backend;
+            cuda::Stream stream;
+            double one = 0;
+            for (const int batch : o.batches) {
+                std::string ran;
+                // The chain on frames 0..batch-1: each filter's operation on a channel is one
+                // apply_batch over the frames (one launch per 16 where the row batches). The
+                // views are made once, so the timed loop only launches.
+                std::vector<std::vector<PlaneView>> src_of(3 * chain.size()), dst_of(3 * chain.size());
+                for (size_t c = 0; c < 3; ++c)
+                    for (size_t f = 0; f < chain.size(); ++f) {
+                        src_of[c * chain.size() + f] = f == 0 ? views(in, batch, c) : views(out[(f - 1) % 2], batch, c);
+                        dst_of[c * chain.size() + f] = views(out[f % 2], batch, c);
+                    }
+                auto pass = [&] {
+                    ran.clear();
+                    for (size_t c = 0; c < 3; ++c)
+                        for (size_t f = 0; f < chain.size(); ++f) {
+                            const size_t k = c * chain.size() + f;
+                            const char* row = backend.apply_batch(chain[f].ops[c], src_of[k].data(), dst_of[k].data(), batch, stream.get());
+                            if (c < 2) ran += std::string(ran.empty() ? "" : ", ") + row;
+                        }
+                };
+                for (int i = 0; i < 3; ++i) pass();  // warm-up: plans, auto's timing, caches
+                const int passes = std::max(1, o.frames / batch);
+                cuda::Event start, stop;
+                start.record(stream.get());
+                for (int i = 0; i < passes; ++i) pass();
+                stop.record(stream.get());
+                stream.sync();
+                GpuBatchBenchRow r;
+                r.size = size;
+                r.filter = spec.size() > 22 && spec.rfind("convolution=m=", 0) == 0 ? "5x5 (convolution)" : spec;
+                r.batch = batch;
+                r.kernels_ms = stop.since(start) / (static_cast<double>(passes) * batch);
+                if (batch == o.batches.front()) one = r.kernels_ms;
+                r.ratio_to_one = r.kernels_ms / one;
+                r.rows = ran;
+                std::printf("%-10s %-22.22s %8d %14.4f %9.2f  %s\n", size.c_str(), r.filter.c_str(), batch, r.kernels_ms,
+                            r.ratio_to_one, ran.c_str());
+                rows.push_back(r);
+            }
         }
     }
     return rows;

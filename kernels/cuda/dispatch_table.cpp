@@ -227,11 +227,39 @@ const Variant& first_of_family(Family family, const PlaneOp& op, const Launch& l
                                           rows + ")");
 }
 
+BatchLauncher batch_launcher(const Variant& v) {
+    static const std::pair<const char*, BatchLauncher> kBatched[] = {
+        {"copy", [](const PlaneOp&, const BatchLaunch& b) { copy_plane_batch(b); }},
+        {"fill", [](const PlaneOp&, const BatchLaunch& b) { fill_neutral_batch(b); }},
+        {"gradient-strip16", [](const PlaneOp& op, const BatchLaunch& b) { gradient_strip16_batch(op.grad, b); }},
+        {"strip16-dp4a", [](const PlaneOp& op, const BatchLaunch& b) { strip16_dp4a_batch(op.conv, b); }},
+    };
+    for (const auto& [name, launcher] : kBatched)
+        if (std::string(name) == v.name) return launcher;
+    return nullptr;
+}
+
+const Variant* choose_batch_variant(const PlaneOp& op, const BatchLaunch& b) {
+    const auto takes_all = [&](const Variant& v) {
+        if (!batch_launcher(v)) return false;
+        for (int i = 0; i < b.count; ++i)
+            if (!v.takes(op, b.at(i))) return false;
+        return true;
+    };
+    const Launch first_pair = b.at(0);
+    const Variant& first = choose_variant(op, first_pair);
+    if (takes_all(first)) return &first;
+    for (const Variant& v : kTable)
+        if (takes_all(v)) return &v;
+    return nullptr;
+}
+
 std::string describe_dispatch_table() {
     std::ostringstream s;
-    s << "| row | family | takes | auto runs it |\n|---|---|---|---|\n";
+    s << "| row | family | takes | auto runs it | batches |\n|---|---|---|---|---|\n";
     for (const Variant& v : kTable)
-        s << "| `" << v.name << "` | " << family_name(v.family) << " | " << v.takes_text << " | " << v.auto_text << " |\n";
+        s << "| `" << v.name << "` | " << family_name(v.family) << " | " << v.takes_text << " | " << v.auto_text << " | "
+          << (batch_launcher(v) ? "one launch a batch" : "one launch a frame") << " |\n";
     return s.str();
 }
 

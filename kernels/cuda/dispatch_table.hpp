@@ -36,6 +36,15 @@ const Variant& choose_variant(const PlaneOp& op, const Launch& l);
 // The row of `family` that auto would pick for op on these planes (else the first that takes it);
 // a usage error saying why when none does.
 const Variant& first_of_family(Family family, const PlaneOp& op, const Launch& l);
+// A row's launcher of a whole batch (one launch per kMaxBatch pairs of planes), or nullptr where
+// the row has none: a batch then runs as one launch a pair.
+using BatchLauncher = void (*)(const PlaneOp&, const BatchLaunch&);
+BatchLauncher batch_launcher(const Variant& v);
+// The row a batch runs: auto's row for its first pair where that row launches batches and takes
+// every pair; else the first row, top to bottom, that launches batches and takes every pair
+// (every row computes the same output, so only the number of launches differs); else nullptr,
+// and the batch runs auto's row pair by pair.
+const Variant* choose_batch_variant(const PlaneOp& op, const BatchLaunch& b);
 // The table as Markdown (vfilter --list-kernels, docs/kernels.md).
 std::string describe_dispatch_table();
 

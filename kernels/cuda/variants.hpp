@@ -18,6 +18,18 @@ struct Launch {
     cudaStream_t stream = nullptr;
 };
 
+// Several pairs of planes filtered by one operation: every plane of one size and layout (frames of
+// several streams sharing a filter plan and a geometry). Rows that can launch a batch
+// (dispatch_table.cpp, batch_launcher) do it in one launch per 16 pairs (kMaxBatch).
+struct BatchLaunch {
+    const PlaneView* src;
+    const PlaneView* dst;
+    int count;
+    Border border = Border::Mirror;
+    cudaStream_t stream = nullptr;
+    Launch at(int i) const { return Launch{src[i], dst[i], border, stream}; }
+};
+
 // The variants, one file each (variants/<row>.cu, named after the dispatch table's row): each
 // launcher takes an explicit stream, checks the launch and never synchronises; a *_takes function
 // says whether the variant can compute this operation on these planes at all. Which one runs, and
@@ -38,6 +50,7 @@ bool strip_dp4a_takes(const ConvolveOp& op, const Launch& l);  // strip_dp4a.cu:
 void strip_dp4a(const ConvolveOp& op, const Launch& l);        // strip-f32's shape with DP4A sums
 bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l);  // strip16_dp4a.cu: 3x3 to 15x15, byte taps, 8-bit, rows
 void strip16_dp4a(const ConvolveOp& op, const Launch& l);        // 16-byte aligned, an integer finish: 16 outputs a thread
+void strip16_dp4a_batch(const ConvolveOp& op, const BatchLaunch& b);
 // separable_f32.cu: row pass + column pass fused in one kernel through shared memory, FP32.
 void conv_separable_f32(const ConvolveOp& op, const Launch& l);
 // box_walk.cu, box_staged.cu: box filters (every tap equal, their product +-1) by running sums;
@@ -69,6 +82,7 @@ bool try_conv_imma(const ConvolveOp& op, const Launch& l);
 // gradients and the magnitude in one pass.
 bool gradient_strip16_takes(const GradientOp& op, const Launch& l);  // 8-bit, rows 16-byte aligned, integer form
 void gradient_strip16(const GradientOp& op, const Launch& l);
+void gradient_strip16_batch(const GradientOp& op, const BatchLaunch& b);
 bool gradient_dp4a_takes(const GradientOp& op, const Launch& l);  // 8-bit planar, rows 4-byte aligned, byte taps
 void gradient_dp4a(const GradientOp& op, const Launch& l);
 bool gradient_strip_takes(const GradientOp& op, const Launch& l);  // planar, rows 4-byte aligned
@@ -78,7 +92,9 @@ void gradient_tile(const GradientOp& op, const Launch& l);  // any plane
 void compass_tile(const GradientOp& op, const Launch& l);
 // copy.cu, fill.cu
 void copy_plane(const Launch& l);
+void copy_plane_batch(const BatchLaunch& b);
 void fill_neutral(const Launch& l);
+void fill_neutral_batch(const BatchLaunch& b);
 
 // fixed_finish_cache.cpp: the integer finish of a kernel with byte taps on 8-bit samples,
 // solved once per kernel and checked against the float finish for every sum it can produce;

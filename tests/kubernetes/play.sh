@@ -70,7 +70,7 @@ play() {  # rendered.yaml, pods.yaml, volumes folder, [port base]
 # ---------------------------------------------------------------- serve: two shards, four cameras
 step "cameras: a GStreamer RTSP server with mounts /cam0 ... /cam3"
 cam_port=$(free_port)
-python3 tests/live/rtsp_server.py "$cam_port" --mounts 4 >"$work/rtsp.log" 2>&1 &
+tests/live/rtsp_server.py "$cam_port" --mounts 4 >"$work/rtsp.log" 2>&1 &
 rtsp_pid=$!
 wait_until 30 "the RTSP server" grep -q ready "$work/rtsp.log"
 
@@ -85,7 +85,7 @@ cat >"$work/serve/kustomization.yaml" <<YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-  - $here/deploy/kubernetes/overlays/cpu
+  - $(realpath --relative-to="$work/serve" "$here/deploy/kubernetes/overlays/cpu")
 images:
   - name: registry.example.com/vfilter
     newName: localhost/vfilter
@@ -139,7 +139,7 @@ wait_until 30 "vfilter-1's cameras to run again" running "${ports[1]}"
 [ "$(names "${ports[1]}")" = "$shard1" ] || fail "vfilter-1 came back with other cameras: $(names "${ports[1]}")"
 after=$(api "${ports[0]}" /streams | json 'sum(s["frames_in"] for s in d)')
 [ "$after" -gt "$before" ] || fail "vfilter-0 stopped reading while vfilter-1 was down ($before -> $after frames)"
-api "${ports[0]}" /streams | json '"\n".join(f"{s[\"name\"]}: {s[\"state\"]}, reconnects {s[\"reconnects\"]}, dropped {s[\"frames_dropped\"]}" for s in d)'
+api "${ports[0]}" /streams | json '"\n".join("%s: %s, reconnects %d, dropped %d" % (s["name"], s["state"], s["reconnects"], s["frames_dropped"]) for s in d)'
 [ "$(api "${ports[0]}" /streams | json 'all(s["reconnects"] == 0 and s["frames_dropped"] == 0 for s in d)')" = True ] \
   || fail "vfilter-0's cameras were disturbed by vfilter-1's death: $(api "${ports[0]}" /streams)"
 sleep 3
@@ -202,7 +202,7 @@ cat >"$work/batch/kustomization.yaml" <<YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-  - $here/deploy/kubernetes/overlays/cpu-batch
+  - $(realpath --relative-to="$work/batch" "$here/deploy/kubernetes/overlays/cpu-batch")
 images:
   - name: registry.example.com/vfilter
     newName: localhost/vfilter

@@ -6,7 +6,8 @@
 //   - the kubelet's part: env from fieldRef, secretKeyRef and configMapKeyRef resolved, and
 //     $(VAR) in args expanded.
 // What differs from a cluster, for this machine (no cluster network, no volume provisioner):
-//   - hostNetwork, with the API port moved to PORT_BASE + ordinal so the shards do not collide;
+//   - hostNetwork, with the API port moved to PORT_BASE + ordinal so the shards do not collide
+//     (and the containers' declared ports left out: podman would map them);
 //   - ConfigMap, Secret and PersistentVolumeClaim volumes become host folders under DIR;
 //   - probes are left out (podman would turn them into systemd timers); the test asks /healthz
 //     and /readyz itself.
@@ -75,7 +76,7 @@ function podFrom(template, name, ordinal, extra) {
     delete c.readinessProbe;
     const env = resolveEnv(c, pod);
     if (env.VFILTER_API_PORT) env.VFILTER_API_PORT = String(portBase + ordinal);
-    for (const p of c.ports ?? []) if (p.name === "api") p.containerPort = portBase + ordinal;
+    delete c.ports;  // podman maps declared ports, which host networking does not take
     c.env = Object.entries(env).map(([k, v]) => ({ name: k, value: v }));
     c.args = (c.args ?? []).map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, v) => env[v] ?? all));
     delete c.envFrom;  // an optional Secret the test does not make

@@ -19,6 +19,19 @@ inline DevPlane to_dev(const PlaneView& v) {
     return {v.data, static_cast<long long>(v.pitch), v.width, v.height, v.step, v.shift, v.peak()};
 }
 
+// Up to kMaxBatch planes of one size for one batched launch: block z takes pair z. Passed as a
+// __grid_constant__ kernel parameter (1.3 KB), so no upload precedes the launch.
+constexpr int kMaxBatch = 16;
+struct DevPlaneBatch {
+    DevPlane src[kMaxBatch], dst[kMaxBatch];
+};
+
+inline DevPlaneBatch to_dev_batch(const PlaneView* src, const PlaneView* dst, int count) {
+    DevPlaneBatch b{};
+    for (int i = 0; i < count && i < kMaxBatch; ++i) b.src[i] = to_dev(src[i]), b.dst[i] = to_dev(dst[i]);
+    return b;
+}
+
 template <typename T>
 __device__ __forceinline__ float load_sample(const DevPlane& p, int x, int y) {
     const T* row = reinterpret_cast<const T*>(p.data + y * p.pitch);

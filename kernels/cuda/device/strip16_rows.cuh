@@ -362,12 +362,11 @@ __device__ __forceinline__ void any_strip(const DevPlane& src, const DevPlane& d
     }
 }
 
-// taps is a __grid_constant__ so the rolled strips index it by kernel row where it lies (the
-// kernel's parameter bank) instead of through a copy in local memory.
-template <int K, int kRows, int kBlockX, int kBlockY, typename Finish>
-__global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMinBlocks : 1)
-    strip16_kernel(DevPlane src, DevPlane dst, const __grid_constant__ strip::PackedTaps<Finish::kSums, K> taps,
-                   Finish finish, int border) {
+// One block's strips of dst. taps is a __grid_constant__ so the rolled strips index it by kernel
+// row where it lies (the kernel's parameter bank) instead of through a copy in local memory.
+template <int K, int kRows, int kBlockX, int kBlockY, typename Taps, typename Finish>
+__device__ __forceinline__ void strip16_block(const DevPlane& src, const DevPlane& dst, const Taps& taps,
+                                              const Finish& finish, int border) {
     constexpr int R = K / 2;
     const int bx = blockIdx.x * kBlockX * kV, by = blockIdx.y * kBlockY * kRows;
     const int x = bx + threadIdx.x * kV, y0 = by + threadIdx.y * kRows;
@@ -379,6 +378,21 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMi
     else if (!check_y) any_strip<K, kRows, true, false>(src, dst, taps, finish, border, x, y0);
     else if (!check_x) any_strip<K, kRows, false, true>(src, dst, taps, finish, border, x, y0);
     else any_strip<K, kRows, true, true>(src, dst, taps, finish, border, x, y0);
+}
+
+template <int K, int kRows, int kBlockX, int kBlockY, typename Finish>
+__global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMinBlocks : 1)
+    strip16_kernel(DevPlane src, DevPlane dst, const __grid_constant__ strip::PackedTaps<Finish::kSums, K> taps,
+                   Finish finish, int border) {
+    strip16_block<K, kRows, kBlockX, kBlockY>(src, dst, taps, finish, border);
+}
+
+// The same over a batch of equal-sized planes: block z filters pair z.
+template <int K, int kRows, int kBlockX, int kBlockY, typename Finish>
+__global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMinBlocks : 1)
+    strip16_batch_kernel(const __grid_constant__ DevPlaneBatch planes,
+                         const __grid_constant__ strip::PackedTaps<Finish::kSums, K> taps, Finish finish, int border) {
+    strip16_block<K, kRows, kBlockX, kBlockY>(planes.src[blockIdx.z], planes.dst[blockIdx.z], taps, finish, border);
 }
 
 // Defaults: 1 row a thread, blocks of 8 x 16 threads (128 x 16 outputs), the fastest of rows 1
@@ -395,6 +409,19 @@ void launch_with(const PlaneView& src, const PlaneView& dst, TapFn taps, const F
     strip16_kernel<K, kRows, kBlockX, kBlockY><<<g, b, 0, stream>>>(to_dev(src), to_dev(dst), packed, finish, border);
 }
 
+// count pairs of planes, all of dst[0]'s size, in launches of up to kMaxBatch.
+template <int K, int S, int kRows = 1, int kBlockY = 16, int kBlockX = 8, typename TapFn, typename Finish>
+void launch_batch_with(const PlaneView* src, const PlaneView* dst, int count, TapFn taps, const Finish& finish, int border,
+                       cudaStream_t stream) {
+    const auto packed = strip::pack_taps<S, K>(taps);
+    for (int first = 0; first < count; first += kMaxBatch) {
+        const int n = count - first < kMaxBatch ? count - first : kMaxBatch;
+        const dim3 g((dst[0].width + kBlockX * kV - 1) / (kBlockX * kV), (dst[0].height + kBlockY * kRows - 1) / (kBlockY * kRows), n);
+        strip16_batch_kernel<K, kRows, kBlockX, kBlockY><<<g, dim3(kBlockX, kBlockY), 0, stream>>>(
+            to_dev_batch(src + first, dst + first, n), packed, finish, border);
+    }
+}
+
 // A whole-number K x K convolution. Call only for byte_rows_16(src) and byte_rows_16(dst), byte taps
 // (taps(j, i): row j, column i, in -128..127) and a FixedFinish solved for its sums.
 template <int K, typename TapFn>
@@ -404,12 +431,25 @@ void launch(const PlaneView& src, const PlaneView& dst, TapFn taps, const FixedF
     else launch_with<K, 1>(src, dst, t, IntegerFinish<true>{f.m, f.shift, f.c}, border, stream);
 }
 
+template <int K, typename TapFn>
+void launch_batch(const PlaneView* src, const PlaneView* dst, int count, TapFn taps, const FixedFinish& f, int border,
+                  cudaStream_t stream) {
+    const auto t = [&](int, int j, int i) { return taps(j, i); };
+    if (f.shift == 0) launch_batch_with<K, 1>(src, dst, count, t, IntegerFinish<false>{f.m, 0, f.c}, border, stream);
+    else launch_batch_with<K, 1>(src, dst, count, t, IntegerFinish<true>{f.m, f.shift, f.c}, border, stream);
+}
+
 // Both 3x3 gradients and their magnitude (MagnitudeFinish). taps(c, j, i): gradient c (0: x,
 // 1: y), row j, column i. Call only for byte_rows_16(src) and byte_rows_16(dst) and gradients for which
 // gradient_integer_ok holds.
 template <typename TapFn>
 void launch_gradient(const PlaneView& src, const PlaneView& dst, TapFn taps, int border, cudaStream_t stream) {
     launch_with<3, 2>(src, dst, taps, MagnitudeFinish{}, border, stream);
+}
+
+template <typename TapFn>
+void launch_gradient_batch(const PlaneView* src, const PlaneView* dst, int count, TapFn taps, int border, cudaStream_t stream) {
+    launch_batch_with<3, 2>(src, dst, count, taps, MagnitudeFinish{}, border, stream);
 }
 
 // Whether a gradient can take launch_gradient: byte taps, divisor 1, scale 1, delta 0, and sums

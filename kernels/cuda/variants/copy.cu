@@ -13,6 +13,14 @@ __global__ void copy_kernel(DevPlane src, DevPlane dst) {
     if (x < dst.width && y < dst.height) store_sample<T>(dst, x, y, load_sample<T>(src, x, y));
 }
 
+template <typename T>
+__global__ void copy_batch_kernel(const __grid_constant__ DevPlaneBatch planes) {
+    const DevPlane& src = planes.src[blockIdx.z];
+    const DevPlane& dst = planes.dst[blockIdx.z];
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < dst.width && y < dst.height) store_sample<T>(dst, x, y, load_sample<T>(src, x, y));
+}
+
 }  // namespace
 
 void copy_plane(const Launch& l) {
@@ -29,6 +37,19 @@ void copy_plane(const Launch& l) {
     if (l.src.bytes_per_sample == 1) copy_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst));
     else copy_kernel<uint16_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst));
     VF_CUDA_CHECK_LAUNCH("copy_kernel");
+}
+
+// One kernel for the whole batch, whatever the layouts (the driver's 2D copy takes one plane a call).
+void copy_plane_batch(const BatchLaunch& b) {
+    const PlaneView& d = b.dst[0];
+    for (int first = 0; first < b.count; first += kMaxBatch) {
+        const int n = b.count - first < kMaxBatch ? b.count - first : kMaxBatch;
+        const dim3 block(32, 8), grid((d.width + 31) / 32, (d.height + 7) / 8, n);
+        const DevPlaneBatch planes = to_dev_batch(b.src + first, b.dst + first, n);
+        if (b.src[0].bytes_per_sample == 1) copy_batch_kernel<uint8_t><<<grid, block, 0, b.stream>>>(planes);
+        else copy_batch_kernel<uint16_t><<<grid, block, 0, b.stream>>>(planes);
+        VF_CUDA_CHECK_LAUNCH("copy_batch_kernel");
+    }
 }
 
 }  // namespace vf::cuda

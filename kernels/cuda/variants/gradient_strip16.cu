@@ -20,4 +20,9 @@ void gradient_strip16(const GradientOp& op, const Launch& l) {
     VF_CUDA_CHECK_LAUNCH("strip16_kernel (gradient)");
 }
 
+void gradient_strip16_batch(const GradientOp& op, const BatchLaunch& b) {
+    strip16::launch_gradient_batch(b.src, b.dst, b.count, strip16_taps(grad_taps(op)), border_mode(b.border), b.stream);
+    VF_CUDA_CHECK_LAUNCH("strip16_batch_kernel (gradient)");
+}
+
 }  // namespace vf::cuda

@@ -16,6 +16,14 @@ void launch_strip16(const ConvolveOp& op, const Launch& l) {
     VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
 }
 
+template <int K>
+void launch_strip16_batch(const ConvolveOp& op, const BatchLaunch& b) {
+    strip16::launch_batch<K>(b.src, b.dst, b.count,
+                             [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); },
+                             *fixed_finish_for(op), border_mode(b.border), b.stream);
+    VF_CUDA_CHECK_LAUNCH("strip16_batch_kernel (convolution)");
+}
+
 }  // namespace
 
 bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l) {
@@ -32,6 +40,18 @@ void strip16_dp4a(const ConvolveOp& op, const Launch& l) {
     case 11: return launch_strip16<11>(op, l);
     case 13: return launch_strip16<13>(op, l);
     default: return launch_strip16<15>(op, l);
+    }
+}
+
+void strip16_dp4a_batch(const ConvolveOp& op, const BatchLaunch& b) {
+    switch (op.kw) {
+    case 3: return launch_strip16_batch<3>(op, b);
+    case 5: return launch_strip16_batch<5>(op, b);
+    case 7: return launch_strip16_batch<7>(op, b);
+    case 9: return launch_strip16_batch<9>(op, b);
+    case 11: return launch_strip16_batch<11>(op, b);
+    case 13: return launch_strip16_batch<13>(op, b);
+    default: return launch_strip16_batch<15>(op, b);
     }
 }
 
