@@ -193,7 +193,7 @@ step "batch: six clips on the shared volume, overlays/cpu-batch (four indexes)"
 media="$work/batch-volumes/pvc/vfilter-media"
 mkdir -p "$media/clips"
 for i in 0 1 2 3 4 5; do
-  ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=480x270:rate=25" -t 12 -c:v libx264 -preset ultrafast -pix_fmt yuv420p "$media/clips/clip$i.mp4"
+  ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=1280x720:rate=25" -t 12 -c:v libx264 -preset ultrafast -pix_fmt yuv420p "$media/clips/clip$i.mp4"
   echo "clips/clip$i.mp4" >>"$media/list.txt"
 done
 chown -R 10001:10001 "$media"
@@ -221,8 +221,10 @@ exited() {  # every pod's vfilter exited 0
 }
 step "run the job; kill index 1 in the middle of its first clip"
 play "$work/batch.yaml" "$work/batch-pods.yaml" "$work/batch-volumes"
-wait_until 120 "index 1 to start writing clip1" test -e "$media/filtered/clip1.incomplete.mp4"
-sleep 0.5
+# Polled often: a clip takes a few seconds to filter.
+for _ in $(seq 6000); do [ -e "$media/filtered/clip1.incomplete.mp4" ] && break; sleep 0.02; done
+[ -e "$media/filtered/clip1.incomplete.mp4" ] || fail "index 1 never started writing clip1"
+sleep 0.3
 kill -9 "$(pid_of vfilter-batch-1)"
 echo "killed index 1 while clip1.incomplete.mp4 held $(stat -c %s "$media/filtered/clip1.incomplete.mp4") bytes"
 wait_until 300 "every index to finish" exited
