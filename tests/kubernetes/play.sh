@@ -61,10 +61,32 @@ wait_until() {  # seconds, what, command...
     sleep 0.5
   done
 }
+# A kustomization in DIR on top of deploy/kubernetes/overlays/OVERLAY with the test's image
+# (kustomize takes only relative paths); the caller may append to it.
+test_overlay() {  # dir, overlay
+  cat >"$1/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - $(realpath --relative-to="$1" "$here/deploy/kubernetes/overlays/$2")
+images:
+  - name: registry.example.com/vfilter
+    newName: localhost/vfilter
+    newTag: test
+YAML
+}
 play() {  # rendered.yaml, pods.yaml, volumes folder, [port base]
   node tests/kubernetes/pods_from_manifests.mjs "$1" "$3" --port-base "${4:-18080}" >"$2"
   played+=("$2")
   podman kube play "$2" >"$2.log" 2>&1 || { cat "$2.log"; fail "podman kube play $2"; }
+}
+# The same, with `podman kube play` left running in the background: it can return only once short
+# pods have finished, and the batch test must act while they run. played_pid is its pid.
+play_in_background() {  # rendered.yaml, pods.yaml, volumes folder
+  node tests/kubernetes/pods_from_manifests.mjs "$1" "$3" >"$2"
+  played+=("$2")
+  podman kube play "$2" >"$2.log" 2>&1 &
+  played_pid=$!
 }
 
 # ---------------------------------------------------------------- serve: two shards, four cameras
@@ -81,15 +103,8 @@ mkdir -p "$work/serve"
   echo "streams:"
   for i in 0 1 2 3; do echo "  - {name: cam$i, input: 'rtsp://127.0.0.1:$cam_port/cam$i', output: '/recordings/cam$i-%Y%m%d-%H%M%S.mp4'}"; done
 } >"$work/serve/streams.yaml"
-cat >"$work/serve/kustomization.yaml" <<YAML
-apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-  - $(realpath --relative-to="$work/serve" "$here/deploy/kubernetes/overlays/cpu")
-images:
-  - name: registry.example.com/vfilter
-    newName: localhost/vfilter
-    newTag: test
+test_overlay "$work/serve" cpu
+cat >>"$work/serve/kustomization.yaml" <<YAML
 configMapGenerator:
   - name: vfilter-streams
     namespace: vfilter
@@ -198,16 +213,7 @@ for i in 0 1 2 3 4 5; do
 done
 chown -R 10001:10001 "$media"
 mkdir -p "$work/batch"
-cat >"$work/batch/kustomization.yaml" <<YAML
-apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-  - $(realpath --relative-to="$work/batch" "$here/deploy/kubernetes/overlays/cpu-batch")
-images:
-  - name: registry.example.com/vfilter
-    newName: localhost/vfilter
-    newTag: test
-YAML
+test_overlay "$work/batch" cpu-batch
 "$kustomize" build "$work/batch" >"$work/batch.yaml"
 completions=$(grep -m1 'completions:' "$work/batch.yaml" | awk '{print $2}')
 [ "$completions" = 4 ] || fail "overlays/cpu-batch renders $completions completions, the test expects 4"
@@ -220,13 +226,17 @@ exited() {  # every pod's vfilter exited 0
   done
 }
 step "run the job; kill index 1 in the middle of its first clip"
-play "$work/batch.yaml" "$work/batch-pods.yaml" "$work/batch-volumes"
+play_in_background "$work/batch.yaml" "$work/batch-pods.yaml" "$work/batch-volumes"
+# What index 1 writes first: clip1.incomplete.mp4, itself written as .partial until finished.
 # Polled often: a clip takes a few seconds to filter.
-for _ in $(seq 6000); do [ -e "$media/filtered/clip1.incomplete.mp4" ] && break; sleep 0.02; done
-[ -e "$media/filtered/clip1.incomplete.mp4" ] || fail "index 1 never started writing clip1"
+writing="$media/filtered/clip1.incomplete.mp4.partial"
+for _ in $(seq 6000); do [ -e "$writing" ] && break; sleep 0.02; done
+[ -e "$writing" ] || fail "index 1 never started writing clip1"
 sleep 0.3
+held=$(stat -c %s "$writing")
 kill -9 "$(pid_of vfilter-batch-1)"
-echo "killed index 1 while clip1.incomplete.mp4 held $(stat -c %s "$media/filtered/clip1.incomplete.mp4") bytes"
+wait "$played_pid" || { cat "$work/batch-pods.yaml.log"; fail "podman kube play $work/batch-pods.yaml"; }
+echo "killed index 1 while $(basename "$writing") held $held bytes"
 wait_until 300 "every index to finish" exited
 restarts=$(podman inspect --format '{{.RestartCount}}' vfilter-batch-1-vfilter)
 [ "$restarts" -ge 1 ] || fail "index 1 was not restarted (restarts: $restarts)"

@@ -148,12 +148,7 @@ struct Candidate {
 
 std::vector<Candidate> row_candidates() {
     std::mt19937 rng(67);
-    std::vector<PlaneOp> ops;
-    PlaneOp copy, fill;
-    copy.kind = OpKind::Copy;
-    fill.kind = OpKind::Fill;
-    ops.push_back(copy);
-    ops.push_back(fill);
+    std::vector<PlaneOp> ops = {op_of_kind(OpKind::Copy), op_of_kind(OpKind::Fill)};
     for (const char* spec : {"sobel", "kirsch=scale=0.25:delta=3", "box=radius=4", "gaussian=sigma=2:size=9", "convolution=m=1 2 3 4 5 6 7 8 9:bias=3",
                              "convolution=m=0.1 0.25 -0.3 0.5 1.5 0.5 -0.3 0.25 0.1",
                              "convolution=m=1 -2 3 -4 5 -6 7 -8 9 -10 11 -12 13 -14 15 -16 17 -18 19 -20 21 -22 23 -24 25:rdiv=0.01:bias=128"})

@@ -54,6 +54,12 @@ void expect_within_one(const Outcome& o, const std::string& what);
 // Exact, or at most 1 LSB off and at least 99.9% of pixels identical.
 void expect_close(const Outcome& o, long pixels, bool exact, const std::string& what);
 
+// An operation without parameters: OpKind::Copy (a channel left as it is) or OpKind::Fill (grey).
+inline PlaneOp op_of_kind(OpKind kind) {
+    PlaneOp op;
+    op.kind = kind;
+    return op;
+}
 // A kw x kh convolution with whole-number taps drawn from -max_tap..max_tap (not yet finalised).
 PlaneOp random_taps(int kw, int kh, int max_tap, std::mt19937& rng);
 // A k x k one, finalised.

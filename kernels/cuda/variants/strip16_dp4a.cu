@@ -1,6 +1,9 @@
 // strip16-dp4a: whole-number kernels from 3x3 to 15x15 with byte taps on 8-bit planes with 16-byte
 // aligned rows: 16 outputs a thread, DP4A sums and the integer finish (strip16_rows.cuh).
 #include "kernels/cuda/variants.hpp"
+
+#include <type_traits>
+
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/device/byte_plane.cuh"
@@ -9,19 +12,24 @@
 namespace vf::cuda {
 namespace {
 
-template <int K>
-void launch_strip16(const ConvolveOp& op, const Launch& l) {
-    strip16::launch<K>(l.src, l.dst, [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); },
-                       *fixed_finish_for(op), border_mode(l.border), l.stream);
-    VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
+// Calls fn with the kernel size as a compile-time constant (3, 5, ..., 15).
+template <typename Fn>
+void with_size(int kw, Fn&& fn) {
+    switch (kw) {
+    case 3: return fn(std::integral_constant<int, 3>{});
+    case 5: return fn(std::integral_constant<int, 5>{});
+    case 7: return fn(std::integral_constant<int, 7>{});
+    case 9: return fn(std::integral_constant<int, 9>{});
+    case 11: return fn(std::integral_constant<int, 11>{});
+    case 13: return fn(std::integral_constant<int, 13>{});
+    default: return fn(std::integral_constant<int, 15>{});
+    }
 }
 
+// The taps as strip16 reads them: row j, column i.
 template <int K>
-void launch_strip16_batch(const ConvolveOp& op, const BatchLaunch& b) {
-    strip16::launch_batch<K>(b.src, b.dst, b.count,
-                             [&](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); },
-                             *fixed_finish_for(op), border_mode(b.border), b.stream);
-    VF_CUDA_CHECK_LAUNCH("strip16_batch_kernel (convolution)");
+auto taps_of(const ConvolveOp& op) {
+    return [&op](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); };
 }
 
 }  // namespace
@@ -32,27 +40,20 @@ bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l) {
 }
 
 void strip16_dp4a(const ConvolveOp& op, const Launch& l) {
-    switch (op.kw) {
-    case 3: return launch_strip16<3>(op, l);
-    case 5: return launch_strip16<5>(op, l);
-    case 7: return launch_strip16<7>(op, l);
-    case 9: return launch_strip16<9>(op, l);
-    case 11: return launch_strip16<11>(op, l);
-    case 13: return launch_strip16<13>(op, l);
-    default: return launch_strip16<15>(op, l);
-    }
+    with_size(op.kw, [&](auto size) {
+        constexpr int K = decltype(size)::value;
+        strip16::launch<K>(l.src, l.dst, taps_of<K>(op), *fixed_finish_for(op), border_mode(l.border), l.stream);
+    });
+    VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
 }
 
 void strip16_dp4a_batch(const ConvolveOp& op, const BatchLaunch& b) {
-    switch (op.kw) {
-    case 3: return launch_strip16_batch<3>(op, b);
-    case 5: return launch_strip16_batch<5>(op, b);
-    case 7: return launch_strip16_batch<7>(op, b);
-    case 9: return launch_strip16_batch<9>(op, b);
-    case 11: return launch_strip16_batch<11>(op, b);
-    case 13: return launch_strip16_batch<13>(op, b);
-    default: return launch_strip16_batch<15>(op, b);
-    }
+    with_size(op.kw, [&](auto size) {
+        constexpr int K = decltype(size)::value;
+        strip16::launch_batch<K>(b.src, b.dst, b.count, taps_of<K>(op), *fixed_finish_for(op), border_mode(b.border),
+                                 b.stream);
+    });
+    VF_CUDA_CHECK_LAUNCH("strip16_batch_kernel (convolution)");
 }
 
 }  // namespace vf::cuda

@@ -91,12 +91,7 @@ const cuda::Variant* row_named(const std::string& name) {
 }
 
 std::vector<PlaneOp> operations() {
-    std::vector<PlaneOp> ops;
-    PlaneOp copy, fill;
-    copy.kind = OpKind::Copy;
-    fill.kind = OpKind::Fill;
-    ops.push_back(copy);
-    ops.push_back(fill);
+    std::vector<PlaneOp> ops = {op_of_kind(OpKind::Copy), op_of_kind(OpKind::Fill)};
     for (const char* spec : {"sobel", "scharr", "prewitt=scale=2:delta=10",
                              "convolution=m=1 -2 3 -4 5 -6 7 -8 9 -10 11 -12 13 -14 15 -16 17 -18 19 -20 21 -22 23 -24 25:rdiv=0.01:bias=128",
                              "convolution=m=1 2 1 2 4 2 1 2 1:rdiv=0.0625", "gaussian=sigma=2", "kirsch"})
