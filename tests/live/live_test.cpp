@@ -518,42 +518,65 @@ TEST_F(Live, SigintAtRandomMomentsLeavesPlayableRecordings) {
     }
 }
 
+// Waits until a recording takes its own name (its first fragment is complete); false after timeout_s.
+static bool wait_for_file(const std::string& path, double timeout_s) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (!file_exists(path)) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(20ms);
+    }
+    return true;
+}
+
 // A killed recording (SIGKILL: no chance to finish) is playable up to its last fragment.
+// Times count from the first fragment's appearance, not from the process's start: under the
+// sanitizers on a busy 2-core machine, start-up alone has taken more than 3 s.
 TEST_F(Live, KilledRecordingIsPlayableToItsLastFragment) {
     const std::string in = clip("in.mp4", "640x360", 8);
     for (const char* name : {"rec.mp4", "rec.mkv"}) {
         const std::string out = dir + "/" + name;
-        auto v = vfilter({"-i", in, "--realtime", "-o", out});
-        std::this_thread::sleep_for(3500ms);
+        auto v = vfilter({"-i", in, "--realtime", "-o", out}, std::string(name) + ".log");
+        ASSERT_TRUE(wait_for_file(out, 30)) << name << ": a recording takes its own name once its first fragment is written: " << v->log();
+        std::this_thread::sleep_for(2500ms);
         v->signal(SIGKILL);
         v->wait(10);
-        ASSERT_TRUE(file_exists(out)) << name << ": a recording takes its own name once its first fragment is written";
         const CommandResult r = run_command({"ffmpeg", "-nostdin", "-v", "error", "-i", out, "-f", "null", "-"}, 60);
         const Decoded d = decode(out);
-        // Everything up to the last complete fragment: 3.5 s of real time minus a fragment (1 s).
-        EXPECT_GE(d.frames, 45) << name << ": " << r.output;
+        EXPECT_TRUE(d.clean) << name << ": " << d.errors;
+        // Everything up to the last complete fragment: the first (1 s) and 2.5 s of real time
+        // after it, less the fragment being written (1 s) and slack for a slow machine.
+        EXPECT_GE(d.frames, 60) << name << ": " << r.output;
     }
 }
 
 // Killed at any moment, a recording leaves either a file that plays without one decoder error or
 // no file under its name at all (only OUT.partial, before its first fragment was complete): a
 // header without a fragment plays nothing, and ffmpeg reports it as an error.
+// The moments count from the job's start (its "output:" log line); the last run waits for the
+// first fragment, so at least one recording is kept and checked however slow the machine.
 TEST_F(Live, KilledAtAnyMomentLeavesNoBrokenRecording) {
     const std::string in = clip("in.mp4", "640x360", 8);
     int kept = 0;
-    for (const int ms : {300, 800, 1200, 1500, 2000, 3000}) {
+    for (const int ms : {0, 300, 800, 1200, 1500, 2000, -1}) {
+        const std::string tag = ms < 0 ? "after-first-fragment" : std::to_string(ms) + " ms after the output opened";
         const std::string out = dir + "/kill" + std::to_string(ms) + ".mp4";
-        auto v = vfilter({"-i", in, "--realtime", "-o", out});
-        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        auto v = vfilter({"-i", in, "--realtime", "-o", out}, "kill" + std::to_string(ms) + ".log");
+        ASSERT_TRUE(v->wait_for_log("output:", 30)) << v->log();
+        if (ms < 0) {
+            ASSERT_TRUE(wait_for_file(out, 30)) << "no first fragment in 30 s: " << v->log();
+            std::this_thread::sleep_for(700ms);
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        }
         v->signal(SIGKILL);
         v->wait(10);
         if (!file_exists(out)) continue;  // killed before the first fragment: OUT.partial alone
         ++kept;
         const Decoded d = decode(out);
-        EXPECT_TRUE(d.clean) << "killed after " << ms << " ms: " << d.errors;
-        EXPECT_GT(d.frames, 0) << "killed after " << ms << " ms";
+        EXPECT_TRUE(d.clean) << "killed " << tag << ": " << d.errors;
+        EXPECT_GT(d.frames, 0) << "killed " << tag;
     }
-    EXPECT_GE(kept, 1) << "not one recording reached its first fragment within 3 s";
+    EXPECT_GE(kept, 1);
 }
 
 TEST_F(Live, SecondSignalFinishesTheOutputAtOnce) {
