@@ -86,6 +86,10 @@ Command parse_command_line(int argc, char** argv) {
                       "frames in flight on the GPU shared out among the streams, 2 to 6 each (a stream's gpu-streams "
                       "field overrides its share)")
         ->default_str("24")->check(CLI::Range(2, 1024));
+    serve->add_option("--batch-wait", so.batch_wait_ms,
+                      "milliseconds a GPU frame may wait for frames of other streams with the same filters and size, "
+                      "to be filtered in one launch with them (streams in step go at once; 0 = every frame launches alone)")
+        ->default_str("2")->check(CLI::Range(0.0, 100.0));
     serve->add_option("--gpus", so.gpus, "GPUs to place GPU streams on, fewest streams first: all, or numbers such as 0,1")
         ->default_str("all");
     std::string serve_shard = "0/1";

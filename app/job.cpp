@@ -203,6 +203,7 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     fo.threads = o.threads;
     fo.gpu_kernel = o.kernel;
     fo.gpu_index = o.gpu_index;
+    fo.gpu_batch_wait_us = o.batch_wait_us;
     fo.gpu_streams = o.low_latency ? std::min(o.gpu_streams, 2) : o.gpu_streams;
     parts_->filter = std::make_unique<FilterStage>(std::move(chain), fo);
     if (device == Device::Cuda)

@@ -96,6 +96,7 @@ int run_serve(const ServeOptions& o) {
 
     StreamService service(o.host_threads, o.gpu_frames);
     service.set_shard(o.shard_index, o.shard_count);
+    service.set_batch_wait(o.batch_wait_ms);
 #ifdef VF_HAVE_CUDA
     const int available = gpu_count();
 #else

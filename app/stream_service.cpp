@@ -10,6 +10,7 @@
 #include "common/redact.hpp"
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
+#include "pipeline/gpu_frame_filter.hpp"
 #endif
 
 namespace vf {
@@ -66,6 +67,7 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!s.fields.count("gpu-streams")) s.options.gpu_streams = gpu_share;
     // Each queued NVDEC frame holds a decode and an output surface of its decoder.
     if (!s.fields.count("queue")) s.options.queue_frames = std::min(s.options.queue_frames, gpu_share);
+    s.options.batch_wait_us = batch_wait_us_;
     if (!gpus_.empty() && s.options.device != DeviceChoice::Cpu) {
         s.options.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
         ++gpu_load_[s.options.gpu_index];
@@ -208,6 +210,14 @@ std::string StreamService::metrics() const {
     if (gpu_in_use && gpu_memory_info(&used, &total)) {
         set.add("vfilter_gpu_memory_used_bytes", "gauge", "GPU memory in use on the device, every process's.", static_cast<double>(used));
         set.add("vfilter_gpu_memory_total_bytes", "gauge", "GPU memory of the device.", static_cast<double>(total));
+    }
+    if (gpu_in_use) {
+        const GpuBatchTotals b = gpu_batch_totals();
+        set.add("vfilter_gpu_batch_launches_total", "counter",
+                "Batched launches of the shared GPU stage (one launch per filter and channel for all their frames).",
+                static_cast<double>(b.launches));
+        set.add("vfilter_gpu_batched_frames_total", "counter",
+                "Frames filtered by those launches (divided by the launches: the mean batch).", static_cast<double>(b.frames));
     }
 #endif
     return set.text();

@@ -48,6 +48,9 @@ public:
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
     // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU).
     void set_gpus(std::vector<int> gpus) { gpus_ = std::move(gpus); }
+    // GPU streams started from now on filter through their device's batch window, a frame
+    // waiting at most `ms` for other streams' frames to share its launch (0: no window).
+    void set_batch_wait(double ms) { batch_wait_us_ = ms > 0 ? static_cast<int>(ms * 1000) : -1; }
 
     nlohmann::json list() const;              // every stream's describe(), by name
     nlohmann::json final_stats() const;       // {name: summary()}, removed streams included
@@ -65,6 +68,7 @@ private:
 
     int host_threads_;
     int gpu_frames_;
+    int batch_wait_us_ = -1;
     mutable std::mutex mutex_;
     bool closing_ = false;
     int shard_index_ = 0, shard_count_ = 1;

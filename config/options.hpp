@@ -37,6 +37,7 @@ struct RunOptions {
     int decoder_thread_share = 0; // serve: threads for CPU decoding when decoder_threads is 0 (NVDEC takes 1)
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     int gpu_index = 0;            // the GPU (CUDA device number) to run on: serve --gpus places streams
+    int batch_wait_us = -1;       // serve --batch-wait: >= 0 filters through the device's shared batch window
     double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
     std::string allow_protocols;  // empty: local inputs may use file,pipe; network inputs network protocols
     // Live inputs and outputs

@@ -104,4 +104,44 @@ std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, GpuKerne
     return "";
 }
 
+bool same_operation(const PlaneOp& a, const PlaneOp& b) {
+    if (a.kind != b.kind || a.border != b.border) return false;
+    switch (a.kind) {
+    case OpKind::Copy:
+    case OpKind::Fill:
+        return true;
+    case OpKind::Convolve:
+        return a.conv.kw == b.conv.kw && a.conv.kh == b.conv.kh && a.conv.k == b.conv.k && a.conv.rdiv == b.conv.rdiv &&
+               a.conv.bias == b.conv.bias;
+    case OpKind::Gradient:
+        return a.grad.gx == b.grad.gx && a.grad.gy == b.grad.gy && a.grad.divisor == b.grad.divisor &&
+               a.grad.scale == b.grad.scale && a.grad.delta == b.grad.delta && a.grad.compass == b.grad.compass;
+    }
+    return false;
+}
+
+bool same_chain(const std::vector<FilterPlan>& a, const std::vector<FilterPlan>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t f = 0; f < a.size(); ++f)
+        for (int c = 0; c < kMaxChannels; ++c)
+            if (!same_operation(a[f].ops[c], b[f].ops[c])) return false;
+    return true;
+}
+
+uint64_t chain_fingerprint(const std::vector<FilterPlan>& chain) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields that same_operation compares
+    auto mix = [&h](uint64_t v) {
+        for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+    };
+    for (const FilterPlan& plan : chain)
+        for (const PlaneOp& op : plan.ops) {
+            mix(static_cast<uint64_t>(op.kind));
+            mix(static_cast<uint64_t>(op.border));
+            if (op.kind == OpKind::Convolve) mix(op.conv.fingerprint);
+            if (op.kind == OpKind::Gradient)
+                for (int t = 0; t < 9; ++t) mix(static_cast<uint64_t>(op.grad.gx[static_cast<size_t>(t)] * 31 + op.grad.gy[static_cast<size_t>(t)]));
+        }
+    return h;
+}
+
 }  // namespace vf

@@ -84,6 +84,13 @@ struct FilterPlan {
     }
 };
 
+// Whether two operations compute the same thing (every field that reaches a kernel is equal), so
+// planes of both may share one batched launch.
+bool same_operation(const PlaneOp& a, const PlaneOp& b);
+bool same_chain(const std::vector<FilterPlan>& a, const std::vector<FilterPlan>& b);
+// A hash of what same_chain compares: equal chains hash equal.
+uint64_t chain_fingerprint(const std::vector<FilterPlan>& chain);
+
 // Finds whole-number vectors col, row with k == col (outer) row exactly. Returns false when the
 // kernel has rank > 1 or is not made of whole numbers.
 bool factor_rank1(const ConvolveOp& op, std::vector<int>& col, std::vector<int>& row);

@@ -29,7 +29,8 @@ void FilterStage::make_engine() {
     engine_.reset();
     if (device_ == Device::Cuda) {
 #ifdef VF_HAVE_CUDA
-        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams, options_.gpu_index);
+        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams, options_.gpu_index,
+                                                   options_.gpu_batch_wait_us);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif

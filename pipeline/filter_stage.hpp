@@ -30,6 +30,7 @@ struct FilterStageOptions {
     KernelChoice gpu_kernel;          // auto, a family or a row of the GPU dispatch table (--list-kernels)
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
     int gpu_index = 0;                // the CUDA device
+    int gpu_batch_wait_us = -1;       // >= 0: through the device's shared batch window (serve), waiting at most this
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
     std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;
@@ -63,6 +64,7 @@ public:
     double gpu_ms_per_frame() const { return engine_ ? engine_->ms_per_frame() : 0; }
     std::vector<std::string> kernel_rows() const { return engine_ ? engine_->kernel_rows() : std::vector<std::string>{}; }
     int64_t staged_uploads() const { return engine_ ? engine_->staged_uploads() : 0; }
+    double frames_per_launch() const { return engine_ ? engine_->frames_per_launch() : 0; }
     const FrameEngine* engine() const { return engine_.get(); }
 
 private:

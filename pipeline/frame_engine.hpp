@@ -34,6 +34,9 @@ public:
     // Which kernel variant ran on each channel of each filter, for the last frame ("sobel Y:
     // gradient-strip16"): the GPU dispatch table's rows.
     virtual std::vector<std::string> kernel_rows() const { return {}; }
+    // Mean frames filtered by the launches that filtered this engine's frames (1 when each frame
+    // launches alone; more when a batch window gathers frames of several streams); 0 for none.
+    virtual double frames_per_launch() const { return 0; }
 };
 
 }  // namespace vf

@@ -1,6 +1,9 @@
 #include "pipeline/gpu_frame_filter.hpp"
 
+#include <atomic>
 #include <deque>
+#include <map>
+#include <mutex>
 
 extern "C" {
 #include <libavutil/imgutils.h>
@@ -9,6 +12,7 @@ extern "C" {
 #include "decode/hw_decode.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "media/host_memory.hpp"
+#include "pipeline/batch_window.hpp"
 
 namespace vf {
 
@@ -37,6 +41,17 @@ struct Layout {
 
 }  // namespace
 
+// A frame waiting in the batch window: which engine's chain it runs and on which slot.
+struct GpuJob : BatchJob {
+    GpuFrameFilter::Impl* engine = nullptr;
+    GpuFrameFilter::Slot* slot = nullptr;
+};
+
+// The planes one filter of the chain reads and writes.
+struct FilterStep {
+    std::vector<PlaneView> src, dst;
+};
+
 // One stream's worth of state: its device images and the frame it is working on.
 struct GpuFrameFilter::Slot {
     cuda::Stream stream;
@@ -47,6 +62,31 @@ struct GpuFrameFilter::Slot {
     cuda::DeviceBuffer image[2][4];  // ping-pong between the filters of the chain
     AvFramePtr in, out;              // held until the frame is finished
     bool staged = false;             // the upload came from pageable memory
+    std::vector<FilterStep> steps;   // the frame's kernels, launched from submit() or by the window
+    uint8_t* result[4] = {nullptr, nullptr, nullptr, nullptr};  // where the last filter's output lies
+    int result_linesize[4] = {0, 0, 0, 0};
+    std::vector<const char*> ran;    // the rows that ran, filter by channel
+    int launch_frames = 1;           // frames filtered by the launch that filtered this one
+    GpuJob job;
+    bool waiting = false;            // in the batch window, not launched yet (or not yet seen launched)
+
+    // Kernels of the frame on `stream`, one launch per filter and channel.
+    void filter(const CudaBackend& backend, const std::vector<FilterPlan>& chain, const KernelChoice& kernel, cudaStream_t st) {
+        for (size_t f = 0; f < steps.size(); ++f)
+            for (size_t c = 0; c < steps[f].src.size(); ++c) {
+                const char* row = backend.apply(chain[f].ops[c], steps[f].src[c], steps[f].dst[c], st, kernel);
+                ran[f * kMaxChannels + c] = row;
+            }
+        launch_frames = 1;
+    }
+    // The download of the result into `out` on the slot's own stream, after the kernels.
+    void download() {
+        cudaStream_t st = stream.get();
+        for (int p = 0; p < layout.planes; ++p)
+            VF_CUDA_CHECK(cudaMemcpy2DAsync(out->data[p], out->linesize[p], result[p], result_linesize[p], layout.row_bytes[p],
+                                            layout.rows[p], cudaMemcpyDeviceToHost, st));
+        done.record(st);
+    }
 
     // Sets the size and layout; each image is allocated the first time it is used (NVDEC frames
     // are read in place, so a one-filter chain on them never needs the second).
@@ -72,6 +112,27 @@ struct GpuFrameFilter::Slot {
     }
 };
 
+namespace {
+
+std::atomic<int64_t> g_batch_launches{0}, g_batch_frames{0};
+
+}  // namespace
+
+GpuBatchTotals gpu_batch_totals() { return {g_batch_launches.load(), g_batch_frames.load()}; }
+
+// What every stream on one device shares when batching: the batch window and the CUDA streams
+// its launches run on. Made by the first engine that asks, gone with the last.
+struct SharedGpuStage {
+    int device = 0;
+    CudaBackend backend;
+    std::vector<cuda::Stream> streams{4};  // launches of different groups may overlap
+    size_t next = 0;                       // the window's thread alone uses it
+    std::unique_ptr<BatchWindow> window;
+
+    void launch(const std::vector<BatchJob*>& jobs);
+    static std::shared_ptr<SharedGpuStage> of_device(int device, int wait_us);
+};
+
 struct GpuFrameFilter::Impl {
     int device = 0;
     void make_current() const {
@@ -85,20 +146,85 @@ struct GpuFrameFilter::Impl {
     std::vector<std::unique_ptr<Slot>> slots;
     int64_t submitted = 0, taken = 0;
     GpuStageTimes times;
+    std::shared_ptr<SharedGpuStage> shared;  // the device's batch window, when batching
+    uint64_t chain_hash = 0;
 };
 
-GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device)
+std::shared_ptr<SharedGpuStage> SharedGpuStage::of_device(int device, int wait_us) {
+    static std::mutex mutex;
+    static std::map<int, std::weak_ptr<SharedGpuStage>> stages;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto stage = stages[device].lock()) return stage;
+    auto stage = std::make_shared<SharedGpuStage>();
+    stage->device = device;
+    BatchWindowOptions o;
+    o.max_wait = std::chrono::microseconds(wait_us);
+    SharedGpuStage* raw = stage.get();
+    stage->window = std::make_unique<BatchWindow>(
+        o,
+        [](const BatchJob& a, const BatchJob& b) {
+            const auto &x = static_cast<const GpuJob&>(a), &y = static_cast<const GpuJob&>(b);
+            if (x.engine == y.engine) return true;
+            const Layout &lx = x.slot->layout, &ly = y.slot->layout;
+            return lx.format == ly.format && lx.width == ly.width && lx.height == ly.height &&
+                   x.engine->kernel.family == y.engine->kernel.family && x.engine->kernel.row == y.engine->kernel.row &&
+                   same_chain(x.engine->chain, y.engine->chain);
+        },
+        [raw](const std::vector<BatchJob*>& jobs) { raw->launch(jobs); });
+    stages[device] = stage;
+    return stage;
+}
+
+// On the window's thread: one launch per filter and channel for every frame of the group, on
+// one of the shared streams once each frame's upload is done; then each frame's download on its
+// own stream.
+void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
+    int now = -1;
+    if (cudaGetDevice(&now) != cudaSuccess || now != device) VF_CUDA_CHECK(cudaSetDevice(device));
+    cudaStream_t st = streams[next++ % streams.size()].get();
+    std::vector<GpuFrameFilter::Slot*> slots;
+    for (BatchJob* j : jobs) slots.push_back(static_cast<GpuJob*>(j)->slot);
+    const GpuFrameFilter::Impl& first = *static_cast<GpuJob*>(jobs.front())->engine;
+    for (GpuFrameFilter::Slot* s : slots) VF_CUDA_CHECK(cudaStreamWaitEvent(st, s->uploaded.get(), 0));
+    const int n = static_cast<int>(slots.size());
+    std::vector<PlaneView> src(slots.size()), dst(slots.size());
+    const std::vector<FilterStep>& steps = slots.front()->steps;
+    for (size_t f = 0; f < steps.size(); ++f)
+        for (size_t c = 0; c < steps[f].src.size(); ++c) {
+            for (size_t i = 0; i < slots.size(); ++i) src[i] = slots[i]->steps[f].src[c], dst[i] = slots[i]->steps[f].dst[c];
+            const char* row = backend.apply_batch(first.chain[f].ops[c], src.data(), dst.data(), n, st, first.kernel);
+            for (GpuFrameFilter::Slot* s : slots) s->ran[f * kMaxChannels + c] = row;
+        }
+    for (GpuFrameFilter::Slot* s : slots) {
+        s->launch_frames = n;
+        s->filtered.record(st);
+        VF_CUDA_CHECK(cudaStreamWaitEvent(s->stream.get(), s->filtered.get(), 0));
+        s->download();
+    }
+    g_batch_launches += 1;
+    g_batch_frames += n;
+}
+
+GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device, int batch_wait_us)
     : impl_(std::make_unique<Impl>()) {
     if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
     impl_->device = device;
     impl_->make_current();  // the slots' streams and events belong to this device
     impl_->chain = std::move(chain);
     impl_->kernel = kernel;
+    impl_->chain_hash = chain_fingerprint(impl_->chain) ^ (static_cast<uint64_t>(kernel.family) << 56) ^
+                        (static_cast<uint64_t>(kernel.row + 1) << 48);
     impl_->ran.assign(impl_->chain.size() * kMaxChannels, nullptr);
     for (int i = 0; i < streams; ++i) impl_->slots.push_back(std::make_unique<Slot>());
+    if (batch_wait_us >= 0 && !impl_->chain.empty()) {
+        impl_->shared = SharedGpuStage::of_device(device, batch_wait_us);
+        impl_->shared->window->join(impl_.get());
+    }
 }
 
 GpuFrameFilter::~GpuFrameFilter() {
+    // Frames still in the window never launch; a launch under way finishes first.
+    if (impl_->shared) impl_->shared->window->leave(impl_.get());
     // Frames in flight still reference device and pinned memory: let the GPU finish with them.
     cudaSetDevice(impl_->device);
     for (auto& s : impl_->slots) cudaStreamSynchronize(s->stream.get());
@@ -142,32 +268,41 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
         next = 1;
     }
     s.uploaded.record(st);
+    // Every image the kernels need exists before the frame can wait in the window: an allocation
+    // that fails (out of memory) fails this stream's submit, never another stream's launch.
+    s.steps.clear();
+    s.ran.assign(m.chain.size() * kMaxChannels, nullptr);
     for (size_t f = 0; f < m.chain.size(); ++f) {
-        const std::vector<PlaneView> dst = s.device_views(next);
-        for (size_t c = 0; c < current.size(); ++c)
-            m.ran[f * kMaxChannels + c] = m.backend.apply(m.chain[f].ops[c], current[c], dst[c], st, m.kernel);
-        current = dst;
+        FilterStep step{current, s.device_views(next)};
+        current = step.dst;
+        s.steps.push_back(std::move(step));
         next = 1 - next;
     }
-    s.filtered.record(st);
     AvFramePtr out = pool.get();
     VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
-    // `current` holds the result (the input frame itself for an empty chain on device frames).
-    uint8_t* src_data[4] = {nullptr, nullptr, nullptr, nullptr};
-    int src_linesize[4] = {0, 0, 0, 0};
+    // The result: the input frame itself for an empty chain on device frames.
     if (m.chain.empty() && on_device) {
-        for (int p = 0; p < l.planes; ++p) src_data[p] = in->data[p], src_linesize[p] = in->linesize[p];
+        for (int p = 0; p < l.planes; ++p) s.result[p] = in->data[p], s.result_linesize[p] = in->linesize[p];
     } else {
         const int result = 1 - next;
-        for (int p = 0; p < l.planes; ++p) src_data[p] = s.image[result][p].data(), src_linesize[p] = s.linesize[p];
+        for (int p = 0; p < l.planes; ++p) s.result[p] = s.image[result][p].data(), s.result_linesize[p] = s.linesize[p];
     }
-    for (int p = 0; p < l.planes; ++p)
-        VF_CUDA_CHECK(cudaMemcpy2DAsync(out->data[p], out->linesize[p], src_data[p], src_linesize[p], l.row_bytes[p],
-                                        l.rows[p], cudaMemcpyDeviceToHost, st));
-    s.done.record(st);
     s.in = std::move(in);
     s.out = std::move(out);
     ++m.submitted;
+    if (m.shared) {
+        s.job.producer = &m;
+        s.job.group = m.chain_hash ^ (static_cast<uint64_t>(l.format) << 40) ^ (static_cast<uint64_t>(l.width) << 20) ^
+                      static_cast<uint64_t>(l.height);
+        s.job.engine = &m;
+        s.job.slot = &s;
+        s.waiting = true;
+        m.shared->window->submit(s.job);
+        return;
+    }
+    s.filter(m.backend, m.chain, m.kernel, st);
+    s.filtered.record(st);
+    s.download();
 }
 
 AvFramePtr GpuFrameFilter::take(bool wait) {
@@ -175,6 +310,10 @@ AvFramePtr GpuFrameFilter::take(bool wait) {
     if (in_flight() == 0) return nullptr;
     m.make_current();
     Slot& s = *m.slots[static_cast<size_t>(m.taken % capacity())];
+    if (s.waiting) {
+        if (!m.shared->window->launched(s.job, wait)) return nullptr;
+        s.waiting = false;
+    }
     if (!wait) {
         const cudaError_t q = cudaEventQuery(s.done.get());
         if (q == cudaErrorNotReady) return nullptr;
@@ -186,10 +325,17 @@ AvFramePtr GpuFrameFilter::take(bool wait) {
     m.times.download.add(download);
     m.times.total.add(upload + kernels + download);
     ++m.times.frames;
+    m.times.launch_frames += s.launch_frames;
     if (s.staged) ++m.times.staged_uploads;
+    m.ran = s.ran;
     s.in.reset();  // back to the decoder's pool (or NVDEC's surfaces)
     ++m.taken;
     return std::move(s.out);
+}
+
+double GpuFrameFilter::frames_per_launch() const {
+    const GpuStageTimes& t = impl_->times;
+    return t.frames > 0 ? static_cast<double>(t.launch_frames) / t.frames : 0;
 }
 
 std::vector<std::string> GpuFrameFilter::kernel_rows() const {

@@ -7,8 +7,14 @@
 // Input frames come from host memory (page-locked when the decoder used vfilter's buffers:
 // then the upload is a DMA with no host copy) or from device memory (NVDEC frames, read in
 // place: no upload at all). Outputs are written into page-locked frames from the given pool.
+//
+// With a batch window (serve), the kernels of a frame do not launch from submit(): the frame
+// waits in its device's shared window (pipeline/batch_window.hpp) for frames of other streams with
+// the same chain and geometry, and one launch per filter and channel filters them all on one of
+// the shared stage's CUDA streams; each frame's download then follows on its own slot's stream.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -26,13 +32,22 @@ struct GpuStageTimes {
     DurationHistogram upload, kernels, download, total;
     int64_t frames = 0;
     int64_t staged_uploads = 0;  // uploads from pageable memory: the driver copied on the host
+    int64_t launch_frames = 0;   // the frames of the launches that filtered each frame, summed
 };
+
+// Launches of the shared batch windows of this process, every device, since it started.
+struct GpuBatchTotals {
+    int64_t launches = 0;  // batched launches (each is one launch per filter and channel)
+    int64_t frames = 0;    // frames they filtered
+};
+GpuBatchTotals gpu_batch_totals();
 
 class GpuFrameFilter : public FrameEngine {
 public:
     // device: the CUDA device number everything of this engine lives on (made current in every
-    // call, so any thread may drive it).
-    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device = 0);
+    // call, so any thread may drive it). batch_wait_us >= 0: filter through the device's shared
+    // batch window, waiting at most that long for other streams' frames; < 0: launch at once.
+    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device = 0, int batch_wait_us = -1);
     ~GpuFrameFilter() override;
 
     int capacity() const override;
@@ -49,8 +64,11 @@ public:
     double ms_per_frame() const override { return times().total.mean(); }
     int64_t staged_uploads() const override { return times().staged_uploads; }
     std::vector<std::string> kernel_rows() const override;
+    double frames_per_launch() const override;
 
 private:
+    friend struct GpuJob;
+    friend struct SharedGpuStage;
     struct Slot;
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -278,6 +278,7 @@ RunStats Pipeline::summarize(const Run& run) {
         s.gpu_streams = filter_.gpu_streams();
         s.gpu_ms_per_frame = filter_.gpu_ms_per_frame();
         s.gpu_kernels = filter_.kernel_rows();
+        s.gpu_frames_per_launch = filter_.frames_per_launch();
     }
     s.hw_decode = source_.hw_decode();
     if (s.frames_out > 0)

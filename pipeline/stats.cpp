@@ -36,6 +36,7 @@ nlohmann::json to_json(const RunStats& s) {
     j["gpu_streams"] = s.gpu_streams;
     j["gpu_ms_per_frame"] = s.gpu_ms_per_frame;
     j["gpu_kernels"] = s.gpu_kernels;
+    j["gpu_frames_per_launch"] = s.gpu_frames_per_launch;
     j["host_copies_per_frame"] = s.host_copies_per_frame;
     j["input_damage"] = s.damage;
     return j;
@@ -70,6 +71,10 @@ std::string format_summary(const RunStats& s) {
                       s.gpu_streams, s.gpu_ms_per_frame, s.hw_decode == "cuda" ? "on NVDEC" : "on the CPU",
                       s.host_copies_per_frame);
         out += buf;
+        if (s.gpu_frames_per_launch > 1) {
+            std::snprintf(buf, sizeof buf, ", %.1f frames a launch (shared with other streams)", s.gpu_frames_per_launch);
+            out += buf;
+        }
         if (!s.gpu_kernels.empty()) {
             out += "\nGPU kernels:";
             for (const std::string& k : s.gpu_kernels) out += " " + k + ";";

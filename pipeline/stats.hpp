@@ -54,6 +54,7 @@ struct RunStats {
     int gpu_streams = 0;
     double gpu_ms_per_frame = 0;       // upload + kernels + download, from CUDA events
     std::vector<std::string> gpu_kernels;  // the dispatch table's row that ran, per filter and channel
+    double gpu_frames_per_launch = 0;  // mean frames of the launches that filtered this stream's (serve's batch window)
     double host_copies_per_frame = 0;  // host-side copies of frame data (conversions, staged uploads)
 };
 

@@ -1,6 +1,8 @@
 // `vfilter serve` on the GPU: several streams in one process (one CUDA context), mixed frame
-// sizes, depths and filters at once; every stream's output equals the single-stream command's
-// output for the same input, frame for frame and bit for bit. Skips without a GPU.
+// sizes, depths and filters at once, through the shared batch window (streams with the same
+// filters and size share launches); every stream's output equals the single-stream command's
+// output for the same input (which launches each frame alone), frame for frame and bit for bit.
+// Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +11,7 @@
 #include "app/job.hpp"
 #include "app/stream_service.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "pipeline/gpu_frame_filter.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
@@ -32,12 +35,17 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
     const std::vector<ServedCase> cases = {
         {"sobel_a", "sobel", AV_PIX_FMT_YUV420P, 321, 239},
         {"sobel_b", "sobel", AV_PIX_FMT_YUV420P, 321, 239},  // same plan and geometry as sobel_a
+        {"sobel_c", "sobel", AV_PIX_FMT_YUV420P, 321, 239},
+        {"sobel_d", "sobel", AV_PIX_FMT_YUV420P, 320, 239},  // one column fewer: its own group
         {"gauss", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 360},
+        {"gauss_b", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 360},
+        {"gauss_c", "gaussian=sigma=3.3", AV_PIX_FMT_YUV420P, 640, 360},  // another plan: its own group
         {"box10", "box=radius=2,sharpen", AV_PIX_FMT_YUV420P10LE, 200, 120},
         {"kirsch", "kirsch", AV_PIX_FMT_YUV422P, 161, 97},
         {"conv", "convolution=m=1 2 1 2 4 2 1 2 1:rdiv=1/16", AV_PIX_FMT_YUV444P, 96, 64},
         {"nvdec_a", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 352, "libx264"},
         {"nvdec_b", "sobel", AV_PIX_FMT_YUV420P, 640, 352, "libx264"},
+        {"nvdec_c", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 352, "libx264"},  // NVDEC frames with nvdec_a
     };
     ServeConfig config;
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -62,12 +70,20 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
     }
     {
         StreamService service;
+        service.set_batch_wait(20);  // long, so that launches are shared however the streams run
         service.apply(config);
         service.wait_all();
         for (const auto& s : service.list()) EXPECT_EQ(s["state"], "stopped") << s.dump();
         // H.264 streams decode on NVDEC in one process too (its context shared with the filters').
         const nlohmann::json stats = service.final_stats();
-        for (const char* name : {"nvdec_a", "nvdec_b"}) EXPECT_EQ(stats[name]["stats"]["hw_decode"], "cuda") << stats[name].dump();
+        for (const char* name : {"nvdec_a", "nvdec_b", "nvdec_c"})
+            EXPECT_EQ(stats[name]["stats"]["hw_decode"], "cuda") << stats[name].dump();
+        // Streams of one group did share launches (else this test would not test batching).
+        for (const char* name : {"sobel_a", "sobel_b", "sobel_c", "gauss", "gauss_b"})
+            EXPECT_GT(stats[name]["stats"]["gpu_frames_per_launch"].get<double>(), 1.2) << stats[name].dump();
+        for (const char* name : {"sobel_d", "gauss_c"})  // alone in their groups
+            EXPECT_EQ(stats[name]["stats"]["gpu_frames_per_launch"].get<double>(), 1.0) << stats[name].dump();
+        EXPECT_GT(gpu_batch_totals().frames, gpu_batch_totals().launches);
     }
     for (const ServedCase& c : cases) {
         const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");

@@ -94,4 +94,24 @@ TEST(Plan, ForcedKernelsAreCheckedAgainstTheChain) {
     EXPECT_EQ(forced_kernel_problem(sobel, GpuKernel::Tensor), "");
 }
 
+// Frames share a batched launch only when their chains are the same: every field a kernel reads.
+TEST(Plan, SameChainComparesWhatTheKernelsRead) {
+    const auto a = build_chain("gaussian=sigma=2,sobel");
+    EXPECT_TRUE(same_chain(a, build_chain("gaussian=sigma=2,sobel")));
+    EXPECT_EQ(chain_fingerprint(a), chain_fingerprint(build_chain("gaussian=sigma=2,sobel")));
+    for (const char* other : {"gaussian=sigma=2.5,sobel", "gaussian=sigma=2,prewitt", "gaussian=sigma=2", "gaussian=sigma=2,sobel=scale=2",
+                              "gaussian=sigma=2,sobel,sobel", "sobel,gaussian=sigma=2"})
+        EXPECT_FALSE(same_chain(a, build_chain(other))) << other;
+    auto border = a;
+    border[0].ops[0].border = border[0].ops[0].border == Border::Mirror ? Border::Replicate : Border::Mirror;
+    EXPECT_FALSE(same_chain(a, border));
+    auto bias = a;
+    bias[0].ops[1].conv.bias += 1;
+    EXPECT_FALSE(same_chain(a, bias));
+    auto delta = a;
+    delta[1].ops[0].grad.delta += 1;
+    EXPECT_FALSE(same_chain(a, delta));
+    EXPECT_NE(chain_fingerprint(a), chain_fingerprint(build_chain("gaussian=sigma=2.5,sobel")));
+}
+
 }  // namespace vf
