@@ -54,6 +54,9 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     // Live outputs and recordings hand each packet to the OS at once: a viewer sees it now, and
     // a killed process cannot take completed fragments down with it in a write buffer.
     if (kind_ != OutputKind::File || options.low_latency || options.live || options.fragmented) mux_->flush_packets = 1;
+    // The segment muxer hands each segment's muxer its flags, not its flush_packets: without the
+    // flag a killed recorder's current segment stayed in a write buffer, for seconds.
+    if (mux_->flush_packets == 1 && options.segment_s > 0) mux_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
 
     const bool global_header =
         (ofmt->flags & AVFMT_GLOBALHEADER) || options.segment_s > 0 || kind_ == OutputKind::Network;

@@ -187,16 +187,17 @@ for k in 0 1; do
       [ "$in" = "$out" ] && [ "$total" = "$out" ] || fail "$cam: read $in, wrote $out, the file holds $total"
       echo "$cam (vfilter-0): $total frames, read = written = in the file, no reconnect"
     else
-      # The killed shard: the restarted pod started a new file (named by time, so nothing is
-      # overwritten) that holds every frame it wrote. KNOWN GAP, reported and not asserted: a
-      # segment (--segment) killed within its first seconds can hold nothing playable (the
-      # segment muxer had not flushed it: docs/kubernetes.md, "Known gaps").
+      # The killed shard: the killed pod's segment plays up to its last fragment (it ran 3 s,
+      # fragments are 1 s), and the restarted pod started a new file (named by time, so nothing
+      # is overwritten) that holds every frame it wrote.
       [ ${#files[@]} = 2 ] || fail "$cam: expected the killed pod's recording and the restarted one's, found ${#files[@]}"
+      decodes_cleanly "${files[0]}" || fail "${files[0]} (killed): $(cat "$work/decode.log")"
+      killed=$(frames "${files[0]}" || true)
+      [ "${killed:-0}" -gt 0 ] 2>/dev/null || fail "$cam: the killed pod's segment holds no frame ($(stat -c %s "${files[0]}") bytes)"
       last=${files[1]}
       decodes_cleanly "$last" || fail "$last: $(cat "$work/decode.log")"
       [ "$(frames "$last")" = "$out" ] || fail "$cam: the restarted pod wrote $out frames, its file holds $(frames "$last")"
-      before=$(frames "${files[0]}" 2>/dev/null || true)
-      echo "$cam (vfilter-1): ${before:-no playable} frames in the killed pod's file ($(stat -c %s "${files[0]}") bytes; known gap), $out after the restart"
+      echo "$cam (vfilter-1): $killed frames in the killed pod's segment, $out after the restart"
     fi
   done
 done

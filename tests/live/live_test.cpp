@@ -549,6 +549,33 @@ TEST_F(Live, KilledRecordingIsPlayableToItsLastFragment) {
     }
 }
 
+// The same for a segmented recording: the segment being written when the recorder is killed
+// holds every fragment completed before (in MP4 and in Matroska).
+// A small picture, so that 3 s of it fit in a write buffer (as a quiet camera's would).
+TEST_F(Live, KilledSegmentedRecordingIsPlayableToItsLastFragment) {
+    const std::string in = clip("in.mp4", "160x120", 8);
+    for (const char* ext : {"mp4", "mkv"}) {
+        const std::string pattern = dir + "/seg" + ext + "." + ext;  // seg-00000.EXT, seg-00001.EXT, ...
+        const std::string first = dir + "/seg" + ext + "-00000." + ext;
+        auto v = vfilter({"-i", in, "--realtime", "--segment", "60", "-o", pattern}, std::string("seg-") + ext + ".log");
+        ASSERT_TRUE(v->wait_for_log("output:", 30)) << v->log();
+        // The header out, then 3 s of real time.
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        std::error_code ec;
+        while (std::filesystem::file_size(first, ec) == 0 || ec) {
+            ASSERT_LT(std::chrono::steady_clock::now(), deadline) << ext << ": nothing written in 30 s: " << v->log();
+            std::this_thread::sleep_for(20ms);
+        }
+        std::this_thread::sleep_for(3000ms);
+        v->signal(SIGKILL);
+        v->wait(10);
+        const Decoded d = decode(first);
+        EXPECT_TRUE(d.clean) << ext << ": " << d.errors;
+        // 3 s of real time after the header, less the fragment being written (1 s).
+        EXPECT_GE(d.frames, 45) << ext << ": " << d.errors;
+    }
+}
+
 // Killed at any moment, a recording leaves either a file that plays without one decoder error or
 // no file under its name at all (only OUT.partial, before its first fragment was complete): a
 // header without a fragment plays nothing, and ffmpeg reports it as an error.
