@@ -34,7 +34,7 @@ struct RunOptions {
     HwDecode hwdec = HwDecode::Auto;  // NVDEC decoding when filtering on the GPU
     int decoder_threads = 0;      // 0: FFmpeg's choice on the CPU, 1 with NVDEC
     int encoder_threads = 0;      // 0: the encoder's choice (x264: 1.5 per core)
-    int decoder_thread_share = 0; // serve: threads for CPU decoding when decoder_threads is 0 (NVDEC takes 1)
+    int decoder_thread_share = 0; // serve: decoder threads when decoder_threads is 0 (NVDEC: up to 3, at least 1)
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     int gpu_index = 0;            // the GPU (CUDA device number) to run on: serve --gpus places streams
     int batch_wait_us = -1;       // serve --batch-wait: >= 0 filters through the device's shared batch window

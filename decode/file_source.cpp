@@ -79,8 +79,14 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
         bool ok = false;
         if (on_gpu == AV_PIX_FMT_NONE)
             why = std::string("NVDEC does not decode ") + av_get_pix_fmt_name(fmt);
-        else if (enable_nvdec(decoder_.get(), options_.hw_frames_held, &why, options_.gpu_index))
-            ok = true;
+        else {
+            // NVDEC decodes; frame threads overlap parsing and surface mapping of several
+            // frames, one more surface each: serve's share of threads, up to 3 (one when
+            // alone, and with low latency, which decodes without frame threads).
+            if (options_.decoder_threads == 0 && !options_.live.low_latency)
+                decoder_->thread_count = std::clamp(options_.software_decoder_threads, 1, 3);
+            ok = enable_nvdec(decoder_.get(), options_.hw_frames_held, &why, options_.gpu_index);
+        }
         if (!first && !ok) fail(ErrorCategory::Device, "the reconnected input cannot be decoded with NVDEC: " + why);
         nvdec_ = ok;
         if (first && nvdec_) spdlog::info("decoding on the GPU (NVDEC), frames stay in device memory as {}", av_get_pix_fmt_name(on_gpu));

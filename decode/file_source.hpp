@@ -24,7 +24,7 @@ struct FileSourceOptions {
     bool passthrough_audio = true;  // audio and subtitle streams
     int decoder_threads = 0;        // 0 = FFmpeg's choice (all cores)
     int gpu_index = 0;              // the CUDA device NVDEC decodes on
-    int software_decoder_threads = 0;  // with decoder_threads 0 and CPU decoding: this many (serve's share); NVDEC takes 1
+    int software_decoder_threads = 0;  // with decoder_threads 0: this many (serve's share); NVDEC takes it up to 3, at least 1
     BufferAllocator frame_alloc = nullptr;  // decoded frames' memory (nullptr: FFmpeg's own)
     HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream
     int hw_frames_held = 16;        // decoded frames the pipeline may hold at once (NVDEC surfaces)
