@@ -1,0 +1,211 @@
+// vfilter's Python module (_vfilter, wrapped by python/vfilter/__init__.py): the filter table's
+// chains applied to NumPy planes on the CPU backend, and whole runs of the pipeline. The Python
+// side turns arrays of any supported shape into 2-D plane views (no copies); this side checks
+// each view, releases the GIL and filters.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "app/job.hpp"
+#include "app/serve_config.hpp"
+#include "common/error.hpp"
+#include "config/filter_registry.hpp"
+#include "kernels/cpu_backend.hpp"
+#include "pipeline/stats.hpp"
+
+namespace py = pybind11;
+
+namespace vf {
+namespace {
+
+// Errors by category, as docs/python.md lists them.
+void translate(const Error& e) {
+    switch (e.category()) {
+    case ErrorCategory::Usage:
+        PyErr_SetString(PyExc_ValueError, e.what());
+        return;
+    case ErrorCategory::Input:
+    case ErrorCategory::Output:
+        PyErr_SetString(PyExc_OSError, e.what());
+        return;
+    default:
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return;
+    }
+}
+
+// A 2-D NumPy array (any strides with whole samples) as a PlaneView.
+PlaneView plane_of(const py::array& a, int bits, bool writable, const char* what) {
+    if (a.ndim() != 2) throw Error(ErrorCategory::Usage, std::string(what) + ": a plane has 2 dimensions");
+    const py::ssize_t item = a.itemsize();
+    if (item != 1 && item != 2) throw Error(ErrorCategory::Usage, std::string(what) + ": samples must be uint8 or uint16");
+    if (writable && !a.writeable()) throw Error(ErrorCategory::Usage, std::string(what) + ": the output array is read-only");
+    if (a.strides(1) <= 0 || a.strides(1) % item != 0 || a.strides(0) <= 0)
+        throw Error(ErrorCategory::Internal, std::string(what) + ": unsupported strides (the wrapper copies such arrays)");
+    if (a.shape(0) > 65535 || a.shape(1) > 65535) throw Error(ErrorCategory::Usage, std::string(what) + ": planes up to 65535 a side");
+    PlaneView v;
+    v.data = static_cast<uint8_t*>(const_cast<void*>(a.data()));
+    v.pitch = a.strides(0);
+    v.width = static_cast<int>(a.shape(1));
+    v.height = static_cast<int>(a.shape(0));
+    v.step = static_cast<int>(a.strides(1) / item);
+    v.bytes_per_sample = static_cast<int>(item);
+    v.depth = bits;
+    return v;
+}
+
+Border parse_border(const std::string& name) {
+    for (Border b : {Border::Mirror, Border::Replicate, Border::Zero})
+        if (name == border_name(b)) return b;
+    throw Error(ErrorCategory::Usage, "border '" + name + "': use mirror, replicate or zero");
+}
+
+// Filters every (src, dst) pair with the chain's first-channel operations: each plane of a NumPy
+// image is one channel of its own, as a gray frame is on the command line.
+void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::array>& dsts, const std::string& chain_text,
+                  int bits, const std::string& border, int threads, bool ffmpeg_defaults) {
+    if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_planes: as many outputs as inputs");
+    if (srcs.empty()) return;
+    if (bits != 8 && bits != 10) throw Error(ErrorCategory::Usage, "bits must be 8 (uint8) or 10 (uint16)");
+    std::vector<PlaneView> src, dst;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+        src.push_back(plane_of(srcs[i], bits, false, "image"));
+        dst.push_back(plane_of(dsts[i], bits, true, "out"));
+        if (src.back().bytes_per_sample != dst.back().bytes_per_sample || src.back().width != dst.back().width ||
+            src.back().height != dst.back().height)
+            throw Error(ErrorCategory::Usage, "out must have the image's shape and dtype");
+        if (bits > 8 && src.back().bytes_per_sample == 1) throw Error(ErrorCategory::Usage, "bits above 8 need uint16 samples");
+        if (bits == 8 && src.back().bytes_per_sample == 2) throw Error(ErrorCategory::Usage, "uint16 samples are 10-bit (bits=10)");
+    }
+    FrameGeometry g;
+    g.width = src[0].width;
+    g.height = src[0].height;
+    g.log2_chroma_w = g.log2_chroma_h = 0;
+    std::vector<FilterPlan> chain = build_chain(chain_text, ffmpeg_defaults ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter, g);
+    if (!border.empty()) {
+        const Border b = parse_border(border);
+        for (FilterPlan& p : chain) p.ops[0].border = b;
+    }
+    py::gil_scoped_release unlocked;
+    CpuBackend backend(threads);
+    std::vector<uint8_t> scratch[2];
+    for (size_t i = 0; i < src.size(); ++i) {
+        // Intermediate results of a chain in scratch planes; the last filter writes dst.
+        PlaneView from = src[i];
+        const PlaneView& to = dst[i];
+        const size_t n = chain.size();
+        if (n == 0) {
+            for (int y = 0; y < to.height; ++y)
+                for (int x = 0; x < to.width; ++x) to.write(x, y, from.read(x, y));
+            continue;
+        }
+        for (size_t f = 0; f < n; ++f) {
+            PlaneView out = to;
+            if (f + 1 < n) {
+                std::vector<uint8_t>& buf = scratch[f % 2];
+                buf.resize(static_cast<size_t>(to.width) * to.height * to.bytes_per_sample);
+                out.data = buf.data();
+                out.pitch = static_cast<std::ptrdiff_t>(to.width) * to.bytes_per_sample;
+                out.step = 1;
+            }
+            backend.apply(chain[f].ops[0], from, out);
+            from = out;
+        }
+    }
+}
+
+// The filter table as data: names, help, options with their types, defaults, ranges and help.
+py::list filters() {
+    py::list out;
+    for (const FilterDef& f : filter_table()) {
+        py::list options;
+        for (const OptionDef& o : f.options) {
+            py::dict d;
+            d["name"] = o.name;
+            d["type"] = o.type == OptionType::Number ? "number" : o.type == OptionType::Integer ? "integer"
+                        : o.type == OptionType::Choice ? "choice" : "text";
+            d["default"] = o.default_value;
+            if (o.type == OptionType::Number || o.type == OptionType::Integer) {
+                d["min"] = o.min;
+                d["max"] = o.max;
+            }
+            if (o.type == OptionType::Choice) d["choices"] = o.choices;
+            d["help"] = o.help;
+            options.append(d);
+        }
+        py::dict d;
+        d["name"] = f.name;
+        d["help"] = f.help;
+        d["options"] = options;
+        out.append(d);
+    }
+    return out;
+}
+
+// A whole run, as the command line makes it from the same options. Runs on a thread of its own
+// while this one waits with the GIL free, looking for Ctrl-C every 50 ms: a KeyboardInterrupt
+// stops the job as the first Ctrl-C stops the command (the output is finished), then propagates.
+py::dict run(const std::map<std::string, std::string>& fields) {
+    StreamConfig config = make_stream_config("python", fields, {});
+    RunOptions o = config.options;
+    o.progress = false;
+    Job job(o);
+    JobResult result;
+    std::exception_ptr error;
+    std::atomic<bool> done{false};
+    std::thread worker([&] {
+        try {
+            result = job.run();
+        } catch (...) {
+            error = std::current_exception();
+        }
+        done = true;
+    });
+    bool interrupted = false;
+    while (!done) {
+        {
+            py::gil_scoped_release unlocked;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        if (!interrupted && PyErr_CheckSignals() != 0) {
+            interrupted = true;  // the KeyboardInterrupt stays set until we return
+            job.interrupt();
+        }
+    }
+    {
+        py::gil_scoped_release unlocked;
+        worker.join();
+    }
+    if (interrupted) throw py::error_already_set();
+    if (error) std::rethrow_exception(error);
+    nlohmann::json j = to_json(result.stats);
+    j["damaged"] = result.damaged;
+    j["interrupted"] = result.interrupted;
+    return py::module_::import("json").attr("loads")(j.dump());
+}
+
+}  // namespace
+}  // namespace vf
+
+PYBIND11_MODULE(_vfilter, m) {
+    m.doc() = "vfilter's native part: see the vfilter package";
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const vf::Error& e) {
+            vf::translate(e);
+        }
+    });
+    m.def("apply_planes", &vf::apply_planes, py::arg("srcs"), py::arg("dsts"), py::arg("chain"), py::arg("bits"),
+          py::arg("border"), py::arg("threads"), py::arg("ffmpeg_defaults"));
+    m.def("filters", &vf::filters);
+    m.def("run", &vf::run, py::arg("fields"));
+}
