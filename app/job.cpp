@@ -88,7 +88,10 @@ struct Job::Parts {
     ~Parts() { metrics_server.reset(); }
 };
 
-Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
+Job::Job(const RunOptions& o) : Job(o, nullptr) {}
+
+Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink) : options_(o), parts_(std::make_unique<Parts>()) {
+    if (make_sink && o.output != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
     std::vector<FilterPlan> chain = build_chain(o.filter, o.compat);
     if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
@@ -211,7 +214,9 @@ Job::Job(const RunOptions& o) : options_(o), parts_(std::make_unique<Parts>()) {
     else
         spdlog::info("filters run on the CPU");
     for (const FilterPlan& p : parts_->filter->chain()) spdlog::info("filter: {}", p.description);
-    if (null_out) {
+    if (make_sink) {
+        parts_->sink = make_sink(parts_->source->video());
+    } else if (null_out) {
         parts_->sink = std::make_unique<NullSink>();
     } else {
         parts_->sink = std::make_unique<OutputFile>(out, parts_->source->video(), parts_->source->passthrough(),

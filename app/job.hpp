@@ -2,6 +2,9 @@
 // report. Separate from main() so tests drive exactly what the command line drives.
 #pragma once
 
+#include <functional>
+#include <memory>
+
 #include "common/metric_set.hpp"
 #include "config/options.hpp"
 #include "decode/source.hpp"
@@ -25,9 +28,14 @@ struct JobStatus {
     bool on_gpu = false;      // its filters run on the GPU
 };
 
+class Sink;
+
 class Job {
 public:
     explicit Job(const RunOptions& options);  // checks everything it can before any work
+    // Filtered frames go to the sink `make_sink` makes instead of an output (the Python module's
+    // frame iterator); options.output must be "null".
+    Job(const RunOptions& options, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink);
     ~Job();
     JobResult run();
     void interrupt();  // async-signal-safe: only sets a flag the source polls

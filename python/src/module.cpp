@@ -7,10 +7,18 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <cstring>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
+
+extern "C" {
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+}
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +26,7 @@
 #include "app/serve_config.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
+#include "encode/sink.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "pipeline/stats.hpp"
 
@@ -150,14 +159,22 @@ py::list filters() {
     return out;
 }
 
+// RunOptions from the Python call's fields, as a stream entry of serve reads them; an empty
+// input is the built-in test pattern, as no --input is on the command line.
+RunOptions options_of(std::map<std::string, std::string> fields) {
+    const std::string input = fields.count("input") ? fields["input"] : "";
+    fields["input"] = input.empty() ? "-" : input;  // an entry needs one; replaced below
+    RunOptions o = make_stream_config("python", fields, {}).options;
+    o.input = input;
+    o.progress = false;
+    return o;
+}
+
 // A whole run, as the command line makes it from the same options. Runs on a thread of its own
 // while this one waits with the GIL free, looking for Ctrl-C every 50 ms: a KeyboardInterrupt
 // stops the job as the first Ctrl-C stops the command (the output is finished), then propagates.
 py::dict run(const std::map<std::string, std::string>& fields) {
-    StreamConfig config = make_stream_config("python", fields, {});
-    RunOptions o = config.options;
-    o.progress = false;
-    Job job(o);
+    Job job(options_of(fields));
     JobResult result;
     std::exception_ptr error;
     std::atomic<bool> done{false};
@@ -192,6 +209,192 @@ py::dict run(const std::map<std::string, std::string>& fields) {
     return py::module_::import("json").attr("loads")(j.dump());
 }
 
+// Filtered frames on their way to Python: a few at a time (the pipeline waits when Python is
+// slower; a live input then drops by its policy, as on the command line).
+class FrameQueue {
+public:
+    enum class Got { Frame, Timeout, End };
+    bool push(AvFramePtr f) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        room_.wait(lock, [&] { return aborted_ || frames_.size() < kCapacity; });
+        if (aborted_) return false;
+        frames_.push_back(std::move(f));
+        ready_.notify_one();
+        return true;
+    }
+    void end() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ended_ = true;
+        ready_.notify_all();
+    }
+    void abort() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        aborted_ = ended_ = true;
+        frames_.clear();
+        ready_.notify_all();
+        room_.notify_all();
+    }
+    Got pop_for(std::chrono::milliseconds wait, AvFramePtr* out) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!ready_.wait_for(lock, wait, [&] { return ended_ || !frames_.empty(); })) return Got::Timeout;
+        if (frames_.empty()) return Got::End;
+        *out = std::move(frames_.front());
+        frames_.pop_front();
+        room_.notify_one();
+        return Got::Frame;
+    }
+
+private:
+    static constexpr size_t kCapacity = 4;
+    std::mutex mutex_;
+    std::condition_variable ready_, room_;
+    std::deque<AvFramePtr> frames_;
+    bool ended_ = false, aborted_ = false;
+};
+
+class PythonSink : public Sink {
+public:
+    explicit PythonSink(FrameQueue& queue) : queue_(queue) {}
+    void write_frame(const AVFrame* frame, Clock::time_point read_at) override {
+        AvFramePtr ref(av_frame_clone(frame));  // a reference, not a copy of the samples
+        if (!ref) fail(ErrorCategory::Internal, "out of memory referencing a frame");
+        queue_.push(std::move(ref));  // false once the reader closed: the frame is dropped
+        latency_.add(read_at);
+    }
+    void write_packet(PassthroughPacket&) override {}
+    void finish() override { queue_.end(); }
+    std::string describe() const override { return "Python (vfilter.Frames)"; }
+
+private:
+    FrameQueue& queue_;
+};
+
+// One plane of a frame as a new NumPy array: rows x samples, or rows x pixels x 2 for the
+// interleaved chroma of nv12 and p010; uint16 for depths above 8.
+py::array plane_array(const AVFrame* f, int p) {
+    const auto fmt = static_cast<AVPixelFormat>(f->format);
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
+    const int rows = p == 0 ? f->height : AV_CEIL_RSHIFT(f->height, d->log2_chroma_h);
+    const int bytes = av_image_get_linesize(fmt, f->width, p);
+    const bool wide = d->comp[0].depth > 8;
+    const bool interleaved = p == 1 && av_pix_fmt_count_planes(fmt) == 2;  // nv12, p010
+    const py::ssize_t samples = wide ? bytes / 2 : bytes;
+    std::vector<py::ssize_t> shape = {rows, interleaved ? samples / 2 : samples};
+    if (interleaved) shape.push_back(2);
+    py::array a = wide ? py::array(py::dtype::of<uint16_t>(), shape) : py::array(py::dtype::of<uint8_t>(), shape);
+    auto* dst = static_cast<uint8_t*>(a.mutable_data());
+    for (int y = 0; y < rows; ++y)
+        std::memcpy(dst + static_cast<size_t>(y) * bytes, f->data[p] + static_cast<ptrdiff_t>(y) * f->linesize[p], bytes);
+    return a;
+}
+
+// vfilter.Frames: a Job whose sink hands frames to Python. next() waits with the GIL free and
+// looks for Ctrl-C every 100 ms; close() stops the job (its source first) and joins its thread.
+class FrameReader {
+public:
+    explicit FrameReader(const std::map<std::string, std::string>& fields) {
+        std::map<std::string, std::string> f = fields;
+        f["output"] = "null";  // the frames go to Python
+        RunOptions o = options_of(f);
+        job_ = std::make_unique<Job>(o, [this](const VideoInfo& v) {
+            time_base_ = v.time_base;
+            frame_rate_ = v.frame_rate.num > 0 ? v.frame_rate : AVRational{30, 1};
+            return std::make_unique<PythonSink>(queue_);
+        });
+        thread_ = std::thread([this] {
+            try {
+                result_ = job_->run();
+            } catch (...) {
+                error_ = std::current_exception();
+            }
+            queue_.end();
+        });
+    }
+    ~FrameReader() { stop(); }
+
+    // The next frame as a dict, or None at the end of the input.
+    py::object next() {
+        for (;;) {
+            AvFramePtr frame;
+            FrameQueue::Got got;
+            {
+                py::gil_scoped_release unlocked;
+                got = closed_ ? FrameQueue::Got::End : queue_.pop_for(std::chrono::milliseconds(100), &frame);
+            }
+            if (got == FrameQueue::Got::Frame) return to_dict(frame.get());
+            if (got == FrameQueue::Got::End) {
+                finish();
+                return py::none();
+            }
+            if (PyErr_CheckSignals() != 0) {
+                close();
+                throw py::error_already_set();
+            }
+        }
+    }
+    void close() {
+        py::gil_scoped_release unlocked;
+        stop();
+    }
+    py::object stats() const {
+        if (!finished_) return py::none();
+        nlohmann::json j = to_json(result_.stats);
+        return py::module_::import("json").attr("loads")(j.dump());
+    }
+
+private:
+    void stop() {
+        if (!thread_.joinable()) return;
+        job_->interrupt();
+        queue_.abort();
+        thread_.join();
+        job_.reset();  // its threads (the filter's pool among them) go now, not with this object
+        closed_ = true;
+    }
+    void finish() {
+        {
+            py::gil_scoped_release unlocked;
+            if (thread_.joinable()) thread_.join();
+            job_.reset();
+        }
+        closed_ = true;
+        if (error_) {
+            std::exception_ptr e = error_;
+            error_ = nullptr;
+            std::rethrow_exception(e);
+        }
+        finished_ = true;
+    }
+    py::dict to_dict(const AVFrame* f) {
+        py::list planes;
+        for (int p = 0; p < av_pix_fmt_count_planes(static_cast<AVPixelFormat>(f->format)); ++p) planes.append(plane_array(f, p));
+        py::dict d;
+        d["planes"] = planes;
+        d["format"] = av_get_pix_fmt_name(static_cast<AVPixelFormat>(f->format));
+        d["width"] = f->width;
+        d["height"] = f->height;
+        // A frame without a timestamp (a live camera's first, at times) comes a frame interval
+        // after the one before, as the encoder places it.
+        double pts = f->pts != AV_NOPTS_VALUE ? f->pts * av_q2d(time_base_)
+                     : f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp * av_q2d(time_base_)
+                     : index_ == 0 ? 0.0 : last_pts_ + 1 / av_q2d(frame_rate_);
+        last_pts_ = pts;
+        d["pts"] = pts;
+        d["index"] = index_++;
+        return d;
+    }
+
+    FrameQueue queue_;
+    std::unique_ptr<Job> job_;
+    std::thread thread_;
+    JobResult result_;
+    std::exception_ptr error_;
+    AVRational time_base_{1, 1}, frame_rate_{30, 1};
+    double last_pts_ = 0;
+    int64_t index_ = 0;
+    bool closed_ = false, finished_ = false;
+};
+
 }  // namespace
 }  // namespace vf
 
@@ -208,4 +411,9 @@ PYBIND11_MODULE(_vfilter, m) {
           py::arg("border"), py::arg("threads"), py::arg("ffmpeg_defaults"));
     m.def("filters", &vf::filters);
     m.def("run", &vf::run, py::arg("fields"));
+    py::class_<vf::FrameReader>(m, "FrameReader")
+        .def(py::init<const std::map<std::string, std::string>&>(), py::arg("fields"))
+        .def("next", &vf::FrameReader::next)
+        .def("close", &vf::FrameReader::close)
+        .def("stats", &vf::FrameReader::stats);
 }

@@ -4,6 +4,8 @@
     edges = vfilter.apply(gray, "sobel")                    # H x W uint8
     soft = vfilter.apply(rgb, "gaussian=sigma=2")            # H x W x C, every channel
     stats = vfilter.run(input="cam.mp4", filter="sobel", output="out.mp4")
+    for frame in vfilter.Frames("rtsp://cam/stream", filter="sobel"):
+        y = frame["planes"][0]                               # NumPy, with frame["pts"] in seconds
 
 Each channel of an image is filtered as the command line filters a gray frame (with the filter's
 first-plane operation), so results equal the command's output on the same samples, bit for bit.
@@ -20,7 +22,7 @@ import numpy as np
 
 from . import _vfilter
 
-__all__ = ["apply", "filters", "run"]
+__all__ = ["apply", "filters", "run", "Frames"]
 
 _LAYOUTS = ("hw", "hwc", "chw", "nhw", "nhwc", "nchw")
 
@@ -133,12 +135,65 @@ def run(input: str = "", filter: str = "identity", output: str = "null", **optio
     and returns its stats (the --stats-json object). Options are the command line's long options
     with '_' for '-' (codec="libx264", crf=20, device="cpu", overwrite=True). Ctrl-C finishes the
     output, as the first Ctrl-C does on the command line, and raises KeyboardInterrupt."""
-    fields = {"filter": filter, "output": output}
-    if input:
-        fields["input"] = os.fspath(input)
+    fields = _fields(input, filter, options)
+    fields["output"] = os.fspath(output)
+    return _vfilter.run(fields)
+
+
+def _fields(input, filter, options):
+    fields = {"filter": filter, "input": os.fspath(input)}  # "": the built-in test pattern
     for key, value in options.items():
         if isinstance(value, bool):
             value = "true" if value else "false"
         fields[key.replace("_", "-")] = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
-    fields["output"] = os.fspath(fields["output"])
-    return _vfilter.run(fields)
+    return fields
+
+
+class Frames:
+    """The filtered frames of any input the command line reads (a file, an RTSP/RTMP/SRT camera,
+    a capture device; none: the built-in test pattern), one dict a frame:
+
+        {"planes": [Y, U, V] NumPy arrays (H x W; nv12's chroma as H/2 x W/2 x 2; uint16 above
+         8 bits), "format": "yuv420p", "width": W, "height": H, "pts": seconds, "index": n}
+
+    Options are the command line's (as for run): device="cpu", hwdec="auto", realtime=True,
+    frames=100 (the test pattern's length), reconnect_max=..., and so on. Live inputs reconnect
+    as on the command line. Leaving the loop early (break, an exception) and close() stop the
+    source and its threads; use it as a context manager to close at once. Ctrl-C while waiting
+    for a frame closes it and raises KeyboardInterrupt. After the last frame, stats() holds the
+    run's stats (None before)."""
+
+    def __init__(self, input: str = "", filter: str = "identity", **options):
+        self._reader = _vfilter.FrameReader(_fields(input, filter, options))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        if self._reader is None:
+            raise StopIteration
+        frame = self._reader.next()
+        if frame is None:
+            raise StopIteration
+        return frame
+
+    def stats(self) -> Optional[Dict[str, Any]]:
+        return None if self._reader is None else self._reader.stats()
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
