@@ -3,6 +3,7 @@
 // normally (the consumer drains what is left); abort() wakes everyone at once after an error.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -47,6 +48,18 @@ public:
         return item;
     }
 
+    enum class Popped { Item, Timeout, Ended };
+    // pop() that gives up after `wait` (a consumer that must look at something else meanwhile).
+    template <class Rep, class Period>
+    Popped pop_for(std::chrono::duration<Rep, Period> wait, T* out) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!not_empty_.wait_for(lock, wait, [&] { return aborted_ || closed_ || !items_.empty(); })) return Popped::Timeout;
+        if (aborted_ || items_.empty()) return Popped::Ended;
+        *out = std::move(items_.front());
+        items_.pop_front();
+        not_full_.notify_one();
+        return Popped::Item;
+    }
     void close() {
         std::lock_guard<std::mutex> lock(mutex_);
         closed_ = true;

@@ -9,8 +9,6 @@
 #include <atomic>
 #include <cstring>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -27,6 +25,7 @@ extern "C" {
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 #include "encode/sink.hpp"
+#include "pipeline/bounded_queue.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "pipeline/stats.hpp"
 
@@ -211,46 +210,8 @@ py::dict run(const std::map<std::string, std::string>& fields) {
 
 // Filtered frames on their way to Python: a few at a time (the pipeline waits when Python is
 // slower; a live input then drops by its policy, as on the command line).
-class FrameQueue {
-public:
-    enum class Got { Frame, Timeout, End };
-    bool push(AvFramePtr f) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        room_.wait(lock, [&] { return aborted_ || frames_.size() < kCapacity; });
-        if (aborted_) return false;
-        frames_.push_back(std::move(f));
-        ready_.notify_one();
-        return true;
-    }
-    void end() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ended_ = true;
-        ready_.notify_all();
-    }
-    void abort() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        aborted_ = ended_ = true;
-        frames_.clear();
-        ready_.notify_all();
-        room_.notify_all();
-    }
-    Got pop_for(std::chrono::milliseconds wait, AvFramePtr* out) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (!ready_.wait_for(lock, wait, [&] { return ended_ || !frames_.empty(); })) return Got::Timeout;
-        if (frames_.empty()) return Got::End;
-        *out = std::move(frames_.front());
-        frames_.pop_front();
-        room_.notify_one();
-        return Got::Frame;
-    }
-
-private:
-    static constexpr size_t kCapacity = 4;
-    std::mutex mutex_;
-    std::condition_variable ready_, room_;
-    std::deque<AvFramePtr> frames_;
-    bool ended_ = false, aborted_ = false;
-};
+using FrameQueue = BoundedQueue<AvFramePtr>;
+constexpr size_t kFramesWaiting = 4;
 
 class PythonSink : public Sink {
 public:
@@ -262,7 +223,7 @@ public:
         latency_.add(read_at);
     }
     void write_packet(PassthroughPacket&) override {}
-    void finish() override { queue_.end(); }
+    void finish() override { queue_.close(); }
     std::string describe() const override { return "Python (vfilter.Frames)"; }
 
 private:
@@ -307,7 +268,7 @@ public:
             } catch (...) {
                 error_ = std::current_exception();
             }
-            queue_.end();
+            queue_.close();
         });
     }
     ~FrameReader() { stop(); }
@@ -316,13 +277,13 @@ public:
     py::object next() {
         for (;;) {
             AvFramePtr frame;
-            FrameQueue::Got got;
+            FrameQueue::Popped got;
             {
                 py::gil_scoped_release unlocked;
-                got = closed_ ? FrameQueue::Got::End : queue_.pop_for(std::chrono::milliseconds(100), &frame);
+                got = closed_ ? FrameQueue::Popped::Ended : queue_.pop_for(std::chrono::milliseconds(100), &frame);
             }
-            if (got == FrameQueue::Got::Frame) return to_dict(frame.get());
-            if (got == FrameQueue::Got::End) {
+            if (got == FrameQueue::Popped::Item) return to_dict(frame.get());
+            if (got == FrameQueue::Popped::Ended) {
                 finish();
                 return py::none();
             }
@@ -384,7 +345,7 @@ private:
         return d;
     }
 
-    FrameQueue queue_;
+    FrameQueue queue_{kFramesWaiting};
     std::unique_ptr<Job> job_;
     std::thread thread_;
     JobResult result_;

@@ -81,5 +81,24 @@ TEST(BoundedQueue, TryPushNeverBlocksAndTellsFullFromEnded) {
     EXPECT_EQ(aborted.try_push(d), BoundedQueue<int>::TryPush::Ended);
 }
 
+TEST(BoundedQueue, PopForGivesUpAfterItsWaitAndSeesTheEnd) {
+    BoundedQueue<int> q(2);
+    int v = -1;
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(q.pop_for(std::chrono::milliseconds(30), &v), BoundedQueue<int>::Popped::Timeout);
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(30));
+    EXPECT_EQ(v, -1);
+    ASSERT_TRUE(q.push(7));
+    q.close();
+    EXPECT_EQ(q.pop_for(std::chrono::milliseconds(30), &v), BoundedQueue<int>::Popped::Item);
+    EXPECT_EQ(v, 7);  // what was left before close() is drained first
+    EXPECT_EQ(q.pop_for(std::chrono::milliseconds(30), &v), BoundedQueue<int>::Popped::Ended);
+    BoundedQueue<int> aborted(2);
+    ASSERT_TRUE(aborted.push(1));
+    aborted.abort();
+    EXPECT_EQ(aborted.pop_for(std::chrono::milliseconds(30), &v), BoundedQueue<int>::Popped::Ended);
+}
+
 }  // namespace
 }  // namespace vf
+
