@@ -207,6 +207,9 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     fo.gpu_kernel = o.kernel;
     fo.gpu_index = o.gpu_index;
     fo.gpu_batch_wait_us = o.batch_wait_us;
+    fo.gpu_output_on_device = o.frames_on_device;
+    if (o.frames_on_device && device != Device::Cuda)
+        fail(ErrorCategory::Usage, "frames on the GPU need the GPU filter stage (device cuda)");
     fo.gpu_streams = o.low_latency ? std::min(o.gpu_streams, 2) : o.gpu_streams;
     parts_->filter = std::make_unique<FilterStage>(std::move(chain), fo);
     if (device == Device::Cuda)

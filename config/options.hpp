@@ -38,6 +38,7 @@ struct RunOptions {
     int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
     int gpu_index = 0;            // the GPU (CUDA device number) to run on: serve --gpus places streams
     int batch_wait_us = -1;       // serve --batch-wait: >= 0 filters through the device's shared batch window
+    bool frames_on_device = false;  // GPU results stay in device memory (Python's Frames on the GPU): no download
     double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
     std::string allow_protocols;  // empty: local inputs may use file,pipe; network inputs network protocols
     // Live inputs and outputs

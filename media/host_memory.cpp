@@ -32,6 +32,23 @@ AVBufferRef* pinned_buffer_alloc(size_t size) {
     return av_buffer_allocz(size);
 }
 
+AVBufferRef* device_buffer_alloc(size_t size) {
+#ifdef VF_HAVE_CUDA
+    void* p = nullptr;
+    if (cudaMalloc(&p, size) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    AVBufferRef* b = av_buffer_create(
+        static_cast<uint8_t*>(p), size, [](void*, uint8_t* data) { cudaFree(data); }, nullptr, 0);
+    if (!b) cudaFree(p);
+    return b;
+#else
+    (void)size;
+    return nullptr;
+#endif
+}
+
 bool is_pinned(const void* p) {
 #ifdef VF_HAVE_CUDA
     cudaPointerAttributes a{};

@@ -19,6 +19,11 @@ using BufferAllocator = AVBufferRef* (*)(size_t size);
 // refuses (too much pinned memory), ordinary buffers, said once in the log.
 AVBufferRef* pinned_buffer_alloc(size_t size);
 
+// Device memory (cudaMalloc, on the calling thread's current GPU) for frames that stay on the GPU,
+// freed with cudaFree; nullptr (an allocation failure) without CUDA in the build or when the GPU
+// is out of memory.
+AVBufferRef* device_buffer_alloc(size_t size);
+
 // True when `p` points into page-locked host memory known to CUDA (false without CUDA).
 bool is_pinned(const void* p);
 

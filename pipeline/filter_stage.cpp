@@ -67,15 +67,18 @@ FramePool& FilterStage::pool_for(const AVFrame* f) {
     const AVPixelFormat layout = frame_layout_format(f);
     if (!pool_ || pool_->width() != f->width || pool_->height() != f->height || pool_->format() != layout)
         // GPU results land in page-locked frames: the download is a DMA, the encoder reads them.
+        // A consumer on the GPU gets device frames instead (allocated on the engine's device).
         pool_ = std::make_unique<FramePool>(f->width, f->height, layout,
-                                            device_ == Device::Cuda ? pinned_buffer_alloc : nullptr);
+                                            device_ != Device::Cuda            ? nullptr
+                                            : options_.gpu_output_on_device ? device_buffer_alloc
+                                                                            : pinned_buffer_alloc);
     return *pool_;
 }
 
 void FilterStage::submit(AvFramePtr in) {
     if (chain_pending_) take_pending_chain();
     // Device frames (NVDEC) always go through the GPU stage: at least to come back to the host.
-    if (engine_ && (!chain_.empty() || in->format == AV_PIX_FMT_CUDA)) {
+    if (engine_ && (!chain_.empty() || in->format == AV_PIX_FMT_CUDA || options_.gpu_output_on_device)) {
         if (engine_->in_flight() == engine_->capacity()) ready_.push_back(engine_->take(true));  // backpressure
         FramePool& pool = pool_for(in.get());
         engine_->submit(std::move(in), pool);

@@ -31,6 +31,10 @@ struct FilterStageOptions {
     int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
     int gpu_index = 0;                // the CUDA device
     int gpu_batch_wait_us = -1;       // >= 0: through the device's shared batch window (serve), waiting at most this
+    // Output frames in device memory (same formats, data[] on the GPU) instead of page-locked host
+    // frames: for a consumer on the GPU (Python's Frames), which then needs no download. Every
+    // frame goes through the GPU stage, an identity chain too.
+    bool gpu_output_on_device = false;
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
     std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;

@@ -79,12 +79,13 @@ struct GpuFrameFilter::Slot {
             }
         launch_frames = 1;
     }
-    // The download of the result into `out` on the slot's own stream, after the kernels.
+    // The download of the result into `out` on the slot's own stream, after the kernels (a copy
+    // within the GPU when `out` is a device frame: CUDA tells them apart by address).
     void download() {
         cudaStream_t st = stream.get();
         for (int p = 0; p < layout.planes; ++p)
             VF_CUDA_CHECK(cudaMemcpy2DAsync(out->data[p], out->linesize[p], result[p], result_linesize[p], layout.row_bytes[p],
-                                            layout.rows[p], cudaMemcpyDeviceToHost, st));
+                                            layout.rows[p], cudaMemcpyDefault, st));
         done.record(st);
     }
 

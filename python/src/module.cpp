@@ -28,6 +28,9 @@ extern "C" {
 #include "pipeline/bounded_queue.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "pipeline/stats.hpp"
+#include "device_arrays.hpp"
+#include "gpu_apply.hpp"
+#include "plane_chain.hpp"
 
 namespace py = pybind11;
 
@@ -70,12 +73,6 @@ PlaneView plane_of(const py::array& a, int bits, bool writable, const char* what
     return v;
 }
 
-Border parse_border(const std::string& name) {
-    for (Border b : {Border::Mirror, Border::Replicate, Border::Zero})
-        if (name == border_name(b)) return b;
-    throw Error(ErrorCategory::Usage, "border '" + name + "': use mirror, replicate or zero");
-}
-
 // Filters every (src, dst) pair with the chain's first-channel operations: each plane of a NumPy
 // image is one channel of its own, as a gray frame is on the command line.
 void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::array>& dsts, const std::string& chain_text,
@@ -93,15 +90,7 @@ void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::arra
         if (bits > 8 && src.back().bytes_per_sample == 1) throw Error(ErrorCategory::Usage, "bits above 8 need uint16 samples");
         if (bits == 8 && src.back().bytes_per_sample == 2) throw Error(ErrorCategory::Usage, "uint16 samples are 10-bit (bits=10)");
     }
-    FrameGeometry g;
-    g.width = src[0].width;
-    g.height = src[0].height;
-    g.log2_chroma_w = g.log2_chroma_h = 0;
-    std::vector<FilterPlan> chain = build_chain(chain_text, ffmpeg_defaults ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter, g);
-    if (!border.empty()) {
-        const Border b = parse_border(border);
-        for (FilterPlan& p : chain) p.ops[0].border = b;
-    }
+    const std::vector<FilterPlan> chain = plane_chain(chain_text, src[0].width, src[0].height, border, ffmpeg_defaults);
     py::gil_scoped_release unlocked;
     CpuBackend backend(threads);
     std::vector<uint8_t> scratch[2];
@@ -257,6 +246,10 @@ public:
         std::map<std::string, std::string> f = fields;
         f["output"] = "null";  // the frames go to Python
         RunOptions o = options_of(f);
+        // On the GPU the frames stay there: Python gets DevicePlanes over them, never a host copy.
+        on_device_ = f.count("device") && f.at("device") == "cuda";
+        o.frames_on_device = on_device_;
+        gpu_ = o.gpu_index;
         job_ = std::make_unique<Job>(o, [this](const VideoInfo& v) {
             time_base_ = v.time_base;
             frame_rate_ = v.frame_rate.num > 0 ? v.frame_rate : AVRational{30, 1};
@@ -282,7 +275,7 @@ public:
                 py::gil_scoped_release unlocked;
                 got = closed_ ? FrameQueue::Popped::Ended : queue_.pop_for(std::chrono::milliseconds(100), &frame);
             }
-            if (got == FrameQueue::Popped::Item) return to_dict(frame.get());
+            if (got == FrameQueue::Popped::Item) return to_dict(std::move(frame));
             if (got == FrameQueue::Popped::Ended) {
                 finish();
                 return py::none();
@@ -326,9 +319,15 @@ private:
         }
         finished_ = true;
     }
-    py::dict to_dict(const AVFrame* f) {
+    py::dict to_dict(AvFramePtr frame) {
+        const std::shared_ptr<const AVFrame> f(frame.release(), AvFrameDeleter{});
         py::list planes;
-        for (int p = 0; p < av_pix_fmt_count_planes(static_cast<AVPixelFormat>(f->format)); ++p) planes.append(plane_array(f, p));
+        for (int p = 0; p < av_pix_fmt_count_planes(static_cast<AVPixelFormat>(f->format)); ++p) {
+            if (on_device_)
+                planes.append(py::cast(DevicePlane(f, p, gpu_)));
+            else
+                planes.append(plane_array(f.get(), p));
+        }
         py::dict d;
         d["planes"] = planes;
         d["format"] = av_get_pix_fmt_name(static_cast<AVPixelFormat>(f->format));
@@ -354,6 +353,8 @@ private:
     double last_pts_ = 0;
     int64_t index_ = 0;
     bool closed_ = false, finished_ = false;
+    bool on_device_ = false;
+    int gpu_ = 0;
 };
 
 }  // namespace
@@ -370,6 +371,17 @@ PYBIND11_MODULE(_vfilter, m) {
     });
     m.def("apply_planes", &vf::apply_planes, py::arg("srcs"), py::arg("dsts"), py::arg("chain"), py::arg("bits"),
           py::arg("border"), py::arg("threads"), py::arg("ffmpeg_defaults"));
+    py::class_<vf::DevicePlaneArg>(m, "DevicePlaneArg")
+        .def(py::init([](uintptr_t ptr, int64_t pitch, int width, int height, int step) {
+                 return vf::DevicePlaneArg{ptr, pitch, width, height, step};
+             }),
+             py::arg("ptr"), py::arg("pitch"), py::arg("width"), py::arg("height"), py::arg("step"));
+    m.def("apply_device_planes", &vf::apply_device_planes, py::arg("srcs"), py::arg("dsts"), py::arg("itemsize"),
+          py::arg("chain"), py::arg("bits"), py::arg("border"), py::arg("stream"), py::arg("producer_stream"),
+          py::arg("ffmpeg_defaults"), py::call_guard<py::gil_scoped_release>());
+    m.def("dlpack_info", &vf::dlpack_info, py::arg("capsule"));
+    m.def("built_with_cuda", &vf::built_with_cuda);
+    vf::DevicePlane::bind(m);
     m.def("filters", &vf::filters);
     m.def("run", &vf::run, py::arg("fields"));
     py::class_<vf::FrameReader>(m, "FrameReader")

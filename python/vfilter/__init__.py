@@ -1,11 +1,15 @@
-"""vfilter from Python: the filters of the vfilter command on NumPy images, and whole runs.
+"""vfilter from Python: the filters of the vfilter command on NumPy images and on GPU tensors
+(PyTorch, CuPy: in place, no copies), and whole runs.
 
     import numpy as np, vfilter
-    edges = vfilter.apply(gray, "sobel")                    # H x W uint8
+    edges = vfilter.apply(gray, "sobel")                    # H x W uint8, on the CPU
     soft = vfilter.apply(rgb, "gaussian=sigma=2")            # H x W x C, every channel
+    batch = vfilter.apply(frames_cuda, "sobel")              # a torch/CuPy tensor: on its GPU
     stats = vfilter.run(input="cam.mp4", filter="sobel", output="out.mp4")
     for frame in vfilter.Frames("rtsp://cam/stream", filter="sobel"):
         y = frame["planes"][0]                               # NumPy, with frame["pts"] in seconds
+    for frame in vfilter.Frames("cam.mp4", filter="sobel", device="cuda", hwdec="cuda"):
+        y = torch.as_tensor(frame["planes"][0], device="cuda")   # GPU memory, no copy
 
 Each channel of an image is filtered as the command line filters a gray frame (with the filter's
 first-plane operation), so results equal the command's output on the same samples, bit for bit.
@@ -22,7 +26,9 @@ import numpy as np
 
 from . import _vfilter
 
-__all__ = ["apply", "filters", "run", "Frames"]
+__all__ = ["apply", "filters", "run", "Frames", "DevicePlane", "cuda_available"]
+
+DevicePlane = _vfilter.DevicePlane
 
 _LAYOUTS = ("hw", "hwc", "chw", "nhw", "nhwc", "nchw")
 
@@ -67,18 +73,38 @@ def _planes(a: np.ndarray, layout: str) -> List[np.ndarray]:
     return [a[n, c] for n in range(a.shape[0]) for c in range(a.shape[1])]
 
 
+def _plane_offsets(shape, strides, layout: str):
+    """(byte offset, row stride, width, height, pixel stride) of every plane, strides in bytes, in
+    the order _planes gives them: the same planes, for memory Python cannot slice (GPU tensors)."""
+    h, w = shape[layout.index("h")], shape[layout.index("w")]
+    sh, sw = strides[layout.index("h")], strides[layout.index("w")]
+    others = [(shape[i], strides[i]) for i, axis in enumerate(layout) if axis in "nc"]
+    offsets = [0]
+    for count, stride in others:
+        offsets = [o + k * stride for o in offsets for k in range(count)]
+    return [(o, sh, w, h, sw) for o in offsets]
+
+
+def cuda_available() -> bool:
+    """True when this module was built with vfilter's CUDA backend (GPU tensors can be filtered)."""
+    return _vfilter.built_with_cuda()
+
+
 def _has_plain_strides(a: np.ndarray) -> bool:
     return a.ndim >= 2 and all(s > 0 and s % a.itemsize == 0 for s in a.strides)
 
 
 def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: Optional[str] = None,
-          layout: Optional[str] = None, threads: int = 0, compat: str = "vfilter"):
+          layout: Optional[str] = None, threads: int = 0, compat: str = "vfilter", stream=None):
     """Filters `image` with a vfilter filter string and returns the result.
 
-    image: a NumPy array of uint8 samples (8-bit) or uint16 samples holding 10-bit values
-        (0 to 1023, in the low bits, as 10-bit video is stored), shaped H x W, H x W x C,
-        C x H x W, or a batch N x H x W, N x H x W x C, N x C x H x W (`layout` says which when
-        the shape does not).
+    image: a NumPy array (filtered on the CPU) or a GPU tensor: a PyTorch or CuPy tensor, or any
+        object with __cuda_array_interface__ or __dlpack__ in GPU memory (filtered on its GPU, in
+        place: no copies, on `stream`, and nothing waits for the GPU). Samples are uint8 (8-bit)
+        or uint16 holding 10-bit values (0 to 1023, in the low bits, as 10-bit video is stored),
+        shaped H x W, H x W x C, C x H x W, or a batch N x H x W, N x H x W x C, N x C x H x W
+        (`layout` says which when the shape does not). On the GPU all planes of a call go through
+        batched launches (one launch per filter for up to 16 planes).
     filter: a chain as on the command line ("gaussian=sigma=2,sobel"; vfilter --list-filters).
     bits: the samples' depth: 8 for uint8, 10 for uint16 (the depths vfilter filters).
     out: an array of the same shape and dtype to write into (not overlapping `image`), or None
@@ -86,12 +112,18 @@ def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: O
     border: mirror (default of most filters), replicate or zero, for every filter of the chain.
     threads: CPU threads (0: one per core).
     compat: "vfilter" or "ffmpeg" (FFmpeg's defaults for the filter strings, as --compat ffmpeg).
+    stream: GPU tensors only: the CUDA stream to run on (a torch.cuda.Stream, a CuPy stream, an
+        object with __cuda_stream__, or a cudaStream_t as an int); None: the tensor library's
+        current stream (PyTorch's, CuPy's), else the default stream. The call returns once the
+        work is queued; the result is ready in stream order, as any PyTorch or CuPy operation's.
     """
-    if hasattr(image, "__cuda_array_interface__") or (hasattr(image, "__dlpack__") and not isinstance(image, np.ndarray)):
-        raise TypeError("GPU tensors are not supported yet by this vfilter module: pass a NumPy array "
-                        "(tensor.cpu().numpy())")
     if not isinstance(image, np.ndarray):
-        raise TypeError(f"image must be a NumPy array, not {type(image).__name__}")
+        if _on_gpu(image):
+            return _apply_gpu(image, filter, out, bits=bits, border=border, layout=layout, stream=stream,
+                              compat=compat)
+        raise TypeError(f"image must be a NumPy array or a GPU tensor (PyTorch, CuPy, any DLPack array on "
+                        f"the GPU), not {type(image).__name__}" +
+                        ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
     if image.dtype not in (np.uint8, np.uint16):
         raise TypeError(f"image dtype {image.dtype}: vfilter filters uint8 and uint16 samples")
     if not isinstance(filter, str):
@@ -125,6 +157,158 @@ def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: O
     return result
 
 
+def _on_gpu(obj) -> bool:
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    if hasattr(obj, "__dlpack_device__"):
+        try:
+            return obj.__dlpack_device__()[0] in (_DL_CUDA, _DL_CUDA_MANAGED)
+        except Exception:
+            return False
+    return False
+
+
+_DL_CUDA, _DL_CUDA_MANAGED, _DL_UINT = 2, 13, 1
+
+
+def _library_of(obj) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def _stream_handle(stream, image) -> int:
+    """The cudaStream_t to run on, as a number."""
+    if stream is None:
+        lib = _library_of(image)
+        if lib == "torch":
+            import torch
+            return torch.cuda.current_stream(image.device).cuda_stream
+        if lib == "cupy":
+            import cupy
+            return cupy.cuda.get_current_stream().ptr
+        return 0  # the default stream
+    if isinstance(stream, bool):
+        raise TypeError("stream must be a CUDA stream or a cudaStream_t as an int")
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        return int(stream.__cuda_stream__()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    raise TypeError(f"stream: {type(stream).__name__} is not a CUDA stream (a torch.cuda.Stream, a CuPy stream, "
+                    "an object with __cuda_stream__, or an int)")
+
+
+class _GpuArray:
+    """Where a GPU array's samples are: address, shape, strides in bytes, sample size, its device,
+    and the stream it was written on (None: ordered already)."""
+
+    def __init__(self, obj, stream: int, what: str):
+        cai = getattr(obj, "__cuda_array_interface__", None)
+        if cai is not None:
+            typestr = cai["typestr"]
+            if typestr[1:] not in ("u1", "u2") or (typestr[1:] == "u2" and typestr[0] == ">"):
+                raise TypeError(f"{what} dtype {typestr}: vfilter filters uint8 and uint16 samples")
+            if cai.get("mask") is not None:
+                raise TypeError(f"{what}: masked arrays are not supported")
+            self.itemsize = int(typestr[2])
+            self.ptr, self.readonly = int(cai["data"][0]), bool(cai["data"][1])
+            self.shape = tuple(int(n) for n in cai["shape"])
+            strides = cai.get("strides")
+            self.producer = cai.get("stream")  # CAI v3: the stream the data was written on
+            if self.producer is not None:
+                self.producer = int(self.producer)
+        else:
+            capsule = obj.__dlpack__(stream=stream)  # the producer orders its work before `stream`
+            info = _vfilter.dlpack_info(capsule)
+            if info["code"] != _DL_UINT or info["bits"] not in (8, 16) or info["lanes"] != 1:
+                raise TypeError(f"{what}: vfilter filters uint8 and uint16 samples")
+            self.itemsize = info["bits"] // 8
+            self.ptr, self.readonly = int(info["ptr"]), False
+            self.shape = tuple(info["shape"])
+            strides = None if info["strides"] is None else tuple(s * self.itemsize for s in info["strides"])
+            self.producer = None
+            self._capsule = capsule  # the tensor's memory is held while this lives
+        if strides is None:  # compact, row-major
+            strides, step = [], self.itemsize
+            for n in reversed(self.shape):
+                strides.insert(0, step)
+                step *= n
+        self.strides = tuple(int(s) for s in strides)
+        self.dtype = "uint8" if self.itemsize == 1 else "uint16"
+
+    def plain(self) -> bool:
+        return len(self.shape) >= 2 and all(s > 0 and s % self.itemsize == 0 for s in self.strides)
+
+    def extent(self):
+        last = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
+        return self.ptr, self.ptr + last + self.itemsize
+
+
+def _new_like(image, stream: int):
+    """An uninitialised tensor of the image's kind, shape and device, compact, made on `stream`."""
+    lib = _library_of(image)
+    if lib == "torch":
+        import torch
+        with torch.cuda.device(image.device):
+            if stream == torch.cuda.current_stream().cuda_stream:
+                return torch.empty_like(image, memory_format=torch.contiguous_format)
+            with torch.cuda.stream(torch.cuda.ExternalStream(stream)):
+                return torch.empty_like(image, memory_format=torch.contiguous_format)
+    if lib == "cupy":
+        import cupy
+        with image.device:
+            if stream == cupy.cuda.get_current_stream().ptr:
+                return cupy.empty_like(image, order="C")
+            with cupy.cuda.ExternalStream(stream):
+                return cupy.empty_like(image, order="C")
+    raise TypeError(f"vfilter cannot make a {type(image).__name__} for the result: pass out= (a GPU array of the "
+                    "image's shape and dtype)")
+
+
+def _apply_gpu(image, filter, out, *, bits, border, layout, stream, compat):
+    if not isinstance(filter, str):
+        raise TypeError("filter must be a string such as 'sobel' or 'gaussian=sigma=2'")
+    if compat not in ("vfilter", "ffmpeg"):
+        raise ValueError(f"compat '{compat}': use vfilter or ffmpeg")
+    handle = _stream_handle(stream, image)
+    src = _GpuArray(image, handle, "image")
+    if bits is None:
+        bits = 8 if src.itemsize == 1 else 10
+    if bits != (8 if src.itemsize == 1 else 10):
+        raise ValueError(f"bits={bits} with {src.dtype} samples: vfilter filters uint8 as 8-bit and uint16 as 10-bit")
+    lay = _layout_of(src.shape, layout)
+    if min(src.shape[lay.index("h")], src.shape[lay.index("w")]) < 1:
+        raise ValueError(f"shape {src.shape}: the image is empty")
+    if not src.plain():
+        raise ValueError("the image's strides must be positive whole samples: pass a contiguous tensor (.contiguous())")
+    result = _new_like(image, handle) if out is None else out
+    if out is not None and not _on_gpu(out):
+        raise TypeError("out must be a GPU array when the image is one")
+    dst = _GpuArray(result, handle, "out")
+    if out is not None:
+        if dst.shape != src.shape or dst.itemsize != src.itemsize:
+            raise ValueError(f"out must have the image's shape {src.shape} and dtype {src.dtype}")
+        if dst.readonly:
+            raise ValueError("out is read-only")
+        if not dst.plain():
+            raise ValueError("out must have positive strides in whole samples")
+        a, b = src.extent(), dst.extent()
+        if a[0] < b[1] and b[0] < a[1]:
+            raise ValueError("out overlaps the image: filtering in place is not supported")
+    producer = -1 if src.producer is None else src.producer
+    if not _vfilter.built_with_cuda():
+        raise RuntimeError("this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays")
+
+    def planes(arr):
+        return [_vfilter.DevicePlaneArg(arr.ptr + off, pitch, w, h, step // arr.itemsize)
+                for off, pitch, w, h, step in _plane_offsets(arr.shape, arr.strides, lay)]
+
+    _vfilter.apply_device_planes(planes(src), planes(dst), src.itemsize, filter, bits, border or "", handle, producer,
+                                 compat == "ffmpeg")
+    return result
+
+
 def filters() -> List[Dict[str, Any]]:
     """The filter table: each filter's name, help and options (type, default, range, help)."""
     return _vfilter.filters()
@@ -155,6 +339,11 @@ class Frames:
 
         {"planes": [Y, U, V] NumPy arrays (H x W; nv12's chroma as H/2 x W/2 x 2; uint16 above
          8 bits), "format": "yuv420p", "width": W, "height": H, "pts": seconds, "index": n}
+
+    With device="cuda" the frames stay in GPU memory: the planes are DevicePlane objects, which
+    torch.as_tensor(plane, device="cuda"), torch.from_dlpack(plane) and cupy.asarray(plane) read
+    in place (each frame's memory lives while any of them does). With hwdec="cuda" too, no
+    frame passes through host memory at all.
 
     Options are the command line's (as for run): device="cpu", hwdec="auto", realtime=True,
     frames=100 (the test pattern's length), reconnect_max=..., and so on. Live inputs reconnect

@@ -1,0 +1,51 @@
+// GPU memory across the Python boundary, both ways, without copies:
+// - in: a DLPack capsule's tensor as plain numbers (dlpack_info), which the Python side turns into
+//   plane views as it does for `__cuda_array_interface__`;
+// - out: DevicePlane, one plane of a frame that stays on the GPU (vfilter.Frames on the GPU),
+//   which PyTorch, CuPy and any DLPack consumer read in place (`__cuda_array_interface__` v3 and
+//   `__dlpack__`). It holds a reference to the frame, so the memory lives as long as any tensor
+//   made from it; the frame's buffer then goes back to the pipeline's pool.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+extern "C" {
+#include <libavutil/frame.h>
+}
+
+namespace vf {
+
+// {"ptr", "device_type", "device_id", "shape", "strides" (elements, or None), "code", "bits",
+// "lanes"} of a "dltensor" capsule (DLPack's type codes: 1 unsigned integer; device 2 CUDA).
+pybind11::dict dlpack_info(const pybind11::capsule& capsule);
+
+class DevicePlane {
+public:
+    // Plane `plane` of `frame` (device memory on GPU `device`), rows x samples, or rows x pixels x 2
+    // for the interleaved chroma of nv12 and p010.
+    DevicePlane(std::shared_ptr<const AVFrame> frame, int plane, int device);
+
+    pybind11::tuple shape() const;
+    const char* dtype() const { return wide_ ? "uint16" : "uint8"; }
+    int device() const { return device_; }
+    uintptr_t ptr() const { return reinterpret_cast<uintptr_t>(data_); }
+    pybind11::dict cuda_array_interface() const;
+    // A "dltensor" capsule; the data is ready on every stream (the frame was finished before
+    // Python saw it), so the consumer's stream needs no ordering.
+    pybind11::capsule dlpack() const;
+    pybind11::tuple dlpack_device() const;
+    std::string repr() const;
+
+    static void bind(pybind11::module_& m);
+
+private:
+    std::shared_ptr<const AVFrame> frame_;
+    const uint8_t* data_ = nullptr;
+    int64_t rows_ = 0, cols_ = 0, pitch_ = 0;
+    bool interleaved_ = false, wide_ = false;
+    int device_ = 0;
+};
+
+}  // namespace vf

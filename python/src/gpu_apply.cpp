@@ -1,0 +1,145 @@
+#include "gpu_apply.hpp"
+
+#include "common/error.hpp"
+#include "plane_chain.hpp"
+
+#ifdef VF_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda_backend.hpp"
+#endif
+
+namespace vf {
+
+#ifndef VF_HAVE_CUDA
+bool built_with_cuda() { return false; }
+
+void apply_device_planes(const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int, const std::string&, int,
+                         const std::string&, uintptr_t, int64_t, bool) {
+    throw Error(ErrorCategory::Device, "this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays");
+}
+#else
+bool built_with_cuda() { return true; }
+
+namespace {
+
+cudaStream_t stream_of(uintptr_t handle) {
+    if (handle == 1) return cudaStreamLegacy;
+    if (handle == 2) return cudaStreamPerThread;
+    return reinterpret_cast<cudaStream_t>(handle);
+}
+
+// The GPU that holds `ptr`, or a Usage error for host memory.
+int device_of(uintptr_t ptr, const char* what) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, reinterpret_cast<const void*>(ptr)) != cudaSuccess) {
+        cudaGetLastError();
+        throw Error(ErrorCategory::Usage, std::string(what) + " is not GPU memory CUDA knows");
+    }
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+        throw Error(ErrorCategory::Usage, std::string(what) + " is not in GPU memory (pass host images as NumPy arrays)");
+    return a.device;
+}
+
+// Makes `device` current for the call and puts the caller's device back after.
+class CurrentDevice {
+public:
+    explicit CurrentDevice(int device) {
+        VF_CUDA_CHECK(cudaGetDevice(&previous_));
+        if (previous_ != device) VF_CUDA_CHECK(cudaSetDevice(device));
+    }
+    ~CurrentDevice() { cudaSetDevice(previous_); }
+    CurrentDevice(const CurrentDevice&) = delete;
+    CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+private:
+    int previous_ = 0;
+};
+
+PlaneView view_of(const DevicePlaneArg& a, int itemsize, int bits) {
+    PlaneView v;
+    v.data = reinterpret_cast<uint8_t*>(a.ptr);
+    v.pitch = a.pitch;
+    v.width = a.width;
+    v.height = a.height;
+    v.step = a.step;
+    v.bytes_per_sample = itemsize;
+    v.depth = bits;
+    return v;
+}
+
+}  // namespace
+
+void apply_device_planes(const std::vector<DevicePlaneArg>& srcs, const std::vector<DevicePlaneArg>& dsts, int itemsize,
+                         const std::string& chain_text, int bits, const std::string& border, uintptr_t stream_handle,
+                         int64_t producer_stream, bool ffmpeg_defaults) {
+    if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
+    if (srcs.empty()) return;
+    if ((itemsize != 1 || bits != 8) && (itemsize != 2 || bits != 10))
+        throw Error(ErrorCategory::Usage, "samples must be uint8 (8-bit) or uint16 (10-bit)");
+    const int device = device_of(srcs[0].ptr, "the image");
+    if (device_of(dsts[0].ptr, "out") != device) throw Error(ErrorCategory::Usage, "out is on another GPU than the image");
+    const int width = srcs[0].width, height = srcs[0].height;
+    if (width < 1 || height < 1 || width > 65535 || height > 65535)
+        throw Error(ErrorCategory::Usage, "planes from 1 to 65535 a side");
+    std::vector<PlaneView> src, dst;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+        if (srcs[i].width != width || srcs[i].height != height || dsts[i].width != width || dsts[i].height != height)
+            throw Error(ErrorCategory::Internal, "apply_device_planes: planes of one size");
+        src.push_back(view_of(srcs[i], itemsize, bits));
+        dst.push_back(view_of(dsts[i], itemsize, bits));
+    }
+    std::vector<FilterPlan> chain = plane_chain(chain_text, width, height, border, ffmpeg_defaults);
+    std::vector<PlaneOp> ops;
+    for (const FilterPlan& p : chain)
+        if (p.ops[0].kind != OpKind::Copy) ops.push_back(p.ops[0]);
+    if (ops.empty()) ops.push_back(PlaneOp{});  // a copy
+
+    CurrentDevice current(device);
+    const cudaStream_t stream = stream_of(stream_handle);
+    if (producer_stream >= 0 && static_cast<uintptr_t>(producer_stream) != stream_handle) {
+        // The data was written on another stream: ours waits for it on the GPU, the host does not.
+        cudaEvent_t written;
+        VF_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+        VF_CUDA_CHECK(cudaEventRecord(written, stream_of(static_cast<uintptr_t>(producer_stream))));
+        const cudaError_t waited = cudaStreamWaitEvent(stream, written, 0);
+        cudaEventDestroy(written);  // released once recorded work completes
+        VF_CUDA_CHECK(waited);
+    }
+    // A chain's intermediate images, stream-ordered: allocated and freed on the caller's stream,
+    // so nothing waits for them. Rows of whole 64-byte lines, as the frames' rows are.
+    const size_t count = src.size();
+    const int64_t pitch = (static_cast<int64_t>(width) * itemsize + 63) / 64 * 64;
+    const size_t image_bytes = static_cast<size_t>(pitch) * height;
+    void* scratch[2] = {nullptr, nullptr};
+    std::vector<PlaneView> between[2];
+    for (int k = 0; k < 2 && static_cast<size_t>(k) + 1 < ops.size(); ++k) {
+        VF_CUDA_CHECK(cudaMallocAsync(&scratch[k], image_bytes * count, stream));
+        for (size_t i = 0; i < count; ++i) {
+            PlaneView v = dst[i];
+            v.data = static_cast<uint8_t*>(scratch[k]) + i * image_bytes;
+            v.pitch = pitch;
+            v.step = 1;
+            between[k].push_back(v);
+        }
+    }
+    CudaBackend backend;
+    std::exception_ptr error;
+    try {
+        const std::vector<PlaneView>* from = &src;
+        for (size_t f = 0; f < ops.size(); ++f) {
+            const std::vector<PlaneView>* to = f + 1 == ops.size() ? &dst : &between[f % 2];
+            backend.apply_batch(ops[f], from->data(), to->data(), static_cast<int>(count), stream);
+            from = to;
+        }
+    } catch (...) {
+        error = std::current_exception();
+    }
+    for (void* p : scratch)
+        if (p) cudaFreeAsync(p, stream);
+    if (error) std::rethrow_exception(error);
+}
+#endif
+
+}  // namespace vf

@@ -1,0 +1,35 @@
+// vfilter.apply on GPU memory (PyTorch and CuPy tensors, anything with __cuda_array_interface__ or
+// __dlpack__): the chain runs in place of the caller's data on the caller's CUDA stream, with no
+// copy in or out and no synchronisation; planes of one call (the channels and images of a batch)
+// go through the dispatch table's batched launches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vf {
+
+// One plane of the caller's memory: the device address of its first sample, bytes between rows,
+// samples between neighbouring pixels.
+struct DevicePlaneArg {
+    uintptr_t ptr = 0;
+    int64_t pitch = 0;
+    int width = 0;
+    int height = 0;
+    int step = 1;
+};
+
+// Filters src[i] into dst[i] (all of one size; itemsize 1 or 2 with bits 8 or 10) on `stream`
+// (a cudaStream_t as a number, with the __cuda_array_interface__ meanings of 1 and 2: the legacy
+// and per-thread default streams), after the work on `producer_stream` when >= 0 (the stream the
+// data was written on, where it is not the caller's). Throws Error: Usage for bad arguments,
+// Device for CUDA's failures (and in a build without CUDA).
+void apply_device_planes(const std::vector<DevicePlaneArg>& src, const std::vector<DevicePlaneArg>& dst, int itemsize,
+                         const std::string& chain_text, int bits, const std::string& border, uintptr_t stream,
+                         int64_t producer_stream, bool ffmpeg_defaults);
+
+// True when this module was built with the CUDA backend.
+bool built_with_cuda();
+
+}  // namespace vf
