@@ -137,8 +137,8 @@ def main():
     result = torch.empty_like(frames)
     rows = []
     for name, chain in WORK.items():
-        ms = gpu_ms(lambda: vfilter.apply(frames, chain, out=result))
-        ms_alloc = gpu_ms(lambda: vfilter.apply(frames, chain))
+        ms = gpu_ms(lambda: vfilter.apply(frames, chain, out=result, layout="nhw"))
+        ms_alloc = gpu_ms(lambda: vfilter.apply(frames, chain, layout="nhw"))
         others = {lib: gpu_ms(fn) for lib, fn in competitors(name, n, h, w).items()}
         best = min(others, key=others.get)
         rows.append({"work": name, "vfilter_ms": ms, "vfilter_new_output_ms": ms_alloc, "others_ms": others,

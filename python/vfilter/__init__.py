@@ -219,7 +219,8 @@ class _GpuArray:
             if self.producer is not None:
                 self.producer = int(self.producer)
         else:
-            capsule = obj.__dlpack__(stream=stream)  # the producer orders its work before `stream`
+            # The producer orders its work before `stream` (DLPack names the legacy default stream 1).
+            capsule = obj.__dlpack__(stream=1 if stream == 0 else stream)
             info = _vfilter.dlpack_info(capsule)
             if info["code"] != _DL_UINT or info["bits"] not in (8, 16) or info["lanes"] != 1:
                 raise TypeError(f"{what}: vfilter filters uint8 and uint16 samples")

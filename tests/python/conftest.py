@@ -36,7 +36,8 @@ def command_line_filter(tmp_path, frames, chain, compat="vfilter"):
     frames.astype(frames.dtype.newbyteorder("<"), copy=False).tofile(raw_in)
     run(["ffmpeg", "-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", fmt, "-s", f"{w}x{h}", "-r", "25",
          "-i", str(raw_in), "-c:v", "ffv1", str(clip)])
-    args = [vfilter_bin(), "-i", str(clip), "-f", chain, "--codec", "ffv1", "-o", str(out), "-q", "--no-progress"]
+    args = [vfilter_bin(), "-i", str(clip), "-f", chain, "--codec", "ffv1", "-o", str(out), "-q", "--no-progress",
+            "--device", "cpu"]  # apply's NumPy path is the CPU backend: compare like with like
     if compat != "vfilter":
         args += ["--compat", compat]
     run(args)
