@@ -1,23 +1,46 @@
 from os import PathLike
-from typing import Any, Dict, List, Literal, Optional, Union
+from typing import Any, Dict, List, Literal, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
 
 Layout = Literal["hw", "hwc", "chw", "nhw", "nhwc", "nchw"]
 Samples = Union[npt.NDArray[np.uint8], npt.NDArray[np.uint16]]
+# A GPU array: a torch.Tensor or cupy.ndarray on the GPU, or any object with
+# __cuda_array_interface__ or __dlpack__ in GPU memory. The result has the input's kind.
+GpuArray = Any
+Image = TypeVar("Image")
 
 def apply(
-    image: Samples,
+    image: Image,
     filter: str,
-    out: Optional[Samples] = ...,
+    out: Optional[Image] = ...,
     *,
     bits: Optional[int] = ...,
     border: Optional[Literal["mirror", "replicate", "zero"]] = ...,
     layout: Optional[Layout] = ...,
     threads: int = ...,
     compat: Literal["vfilter", "ffmpeg"] = ...,
-) -> Samples: ...
+    stream: Optional[Any] = ...,
+) -> Image: ...
+def cuda_available() -> bool: ...
+
+class DevicePlane:
+    """One plane of a frame in GPU memory (Frames(device="cuda")), read in place by
+    torch.as_tensor(plane, device="cuda"), torch.from_dlpack(plane) and cupy.asarray(plane)."""
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def device(self) -> int: ...
+    @property
+    def ptr(self) -> int: ...
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]: ...
+    def __dlpack__(self, stream: Optional[int] = ..., **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
 def filters() -> List[Dict[str, Any]]: ...
 def run(
     input: Union[str, PathLike[str]] = ...,
