@@ -37,31 +37,34 @@ py::dict dlpack_info(const py::capsule& capsule) {
     return info;
 }
 
-DevicePlane::DevicePlane(std::shared_ptr<const AVFrame> frame, int plane, int device)
-    : frame_(std::move(frame)), device_(device) {
-    const auto fmt = static_cast<AVPixelFormat>(frame_->format);
+PlaneShape::PlaneShape(const AVFrame* frame, int plane) {
+    const auto fmt = static_cast<AVPixelFormat>(frame->format);
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
-    rows_ = plane == 0 ? frame_->height : AV_CEIL_RSHIFT(frame_->height, d->log2_chroma_h);
-    const int bytes = av_image_get_linesize(fmt, frame_->width, plane);
-    wide_ = d->comp[0].depth > 8;
-    interleaved_ = plane == 1 && av_pix_fmt_count_planes(fmt) == 2;  // nv12, p010
-    const int64_t samples = wide_ ? bytes / 2 : bytes;
-    cols_ = interleaved_ ? samples / 2 : samples;
-    pitch_ = frame_->linesize[plane];
-    data_ = frame_->data[plane];
+    rows = plane == 0 ? frame->height : AV_CEIL_RSHIFT(frame->height, d->log2_chroma_h);
+    row_bytes = av_image_get_linesize(fmt, frame->width, plane);
+    wide = d->comp[0].depth > 8;
+    interleaved = plane == 1 && av_pix_fmt_count_planes(fmt) == 2;  // nv12, p010
+    cols = row_bytes / item() / (interleaved ? 2 : 1);
 }
 
-py::tuple DevicePlane::shape() const {
-    return interleaved_ ? py::make_tuple(rows_, cols_, 2) : py::make_tuple(rows_, cols_);
+std::vector<py::ssize_t> PlaneShape::dims() const {
+    if (interleaved) return {rows, cols, 2};
+    return {rows, cols};
 }
+
+py::tuple DevicePlane::shape() const { return py::tuple(py::cast(shape_.dims())); }
+
+DevicePlane::DevicePlane(std::shared_ptr<const AVFrame> frame, int plane, int device)
+    : frame_(std::move(frame)), shape_(frame_.get(), plane), data_(frame_->data[plane]), pitch_(frame_->linesize[plane]),
+      device_(device) {}
 
 py::dict DevicePlane::cuda_array_interface() const {
-    const int64_t item = wide_ ? 2 : 1;
+    const int64_t item = shape_.item();
     py::dict d;
     d["shape"] = shape();
-    d["typestr"] = wide_ ? "<u2" : "|u1";
+    d["typestr"] = shape_.wide ? "<u2" : "|u1";
     d["data"] = py::make_tuple(ptr(), false);
-    d["strides"] = interleaved_ ? py::make_tuple(pitch_, 2 * item, item) : py::make_tuple(pitch_, item);
+    d["strides"] = shape_.interleaved ? py::make_tuple(pitch_, 2 * item, item) : py::make_tuple(pitch_, item);
     d["version"] = 3;
     d["stream"] = py::none();  // ready: no stream to order after
     return d;
@@ -90,19 +93,18 @@ void capsule_destructor(PyObject* capsule) {
 py::capsule DevicePlane::dlpack() const {
     auto holder = std::make_unique<DlpackHolder>();
     holder->frame = frame_;
-    const int64_t item = wide_ ? 2 : 1;
-    const int ndim = interleaved_ ? 3 : 2;
-    holder->shape[0] = rows_;
-    holder->shape[1] = cols_;
+    const int ndim = shape_.interleaved ? 3 : 2;
+    holder->shape[0] = shape_.rows;
+    holder->shape[1] = shape_.cols;
     holder->shape[2] = 2;
-    holder->strides[0] = pitch_ / item;  // DLPack counts strides in elements
-    holder->strides[1] = interleaved_ ? 2 : 1;
+    holder->strides[0] = pitch_ / shape_.item();  // DLPack counts strides in elements
+    holder->strides[1] = shape_.interleaved ? 2 : 1;
     holder->strides[2] = 1;
     DLTensor& t = holder->tensor.dl_tensor;
     t.data = const_cast<uint8_t*>(data_);
     t.device = DLDevice{kDLCUDA, device_};
     t.ndim = ndim;
-    t.dtype = DLDataType{kDLUInt, static_cast<uint8_t>(wide_ ? 16 : 8), 1};
+    t.dtype = DLDataType{kDLUInt, static_cast<uint8_t>(shape_.wide ? 16 : 8), 1};
     t.shape = holder->shape;
     t.strides = holder->strides;
     t.byte_offset = 0;
@@ -117,8 +119,8 @@ py::capsule DevicePlane::dlpack() const {
 py::tuple DevicePlane::dlpack_device() const { return py::make_tuple(static_cast<int>(kDLCUDA), device_); }
 
 std::string DevicePlane::repr() const {
-    std::string s = "vfilter.DevicePlane(shape=(" + std::to_string(rows_) + ", " + std::to_string(cols_);
-    if (interleaved_) s += ", 2";
+    std::string s = "vfilter.DevicePlane(shape=(" + std::to_string(shape_.rows) + ", " + std::to_string(shape_.cols);
+    if (shape_.interleaved) s += ", 2";
     return s + "), dtype=" + dtype() + ", device='cuda:" + std::to_string(device_) + "')";
 }
 

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <vector>
 
 extern "C" {
 #include <libavutil/frame.h>
@@ -21,6 +22,18 @@ namespace vf {
 // "lanes"} of a "dltensor" capsule (DLPack's type codes: 1 unsigned integer; device 2 CUDA).
 pybind11::dict dlpack_info(const pybind11::capsule& capsule);
 
+// How Python sees plane `plane` of a frame, on the host (NumPy) or the GPU (DevicePlane): rows x
+// samples, or rows x pixels x 2 for the interleaved chroma of nv12 and p010; uint16 above 8 bits.
+struct PlaneShape {
+    int64_t rows = 0, cols = 0;
+    int64_t row_bytes = 0;  // the samples of a row, without the padding
+    bool wide = false, interleaved = false;
+
+    PlaneShape(const AVFrame* frame, int plane);
+    int64_t item() const { return wide ? 2 : 1; }
+    std::vector<pybind11::ssize_t> dims() const;
+};
+
 class DevicePlane {
 public:
     // Plane `plane` of `frame` (device memory on GPU `device`), rows x samples, or rows x pixels x 2
@@ -28,7 +41,7 @@ public:
     DevicePlane(std::shared_ptr<const AVFrame> frame, int plane, int device);
 
     pybind11::tuple shape() const;
-    const char* dtype() const { return wide_ ? "uint16" : "uint8"; }
+    const char* dtype() const { return shape_.wide ? "uint16" : "uint8"; }
     int device() const { return device_; }
     uintptr_t ptr() const { return reinterpret_cast<uintptr_t>(data_); }
     pybind11::dict cuda_array_interface() const;
@@ -42,9 +55,9 @@ public:
 
 private:
     std::shared_ptr<const AVFrame> frame_;
+    PlaneShape shape_;
     const uint8_t* data_ = nullptr;
-    int64_t rows_ = 0, cols_ = 0, pitch_ = 0;
-    bool interleaved_ = false, wide_ = false;
+    int64_t pitch_ = 0;
     int device_ = 0;
 };
 

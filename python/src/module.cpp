@@ -219,22 +219,13 @@ private:
     FrameQueue& queue_;
 };
 
-// One plane of a frame as a new NumPy array: rows x samples, or rows x pixels x 2 for the
-// interleaved chroma of nv12 and p010; uint16 for depths above 8.
+// One plane of a frame as a new NumPy array of its PlaneShape.
 py::array plane_array(const AVFrame* f, int p) {
-    const auto fmt = static_cast<AVPixelFormat>(f->format);
-    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
-    const int rows = p == 0 ? f->height : AV_CEIL_RSHIFT(f->height, d->log2_chroma_h);
-    const int bytes = av_image_get_linesize(fmt, f->width, p);
-    const bool wide = d->comp[0].depth > 8;
-    const bool interleaved = p == 1 && av_pix_fmt_count_planes(fmt) == 2;  // nv12, p010
-    const py::ssize_t samples = wide ? bytes / 2 : bytes;
-    std::vector<py::ssize_t> shape = {rows, interleaved ? samples / 2 : samples};
-    if (interleaved) shape.push_back(2);
-    py::array a = wide ? py::array(py::dtype::of<uint16_t>(), shape) : py::array(py::dtype::of<uint8_t>(), shape);
+    const PlaneShape shape(f, p);
+    py::array a(shape.wide ? py::dtype::of<uint16_t>() : py::dtype::of<uint8_t>(), shape.dims());
     auto* dst = static_cast<uint8_t*>(a.mutable_data());
-    for (int y = 0; y < rows; ++y)
-        std::memcpy(dst + static_cast<size_t>(y) * bytes, f->data[p] + static_cast<ptrdiff_t>(y) * f->linesize[p], bytes);
+    for (int64_t y = 0; y < shape.rows; ++y)
+        std::memcpy(dst + y * shape.row_bytes, f->data[p] + y * f->linesize[p], static_cast<size_t>(shape.row_bytes));
     return a;
 }
 
