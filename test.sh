@@ -8,6 +8,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 scripts/install_deps.sh --test
 scripts/install_python_deps.sh  # the Python module and its tests (docs/python.md)
+scripts/install_web_test_deps.sh  # Chromium and playwright-core for serve's page (tests/web)
 scripts/build.sh -DVF_WERROR=ON -DVF_BUILD_TESTS=ON
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== CPU-only build check (-DVF_CUDA=OFF)"

@@ -2,6 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <thread>
+
+#include "app/filter_table_json.hpp"
+#include "app/preview_query.hpp"
+#include "app/web_assets.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
 
@@ -31,7 +36,71 @@ std::string filter_from_body(const std::string& body) {
     throw ServiceError(400, "expected the filter chain as text, or {\"filter\": \"CHAIN\"}");
 }
 
-HttpResponse answer_streams(const HttpRequest& req, StreamService& service) {
+const char* const kBoundary = "vfilterframe";
+
+}  // namespace
+
+HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::string& name, const std::string& what) {
+    if (req.method != "GET" && req.method != "HEAD") return error_answer(405, req.method + " /streams/NAME/" + what + ": use GET");
+    const bool stream = what == "preview.mjpg";
+    const PreviewQuery q = parse_preview_query(req.query, stream);
+    std::shared_ptr<StreamPreview> preview = service_.preview(name);  // 404
+    if (!stream) {
+        const std::optional<PreviewPicture> p = preview->picture(q.side, q.width);
+        if (!p) {
+            HttpResponse r = error_answer(503, "stream '" + name + "' has passed no frame yet");
+            r.headers.push_back({"Retry-After", "1"});
+            return r;
+        }
+        return {200, "image/jpeg", p->jpeg};
+    }
+    if (preview_streams_.fetch_add(1) >= options_.max_preview_streams) {
+        --preview_streams_;
+        HttpResponse r = error_answer(503, std::to_string(options_.max_preview_streams) +
+                                               " previews are being watched already (snapshot.jpg still answers)");
+        r.headers.push_back({"Retry-After", "5"});
+        return r;
+    }
+    HttpResponse r;
+    r.content_type = std::string("multipart/x-mixed-replace; boundary=") + kBoundary;
+    r.stream = [this, preview, name, q](const HttpBodyWriter& write) {
+        struct Leave {
+            std::atomic<int>& n;
+            ~Leave() { --n; }
+        } leave{preview_streams_};
+        const auto interval = std::chrono::milliseconds(1000 / q.fps);
+        // A stream that passes no frame (a camera reconnecting) gets its last picture again this
+        // often, so a viewer that went is noticed and its thread freed.
+        const auto repeat_after = std::chrono::seconds(5);
+        uint64_t sent = 0;
+        auto sent_at = std::chrono::steady_clock::now(), next_at = sent_at;
+        while (!service_.closing()) {
+            std::optional<PreviewPicture> p;
+            try {
+                if (service_.preview(name) != preview) return;  // removed or replaced
+                p = preview->picture(q.side, q.width);
+            } catch (const std::exception& e) {
+                spdlog::warn("preview of '{}': {}", name, e.what());
+                return;
+            }
+            const auto now = std::chrono::steady_clock::now();
+            if (p && (p->sequence != sent || now - sent_at > repeat_after)) {
+                sent = p->sequence;
+                sent_at = now;
+                const std::string head = std::string("--") + kBoundary + "\r\nContent-Type: image/jpeg\r\nContent-Length: " +
+                                         std::to_string(p->jpeg.size()) + "\r\n\r\n";
+                if (!write(head) || !write(p->jpeg) || !write("\r\n")) return;  // the viewer went
+            }
+            // A viewer that reads slowly is skipped ahead: the next picture is the newest.
+            next_at = std::max(next_at + interval, std::chrono::steady_clock::now());
+            std::this_thread::sleep_until(next_at);
+        }
+    };
+    return r;
+}
+
+HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
+    StreamService& service = service_;
     const std::string& path = req.path;
     if (path == "/streams" || path == "/streams/") {
         if (req.method == "GET" || req.method == "HEAD") return json_answer(200, service.list());
@@ -54,6 +123,8 @@ HttpResponse answer_streams(const HttpRequest& req, StreamService& service) {
     const size_t slash = rest.find('/');
     const std::string name = rest.substr(0, slash);
     const std::string tail = slash == std::string::npos ? "" : rest.substr(slash);
+    if (!valid_stream_name(name)) return error_answer(404, "no such resource: a stream's name is made of A-Z, a-z, 0-9, _ and -");
+    if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
     if (tail.empty()) {
         if (req.method == "GET" || req.method == "HEAD") {
             for (const nlohmann::json& j : service.list())
@@ -69,13 +140,21 @@ HttpResponse answer_streams(const HttpRequest& req, StreamService& service) {
         for (const nlohmann::json& j : service.list())
             if (j["name"] == name) return json_answer(200, j);
     }
-    return error_answer(404, "no such resource: " + path);
+    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, snapshot.jpg or preview.mjpg");
 }
 
-}  // namespace
-
-HttpResponse answer_control_request(const HttpRequest& req, StreamService& service, const std::string& token) {
+HttpResponse ControlApi::answer(const HttpRequest& req) {
+    StreamService& service = service_;
+    const std::string& token = options_.token;
     try {
+        if (const WebAsset* page = find_web_asset(req.path)) {
+            if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "the page is read with GET");
+            return {200, page->content_type, std::string(page->body)};
+        }
+        if (req.path == "/filters") {
+            if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /filters");
+            return json_answer(200, filter_table_json());
+        }
         if (req.path == "/healthz") return {200, "text/plain; charset=utf-8", "ok\n"};
         if (req.path == "/readyz") {
             const bool ready = service.ready();
@@ -88,12 +167,12 @@ HttpResponse answer_control_request(const HttpRequest& req, StreamService& servi
         if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0) {
             if (!token.empty() && !bearer_token_matches(req.authorization, token))
                 return error_answer(401, "this API needs \"Authorization: Bearer TOKEN\" (the --api-token of vfilter serve)");
-            HttpResponse r = answer_streams(req, service);
+            HttpResponse r = answer_streams(req);
             if (req.method != "GET" && req.method != "HEAD")
                 spdlog::info("api: {} {} -> {}", req.method, req.path, r.status);
             return r;
         }
-        return error_answer(404, "vfilter serve answers /streams, /metrics, /healthz and /readyz");
+        return error_answer(404, "vfilter serve answers /, /streams, /filters, /metrics, /healthz and /readyz");
     } catch (const ServiceError& e) {
         spdlog::info("api: {} {} -> {}: {}", req.method, req.path, e.status(), e.what());
         return error_answer(e.status(), e.what());

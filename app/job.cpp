@@ -254,8 +254,11 @@ JobStatus Job::status() const {
     s.reconnects = parts_->source->status().reconnects;
     s.source_up = parts_->source->status().up;
     s.on_gpu = parts_->filter->device() == Device::Cuda;
+    s.latency_p99_ms = parts_->sink->latency().percentile(99);
     return s;
 }
+
+void Job::tap_frames(FrameTap* input, FrameTap* output) { parts_->pipeline->tap(input, output); }
 
 void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
 

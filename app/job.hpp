@@ -26,9 +26,11 @@ struct JobStatus {
     int64_t reconnects = 0;
     bool source_up = true;    // false while a live input reconnects
     bool on_gpu = false;      // its filters run on the GPU
+    double latency_p99_ms = 0;  // read to written, steady state
 };
 
 class Sink;
+class FrameTap;
 
 class Job {
 public:
@@ -48,6 +50,9 @@ public:
     // Error(Usage) for a chain that does not parse or does not fit the frames; nothing changes then.
     void set_filter(const std::string& chain);
     std::string filter() const;
+    // Previews: frames entering the filter stage are offered to `input`, frames going to the
+    // output to `output` (either may be null). Call before run(); the taps must outlive it.
+    void tap_frames(FrameTap* input, FrameTap* output);
 
 private:
     struct Parts;

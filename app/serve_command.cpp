@@ -106,6 +106,7 @@ int run_serve(const ServeOptions& o) {
     if (gpus.size() > 1) spdlog::info("GPU streams are placed on GPUs {} (fewest streams first)", o.gpus);
     if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
     service.set_gpus(gpus);
+    std::unique_ptr<ControlApi> control;  // outlives the server that calls it
     std::unique_ptr<HttpServer> api;
     if (o.api_port >= 0) {
         HttpServerOptions ho;
@@ -113,11 +114,13 @@ int run_serve(const ServeOptions& o) {
         ho.port = o.api_port;
         ho.option = "--api-port";
         ho.max_body_bytes = 64 * 1024;
-        const std::string token = o.api_token;
-        api = std::make_unique<HttpServer>(ho, [&service, token](const HttpRequest& r) {
-            return answer_control_request(r, service, token);
-        });
-        spdlog::info("control API: http://{}:{}/streams{}", o.api_bind, api->port(), token.empty() ? "" : " (token required)");
+        ControlApiOptions ao;
+        ao.token = o.api_token;
+        ho.workers = control_api_workers(ao);
+        control = std::make_unique<ControlApi>(service, ao);
+        api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });
+        spdlog::info("control API: http://{0}:{1}/streams, page: http://{0}:{1}/{2}", o.api_bind, api->port(),
+                     ao.token.empty() ? "" : " (token required)");
     }
     service.apply(config);
     spdlog::info("serving {} stream(s) from {}", config.streams.size(), o.config);

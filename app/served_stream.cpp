@@ -51,16 +51,19 @@ void ServedStream::run() {
     try {
         job = std::make_unique<Job>(o);
     } catch (const std::exception& e) {
+        preview_->close();
         std::lock_guard<std::mutex> lock(mutex_);
         state_ = StreamState::Failed;
         error_ = redact_credentials(e.what());
         spdlog::error("{}", e.what());
         return;
     }
+    job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output));
     Job* running = job.get();
     {
         std::lock_guard<std::mutex> lock(mutex_);
         job_ = std::move(job);
+        ran_ = true;
         state_ = StreamState::Running;
         if (abandon_requested_) running->abandon();
         else if (stop_requested_) running->interrupt();
@@ -81,6 +84,7 @@ void ServedStream::run() {
         end = StreamState::Failed;
         error = e.what();
     }
+    preview_->close();
     if (end == StreamState::Failed) spdlog::error("{}", error);
     else if (!error.empty()) spdlog::warn("stopped; the output is complete; {}", error);
     else spdlog::info("stopped; the output is complete");
@@ -119,6 +123,8 @@ nlohmann::json ServedStream::describe() const {
     j["frames_dropped"] = s.frames_dropped;
     j["fps"] = job_ ? s.fps : 0.0;
     j["reconnects"] = s.reconnects;
+    j["latency_p99_ms"] = s.latency_p99_ms;
+    if (job_ || ran_) j["device"] = s.on_gpu ? "gpu" : "cpu";
     j["last_error"] = error_;
     return j;
 }

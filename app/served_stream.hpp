@@ -13,6 +13,7 @@
 
 #include "app/job.hpp"
 #include "app/serve_config.hpp"
+#include "app/stream_preview.hpp"
 #include "common/metric_set.hpp"
 
 namespace vf {
@@ -38,12 +39,15 @@ public:
     StreamState state() const;
     bool ended() const { return state() == StreamState::Failed || state() == StreamState::Stopped; }
     // name, state, input and output (credentials redacted), filter, frames in/out/dropped, fps,
-    // reconnects, last error.
+    // reconnects, last error, where it filters (device: gpu or cpu), latency p99.
     nlohmann::json describe() const;
     // describe() with "stats": the single run's --stats-json object once it ended (null before).
     nlohmann::json summary() const;
     void collect_metrics(MetricSet& set) const;
     bool on_gpu() const;  // its filters run on the GPU (known once it runs)
+    // Its pictures before and after the filter (the page's previews); any thread, any time, and
+    // still readable (its last pictures) after the stream is gone.
+    std::shared_ptr<StreamPreview> preview() const { return preview_; }
     // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.
     void set_filter(const std::string& chain);
 
@@ -51,6 +55,7 @@ private:
     void run();
 
     StreamConfig config_;
+    std::shared_ptr<StreamPreview> preview_ = std::make_shared<StreamPreview>();
     std::thread thread_;
     mutable std::mutex mutex_;   // everything below
     std::unique_ptr<Job> job_;   // while it runs
@@ -60,6 +65,7 @@ private:
     JobStatus last_;             // the counters when the job ended
     nlohmann::json final_stats_;
     bool stop_requested_ = false, abandon_requested_ = false;
+    bool ran_ = false;           // its job was made (status says where it filtered)
 };
 
 }  // namespace vf

@@ -237,6 +237,18 @@ bool StreamService::all_ended() const {
     return true;
 }
 
+std::shared_ptr<StreamPreview> StreamService::preview(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(name);
+    if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
+    return it->second->preview();
+}
+
+bool StreamService::closing() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return closing_;
+}
+
 size_t StreamService::size() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return streams_.size();

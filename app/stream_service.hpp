@@ -53,6 +53,8 @@ public:
     void set_batch_wait(double ms) { batch_wait_us_ = ms > 0 ? static_cast<int>(ms * 1000) : -1; }
 
     nlohmann::json list() const;              // every stream's describe(), by name
+    std::shared_ptr<StreamPreview> preview(const std::string& name) const;  // 404
+    bool closing() const;                     // stop_all() was called
     nlohmann::json final_stats() const;       // {name: summary()}, removed streams included
     std::string metrics() const;              // Prometheus text, every sample labelled by stream
     bool ready() const;                       // no stream is still opening

@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -90,12 +91,30 @@ public:
             HttpRequest r;
             r.method = req.method;
             r.path = req.path;
+            const size_t q = req.target.find('?');
+            if (q != std::string::npos) r.query = req.target.substr(q + 1);
             r.body = req.body;
             r.authorization = req.get_header_value("Authorization");
-            const HttpResponse answer = handler_(r);
+            HttpResponse answer = handler_(r);
             res.status = answer.status;
-            res.set_content(answer.body, answer.content_type.c_str());
+            for (const auto& [name, value] : answer.headers) res.set_header(name, value);
+            if (!answer.stream) {
+                res.set_content(answer.body, answer.content_type.c_str());
+                return;
+            }
+            auto stream = std::move(answer.stream);
+            res.set_chunked_content_provider(answer.content_type, [this, stream](size_t, httplib::DataSink& sink) {
+                stream([this, &sink](const std::string& bytes) {
+                    return !stopping_.load() && sink.is_writable() && sink.write(bytes.data(), bytes.size());
+                });
+                sink.done();
+                return true;
+            });
         };
+        set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+            for (const auto& [name, value] : http_security_headers())
+                if (!res.has_header(name.c_str())) res.set_header(name, value);
+        });
         const std::string any = "/.*";
         Get(any, route);
         Post(any, route);
@@ -121,6 +140,9 @@ public:
             res.set_content(what + "\n", "text/plain; charset=utf-8");
         });
     }
+
+    // Streams under way end at their next write (HttpServer's destructor, before stop()).
+    void stop_streams() { stopping_ = true; }
 
     std::string process_bytes(const std::string& bytes) {
         class MemoryStream : public httplib::Stream {
@@ -154,9 +176,22 @@ public:
 
 private:
     HttpHandler handler_;
+    std::atomic<bool> stopping_{false};
 };
 
 }  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& http_security_headers() {
+    static const std::vector<std::pair<std::string, std::string>> headers = {
+        {"Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; "
+                                    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+        {"X-Content-Type-Options", "nosniff"},
+        {"Referrer-Policy", "no-referrer"},
+        {"X-Frame-Options", "DENY"},
+        {"Cache-Control", "no-store"},
+    };
+    return headers;
+}
 
 struct HttpServer::Impl {
     std::unique_ptr<RoutedServer> server;
@@ -194,6 +229,7 @@ HttpServer::HttpServer(const HttpServerOptions& o, HttpHandler handler) : impl_(
 }
 
 HttpServer::~HttpServer() {
+    impl_->server->stop_streams();
     impl_->server->stop();
     if (impl_->thread.joinable()) impl_->thread.join();
 }

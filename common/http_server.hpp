@@ -2,27 +2,43 @@
 // cpp-httplib: one handler sees every request as plain strings, so no other header includes
 // httplib. Limits are set for a service left running: request bodies, read and write timeouts,
 // keep-alive requests, and a fixed number of worker threads with a bounded wait list (further
-// connections stay in the kernel's backlog). Binds 127.0.0.1 unless told otherwise.
+// connections stay in the kernel's backlog). Binds 127.0.0.1 unless told otherwise. Every answer
+// carries a content security policy that allows scripts, styles and pictures from this server
+// only (no inline script), and is never cached or framed.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace vf {
 
 struct HttpRequest {
     std::string method;         // GET, POST, PUT, DELETE, HEAD, ...
     std::string path;           // without the query
+    std::string query;          // after '?', as sent (still percent-encoded)
     std::string body;
     std::string authorization;  // the Authorization header, as sent
 };
+
+// Writes one piece of a body that is sent while it is made; false once the client has gone or
+// the server is stopping, and the body should then end.
+using HttpBodyWriter = std::function<bool(const std::string& bytes)>;
 
 struct HttpResponse {
     int status = 200;
     std::string content_type = "text/plain; charset=utf-8";
     std::string body;
+    std::vector<std::pair<std::string, std::string>> headers = {};  // beside those every answer gets
+    // Set: the body is this function's writes instead of `body` (chunked), made on the worker
+    // thread that answers (a multipart MJPEG stream). It returns when the body is complete.
+    std::function<void(const HttpBodyWriter&)> stream = nullptr;
 };
+
+// The headers every answer carries (the content security policy and its companions).
+const std::vector<std::pair<std::string, std::string>>& http_security_headers();
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 

@@ -10,6 +10,7 @@
 
 #include "decode/source.hpp"
 #include "encode/sink.hpp"
+#include "media/frame_tap.hpp"
 #include "pipeline/bounded_queue.hpp"
 #include "pipeline/filter_stage.hpp"
 #include "pipeline/stats.hpp"
@@ -45,6 +46,9 @@ public:
     // with what was already written (the second Ctrl-C). Safe from any thread.
     void abandon();
     const PipelineProgress& progress() const { return progress_; }
+    // Previews (vfilter serve's page): every frame is offered to `input` as it enters the filter
+    // stage and to `output` as it goes to the sink (host frames there). Set before run().
+    void tap(FrameTap* input, FrameTap* output) { input_tap_ = input, output_tap_ = output; }
 
 private:
     struct Run;
@@ -65,6 +69,8 @@ private:
     BoundedQueue<PipelineItem>* decoded_ = nullptr;
     BoundedQueue<PipelineItem>* filtered_ = nullptr;
     bool abandoned_ = false;
+    FrameTap* input_tap_ = nullptr;
+    FrameTap* output_tap_ = nullptr;
 };
 
 }  // namespace vf

@@ -4,14 +4,14 @@
 # inputs are merged (minimised) into tests/fuzz/corpus/TARGET; crashes, leaks and timeouts are
 # written to tests/fuzz/crashes/TARGET/ and fail the script. CI replays both directories
 # (ctest -R FuzzReplay).
-#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: filter_spec kernel_text cli decode http_request serve_config
+#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: filter_spec kernel_text cli decode http_request serve_config preview_query
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(filter_spec kernel_text cli decode http_request serve_config)
+[ ${#targets[@]} -gt 0 ] || targets=(filter_spec kernel_text cli decode http_request serve_config preview_query)
 jobs=${JOBS:-$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))}
 command -v clang++ >/dev/null || { echo "clang++ is needed (apt-get install clang)"; exit 1; }
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVF_CUDA=OFF -DVF_FUZZ=ON \

@@ -20,6 +20,7 @@ extern "C" {
 
 #include <nlohmann/json.hpp>
 
+#include "app/filter_table_json.hpp"
 #include "app/job.hpp"
 #include "app/serve_config.hpp"
 #include "common/error.hpp"
@@ -119,33 +120,9 @@ void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::arra
     }
 }
 
-// The filter table as data: names, help, options with their types, defaults, ranges and help.
-py::list filters() {
-    py::list out;
-    for (const FilterDef& f : filter_table()) {
-        py::list options;
-        for (const OptionDef& o : f.options) {
-            py::dict d;
-            d["name"] = o.name;
-            d["type"] = o.type == OptionType::Number ? "number" : o.type == OptionType::Integer ? "integer"
-                        : o.type == OptionType::Choice ? "choice" : "text";
-            d["default"] = o.default_value;
-            if (o.type == OptionType::Number || o.type == OptionType::Integer) {
-                d["min"] = o.min;
-                d["max"] = o.max;
-            }
-            if (o.type == OptionType::Choice) d["choices"] = o.choices;
-            d["help"] = o.help;
-            options.append(d);
-        }
-        py::dict d;
-        d["name"] = f.name;
-        d["help"] = f.help;
-        d["options"] = options;
-        out.append(d);
-    }
-    return out;
-}
+// The filter table as data (app/filter_table_json.cpp): names, help, options with their types,
+// defaults, ranges and help, as Python lists and dicts.
+py::object filters() { return py::module_::import("json").attr("loads")(filter_table_json().dump()); }
 
 // RunOptions from the Python call's fields, as a stream entry of serve reads them; an empty
 // input is the built-in test pattern, as no --input is on the command line.

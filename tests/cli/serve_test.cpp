@@ -21,6 +21,7 @@
 #include "support/child_process.hpp"
 #include "support/clip_writer.hpp"
 #include "support/http_client.hpp"
+#include "support/jpeg_decode.hpp"
 #include "support/run_command.hpp"
 
 namespace vf {
@@ -377,6 +378,55 @@ TEST_F(Serve, FilterChangeAppliesFromTheNextFrameWithoutRestartingTheOutput) {
     EXPECT_LT(change, 140u) << "the new filter ran after the change";
     for (size_t i = change; i < live.size(); ++i)
         ASSERT_TRUE(same_pixels(live[i].get(), new_frames[i].get())) << "frame " << i << " of " << live.size() << ", change at " << change;
+}
+
+// The previews over HTTP: pictures at the asked width of either side, and a bounded number of
+// preview streams, so watchers never take the threads the API answers with.
+TEST_F(Serve, PreviewsAnswerAtTheAskedWidthAndNeverStallTheApi) {
+    clip("a.mkv", 900, 3, 160, 96);
+    write("streams.yaml", "streams:\n  - {name: a, input: " + dir + "/a.mkv, output: 'null', filter: sobel, realtime: true}\n");
+    auto p = serve({"--api-port", "0"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    ASSERT_TRUE(wait_state(port, "a", "running")) << p->log();
+    for (const std::string side : {"input", "output"}) {
+        const std::string r = http(port, "GET", "/streams/a/snapshot.jpg?side=" + side + "&width=80");
+        ASSERT_EQ(status_of(r), 200) << r.substr(0, 300);
+        EXPECT_NE(r.find("Content-Type: image/jpeg"), std::string::npos);
+        AvFramePtr pic = decode_jpeg(r.substr(r.find("\r\n\r\n") + 4));
+        ASSERT_TRUE(pic) << side;
+        EXPECT_EQ(pic->width, 80);
+        EXPECT_EQ(pic->height, 48);
+    }
+    const std::string refused = http(port, "GET", "/streams/a/snapshot.jpg?width=abc");
+    EXPECT_EQ(status_of(refused), 400);
+    EXPECT_NE(body_json(refused)["error"].get<std::string>().find("width='abc'"), std::string::npos) << refused;
+
+    const std::string ask = "GET /streams/a/preview.mjpg?fps=10&width=64 HTTP/1.1\r\nHost: x\r\n\r\n";
+    std::vector<std::unique_ptr<HttpConnection>> watchers;
+    for (int i = 0; i < 8; ++i) {
+        watchers.push_back(std::make_unique<HttpConnection>(port, ask));
+        const std::string& got = watchers.back()->read_until("Content-Type: image/jpeg");
+        ASSERT_NE(got.find("multipart/x-mixed-replace; boundary="), std::string::npos) << "watcher " << i << ": " << got.substr(0, 300);
+    }
+    EXPECT_GE(std::count(watchers[0]->read_until("x", 1s).begin(), watchers[0]->read_until("x", 1s).end(), '-'), 4)
+        << "pictures keep coming";
+    const auto t = std::chrono::steady_clock::now();
+    const std::string ninth = http(port, "GET", "/streams/a/preview.mjpg");
+    EXPECT_EQ(status_of(ninth), 503) << ninth.substr(0, 300);
+    EXPECT_NE(ninth.find("Retry-After"), std::string::npos);
+    EXPECT_EQ(status_of(http(port, "GET", "/streams")), 200) << "the API answers while eight previews stream";
+    EXPECT_LT(std::chrono::steady_clock::now() - t, 2s);
+    watchers.clear();  // they leave: their threads are freed at their next picture
+    bool again = false;
+    for (int i = 0; i < 40 && !again; ++i) {
+        HttpConnection c(port, ask);
+        again = c.read_until("\r\n\r\n", 1s).rfind("HTTP/1.1 200", 0) == 0;
+        if (!again) std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_TRUE(again) << "the preview slots were not given back";
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30), 0) << p->log();
 }
 
 TEST_F(Serve, ShardsSplitTheFileBetweenProcesses) {

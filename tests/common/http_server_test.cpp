@@ -1,9 +1,12 @@
 // The HTTP server (common/http_server.cpp on cpp-httplib): one handler sees every method and
 // path; bodies over the limit are refused before the handler; a port in use or a bad address is
-// a usage error; bearer tokens compare exactly.
+// a usage error; bearer tokens compare exactly; every answer carries the security headers;
+// streamed bodies arrive while they are made and end when the client goes or the server stops.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "common/error.hpp"
 #include "common/http_server.hpp"
@@ -78,6 +81,78 @@ TEST(HttpServer, AnswerBytesGoesThroughTheSameParser) {
     EXPECT_NE(http_answer_bytes("GET /a HTTP/9\r\n\r\n", h).find("400"), std::string::npos);
     const std::string big = "POST /a HTTP/1.1\r\nContent-Length: 200\r\n\r\n" + std::string(200, 'y');
     EXPECT_NE(http_answer_bytes(big, h, 100).find("413"), std::string::npos);
+}
+
+TEST(HttpServer, QueriesReachTheHandlerAsSentAndEveryAnswerCarriesTheSecurityHeaders) {
+    HttpServer server(local(), [](const HttpRequest& r) {
+        HttpResponse a{r.path == "/missing" ? 404 : 200, "text/plain", "query [" + r.query + "]"};
+        a.headers.push_back({"Retry-After", "3"});
+        return a;
+    });
+    std::string r = test::http_exchange(server.port(), "GET /x?side=in%20put&w=1&&z HTTP/1.1\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(r.find("query [side=in%20put&w=1&&z]"), std::string::npos) << r;
+    EXPECT_NE(r.find("Retry-After: 3"), std::string::npos) << r;
+    for (const std::string request : {"GET /x HTTP/1.1\r\nConnection: close\r\n\r\n", "GET /missing HTTP/1.1\r\nConnection: close\r\n\r\n",
+                                       "POST /x HTTP/1.1\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n"}) {
+        r = test::http_exchange(server.port(), request);
+        ASSERT_FALSE(r.empty());
+        for (const auto& [name, value] : http_security_headers())
+            EXPECT_NE(r.find(name + ": " + value), std::string::npos) << name << " missing from " << r;
+    }
+    EXPECT_NE(r.find("413"), std::string::npos) << "refused before the handler, still with the headers: " << r;
+}
+
+TEST(HttpServer, StreamedBodiesArriveWhileMadeAndEndWhenTheClientGoes) {
+    std::atomic<int> written{0};
+    std::atomic<bool> ended{false};
+    HttpServer server(local(), [&](const HttpRequest& r) {
+        HttpResponse a;
+        a.content_type = "multipart/x-mixed-replace; boundary=b";
+        const bool forever = r.path == "/forever";
+        a.stream = [&, forever](const HttpBodyWriter& write) {
+            for (int i = 0; forever || i < 3; ++i) {
+                if (!write("--b\r\npart " + std::to_string(i) + "\r\n")) break;
+                ++written;
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            ended = true;
+        };
+        return a;
+    });
+    const std::string r = test::http_exchange(server.port(), "GET /three HTTP/1.1\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(r.find("Transfer-Encoding: chunked"), std::string::npos) << r;
+    EXPECT_NE(r.find("multipart/x-mixed-replace; boundary=b"), std::string::npos) << r;
+    EXPECT_NE(r.find("Content-Security-Policy"), std::string::npos) << r;
+    for (int i = 0; i < 3; ++i) EXPECT_NE(r.find("part " + std::to_string(i)), std::string::npos) << r;
+    EXPECT_NE(r.find("\r\n0\r\n\r\n"), std::string::npos) << "the chunked body ends: " << r;
+
+    ended = false;
+    written = 0;
+    test::HttpConnection c(server.port(), "GET /forever HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(c.open());
+    EXPECT_NE(c.read_until("part 2").find("part 2"), std::string::npos) << "parts arrive while the body is made";
+    c.close_now();
+    for (int i = 0; i < 250 && !ended; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(ended) << "the stream went on after its client left (" << written << " parts)";
+}
+
+TEST(HttpServer, StoppingTheServerEndsStreamsUnderWay) {
+    std::atomic<bool> ended{false};
+    auto server = std::make_unique<HttpServer>(local(), [&](const HttpRequest&) {
+        HttpResponse a;
+        a.stream = [&](const HttpBodyWriter& write) {
+            while (write("tick\n")) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            ended = true;
+        };
+        return a;
+    });
+    test::HttpConnection c(server->port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(c.open());
+    EXPECT_NE(c.read_until("tick").find("tick"), std::string::npos);
+    const auto t = std::chrono::steady_clock::now();
+    server.reset();  // with a client still reading
+    EXPECT_TRUE(ended);
+    EXPECT_LT(std::chrono::steady_clock::now() - t, std::chrono::seconds(3));
 }
 
 TEST(HttpServer, BearerTokensCompareExactly) {

@@ -17,9 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         s->stop_all();
         return s;
     }();
+    static vf::ControlApi* api = new vf::ControlApi(*service, {"token", 8});
     const std::string request(reinterpret_cast<const char*>(data), size);
     const std::string response = vf::http_answer_bytes(
-        request, [](const vf::HttpRequest& r) { return vf::answer_control_request(r, *service, "token"); }, 64 * 1024);
+        request, [](const vf::HttpRequest& r) { return api->answer(r); }, 64 * 1024);
     // Whatever came in, what goes out is empty (no request line at all) or one HTTP response.
     if (!response.empty() && (response.rfind("HTTP/1.1 ", 0) != 0 || response.find("\r\n\r\n") == std::string::npos))
         std::abort();

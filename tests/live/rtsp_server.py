@@ -2,9 +2,11 @@
 """A real RTSP camera on loopback for vfilter's live tests: GStreamer's RTSP server serving a
 live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
 
-    rtsp_server.py PORT [--size 320x240] [--fps 30] [--mounts N]
+    rtsp_server.py PORT [--size 320x240] [--fps 30] [--mounts N] [--pattern P] [--speed S]
                                           (--mounts: N cameras, /cam0 ... /cam{N-1}, each its own
                                            pattern, instead of the one /cam)
+                                          (--pattern: videotestsrc's pattern of /cam, ball by
+                                           default; --speed: pixels a frame it scrolls sideways)
     rtsp_server.py PORT --record FILE     (a receiving server instead: clients publish H.264 to
                                            rtsp://127.0.0.1:PORT/cam, written to FILE as Matroska)
 
@@ -30,6 +32,8 @@ def main():
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--record")
     ap.add_argument("--mounts", type=int, default=0)
+    ap.add_argument("--pattern", default="ball")
+    ap.add_argument("--speed", type=int, default=0)
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
 
@@ -41,7 +45,7 @@ def main():
     def camera(pattern):
         factory = GstRtspServer.RTSPMediaFactory()
         factory.set_launch(
-            f"( videotestsrc is-live=true pattern={pattern} ! "
+            f"( videotestsrc is-live=true pattern={pattern} horizontal-speed={args.speed} ! "
             f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "
             f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
             "rtph264pay name=pay0 pt=96 config-interval=1 )"
@@ -64,7 +68,7 @@ def main():
         for i in range(args.mounts):
             mounts.add_factory(f"/cam{i}", camera(patterns[i % len(patterns)]))
     else:
-        mounts.add_factory("/cam", camera("ball"))
+        mounts.add_factory("/cam", camera(args.pattern))
     if server.attach(None) == 0:
         print(f"cannot listen on 127.0.0.1:{args.port}", file=sys.stderr)
         return 1

@@ -36,6 +36,31 @@ std::string http_exchange(int port, const std::string& request) {
 
 std::string http_get(int port, const std::string& path) { return http_exchange(port, "GET " + path + " HTTP/1.0\r\n\r\n"); }
 
+HttpConnection::HttpConnection(int port, const std::string& request) : fd_(connect_local(port)) {
+    if (fd_ >= 0 && send(fd_, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) close_now();
+}
+
+HttpConnection::~HttpConnection() { close_now(); }
+
+void HttpConnection::close_now() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+}
+
+const std::string& HttpConnection::read_until(const std::string& want, std::chrono::milliseconds timeout) {
+    if (fd_ < 0) return received_;
+    timeval tv{0, 100000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    char buf[4096];
+    while (received_.find(want) == std::string::npos && std::chrono::steady_clock::now() < until) {
+        const ssize_t n = recv(fd_, buf, sizeof buf, 0);
+        if (n == 0) break;
+        if (n > 0) received_.append(buf, static_cast<size_t>(n));
+    }
+    return received_;
+}
+
 bool port_open(int port) {
     const int s = connect_local(port);
     if (s >= 0) close(s);

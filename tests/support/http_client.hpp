@@ -1,6 +1,7 @@
 // A bare TCP/HTTP client for tests that talk to vfilter's metrics endpoint and to local servers.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace vf::test {
@@ -10,6 +11,24 @@ namespace vf::test {
 std::string http_exchange(int port, const std::string& request);
 // GET path over HTTP/1.0.
 std::string http_get(int port, const std::string& path);
+// A request whose answer is read while it comes (a streamed body), and a client that can leave
+// in the middle of it.
+class HttpConnection {
+public:
+    HttpConnection(int port, const std::string& request);  // connects and sends
+    ~HttpConnection();
+    HttpConnection(const HttpConnection&) = delete;
+    HttpConnection& operator=(const HttpConnection&) = delete;
+    bool open() const { return fd_ >= 0; }
+    // Everything received so far, once it holds `want`, the server closed, or `timeout` passed.
+    const std::string& read_until(const std::string& want, std::chrono::milliseconds timeout = std::chrono::seconds(5));
+    void close_now();  // the client leaves
+
+private:
+    int fd_;
+    std::string received_;
+};
+
 // Whether something accepts connections on 127.0.0.1:port.
 bool port_open(int port);
 

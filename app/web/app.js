@@ -1,0 +1,343 @@
+// The page of `vfilter serve` (docs/serve.md): every stream with its state, numbers and live
+// pictures, a filter editor built from the filter table, and the add and remove forms. It only
+// uses the control API that curl uses, with the same token rule: loopback without one; otherwise
+// the token is asked for once, kept in this tab's sessionStorage and sent as a Bearer header
+// (never in an address: pictures are fetched and shown from blobs).
+"use strict";
+
+const REFRESH_MS = 1000;        // GET /streams
+const PICTURE_GAP_MS = 200;     // between two pictures of one tile (the server adds its own pace)
+const TOKEN_KEY = "vfilter-token";
+
+const grid = document.getElementById("grid");
+const summary = document.getElementById("summary");
+const pageError = document.getElementById("error");
+const showInput = document.getElementById("show-input");
+const tiles = new Map();        // name -> tile state
+let filterTable = null;         // GET /filters
+let needToken = false;
+
+class Refused extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+// A request to the API; throws Refused with the server's one-line reason.
+async function api(method, path, body) {
+  const headers = {};
+  if (token()) headers.Authorization = "Bearer " + token();
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store",
+  });
+  if (response.status === 401) askForToken(token() ? "The token was refused." : "");
+  if (!response.ok) {
+    let reason = response.status + " " + response.statusText;
+    try {
+      const j = await response.json();
+      if (j.error) reason = j.error;
+    } catch (e) { /* not JSON: keep the status line */ }
+    throw new Refused(response.status, reason);
+  }
+  return response;
+}
+
+function askForToken(why) {
+  needToken = true;
+  document.getElementById("token-box").hidden = false;
+  document.getElementById("token-error").textContent = why;
+  if (document.activeElement === document.body) document.getElementById("token").focus();
+}
+
+document.getElementById("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const field = document.getElementById("token");
+  sessionStorage.setItem(TOKEN_KEY, field.value.trim());
+  field.value = "";
+  needToken = false;
+  document.getElementById("token-box").hidden = true;
+  refresh();
+});
+
+// ---- the grid -------------------------------------------------------------------------------
+
+function formatNumber(value, digits) {
+  return typeof value === "number" ? value.toFixed(digits) : "–";
+}
+
+function makeTile(name) {
+  const node = document.getElementById("tile-template").content.firstElementChild.cloneNode(true);
+  const tile = {
+    name, node, alive: true, filterShown: null,
+    input: node.querySelector(".input-side img"),
+    output: node.querySelector(".output-side img"),
+  };
+  node.dataset.name = name;
+  node.querySelector(".name").textContent = name;
+  tile.input.alt = "input of " + name;
+  tile.output.alt = "filtered output of " + name;
+  node.querySelector(".editor").id = "editor-" + name;
+  setUpEditor(tile);
+  setUpRemove(tile);
+  grid.appendChild(node);
+  tiles.set(name, tile);
+  showPictures(tile);
+  return tile;
+}
+
+function updateTile(tile, s) {
+  const n = tile.node;
+  n.dataset.state = s.state;
+  n.querySelector(".state").textContent = s.state;
+  n.querySelector(".reason").textContent = s.last_error ? s.last_error : "";
+  n.querySelector(".fps").textContent = formatNumber(s.fps, 1);
+  n.querySelector(".dropped").textContent = s.frames_dropped;
+  n.querySelector(".reconnects").textContent = s.reconnects;
+  n.querySelector(".latency").textContent = s.latency_p99_ms > 0 ? formatNumber(s.latency_p99_ms, 0) + " ms" : "–";
+  n.querySelector(".device").textContent = s.device ? s.device.toUpperCase() : "–";
+  n.querySelector(".filter").textContent = s.filter;
+  const chain = n.querySelector(".chain");
+  // The chain field follows the stream's filter until someone types in it.
+  if (tile.filterShown !== s.filter && (document.activeElement !== chain && !chain.dataset.edited)) chain.value = s.filter;
+  tile.filterShown = s.filter;
+}
+
+function removeTile(tile) {
+  tile.alive = false;
+  tile.node.remove();
+  tiles.delete(tile.name);
+  for (const img of [tile.input, tile.output]) if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+}
+
+async function refresh() {
+  if (needToken) return;
+  let streams;
+  try {
+    streams = await (await api("GET", "/streams")).json();
+    pageError.textContent = "";
+  } catch (e) {
+    if (!(e instanceof Refused && e.status === 401)) pageError.textContent = "The service does not answer: " + e.message;
+    return;
+  }
+  const seen = new Set();
+  const counts = {};
+  for (const s of streams) {
+    seen.add(s.name);
+    counts[s.state] = (counts[s.state] || 0) + 1;
+    updateTile(tiles.get(s.name) || makeTile(s.name), s);
+  }
+  for (const [name, tile] of tiles) if (!seen.has(name)) removeTile(tile);
+  document.getElementById("empty").hidden = streams.length > 0;
+  const parts = Object.keys(counts).sort().map((state) => counts[state] + " " + state);
+  summary.textContent = streams.length + (streams.length === 1 ? " stream" : " streams") + (parts.length ? ": " + parts.join(", ") : "");
+}
+
+// ---- pictures -------------------------------------------------------------------------------
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// Fetches one picture into `img`; false when there is none (yet).
+async function loadPicture(tile, img, side) {
+  const width = Math.min(1920, Math.max(160, Math.round(img.clientWidth * (window.devicePixelRatio || 1)) || 480));
+  const path = "/streams/" + encodeURIComponent(tile.name) + "/snapshot.jpg?side=" + side + "&width=" + width;
+  try {
+    const blob = await (await api("GET", path)).blob();
+    if (!tile.alive) return false;
+    const old = img.src;
+    img.src = URL.createObjectURL(blob);
+    if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+    img.classList.remove("missing");
+    return true;
+  } catch (e) {
+    img.classList.add("missing");
+    return false;
+  }
+}
+
+// One loop per tile: a new picture as soon as the last one arrived (so a slow link skips
+// pictures instead of queueing them), paused while the tab is hidden.
+async function showPictures(tile) {
+  while (tile.alive) {
+    if (document.hidden || needToken) {
+      await sleep(500);
+      continue;
+    }
+    const withInput = showInput.checked;
+    tile.node.querySelector(".input-side").hidden = !withInput;
+    const got = await loadPicture(tile, tile.output, "output");
+    if (withInput && tile.alive) await loadPicture(tile, tile.input, "input");
+    await sleep(got ? PICTURE_GAP_MS : 1000);
+  }
+}
+
+showInput.addEventListener("change", () => {
+  for (const tile of tiles.values()) tile.node.querySelector(".input-side").hidden = !showInput.checked;
+});
+
+// ---- the filter editor ----------------------------------------------------------------------
+
+// The text of one filter from the builder's fields: options left at their default are left out.
+function builtFilter(tile) {
+  const form = tile.node.querySelector(".builder");
+  const name = form.querySelector(".filter-name").value;
+  const parts = [];
+  for (const field of form.querySelectorAll("[data-option]")) {
+    const value = field.value.trim();
+    if (value !== "" && value !== field.dataset.default) parts.push(field.dataset.option + "=" + value);
+  }
+  return parts.length ? name + "=" + parts.join(":") : name;
+}
+
+function showOptions(tile) {
+  const builder = tile.node.querySelector(".builder");
+  const def = filterTable.find((f) => f.name === builder.querySelector(".filter-name").value);
+  builder.querySelector(".filter-help").textContent = def ? def.help : "";
+  const box = builder.querySelector(".options");
+  box.replaceChildren();
+  if (!def) return;
+  for (const o of def.options) {
+    const label = document.createElement("label");
+    label.title = o.help;
+    let field;
+    if (o.type === "choice") {
+      field = document.createElement("select");
+      for (const c of o.choices) field.append(new Option(c, c));
+    } else {
+      field = document.createElement("input");
+      if (o.type === "number" || o.type === "integer") {
+        field.type = "number";
+        field.min = o.min;
+        field.max = o.max;
+        field.step = o.type === "integer" ? "1" : "any";
+      } else {
+        field.type = "text";
+        field.spellcheck = false;
+      }
+    }
+    field.dataset.option = o.name;
+    field.dataset.default = o.default;
+    field.value = o.default;
+    if (o.default === "" && field.tagName === "INPUT") field.placeholder = "not set";
+    const range = o.type === "number" || o.type === "integer" ? " (" + o.min + " to " + o.max + ")" : "";
+    const text = document.createElement("span");
+    text.textContent = o.name + range;
+    const help = document.createElement("small");
+    help.textContent = o.help;
+    label.append(text, field, help);
+    box.append(label);
+  }
+}
+
+function setUpEditor(tile) {
+  const n = tile.node;
+  const chain = n.querySelector(".chain");
+  const error = n.querySelector(".filter-error");
+  chain.addEventListener("input", () => { chain.dataset.edited = "1"; });
+  const select = n.querySelector(".filter-name");
+  const fill = () => {
+    if (!filterTable || select.options.length) return;
+    for (const f of filterTable) select.append(new Option(f.name, f.name));
+    showOptions(tile);
+  };
+  n.querySelector(".editor").addEventListener("toggle", fill);
+  select.addEventListener("change", () => showOptions(tile));
+  n.querySelector(".use").addEventListener("click", () => {
+    chain.value = builtFilter(tile);
+    chain.dataset.edited = "1";
+    chain.focus();
+  });
+  n.querySelector(".append").addEventListener("click", () => {
+    chain.value = chain.value.trim() ? chain.value.trim() + "," + builtFilter(tile) : builtFilter(tile);
+    chain.dataset.edited = "1";
+    chain.focus();
+  });
+  n.querySelector(".filter-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    n.querySelector(".apply").disabled = true;
+    try {
+      const s = await (await api("PUT", "/streams/" + encodeURIComponent(tile.name) + "/filter", { filter: chain.value })).json();
+      delete chain.dataset.edited;
+      updateTile(tile, s);
+      error.textContent = "";
+    } catch (e) {
+      error.textContent = "Refused: " + e.message;
+    } finally {
+      n.querySelector(".apply").disabled = false;
+    }
+  });
+}
+
+// ---- remove and add -------------------------------------------------------------------------
+
+function setUpRemove(tile) {
+  const button = tile.node.querySelector(".remove");
+  const error = tile.node.querySelector(".remove-error");
+  let armed = null;
+  button.addEventListener("click", async () => {
+    if (!armed) {  // a second press within 5 seconds removes it
+      button.textContent = "Press again to remove " + tile.name;
+      armed = setTimeout(() => { armed = null; button.textContent = "Remove"; }, 5000);
+      return;
+    }
+    clearTimeout(armed);
+    armed = null;
+    button.disabled = true;
+    button.textContent = "Removing…";
+    try {
+      await api("DELETE", "/streams/" + encodeURIComponent(tile.name));
+      removeTile(tile);
+    } catch (e) {
+      error.textContent = "Refused: " + e.message;
+      button.disabled = false;
+      button.textContent = "Remove";
+    }
+  });
+}
+
+const addForm = document.getElementById("add-form");
+const addToggle = document.getElementById("add-toggle");
+function showAddForm(show) {
+  addForm.hidden = !show;
+  addToggle.setAttribute("aria-expanded", String(show));
+  if (show) addForm.querySelector("input").focus();
+}
+addToggle.addEventListener("click", () => showAddForm(addForm.hidden));
+document.getElementById("add-cancel").addEventListener("click", () => showAddForm(false));
+addForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const error = document.getElementById("add-error");
+  error.textContent = "";
+  const stream = {};
+  for (const field of addForm.querySelectorAll("input")) if (field.value.trim()) stream[field.name] = field.value.trim();
+  try {
+    await api("POST", "/streams", stream);
+    addForm.reset();
+    showAddForm(false);
+    refresh();
+  } catch (e) {
+    error.textContent = "Refused: " + e.message;
+  }
+});
+
+// ---- start ----------------------------------------------------------------------------------
+
+async function start() {
+  try {
+    filterTable = await (await fetch("/filters", { cache: "no-store" })).json();
+  } catch (e) {
+    filterTable = [];
+  }
+  for (const tile of tiles.values()) if (tile.node.querySelector(".editor").open) tile.node.querySelector(".editor").dispatchEvent(new Event("toggle"));
+  await refresh();
+  setInterval(refresh, REFRESH_MS);
+}
+start();

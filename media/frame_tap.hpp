@@ -1,0 +1,40 @@
+// A way for a reader on another thread (a preview) to see the frames going past one point of
+// the pipeline without slowing it: the pipeline offers every frame, and only when a reader is
+// waiting does the offer do anything (it takes a reference, never a copy of the pixels). Readers
+// that wait at the same time share that one reference, and it is dropped as soon as the last of
+// them took it, so a decoder's or pool's buffer is never held for long.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
+#include "media/av_helpers.hpp"
+
+namespace vf {
+
+class FrameTap {
+public:
+    // Pipeline side, for every frame: one atomic load when nobody waits.
+    void offer(const AVFrame* frame);
+    // Reader side: the first frame offered after this call, or null when none comes within
+    // `timeout` or the tap is closed. The frame may be a hardware frame (NVDEC).
+    AvFramePtr next(std::chrono::milliseconds timeout);
+    // No more frames (the stream ended): waiting readers return at once, and later ones too.
+    void close();
+    void reopen();  // a stream started again
+    int64_t frames_taken() const { return taken_.load(); }  // offers that found a reader
+
+private:
+    std::atomic<int> waiting_{0};
+    std::atomic<int64_t> taken_{0};
+    std::mutex mutex_;
+    std::condition_variable offered_;
+    AvFramePtr frame_;         // the last frame taken, while readers still wait for it
+    uint64_t generation_ = 0;  // frames taken so far
+    bool closed_ = false;
+};
+
+}  // namespace vf

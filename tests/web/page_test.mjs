@@ -1,0 +1,507 @@
+// The page of `vfilter serve`, driven in Debian's Chromium (headless, through playwright-core),
+// against the real service with two real cameras (GStreamer's RTSP server on loopback):
+//   node tests/web/page_test.mjs VFILTER_BIN OUT_DIR
+// Checks what someone at the page sees and does: both cameras running with live pictures that
+// change, a filter switched from Sobel to Gaussian on one camera only, a refused chain shown in
+// place, a killed camera going to reconnecting and back, a camera added and removed, the keyboard,
+// phone width, the token rule, the security headers, and the preview endpoints fed malformed
+// queries. Screenshots go to OUT_DIR. Exit 0 when every check passed.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const [vfilter, outDir] = process.argv.slice(2);
+if (!vfilter || !outDir) {
+  console.error("usage: node page_test.mjs VFILTER_BIN OUT_DIR");
+  process.exit(2);
+}
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
+fs.rmSync(outDir, { recursive: true, force: true });
+fs.mkdirSync(outDir, { recursive: true });
+
+// ---- processes ------------------------------------------------------------------------------
+
+const children = [];
+
+class Child {
+  constructor(command, args, logName) {
+    this.logPath = path.join(outDir, logName);
+    const log = fs.openSync(this.logPath, "w");
+    this.proc = spawn(command, args, { stdio: ["ignore", log, log] });
+    fs.closeSync(log);
+    this.exit = new Promise((resolve) => this.proc.on("exit", (code, signal) => resolve({ code, signal })));
+    children.push(this);
+  }
+  log() {
+    return fs.existsSync(this.logPath) ? fs.readFileSync(this.logPath, "utf8") : "";
+  }
+  async waitForLog(pattern, ms) {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      const m = this.log().match(pattern);
+      if (m) return m;
+      if (this.proc.exitCode !== null) break;
+      await sleep(100);
+    }
+    throw new Error(`${path.basename(this.logPath)}: no ${pattern} within ${ms} ms:\n${this.log().slice(-2000)}`);
+  }
+  kill(signal = "SIGKILL") {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
+  }
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+// A camera: a pattern that scrolls sideways, so every picture differs from the last.
+async function camera(port, pattern, logName) {
+  const c = new Child("/usr/bin/python3", [path.join(root, "tests/live/rtsp_server.py"), String(port), "--pattern", pattern,
+    "--speed", "4", "--size", "320x240"], logName);
+  await c.waitForLog(/ready/, 20000);
+  return c;
+}
+
+async function serve(configPath, extra, logName) {
+  const s = new Child(vfilter, ["serve", "--config", configPath, "--api-port", "0", ...extra], logName);
+  const m = await s.waitForLog(/control API: http:\/\/127\.0\.0\.1:(\d+)\/streams/, 30000);
+  return { child: s, base: `http://127.0.0.1:${m[1]}` };
+}
+
+// ---- checks ---------------------------------------------------------------------------------
+
+const results = [];
+async function check(name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`ok    ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    console.log(`FAIL  ${name}: ${e.stack || e}`);
+  }
+}
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+async function eventually(what, fn, ms) {
+  const until = Date.now() + ms;
+  let last;
+  while (Date.now() < until) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e.message;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(last)})`);
+}
+
+async function streams(base, token) {
+  const r = await fetch(base + "/streams", { headers: token ? { Authorization: "Bearer " + token } : {} });
+  if (!r.ok) throw new Error(`GET /streams: ${r.status}`);
+  return r.json();
+}
+async function stream(base, name, token) {
+  return (await streams(base, token)).find((s) => s.name === name);
+}
+
+// What the tile's picture shows, measured in the page from its pixels: mean luma, its spread,
+// and a 32x18 grid of luma samples to compare two moments by.
+async function pictureStats(page, name, side) {
+  return page.evaluate(([name, side]) => {
+    const img = document.querySelector(`.tile[data-name="${name}"] .${side}-side img`);
+    if (!img || !img.src.startsWith("blob:") || !img.complete || !img.naturalWidth) return null;
+    const canvas = document.createElement("canvas");
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const ctx = canvas.getContext("2d", { willReadFrequently: true });
+    ctx.drawImage(img, 0, 0);
+    const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    let sum = 0, sq = 0, colour = 0;
+    const n = data.length / 4;
+    for (let i = 0; i < data.length; i += 4) {
+      const y = 0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2];
+      sum += y;
+      sq += y * y;
+      colour += Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]);
+    }
+    const grid = [];
+    for (let gy = 0; gy < 18; ++gy)
+      for (let gx = 0; gx < 32; ++gx) {
+        const x = Math.floor(((gx + 0.5) * canvas.width) / 32), y = Math.floor(((gy + 0.5) * canvas.height) / 18);
+        const i = (y * canvas.width + x) * 4;
+        grid.push(Math.round(0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2]));
+      }
+    const mean = sum / n;
+    return { src: img.src, width: canvas.width, mean, spread: Math.sqrt(Math.max(0, sq / n - mean * mean)), colour: colour / n, grid };
+  }, [name, side]);
+}
+function changedShare(a, b) {
+  let changed = 0;
+  for (let i = 0; i < a.grid.length; ++i) if (Math.abs(a.grid[i] - b.grid[i]) > 8) ++changed;
+  return changed / a.grid.length;
+}
+
+// A raw request, so malformed bytes reach the server as sent. Resolves with the status and body
+// (the first bytes of it for a stream).
+function rawRequest(port, target) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let got = Buffer.alloc(0);
+    const finish = () => {
+      socket.destroy();
+      const text = got.toString("latin1");
+      const m = text.match(/^HTTP\/1\.1 (\d{3})/);
+      resolve({ status: m ? Number(m[1]) : 0, text });
+    };
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      reject(new Error(`no answer to ${JSON.stringify(target)}`));
+    });
+    socket.on("connect", () => socket.write(Buffer.concat([Buffer.from("GET "), Buffer.from(target, "latin1"),
+      Buffer.from(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")])));
+    socket.on("data", (chunk) => {
+      got = Buffer.concat([got, chunk]);
+      const head = got.indexOf("\r\n\r\n");
+      if (head < 0) return;
+      // Done at the end of the body: a stream's first bytes, or Content-Length bytes (a refused
+      // request may leave the connection open for the next).
+      const length = got.subarray(0, head).toString("latin1").match(/Content-Length: (\d+)/i);
+      if (got.includes("multipart/x-mixed-replace") || got.length > 4096 || (length && got.length >= head + 4 + Number(length[1]))) finish();
+    });
+    socket.on("end", finish);
+    socket.on("error", reject);
+  });
+}
+
+// ---- the run --------------------------------------------------------------------------------
+
+async function main() {
+  const ports = [await freePort(), await freePort()];
+  let cams = [await camera(ports[0], "smpte", "cam-a.log"), await camera(ports[1], "smpte", "cam-b.log")];
+  const url = (i) => `rtsp://127.0.0.1:${ports[i]}/cam`;
+  const config = path.join(outDir, "streams.yaml");
+  fs.writeFileSync(config, `defaults: {output: "null", filter: sobel, reconnect-delay: 0.3, timeout: 2}
+streams:
+  - {name: cam-a, input: "${url(0)}"}
+  - {name: cam-b, input: "${url(1)}"}
+`);
+  const { child: server, base } = await serve(config, [], "serve.log");
+  const apiPort = Number(new URL(base).port);
+
+  const browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  const pageProblems = [];
+  const watch = (page) => {
+    page.on("pageerror", (e) => pageProblems.push("uncaught: " + e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error" && /Content Security Policy|Refused to/.test(m.text())) pageProblems.push(m.text());
+    });
+  };
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await context.newPage();
+    watch(page);
+    const tile = (name) => page.locator(`.tile[data-name="${name}"]`);
+    let response;
+
+    await check("the page loads with a content security policy that forbids inline and foreign scripts", async () => {
+      response = await page.goto(base + "/");
+      expect(response.status() === 200, `GET / answered ${response.status()}`);
+      const csp = response.headers()["content-security-policy"] || "";
+      expect(/script-src 'self'/.test(csp) && !/unsafe-inline|unsafe-eval|\*/.test(csp), `CSP: ${csp}`);
+      expect(/default-src 'none'/.test(csp), `CSP: ${csp}`);
+      expect(response.headers()["x-content-type-options"] === "nosniff", "nosniff missing");
+      const inline = await page.evaluate(() => [...document.scripts].filter((s) => !s.src).length);
+      expect(inline === 0, `${inline} inline scripts`);
+    });
+
+    await check("both cameras are listed as running", async () => {
+      for (const name of ["cam-a", "cam-b"]) {
+        await tile(name).and(page.locator('[data-state="running"]')).waitFor({ timeout: 30000 });
+        expect((await tile(name).locator(".state").textContent()) === "running", `${name}'s state word`);
+      }
+      const summary = await page.locator("#summary").textContent();
+      expect(/2 streams: 2 running/.test(summary), `summary: ${summary}`);
+    });
+
+    let before = {};
+    await check("previews are not blank and change over time", async () => {
+      for (const name of ["cam-a", "cam-b"]) {
+        const first = await eventually(`${name}'s first picture`, () => pictureStats(page, name, "output"), 15000);
+        expect(first.spread > 10, `${name}'s picture is blank: spread ${first.spread.toFixed(1)}`);
+        const shot1 = await tile(name).locator(".output-side img").screenshot({ path: path.join(outDir, `${name}-1.png`) });
+        await sleep(1500);
+        const second = await eventually(`${name}'s next picture`, async () => {
+          const s = await pictureStats(page, name, "output");
+          return s && s.src !== first.src ? s : null;
+        }, 10000);
+        const shot2 = await tile(name).locator(".output-side img").screenshot({ path: path.join(outDir, `${name}-2.png`) });
+        expect(Buffer.compare(shot1, shot2) !== 0, `${name}: the two screenshots are the same`);
+        const share = changedShare(first, second);
+        expect(share > 0.02, `${name}: only ${(share * 100).toFixed(1)}% of the picture changed in 1.5 s`);
+        before[name] = second;
+      }
+      await page.screenshot({ path: path.join(outDir, "page-1280x720.png") });
+    });
+
+    await check("the filter editor switches cam-a from Sobel to Gaussian, and only cam-a", async () => {
+      const a = tile("cam-a");
+      await a.locator("summary").click();
+      await a.locator(".filter-name").selectOption("gaussian");
+      const help = await a.locator(".filter-help").textContent();
+      expect(help.length > 10, "the filter's help from the table is shown");
+      const sigma = a.locator('[data-option="sigma"]');
+      expect((await sigma.getAttribute("min")) === "0.05" && (await sigma.getAttribute("max")) === "1000", "sigma's range from the table");
+      await sigma.fill("3");
+      await a.locator(".use").click();
+      expect((await a.locator(".chain").inputValue()) === "gaussian=sigma=3", `chain: ${await a.locator(".chain").inputValue()}`);
+      await a.locator(".apply").click();
+      await eventually("cam-a's filter in GET /streams", async () => (await stream(base, "cam-a")).filter === "gaussian=sigma=3", 5000);
+      expect((await stream(base, "cam-b")).filter === "sobel", "cam-b's filter changed too");
+      expect((await a.locator(".filter-error").textContent()) === "", "an error is shown");
+      // Sobel leaves grey edges on black; Gaussian leaves the colour bars, blurred.
+      const after = await eventually("cam-a's picture after the switch", async () => {
+        const s = await pictureStats(page, "cam-a", "output");
+        return s && s.colour > before["cam-a"].colour + 20 && s.mean > before["cam-a"].mean + 30 ? s : null;
+      }, 10000);
+      await sleep(1000);
+      const b = await pictureStats(page, "cam-b", "output");
+      expect(Math.abs(b.mean - before["cam-b"].mean) < 15 && b.colour < before["cam-b"].colour + 10,
+        `cam-b's picture changed kind: mean ${before["cam-b"].mean.toFixed(0)} -> ${b.mean.toFixed(0)}`);
+      console.log(`      cam-a: mean luma ${before["cam-a"].mean.toFixed(0)} -> ${after.mean.toFixed(0)}, colour ` +
+        `${before["cam-a"].colour.toFixed(0)} -> ${after.colour.toFixed(0)}; cam-b: mean ${b.mean.toFixed(0)}`);
+      await page.screenshot({ path: path.join(outDir, "page-after-switch.png") });
+    });
+
+    await check("a refused chain shows its reason in place and changes nothing", async () => {
+      const a = tile("cam-a");
+      for (const [chain, why] of [["gaussian=sigma=-4", /sigma/], ["blurry", /blurry/]]) {
+        await a.locator(".chain").fill(chain);
+        await a.locator(".apply").click();
+        await eventually(`the error for ${chain}`, async () => why.test(await a.locator(".filter-error").textContent()), 5000);
+        expect((await a.locator(".filter-error").getAttribute("role")) === "alert", "errors are announced");
+        expect((await stream(base, "cam-a")).filter === "gaussian=sigma=3", `${chain} changed the filter`);
+      }
+      await page.screenshot({ path: path.join(outDir, "page-refused-chain.png") });
+      await a.locator(".chain").fill("gaussian=sigma=3");
+      await a.locator("summary").click();
+    });
+
+    await check("the input is shown beside the output on the toggle", async () => {
+      await page.locator("#show-input").check();
+      const input = await eventually("cam-b's input picture", () => pictureStats(page, "cam-b", "input"), 10000);
+      const output = await pictureStats(page, "cam-b", "output");
+      expect(input.spread > 10, "the input picture is blank");
+      expect(input.colour > output.colour + 20, "the input (colour bars) looks like the Sobel output");
+      await page.screenshot({ path: path.join(outDir, "page-with-inputs.png") });
+      await page.locator("#show-input").uncheck();
+    });
+
+    await check("a killed camera turns its tile to reconnecting, and back to running when it returns", async () => {
+      cams[1].kill("SIGKILL");
+      await tile("cam-b").and(page.locator('[data-state="reconnecting"]')).waitFor({ timeout: 15000 });
+      expect((await tile("cam-b").locator(".state").textContent()) === "reconnecting", "the state's word");
+      expect((await tile("cam-a").getAttribute("data-state")) === "running", "cam-a was touched");
+      await page.screenshot({ path: path.join(outDir, "page-reconnecting.png") });
+      await sleep(1000);
+      cams[1] = await camera(ports[1], "smpte", "cam-b-again.log");
+      await tile("cam-b").and(page.locator('[data-state="running"]')).waitFor({ timeout: 30000 });
+      expect(Number(await tile("cam-b").locator(".reconnects").textContent()) >= 1, "reconnects not counted");
+    });
+
+    await check("a camera is added and removed through the page", async () => {
+      await page.locator("#add-toggle").click();
+      const form = page.locator("#add-form");
+      await form.locator('[name="name"]').fill("cam-c");
+      await form.locator('[name="input"]').fill(url(0));
+      await form.locator('[name="filter"]').fill("box=radius=2");
+      await form.locator('button[type="submit"]').click();
+      await tile("cam-c").and(page.locator('[data-state="running"]')).waitFor({ timeout: 30000 });
+      expect((await stream(base, "cam-c")).filter === "box=radius=2", "cam-c's filter");
+      await page.locator("#add-toggle").click();
+      await form.locator('[name="name"]').fill("cam-c");
+      await form.locator('[name="input"]').fill(url(0));
+      await form.locator('button[type="submit"]').click();
+      await eventually("the duplicate's error", async () => /exists/.test(await page.locator("#add-error").textContent()), 5000);
+      await page.locator("#add-cancel").click();
+      const remove = tile("cam-c").locator(".remove");
+      await remove.click();
+      expect(/again/.test(await remove.textContent()), "one press removes at once");
+      await remove.click();
+      await tile("cam-c").waitFor({ state: "detached", timeout: 15000 });
+      expect(!(await stream(base, "cam-c")), "cam-c is still served");
+    });
+
+    await check("every control is reachable from the keyboard", async () => {
+      await page.locator("body").click({ position: { x: 5, y: 5 } });
+      const reached = new Set();
+      for (let i = 0; i < 60; ++i) {
+        await page.keyboard.press("Tab");
+        reached.add(await page.evaluate(() => {
+          const e = document.activeElement;
+          const t = e.closest(".tile");
+          return (t ? t.dataset.name + " " : "") + (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + e.className);
+        }));
+      }
+      for (const want of ["#show-input", "#add-toggle", "cam-a summary.", "cam-a button.remove", "cam-b summary.", "cam-b button.remove"])
+        expect(reached.has(want), `${want} not reached by Tab (reached: ${[...reached].join(", ")})`);
+      // A filter is opened, changed and applied without the mouse.
+      await tile("cam-b").locator("summary").focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("sobel=scale=2");
+      await page.keyboard.press("Enter");
+      await eventually("cam-b's filter set from the keyboard", async () => (await stream(base, "cam-b")).filter === "sobel=scale=2", 5000);
+      const focusStyle = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+      expect(focusStyle !== "none", "the focused control shows no outline");
+    });
+
+    await check("the page works at phone width", async () => {
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      const p = await phone.newPage();
+      watch(p);
+      await p.goto(base + "/");
+      await p.locator('.tile[data-name="cam-a"][data-state="running"]').waitFor({ timeout: 15000 });
+      await eventually("a picture at phone width", () => pictureStats(p, "cam-a", "output"), 10000);
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow <= 0, `the page is ${overflow} px wider than the phone`);
+      const box = await p.locator('.tile[data-name="cam-a"]').boundingBox();
+      expect(box.width <= 390 && box.width > 300, `a tile is ${box.width} px wide`);
+      await p.screenshot({ path: path.join(outDir, "page-phone.png"), fullPage: true });
+      await phone.close();
+    });
+
+    await check("the preview endpoints answer a stream and refuse malformed queries", async () => {
+      const mjpeg = await fetch(base + "/streams/cam-a/preview.mjpg?fps=10&width=160");
+      expect(mjpeg.status === 200 && /multipart\/x-mixed-replace/.test(mjpeg.headers.get("content-type")), "preview.mjpg");
+      const reader = mjpeg.body.getReader();
+      let bytes = "";
+      const until = Date.now() + 3000;
+      while (Date.now() < until && (bytes.match(/Content-Type: image\/jpeg/g) || []).length < 3) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        bytes += Buffer.from(value).toString("latin1");
+      }
+      await reader.cancel();
+      expect((bytes.match(/Content-Type: image\/jpeg/g) || []).length >= 3, "fewer than 3 pictures in 3 s");
+      const snap = await fetch(base + "/streams/cam-a/snapshot.jpg?side=input&width=64");
+      const jpeg = Buffer.from(await snap.arrayBuffer());
+      expect(snap.headers.get("content-type") === "image/jpeg" && jpeg[0] === 0xff && jpeg[1] === 0xd8, "snapshot.jpg is a JPEG");
+
+      // Fuzzing: random queries built from the characters that break parsers.
+      const alphabet = ["side", "width", "fps", "=", "&", "%", "%2", "%zz", "%00", "%ff", "input", "output", "-1", "0", "16",
+        "99999999999", "1e3", "+", ";", "?", "#", "..", "/", "\u00e9", "\u0001", " ", "\t", "320", "=&=", "%26", "%3D"];
+      let seed = 12345;
+      const random = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+      const counts = {};
+      for (let i = 0; i < 400; ++i) {
+        let q = "";
+        for (let k = 1 + random(8); k > 0; --k) q += alphabet[random(alphabet.length)];
+        const target = `/streams/cam-a/${i % 2 ? "preview.mjpg" : "snapshot.jpg"}?${q}`;
+        const { status, text } = await rawRequest(apiPort, target);
+        counts[status] = (counts[status] || 0) + 1;
+        expect([200, 400].includes(status), `${JSON.stringify(target)} answered ${status}: ${text.slice(0, 300)}`);
+        if (status === 400 && /application\/json/.test(text)) expect(/"error"/.test(text), "a 400 without its reason");
+      }
+      const health = await fetch(base + "/healthz");
+      expect(health.ok, "the service stopped answering");
+      expect((await stream(base, "cam-a")).state === "running", "cam-a stopped");
+      console.log(`      400 random queries: ${JSON.stringify(counts)}`);
+    });
+
+    await context.close();
+
+    // A second service that needs a token (as when bound beyond loopback).
+    const token = "s3cret-" + Math.random().toString(36).slice(2);
+    const config2 = path.join(outDir, "streams-token.yaml");
+    fs.writeFileSync(config2, `defaults: {output: "null", filter: sobel}\nstreams:\n  - {name: cam-a, input: "${url(0)}"}\n`);
+    const locked = await serve(config2, ["--api-token", token], "serve-token.log");
+    await check("with a token required, the page without it changes nothing and the API answers 401", async () => {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      const p = await ctx.newPage();
+      watch(p);
+      const urls = [];
+      p.on("request", (r) => urls.push(r.url()));
+      await p.goto(locked.base + "/");
+      await p.locator("#token-box").waitFor({ state: "visible", timeout: 10000 });
+      expect((await p.locator(".tile").count()) === 0, "streams shown without the token");
+      const answer = await p.evaluate(async () => {
+        const r = await fetch("/streams/cam-a/filter", { method: "PUT", body: "gaussian" });
+        return r.status;
+      });
+      expect(answer === 401, `PUT without the token answered ${answer}`);
+      for (const [method, pathname, body] of [["GET", "/streams"], ["POST", "/streams", '{"name":"x","input":"a","output":"null"}'],
+        ["DELETE", "/streams/cam-a"], ["PUT", "/streams/cam-a/filter", "box"], ["GET", "/streams/cam-a/snapshot.jpg"]]) {
+        const r = await fetch(locked.base + pathname, { method, body });
+        expect(r.status === 401, `${method} ${pathname} without the token answered ${r.status}`);
+      }
+      await p.locator("#add-toggle").click();
+      await p.locator('#add-form [name="name"]').fill("intruder");
+      await p.locator('#add-form [name="input"]').fill(url(1));
+      await p.locator('#add-form button[type="submit"]').click();
+      await eventually("the refusal", async () => /401|token/i.test(await p.locator("#add-error").textContent()), 5000);
+      const list = await streams(locked.base, token);
+      expect(list.length === 1 && list[0].filter === "sobel", `the service changed: ${JSON.stringify(list)}`);
+      await p.locator("#add-cancel").click();
+      await p.locator("#token").fill("wrong");
+      await p.locator("#token-form button").click();
+      await eventually("the wrong token refused", async () => /refused/.test(await p.locator("#token-error").textContent()), 5000);
+      await p.locator("#token").fill(token);
+      await p.locator("#token-form button").click();
+      await p.locator('.tile[data-name="cam-a"][data-state="running"]').waitFor({ timeout: 15000 });
+      await eventually("a picture with the token", () => pictureStats(p, "cam-a", "output"), 10000);
+      await p.reload();  // the tab keeps it
+      await p.locator('.tile[data-name="cam-a"]').waitFor({ timeout: 10000 });
+      expect(await p.locator("#token-box").isHidden(), "the token was asked for again in the same tab");
+      const leaked = urls.filter((u) => u.includes(token));
+      expect(leaked.length === 0, `the token is in addresses: ${leaked[0]}`);
+      expect(!locked.child.log().includes(token), "the token is in the service's log");
+      await p.screenshot({ path: path.join(outDir, "page-token.png") });
+      await ctx.close();
+    });
+    locked.child.kill("SIGTERM");
+    await locked.child.exit;
+
+    await check("no script error and no content security policy violation in any page", async () => {
+      expect(pageProblems.length === 0, pageProblems.join("\n"));
+    });
+
+    server.kill("SIGTERM");
+    const end = await Promise.race([server.exit, sleep(30000).then(() => null)]);
+    await check("the service ends cleanly on SIGTERM", async () => {
+      expect(end && end.code === 0, `exit ${JSON.stringify(end)}:\n${server.log().slice(-1500)}`);
+    });
+  } finally {
+    await browser.close();
+    for (const c of children) c.kill("SIGKILL");
+  }
+  const failed = results.filter((r) => !r.ok);
+  console.log(`${results.length - failed.length} of ${results.length} checks passed; screenshots and logs in ${outDir}`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then((code) => process.exit(code), (e) => {
+  console.error(e.stack || e);
+  for (const c of children) c.kill("SIGKILL");
+  process.exit(1);
+});
