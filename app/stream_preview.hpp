@@ -24,7 +24,7 @@ struct PreviewPicture {
 
 class StreamPreview {
 public:
-    static constexpr std::chrono::milliseconds kMinInterval{100};
+    static constexpr std::chrono::milliseconds kMinInterval{50};  // below preview.mjpg's 10 a second
     static constexpr std::chrono::milliseconds kFrameWait{1000};  // then the last picture is shown
 
     FrameTap& tap(PreviewSide side) { return side == PreviewSide::Input ? input_ : output_; }

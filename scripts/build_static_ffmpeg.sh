@@ -49,7 +49,7 @@ echo "== FFmpeg ($ffmpeg_dir)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 components=(
   --enable-protocol=file,pipe
-  --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid
+  --enable-decoder=h264,hevc,mpeg4,ffv1,rawvideo,mjpeg,aac,mp2,mp3,pcm_s16le,png,h264_cuvid,hevc_cuvid
   --enable-encoder=libx264,ffv1,mjpeg,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac,h264_nvenc,hevc_nvenc
   --enable-hwaccel=h264_nvdec,hevc_nvdec
   --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2
