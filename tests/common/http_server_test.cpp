@@ -18,6 +18,7 @@ namespace {
 HttpServerOptions local(int port = 0) {
     HttpServerOptions o;
     o.port = port;
+    o.timeout_s = 1;  // a refused request's connection stays open this long (the client reads to its end)
     return o;
 }
 
