@@ -74,7 +74,7 @@ Command parse_command_line(int argc, char** argv) {
                  "SIGHUP re-reads the file (docs/serve.md)");
     ServeOptions& so = cmd.serve;
     serve->add_option("--config", so.config, "YAML file: a defaults: block and a streams: list")->required();
-    serve->add_option("--api-port", so.api_port, "serve the control API, /metrics, /healthz and /readyz on this port")
+    serve->add_option("--api-port", so.api_port, "serve the control API, the page (/), /metrics, /healthz and /readyz on this port")
         ->check(CLI::Range(0, 65535))->envname("VFILTER_API_PORT");
     serve->add_option("--api-bind", so.api_bind, "address of the API (anything but 127.x needs a token)")
         ->default_str("127.0.0.1")->envname("VFILTER_API_BIND");
