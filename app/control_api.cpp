@@ -63,11 +63,10 @@ HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::strin
     }
     HttpResponse r;
     r.content_type = std::string("multipart/x-mixed-replace; boundary=") + kBoundary;
-    r.stream = [this, preview, name, q](const HttpBodyWriter& write) {
-        struct Leave {
-            std::atomic<int>& n;
-            ~Leave() { --n; }
-        } leave{preview_streams_};
+    // The slot is given back when the stream's function is gone, whether it ran or not (a client
+    // that left before its first byte, a HEAD request).
+    std::shared_ptr<void> slot(nullptr, [this](void*) { --preview_streams_; });
+    r.stream = [this, preview, name, q, slot](const HttpBodyWriter& write) {
         const auto interval = std::chrono::milliseconds(1000 / q.fps);
         // A stream that passes no frame (a camera reconnecting) gets its last picture again this
         // often, so a viewer that went is noticed and its thread freed.
@@ -77,7 +76,11 @@ HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::strin
         while (!service_.closing()) {
             std::optional<PreviewPicture> p;
             try {
-                if (service_.preview(name) != preview) return;  // removed or replaced
+                if (service_.preview(name) != preview) return;  // replaced
+            } catch (const ServiceError&) {
+                return;  // removed
+            }
+            try {
                 p = preview->picture(q.side, q.width);
             } catch (const std::exception& e) {
                 spdlog::warn("preview of '{}': {}", name, e.what());

@@ -50,11 +50,6 @@ void StreamPreview::close() {
     output_.close();
 }
 
-void StreamPreview::reopen() {
-    input_.reopen();
-    output_.reopen();
-}
-
 int64_t StreamPreview::pictures_made() const {
     std::lock_guard<std::mutex> lock(kept_mutex_);
     return made_;

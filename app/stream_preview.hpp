@@ -32,8 +32,7 @@ public:
     // the last one made when no frame comes (a camera reconnecting); nothing when there never was
     // one. Throws Error(Internal) when FFmpeg cannot encode it.
     std::optional<PreviewPicture> picture(PreviewSide side, int width);
-    void close();   // the stream ended: no frames will come
-    void reopen();  // it runs again
+    void close();  // the stream ended: no frames will come
     int64_t pictures_made() const;
 
 private:

@@ -36,9 +36,4 @@ void FrameTap::close() {
     offered_.notify_all();
 }
 
-void FrameTap::reopen() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    closed_ = false;
-}
-
 }  // namespace vf

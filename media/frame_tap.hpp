@@ -24,7 +24,6 @@ public:
     AvFramePtr next(std::chrono::milliseconds timeout);
     // No more frames (the stream ended): waiting readers return at once, and later ones too.
     void close();
-    void reopen();  // a stream started again
     int64_t frames_taken() const { return taken_.load(); }  // offers that found a reader
 
 private:

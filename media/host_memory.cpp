@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
+#include <map>
 #include <mutex>
 
 #ifdef VF_HAVE_CUDA
@@ -11,15 +12,77 @@
 
 namespace vf {
 
+#ifdef VF_HAVE_CUDA
+namespace {
+
+// Page-locked blocks given back by frame pools that ended (a stream of serve removed or
+// restarted, a filter chain rebuilt), kept for the next pool that asks for the same size, so the
+// streams of one process share their page-locked memory instead of pinning it again:
+// cudaHostAlloc pins page by page and waits on the GPU. Bounded: beyond the limit a block is freed.
+class PinnedBlocks {
+public:
+    static constexpr size_t kLimit = size_t(1) << 30;
+
+    void* take(size_t size) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = free_.find(size);
+        if (it == free_.end()) return nullptr;
+        void* p = it->second;
+        free_.erase(it);
+        cached_ -= size;
+        return p;
+    }
+    void give(void* p, size_t size) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (cached_ + size <= kLimit) {
+                free_.emplace(size, p);
+                cached_ += size;
+                return;
+            }
+        }
+        cudaFreeHost(p);
+    }
+    size_t cached() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return cached_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::multimap<size_t, void*> free_;
+    size_t cached_ = 0;
+};
+
+// Never destroyed: at exit the CUDA runtime may already be gone, and the OS takes the memory back.
+PinnedBlocks& pinned_blocks() {
+    static PinnedBlocks* blocks = new PinnedBlocks;
+    return *blocks;
+}
+
+}  // namespace
+#endif
+
+size_t pinned_bytes_kept() {
+#ifdef VF_HAVE_CUDA
+    return pinned_blocks().cached();
+#else
+    return 0;
+#endif
+}
+
 AVBufferRef* pinned_buffer_alloc(size_t size) {
 #ifdef VF_HAVE_CUDA
-    void* p = nullptr;
-    const cudaError_t err = cudaHostAlloc(&p, size, cudaHostAllocDefault);
+    void* p = pinned_blocks().take(size);
+    const cudaError_t err = p ? cudaSuccess : cudaHostAlloc(&p, size, cudaHostAllocDefault);
     if (err == cudaSuccess) {
         std::memset(p, 0, size);  // decoders may rely on zeroed padding, as with av_buffer_allocz
+        // The size rides in the free callback's opaque pointer, for the block's way back.
         AVBufferRef* b = av_buffer_create(
-            static_cast<uint8_t*>(p), size, [](void*, uint8_t* data) { cudaFreeHost(data); }, nullptr, 0);
-        if (!b) cudaFreeHost(p);
+            static_cast<uint8_t*>(p), size,
+            [](void* bytes, uint8_t* data) { pinned_blocks().give(data, reinterpret_cast<size_t>(bytes)); },
+            reinterpret_cast<void*>(size), 0);
+        if (!b) pinned_blocks().give(p, size);
         return b;
     }
     cudaGetLastError();  // clear it: the fallback below is not an error of any later call

@@ -15,9 +15,14 @@ namespace vf {
 // Allocates one zeroed buffer (the signature av_buffer_pool_init takes).
 using BufferAllocator = AVBufferRef* (*)(size_t size);
 
-// Page-locked buffers freed with cudaFreeHost. Without CUDA in the build, or when the driver
-// refuses (too much pinned memory), ordinary buffers, said once in the log.
+// Page-locked buffers. One process-wide store keeps the blocks freed buffers leave (up to 1 GiB,
+// by size) for the next buffer of that size, so the streams of one process share their
+// page-locked memory as they come and go; beyond that, cudaFreeHost. A buffer is zeroed either
+// way. Without CUDA in the build, or when the driver refuses (too much pinned memory), ordinary
+// buffers, said once in the log.
 AVBufferRef* pinned_buffer_alloc(size_t size);
+// Bytes of page-locked blocks kept for reuse now (0 without CUDA).
+size_t pinned_bytes_kept();
 
 // Device memory (cudaMalloc, on the calling thread's current GPU) for frames that stay on the GPU,
 // freed with cudaFree; nullptr (an allocation failure) without CUDA in the build or when the GPU

@@ -129,6 +129,9 @@ struct SharedGpuStage {
     std::vector<cuda::Stream> streams{4};  // launches of different groups may overlap
     size_t next = 0;                       // the window's thread alone uses it
     std::unique_ptr<BatchWindow> window;
+    // launch()'s lists, kept so a launch allocates nothing once they have grown (window's thread).
+    std::vector<GpuFrameFilter::Slot*> slots;
+    std::vector<PlaneView> src, dst;
 
     void launch(const std::vector<BatchJob*>& jobs);
     static std::shared_ptr<SharedGpuStage> of_device(int device, int wait_us);
@@ -183,12 +186,13 @@ void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
     int now = -1;
     if (cudaGetDevice(&now) != cudaSuccess || now != device) VF_CUDA_CHECK(cudaSetDevice(device));
     cudaStream_t st = streams[next++ % streams.size()].get();
-    std::vector<GpuFrameFilter::Slot*> slots;
+    slots.clear();
     for (BatchJob* j : jobs) slots.push_back(static_cast<GpuJob*>(j)->slot);
     const GpuFrameFilter::Impl& first = *static_cast<GpuJob*>(jobs.front())->engine;
     for (GpuFrameFilter::Slot* s : slots) VF_CUDA_CHECK(cudaStreamWaitEvent(st, s->uploaded.get(), 0));
     const int n = static_cast<int>(slots.size());
-    std::vector<PlaneView> src(slots.size()), dst(slots.size());
+    src.resize(slots.size());
+    dst.resize(slots.size());
     const std::vector<FilterStep>& steps = slots.front()->steps;
     for (size_t f = 0; f < steps.size(); ++f)
         for (size_t c = 0; c < steps[f].src.size(); ++c) {

@@ -402,6 +402,8 @@ TEST_F(Serve, PreviewsAnswerAtTheAskedWidthAndNeverStallTheApi) {
     EXPECT_EQ(status_of(refused), 400);
     EXPECT_NE(body_json(refused)["error"].get<std::string>().find("width='abc'"), std::string::npos) << refused;
 
+    for (int i = 0; i < 10; ++i)  // answered without a body: their slots must come back all the same
+        EXPECT_EQ(status_of(http(port, "HEAD", "/streams/a/preview.mjpg")), 200);
     const std::string ask = "GET /streams/a/preview.mjpg?fps=10&width=64 HTTP/1.1\r\nHost: x\r\n\r\n";
     std::vector<std::unique_ptr<HttpConnection>> watchers;
     for (int i = 0; i < 8; ++i) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -189,6 +190,38 @@ JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec,
     o.progress = false;
     Job job(o);
     return job.run();
+}
+
+// The page-locked store: a buffer freed by one pool is the next one of its size (zeroed again),
+// whichever stream asks; one of another size, or asked while the first is in use, is new.
+TEST(PinnedBlocks, FreedBuffersGoToTheNextPoolOfTheirSize) {
+    std::string why;
+    if (!gpu_or_skip(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const size_t size = 3 * 1024 * 1024 + 17;  // no frame pool of the suite asks for this size
+    AVBufferRef* a = pinned_buffer_alloc(size);
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(is_pinned(a->data));
+    uint8_t* const first = a->data;
+    std::memset(first, 0xab, size);
+    const size_t kept = pinned_bytes_kept();
+    AVBufferRef* other = pinned_buffer_alloc(size);  // while the first is in use: a block of its own
+    ASSERT_NE(other->data, first);
+    av_buffer_unref(&a);
+    EXPECT_EQ(pinned_bytes_kept(), kept + size);
+    std::thread([&] {  // another stream's thread
+        AVBufferRef* b = pinned_buffer_alloc(size);
+        EXPECT_EQ(b->data, first) << "the freed block is reused";
+        EXPECT_TRUE(is_pinned(b->data));
+        size_t nonzero = 0;
+        for (size_t i = 0; i < size; ++i) nonzero += b->data[i] != 0;
+        EXPECT_EQ(nonzero, 0u) << "a reused block is zeroed as a new one";
+        AVBufferRef* c = pinned_buffer_alloc(size + 64);
+        EXPECT_NE(c->data, first) << "only blocks of the same size are reused";
+        av_buffer_unref(&b);
+        av_buffer_unref(&c);
+    }).join();
+    av_buffer_unref(&other);
+    EXPECT_EQ(pinned_bytes_kept(), kept + 3 * size + 64);
 }
 
 TEST(GpuDecode, NvdecMatchesCpuDecodingAndCopiesNothingOnTheHost) {
