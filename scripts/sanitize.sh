@@ -10,9 +10,11 @@ cd "$here"
 what=${1:-all}
 jobs=$(nproc)
 
+# -O1, as the sanitizers' own documentation advises: on CI's two cores the ASan build takes 5.5
+# minutes instead of 9 at RelWithDebInfo's -O2, and the suite runs in the same 3 minutes.
 configure() {  # dir, sanitizers
-  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVF_CUDA=OFF -DVF_WERROR=ON -DVF_BUILD_TESTS=ON \
-    -DVF_SANITIZE="$2" >/dev/null
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG" -DVF_CUDA=OFF \
+    -DVF_WERROR=ON -DVF_BUILD_TESTS=ON -DVF_SANITIZE="$2" >/dev/null
 }
 
 if [ "$what" = address ] || [ "$what" = all ]; then
