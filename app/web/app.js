@@ -330,13 +330,13 @@ addForm.addEventListener("submit", async (event) => {
 
 // ---- start ----------------------------------------------------------------------------------
 
+// The filter table first: tiles are made by refresh(), and their editors are filled from it.
 async function start() {
   try {
     filterTable = await (await fetch("/filters", { cache: "no-store" })).json();
   } catch (e) {
     filterTable = [];
   }
-  for (const tile of tiles.values()) if (tile.node.querySelector(".editor").open) tile.node.querySelector(".editor").dispatchEvent(new Event("toggle"));
   await refresh();
   setInterval(refresh, REFRESH_MS);
 }
