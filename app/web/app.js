@@ -80,8 +80,6 @@ function makeTile(name) {
   };
   node.dataset.name = name;
   node.querySelector(".name").textContent = name;
-  tile.input.alt = "input of " + name;
-  tile.output.alt = "filtered output of " + name;
   node.querySelector(".editor").id = "editor-" + name;
   setUpEditor(tile);
   setUpRemove(tile);
@@ -153,6 +151,8 @@ async function loadPicture(tile, img, side) {
     if (!tile.alive) return false;
     const old = img.src;
     img.src = URL.createObjectURL(blob);
+    // Described once it shows something: an empty alt keeps a picture still loading a black box.
+    img.alt = (side === "input" ? "input of " : "filtered output of ") + tile.name;
     if (old.startsWith("blob:")) URL.revokeObjectURL(old);
     img.classList.remove("missing");
     return true;

@@ -315,9 +315,11 @@ streams:
 
     await check("the input is shown beside the output on the toggle", async () => {
       await page.locator("#show-input").check();
+      await eventually("cam-a's input picture", () => pictureStats(page, "cam-a", "input"), 10000);
       const input = await eventually("cam-b's input picture", () => pictureStats(page, "cam-b", "input"), 10000);
       const output = await pictureStats(page, "cam-b", "output");
       expect(input.spread > 10, "the input picture is blank");
+      expect((await tile("cam-b").locator(".input-side img").getAttribute("alt")) === "input of cam-b", "the picture's alt text");
       expect(input.colour > output.colour + 20, "the input (colour bars) looks like the Sobel output");
       await page.screenshot({ path: path.join(outDir, "page-with-inputs.png") });
       await page.locator("#show-input").uncheck();
