@@ -103,20 +103,19 @@ HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::strin
 }
 
 HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
-    StreamService& service = service_;
     const std::string& path = req.path;
     if (path == "/streams" || path == "/streams/") {
-        if (req.method == "GET" || req.method == "HEAD") return json_answer(200, service.list());
+        if (req.method == "GET" || req.method == "HEAD") return json_answer(200, service_.list());
         if (req.method == "POST") {
             StreamConfig s;
             try {
-                s = stream_from_json(req.body, service.defaults());
+                s = stream_from_json(req.body, service_.defaults());
             } catch (const Error& e) {
                 throw ServiceError(400, e.what());
             }
             const std::string name = s.name;
-            service.add(std::move(s));
-            for (const nlohmann::json& j : service.list())
+            service_.add(std::move(s));
+            for (const nlohmann::json& j : service_.list())
                 if (j["name"] == name) return json_answer(201, j);
             return json_answer(201, nlohmann::json{{"name", name}});
         }
@@ -130,24 +129,23 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
     if (tail.empty()) {
         if (req.method == "GET" || req.method == "HEAD") {
-            for (const nlohmann::json& j : service.list())
+            for (const nlohmann::json& j : service_.list())
                 if (j["name"] == name) return json_answer(200, j);
             throw ServiceError(404, "no stream named '" + name + "'");
         }
-        if (req.method == "DELETE") return json_answer(200, service.remove(name));
+        if (req.method == "DELETE") return json_answer(200, service_.remove(name));
         return error_answer(405, req.method + " /streams/NAME: use GET or DELETE");
     }
     if (tail == "/filter") {
         if (req.method != "PUT") return error_answer(405, req.method + " /streams/NAME/filter: use PUT");
-        service.set_filter(name, filter_from_body(req.body));
-        for (const nlohmann::json& j : service.list())
+        service_.set_filter(name, filter_from_body(req.body));
+        for (const nlohmann::json& j : service_.list())
             if (j["name"] == name) return json_answer(200, j);
     }
     return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, snapshot.jpg or preview.mjpg");
 }
 
 HttpResponse ControlApi::answer(const HttpRequest& req) {
-    StreamService& service = service_;
     const std::string& token = options_.token;
     try {
         if (const WebAsset* page = find_web_asset(req.path)) {
@@ -160,12 +158,12 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
         }
         if (req.path == "/healthz") return {200, "text/plain; charset=utf-8", "ok\n"};
         if (req.path == "/readyz") {
-            const bool ready = service.ready();
+            const bool ready = service_.ready();
             return {ready ? 200 : 503, "text/plain; charset=utf-8", ready ? "ready\n" : "streams are still opening\n"};
         }
         if (req.path == "/metrics") {
             if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /metrics");
-            return {200, "text/plain; version=0.0.4; charset=utf-8", service.metrics()};
+            return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics()};
         }
         if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0) {
             if (!token.empty() && !bearer_token_matches(req.authorization, token))
