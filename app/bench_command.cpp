@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -15,13 +17,42 @@
 #include "config/filter_registry.hpp"
 #include "kernels/cpu_backend.hpp"
 
+#include <unistd.h>
+
 #ifdef VF_HAVE_CUDA
-#include "bench/gpu_bench.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "pipeline/gpu_pipeline_bench.hpp"
 #endif
 
 namespace vf {
+namespace {
+
+// The GPU kernel benchmark is a program of its own, built beside vfilter (bench/, with NPP where the
+// toolkit has it), so that neither the benchmark nor NPP is linked into vfilter: this runs it with
+// the options given here. Returns only on error.
+[[noreturn]] void exec_gpu_bench(const BenchOptions& o) {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
+    dir = dir.substr(0, dir.find_last_of('/') + 1);
+    const std::string program = dir + "vfilter_gpu_bench";
+    if (access(program.c_str(), X_OK) != 0)
+        fail(ErrorCategory::Device, "bench --device cuda runs the GPU benchmark, vfilter_gpu_bench, which was not found beside "
+                                    "vfilter (" + program + "); it is built with CUDA (scripts/gpu_check.sh builds it)");
+    std::vector<std::string> args = {program};
+    if (o.sizes.size() != 1 || o.sizes[0] != "1920x1080")
+        for (const std::string& s : o.sizes) args.insert(args.end(), {"--size", s});
+    args.insert(args.end(), {"--iterations", std::to_string(std::max(o.repeat, 5))});
+    if (!o.json.empty()) args.insert(args.end(), {"--json", o.json});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::fflush(stdout);
+    execv(program.c_str(), argv.data());
+    fail(ErrorCategory::Device, "cannot run " + program + ": " + std::strerror(errno));
+}
+
+}  // namespace
 
 const std::vector<std::string>& standard_bench_filters() {
     static const std::vector<std::string> f = {
@@ -60,11 +91,7 @@ int run_bench(const BenchOptions& o) {
     }
     if (o.device == DeviceChoice::Cuda) {
 #ifdef VF_HAVE_CUDA
-        GpuBenchOptions g;
-        if (o.sizes.size() != 1 || o.sizes[0] != "1920x1080") g.sizes = o.sizes;
-        g.iterations = std::max(o.repeat, 5);
-        g.json = o.json;
-        return run_gpu_bench(g);
+        exec_gpu_bench(o);
 #else
         fail(ErrorCategory::Device, "bench --device cuda: this vfilter was built without CUDA");
 #endif

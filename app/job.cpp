@@ -94,7 +94,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     if (make_sink && o.output != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
     std::vector<FilterPlan> chain = build_chain(o.filter, o.compat);
-    if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
+    if (const std::string why = forced_kernel_problem(chain, o.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     const Device device = resolve_device(o.device, o.kernel);
 #ifdef VF_HAVE_CUDA
     if (device == Device::Cuda) {
@@ -197,7 +197,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         geometry.height = v.height;
         if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
         chain = build_chain(o.filter, o.compat, geometry);
-        if (const std::string why = forced_kernel_problem(chain, o.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
+        if (const std::string why = forced_kernel_problem(chain, o.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
         parts_->geometry = geometry;
         parts_->filter_text = o.filter;
     }
@@ -264,7 +264,7 @@ void Job::collect_metrics(MetricSet& set, const std::string& labels) const { par
 
 void Job::set_filter(const std::string& text) {
     std::vector<FilterPlan> chain = build_chain(text, options_.compat, parts_->geometry);  // throws on a bad chain
-    if (const std::string why = forced_kernel_problem(chain, options_.kernel.family); !why.empty()) fail(ErrorCategory::Usage, why);
+    if (const std::string why = forced_kernel_problem(chain, options_.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);
     parts_->filter->set_chain(std::move(chain));
     parts_->filter_text = text;

@@ -10,7 +10,7 @@
 #include "common/redact.hpp"
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
-#include "pipeline/gpu_frame_filter.hpp"
+#include "pipeline/gpu_metrics.hpp"
 #endif
 
 namespace vf {
@@ -206,19 +206,7 @@ std::string StreamService::metrics() const {
         set.add("vfilter_streams", "gauge", "Streams by state.", n, metric_label("state", state));
 #ifdef VF_HAVE_CUDA
     // Only once a stream runs on the GPU: asking earlier would create a CUDA context for nothing.
-    size_t used = 0, total = 0;
-    if (gpu_in_use && gpu_memory_info(&used, &total)) {
-        set.add("vfilter_gpu_memory_used_bytes", "gauge", "GPU memory in use on the device, every process's.", static_cast<double>(used));
-        set.add("vfilter_gpu_memory_total_bytes", "gauge", "GPU memory of the device.", static_cast<double>(total));
-    }
-    if (gpu_in_use) {
-        const GpuBatchTotals b = gpu_batch_totals();
-        set.add("vfilter_gpu_batch_launches_total", "counter",
-                "Batched launches of the shared GPU stage (one launch per filter and channel for all their frames).",
-                static_cast<double>(b.launches));
-        set.add("vfilter_gpu_batched_frames_total", "counter",
-                "Frames filtered by those launches (divided by the launches: the mean batch).", static_cast<double>(b.frames));
-    }
+    if (gpu_in_use) collect_gpu_metrics(set);
 #endif
     return set.text();
 }

@@ -20,6 +20,8 @@
 #include "bench/conv1d/conv1d.hpp"
 #include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/dispatch_table.hpp"
+#include "kernels/cuda/prepared_op.hpp"
 #include "kernels/cuda_backend.hpp"
 
 #ifdef VF_HAVE_NPP
@@ -276,6 +278,10 @@ void time_npp(const Case& c, const PlaneSet& ps, cudaStream_t s, int iters, std:
 }
 #endif
 
+struct PlaneShape10 {
+    cuda::PlaneShape src, dst;
+};
+
 struct Row {
     std::string size, filter, variant;
     double ms, floor_ms;
@@ -289,6 +295,8 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     cudaDeviceProp prop{};
     VF_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     Stream stream;
+    cuda::Workspace workspace(stream.get());
+    const auto ctx = cuda::DeviceContext::acquire(0);
     const Ceilings ceil = measure_ceilings(stream.get());
     std::printf("device: %s, %d SMs, L2 %d MB; measured: %.0f GB/s copy (read+write), %.1f TFLOP/s FP32 FMA, "
                 "empty kernel %.4f ms\n",
@@ -325,14 +333,23 @@ int run_gpu_bench(const GpuBenchOptions& o) {
         int w = 0, h = 0;
         if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2) throw Error(ErrorCategory::Usage, "bad size " + size);
         PlaneSet ps(w, h, prop.l2CacheSize, rng);
+        // An operation prepared for this set's planes with `choice` (rows chosen and made once, as
+        // the pipeline does), and a call that launches it on the i-th pair.
+        auto prepare = [&](const PlaneOp& op, const KernelChoice& choice) {
+            const PlaneView in0 = ps.view(ps.in[0]), out0 = ps.view(ps.out[0]);
+            return std::make_shared<cuda::PreparedOp>(ctx, op, cuda::PlaneShape::of(in0), cuda::PlaneShape::of(out0), choice);
+        };
+        auto launcher = [&](std::shared_ptr<cuda::PreparedOp> p) {
+            return std::function<void(int)>([&, p](int i) {
+                p->launch(ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get(), workspace);
+            });
+        };
         {
             // The cheapest pass over the plane (read it, write it: what every filter must at least
             // do), timed the same way: the floor that one launch reaching DRAM actually gets.
             PlaneOp copy;
             copy.kind = OpKind::Copy;
-            const std::function<void(int)> call = [&](int i) {
-                CudaBackend().apply(copy, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get());
-            };
+            const std::function<void(int)> call = launcher(prepare(copy, KernelChoice{}));
             const double floor_ms = 2.0 * w * h / ceil.bytes_per_ms;
             add_row(size, "plane copy", "copy", median_ms(stream.get(), o.iterations, 5, call), floor_ms);
             add_row(size, "plane copy", "copy b2b", back_to_back_ms(stream.get(), o.iterations, call), floor_ms);
@@ -341,43 +358,33 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             const PlaneOp op = build_chain(c.spec)[0].ops[0];
             const double floor_ms =
                 std::max(2.0 * w * h / ceil.bytes_per_ms, 2.0 * macs_per_pixel(c, w, h) * w * h / ceil.flop_per_ms);
-            std::vector<GpuKernel> variants = {GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled};
-            if (op.kind == OpKind::Convolve && op.conv.separable()) variants.push_back(GpuKernel::Separable);
-            if (c.kind == Case::Dense && c.k >= 13) variants.push_back(GpuKernel::Fft);
+            std::vector<KernelChoice> variants = {KernelFamily::Naive, KernelFamily::Constant, KernelFamily::Direct};
+            if (op.kind == OpKind::Convolve && op.conv.separable()) variants.push_back(KernelFamily::Separable);
+            if (c.kind == Case::Dense && c.k >= 13) variants.push_back(KernelFamily::Fft);
             const PlaneView in0 = ps.view(ps.in[0]), out0 = ps.view(ps.out[0]);
-            const bool imma = c.kind == Case::Dense && cuda::imma_eligible(op.conv, in0, out0);
+            const bool imma = c.kind == Case::Dense && cuda::imma_eligible(op.conv, cuda::Launch{in0, out0});
             if (c.kind == Case::Dense && (imma || (c.k >= 7 && cuda::tensor_eligible(op.conv, in0))))
-                variants.push_back(GpuKernel::Tensor);
-            if (op.kind == OpKind::Gradient) variants = {GpuKernel::Tiled};
-            variants.push_back(GpuKernel::Auto);
-            for (GpuKernel v : variants) {
-                const bool slow = (v == GpuKernel::Naive || v == GpuKernel::Constant) && c.k >= 27;
-                auto call = [&](int i) {
-                    CudaBackend().apply(op, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get(), v);
-                };
+                variants.push_back(KernelFamily::Tensor);
+            if (op.kind == OpKind::Gradient) variants = {KernelFamily::Direct};
+            variants.push_back(KernelChoice{});
+            for (const KernelChoice& v : variants) {
+                const bool slow = (v == KernelFamily::Naive || v == KernelFamily::Constant) && c.k >= 27;
+                const auto prepared = prepare(op, v);
+                const std::function<void(int)> call = launcher(prepared);
                 const float ms = median_ms(stream.get(), slow ? 5 : o.iterations, slow ? 1 : 5, call);
-                const std::string name = op.kind == OpKind::Gradient && v == GpuKernel::Tiled ? "gradient" : gpu_kernel_name(v);
+                const std::string name = op.kind == OpKind::Gradient && v == KernelFamily::Direct ? "gradient" : kernel_choice_name(v);
                 add_row(size, c.name, name, ms, floor_ms);
-                if (v == GpuKernel::Tensor && imma && cuda::tensor_eligible(op.conv, in0)) {
+                KernelChoice row;
+                if (v == KernelFamily::Tensor && imma && cuda::tensor_eligible(op.conv, in0) && parse_kernel_choice("tensor-half", &row))
                     // The half-precision tensor path on the same plane: what the integer products buy.
-                    auto half = [&](int i) {
-                        cuda::conv_tensor_half(op.conv, {ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]),
-                                                         op.border, stream.get()});
-                    };
-                    add_row(size, c.name, "tensor-f16", median_ms(stream.get(), o.iterations, 5, half), floor_ms);
-                }
-                if (v == GpuKernel::Separable && c.kind != Case::Box && cuda::separable_imma_eligible(op.conv, in0, out0)) {
+                    add_row(size, c.name, "tensor-f16", median_ms(stream.get(), o.iterations, 5, launcher(prepare(op, row))), floor_ms);
+                if (v == KernelFamily::Separable && c.kind != Case::Box && cuda::separable_imma_eligible(op.conv, in0, out0) &&
+                    parse_kernel_choice("separable-f32", &row))
                     // The FP32 separable kernel on the same plane: what the integer row pass buys.
-                    auto f32 = [&](int i) {
-                        cuda::conv_separable_f32(op.conv, {ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]),
-                                                           op.border, stream.get()});
-                    };
-                    add_row(size, c.name, "separable-f32", median_ms(stream.get(), o.iterations, 5, f32), floor_ms);
-                }
-                if (v == GpuKernel::Auto) {
+                    add_row(size, c.name, "separable-f32", median_ms(stream.get(), o.iterations, 5, launcher(prepare(op, row))), floor_ms);
+                if (v.is_auto()) {
                     // The dispatch table's row that auto runs here (kernels/cuda/dispatch_table.cpp).
-                    std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), c.name.c_str(),
-                                CudaBackend().choose(op, ps.view(ps.in[0]), ps.view(ps.out[0]), stream.get()));
+                    std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), c.name.c_str(), prepared->row());
                     const float cold = median_ms_cold_launch(stream.get(), slow ? 5 : o.iterations, call);
                     add_row(size, c.name, "auto+launch", cold, floor_ms);
                     const float b2b = back_to_back_ms(stream.get(), o.iterations, call);
@@ -403,16 +410,17 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             const Case c{name, "", k, Case::Dense};
             const double floor_ms =
                 std::max(4.0 * 1920 * 1080 / ceil.bytes_per_ms, 2.0 * macs_per_pixel(c, 1920, 1080) * 1920 * 1080 / ceil.flop_per_ms);
-            std::vector<GpuKernel> variants = {GpuKernel::Tiled, GpuKernel::Fft, GpuKernel::Auto};
-            if (cuda::tensor_eligible(op.conv, ps.view(ps.in[0]))) variants.insert(variants.begin() + 1, GpuKernel::Tensor);
-            for (GpuKernel v : variants) {
+            std::vector<KernelChoice> variants = {KernelFamily::Direct, KernelFamily::Fft, KernelChoice{}};
+            if (cuda::tensor_eligible(op.conv, ps.view(ps.in[0]))) variants.insert(variants.begin() + 1, KernelFamily::Tensor);
+            const PlaneShape10 shape{cuda::PlaneShape::of(ps.view(ps.in[0])), cuda::PlaneShape::of(ps.view(ps.out[0]))};
+            for (const KernelChoice& v : variants) {
+                const auto prepared = std::make_shared<cuda::PreparedOp>(ctx, op, shape.src, shape.dst, v);
                 auto call = [&](int i) {
-                    CudaBackend().apply(op, ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get(), v);
+                    prepared->launch(ps.view(ps.in[i % ps.count()]), ps.view(ps.out[i % ps.count()]), stream.get(), workspace);
                 };
-                add_row(size, name, gpu_kernel_name(v), median_ms(stream.get(), o.iterations, 5, call), floor_ms);
+                add_row(size, name, kernel_choice_name(v), median_ms(stream.get(), o.iterations, 5, call), floor_ms);
+                if (v.is_auto()) std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), name.c_str(), prepared->row());
             }
-            std::printf("%-10s %-28s auto runs: %s\n", size.c_str(), name.c_str(),
-                        CudaBackend().choose(op, ps.view(ps.in[0]), ps.view(ps.out[0]), stream.get()));
         }
     }
     if (o.only.empty()) {

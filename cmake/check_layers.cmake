@@ -2,7 +2,9 @@
 # it, never of one above, and decode/ and encode/ (side by side) never each other's. Included by
 # CMakeLists.txt, so a wrong include fails the configure step; also run as a test, alone
 # (cmake -DVF_LAYERS_ROOT=DIR -P cmake/check_layers.cmake), to check any tree.
-#   common < media < kernels < config < decode, encode < pipeline < app
+#   common < media < kernels < config < decode, encode < pipeline < app, bench < python
+# bench/ (the benchmarks, their own programs) and app/ sit side by side: neither includes the other,
+# so no benchmark is linked into vfilter. python/ (the module) sits on app/.
 set(vf_layer_rank_common 0)
 set(vf_layer_rank_media 1)
 set(vf_layer_rank_kernels 2)
@@ -11,13 +13,15 @@ set(vf_layer_rank_decode 4)
 set(vf_layer_rank_encode 4)
 set(vf_layer_rank_pipeline 5)
 set(vf_layer_rank_app 6)
+set(vf_layer_rank_bench 6)
+set(vf_layer_rank_python 7)
 if(NOT DEFINED VF_LAYERS_ROOT)
   set(VF_LAYERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
 endif()
 get_filename_component(VF_LAYERS_ROOT "${VF_LAYERS_ROOT}" ABSOLUTE)
 
 set(vf_layer_violations "")
-foreach(layer common media kernels config decode encode pipeline app)
+foreach(layer common media kernels config decode encode pipeline app bench python)
   file(GLOB_RECURSE vf_layer_files "${VF_LAYERS_ROOT}/${layer}/*.cpp" "${VF_LAYERS_ROOT}/${layer}/*.hpp"
        "${VF_LAYERS_ROOT}/${layer}/*.cu" "${VF_LAYERS_ROOT}/${layer}/*.cuh")
   foreach(file IN LISTS vf_layer_files)

@@ -1,58 +1,62 @@
-// What --kernel names in every build: `auto`, the families of the GPU dispatch table and, in
-// builds with CUDA, its rows (kernels/cuda/dispatch_table.cpp). No CUDA types here, so the
+// The families of the GPU dispatch table and what --kernel names: `auto`, a family, or (in builds
+// with CUDA) one row of the table (kernels/cuda/dispatch_table.cpp). No CUDA types here, so the
 // command line parses the option the same way with or without the CUDA backend.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace vf {
 
-enum class GpuKernel { Auto, Naive, Constant, Tiled, Separable, Fft, Tensor };
+// Every row of the dispatch table belongs to one family. `Direct` is named `tiled` (direct sums
+// through a shared-memory tile, or strips of registers).
+enum class KernelFamily { Copy, Fill, Gradient, Box, Separable, Direct, Tensor, Fft, Naive, Constant };
 
-constexpr GpuKernel kGpuKernelFamilies[] = {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled,
-                                            GpuKernel::Separable, GpuKernel::Fft, GpuKernel::Tensor};
-
-inline const char* gpu_kernel_name(GpuKernel k) {
-    switch (k) {
-    case GpuKernel::Auto: return "auto";
-    case GpuKernel::Naive: return "naive";
-    case GpuKernel::Constant: return "constant";
-    case GpuKernel::Tiled: return "tiled";
-    case GpuKernel::Separable: return "separable";
-    case GpuKernel::Fft: return "fft";
-    case GpuKernel::Tensor: return "tensor";
+inline const char* kernel_family_name(KernelFamily f) {
+    switch (f) {
+    case KernelFamily::Copy: return "copy";
+    case KernelFamily::Fill: return "fill";
+    case KernelFamily::Gradient: return "gradient";
+    case KernelFamily::Box: return "box";
+    case KernelFamily::Separable: return "separable";
+    case KernelFamily::Direct: return "tiled";
+    case KernelFamily::Tensor: return "tensor";
+    case KernelFamily::Fft: return "fft";
+    case KernelFamily::Naive: return "naive";
+    case KernelFamily::Constant: return "constant";
     }
     return "?";
 }
 
-// auto or a family's name; false otherwise.
-inline bool parse_gpu_kernel_family(const std::string& name, GpuKernel* out) {
-    for (GpuKernel k : kGpuKernelFamilies)
-        if (name == gpu_kernel_name(k)) {
-            *out = k;
-            return true;
-        }
-    return false;
-}
-
-// "auto, naive, ..., tensor".
-inline std::string gpu_kernel_family_names() {
-    std::string s;
-    for (GpuKernel k : kGpuKernelFamilies) s += std::string(s.empty() ? "" : ", ") + gpu_kernel_name(k);
-    return s;
-}
+// The families --kernel can force on convolutions (copies, fills and gradients have rows of their
+// own whatever is forced; `separable` covers the box rows too).
+constexpr KernelFamily kForcibleFamilies[] = {KernelFamily::Naive,     KernelFamily::Constant, KernelFamily::Direct,
+                                              KernelFamily::Separable, KernelFamily::Fft,      KernelFamily::Tensor};
 
 // What --kernel selects: auto, a family, or one row of the dispatch table.
 struct KernelChoice {
-    GpuKernel family = GpuKernel::Auto;
-    int row = -1;  // a forced row of the dispatch table (its index), or -1
-    bool is_auto() const { return family == GpuKernel::Auto && row < 0; }
+    std::optional<KernelFamily> family;  // a forced family, or none
+    int row = -1;                        // a forced row of the dispatch table (its index), or -1
+
+    KernelChoice() = default;
+    KernelChoice(KernelFamily f) : family(f) {}  // NOLINT: a family is a choice
+    bool is_auto() const { return !family && row < 0; }
+    bool operator==(const KernelChoice& o) const { return family == o.family && row == o.row; }
+    bool operator!=(const KernelChoice& o) const { return !(*this == o); }
 };
 
-// Accepts auto, a family (naive, constant, tiled, separable, fft, tensor) or, in builds with
-// CUDA, a row's name; false otherwise. kernel_choices() lists what is accepted (for messages).
-// Defined in kernels/kernel_choice.cpp.
+// "auto, naive, constant, tiled, separable, fft, tensor".
+inline std::string kernel_family_names() {
+    std::string s = "auto";
+    for (KernelFamily f : kForcibleFamilies) s += std::string(", ") + kernel_family_name(f);
+    return s;
+}
+
+// Accepts auto, a forcible family or, in builds with CUDA, a row's name; false otherwise.
+// kernel_choices() lists what is accepted (for messages). Defined in kernels/kernel_choice.cpp.
 bool parse_kernel_choice(const std::string& name, KernelChoice* out);
 std::string kernel_choices();
+// What --kernel was given, as it would be typed ("auto", "tensor", "imma").
+std::string kernel_choice_name(const KernelChoice& choice);
 
 }  // namespace vf

@@ -90,13 +90,15 @@ std::string tensor_taps_problem(const ConvolveOp& op, int peak) {
     return "";
 }
 
-std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, GpuKernel family) {
+std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const KernelChoice& choice) {
+    if (!choice.family) return "";
+    const KernelFamily family = *choice.family;
     for (const FilterPlan& plan : chain)
         for (const PlaneOp& op : plan.ops) {
             if (op.kind != OpKind::Convolve) continue;
-            if (family == GpuKernel::Separable && !op.conv.separable())
+            if (family == KernelFamily::Separable && !op.conv.separable())
                 return "--kernel separable: '" + plan.description + "' is not separable (its matrix has rank > 1)";
-            if (family == GpuKernel::Tensor) {
+            if (family == KernelFamily::Tensor) {
                 const std::string why = tensor_taps_problem(op.conv, 255);
                 if (!why.empty()) return "--kernel tensor: not for '" + plan.description + "': " + why;
             }

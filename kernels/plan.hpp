@@ -103,9 +103,9 @@ void finalize_convolve(ConvolveOp& op);
 // 2^24 (exact in FP32).
 std::string tensor_taps_problem(const ConvolveOp& op, int peak);
 
-// Why a GPU path forced with --kernel cannot run this chain, or "" when it can: `separable` needs
-// rank-1 kernels, `tensor` what tensor_taps_problem asks (here for 8-bit samples; deeper ones are
-// checked per plane). Checked before anything is opened, so a wrong choice costs nothing.
-std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, GpuKernel family);
+// Why a GPU family forced with --kernel cannot run this chain, or "" when it can: `separable`
+// needs rank-1 kernels, `tensor` what tensor_taps_problem asks (here for 8-bit samples; deeper ones
+// are checked per plane). Checked before anything is opened, so a wrong choice costs nothing.
+std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const KernelChoice& choice);
 
 }  // namespace vf

@@ -82,6 +82,13 @@ void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool) {
     max_in_flight_ = std::max(max_in_flight_, in_flight());
 }
 
+void CpuFrameEngine::set_chain(std::vector<FilterPlan> chain) {
+    if (in_flight() != 0) fail(ErrorCategory::Internal, "frame engine: set_chain with frames in flight");
+    // The workers read chain_ only while they hold a frame; none does now, and the next frame
+    // reaches them through their slot's mutex.
+    chain_ = std::move(chain);
+}
+
 AvFramePtr CpuFrameEngine::take(bool wait) {
     if (in_flight() == 0) return nullptr;
     Slot& s = *slots_[static_cast<size_t>(taken_ % capacity())];

@@ -31,6 +31,7 @@ public:
     int in_flight() const override { return static_cast<int>(submitted_ - taken_); }
     void submit(AvFramePtr in, FramePool& pool) override;
     AvFramePtr take(bool wait) override;
+    void set_chain(std::vector<FilterPlan> chain) override;
     int max_in_flight() const { return max_in_flight_; }
 
 private:

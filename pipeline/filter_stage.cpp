@@ -56,7 +56,11 @@ void FilterStage::take_pending_chain() {
     if (engine_)
         while (AvFramePtr f = engine_->take(true)) ready_.push_back(std::move(f));
     chain_ = std::move(next);
-    make_engine();
+    // The engine keeps its slots, CUDA streams and device images; only the chain changes.
+    if (engine_)
+        engine_->set_chain(chain_);
+    else
+        make_engine();
 }
 
 FilterStage::~FilterStage() = default;

@@ -54,9 +54,10 @@ public:
     AvFramePtr take(bool wait);
     // Synchronous convenience: submit and wait for this frame (nothing else in flight).
     AvFramePtr process(AvFramePtr in);
-    // Replaces the chain from the next submitted frame on (frames already submitted keep the old
-    // one), as FFmpeg's filters take commands while running. Safe to call from any thread; the
-    // filter thread makes the swap. chain() is the filter thread's view.
+    // Replaces the chain from the next submitted frame on (frames already submitted finish with the
+    // old one first), as FFmpeg's filters take commands while running. Safe to call from any
+    // thread; the filter thread makes the swap. The engine stays: on the GPU its streams and images
+    // are kept, and only the prepared chain changes. chain() is the filter thread's view.
     void set_chain(std::vector<FilterPlan> chain);
 
     int threads() const { return backend_.threads(); }

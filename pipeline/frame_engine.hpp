@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/plan.hpp"
 #include "media/frame.hpp"
 #include "media/frame_pool.hpp"
 #include "pipeline/stats.hpp"
@@ -26,6 +27,9 @@ public:
     // The oldest frame in flight once finished; with wait=false nullptr while it still runs;
     // nullptr when nothing is in flight. Rethrows the error that stopped a frame.
     virtual AvFramePtr take(bool wait) = 0;
+    // Replaces the filter chain for the frames submitted from now on. Call with nothing in flight
+    // (FilterStage takes every frame first): the engine keeps its slots, streams and memory.
+    virtual void set_chain(std::vector<FilterPlan> chain) = 0;
     // Per-frame times of the engine's own steps (the GPU's upload, kernels, download).
     virtual std::vector<StageSummary> steps(double wall_s) const { (void)wall_s; return {}; }
     virtual double ms_per_frame() const { return 0; }

@@ -11,6 +11,9 @@ extern "C" {
 
 #include "decode/hw_decode.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/prepared_chain.hpp"
+#include "kernels/cuda/workspace.hpp"
 #include "media/host_memory.hpp"
 #include "pipeline/batch_window.hpp"
 
@@ -52,15 +55,20 @@ struct FilterStep {
     std::vector<PlaneView> src, dst;
 };
 
-// One stream's worth of state: its device images and the frame it is working on.
+// One stream's worth of state: its device images, its scratch, and the frame it is working on.
 struct GpuFrameFilter::Slot {
     cuda::Stream stream;
+    cuda::Workspace workspace{stream.get()};
     cuda::Event start, uploaded, filtered, done{cudaEventBlockingSync};
     cuda::Event hw_ready{cudaEventDisableTiming};
     Layout layout;
     int linesize[4] = {0, 0, 0, 0};
     cuda::DeviceBuffer image[2][4];  // ping-pong between the filters of the chain
     AvFramePtr in, out;              // held until the frame is finished
+    // The chain this frame runs (and its filters' names), held until the frame leaves: a chain
+    // replaced meanwhile is freed with its last frame.
+    std::shared_ptr<const cuda::PreparedChain> prepared;
+    std::shared_ptr<const std::vector<FilterPlan>> plans;
     bool staged = false;             // the upload came from pageable memory
     std::vector<FilterStep> steps;   // the frame's kernels, launched from submit() or by the window
     uint8_t* result[4] = {nullptr, nullptr, nullptr, nullptr};  // where the last filter's output lies
@@ -70,12 +78,14 @@ struct GpuFrameFilter::Slot {
     GpuJob job;
     bool waiting = false;            // in the batch window, not launched yet (or not yet seen launched)
 
-    // Kernels of the frame on `stream`, one launch per filter and channel.
-    void filter(const CudaBackend& backend, const std::vector<FilterPlan>& chain, const KernelChoice& kernel, cudaStream_t st) {
+    // Kernels of the frame on the slot's own stream, one launch per filter and channel.
+    void filter() {
+        cudaStream_t st = stream.get();
         for (size_t f = 0; f < steps.size(); ++f)
             for (size_t c = 0; c < steps[f].src.size(); ++c) {
-                const char* row = backend.apply(chain[f].ops[c], steps[f].src[c], steps[f].dst[c], st, kernel);
-                ran[f * kMaxChannels + c] = row;
+                const cuda::PreparedOp& op = prepared->op(f, c);
+                op.launch(steps[f].src[c], steps[f].dst[c], st, workspace);
+                ran[f * kMaxChannels + c] = op.row();
             }
         launch_frames = 1;
     }
@@ -122,12 +132,16 @@ std::atomic<int64_t> g_batch_launches{0}, g_batch_frames{0};
 GpuBatchTotals gpu_batch_totals() { return {g_batch_launches.load(), g_batch_frames.load()}; }
 
 // What every stream on one device shares when batching: the batch window and the CUDA streams
-// its launches run on. Made by the first engine that asks, gone with the last.
+// (with their scratch) its launches run on, made once per device. Made by the first engine that
+// asks, gone with the last; the registry that finds it holds weak references only.
 struct SharedGpuStage {
+    struct Lane {
+        cuda::Stream stream;
+        cuda::Workspace workspace{stream.get()};
+    };
     int device = 0;
-    CudaBackend backend;
-    std::vector<cuda::Stream> streams{4};  // launches of different groups may overlap
-    size_t next = 0;                       // the window's thread alone uses it
+    std::vector<std::unique_ptr<Lane>> lanes;  // launches of different groups may overlap
+    size_t next = 0;                           // the window's thread alone uses it
     std::unique_ptr<BatchWindow> window;
     // launch()'s lists, kept so a launch allocates nothing once they have grown (window's thread).
     std::vector<GpuFrameFilter::Slot*> slots;
@@ -143,15 +157,32 @@ struct GpuFrameFilter::Impl {
         int now = -1;
         if (cudaGetDevice(&now) != cudaSuccess || now != device) VF_CUDA_CHECK(cudaSetDevice(device));
     }
-    std::vector<FilterPlan> chain;
+    std::shared_ptr<cuda::DeviceContext> ctx;
+    std::shared_ptr<const std::vector<FilterPlan>> chain;
     KernelChoice kernel;
-    CudaBackend backend;
+    // The prepared chain of `chain` for the planes of the last frame submitted, and their shapes.
+    std::shared_ptr<const cuda::PreparedChain> prepared;
+    std::vector<cuda::StepShapes> prepared_shapes;
     std::vector<const char*> ran;  // the row that ran, per filter and channel, for the last frame
+    std::shared_ptr<const std::vector<FilterPlan>> ran_plans;  // that frame's filters
     std::vector<std::unique_ptr<Slot>> slots;
     int64_t submitted = 0, taken = 0;
     GpuStageTimes times;
-    std::shared_ptr<SharedGpuStage> shared;  // the device's batch window, when batching
-    uint64_t chain_hash = 0;
+    int batch_wait_us = -1;
+    std::shared_ptr<SharedGpuStage> shared;  // the device's batch window, while batching a non-empty chain
+
+    // Joins the device's batch window while there is something to batch; leaves it otherwise, so
+    // that an engine with nothing to filter never holds the other streams' launches back.
+    void update_window() {
+        const bool want = batch_wait_us >= 0 && !chain->empty();
+        if (want && !shared) {
+            shared = SharedGpuStage::of_device(device, batch_wait_us);
+            shared->window->join(this);
+        } else if (!want && shared) {
+            shared->window->leave(this);
+            shared.reset();
+        }
+    }
 };
 
 std::shared_ptr<SharedGpuStage> SharedGpuStage::of_device(int device, int wait_us) {
@@ -161,18 +192,16 @@ std::shared_ptr<SharedGpuStage> SharedGpuStage::of_device(int device, int wait_u
     if (auto stage = stages[device].lock()) return stage;
     auto stage = std::make_shared<SharedGpuStage>();
     stage->device = device;
+    for (int i = 0; i < 4; ++i) stage->lanes.push_back(std::make_unique<Lane>());
     BatchWindowOptions o;
     o.max_wait = std::chrono::microseconds(wait_us);
     SharedGpuStage* raw = stage.get();
+    // Frames share a launch when they run the same prepared chain: the same operations on planes
+    // of the same layout, on this device.
     stage->window = std::make_unique<BatchWindow>(
         o,
         [](const BatchJob& a, const BatchJob& b) {
-            const auto &x = static_cast<const GpuJob&>(a), &y = static_cast<const GpuJob&>(b);
-            if (x.engine == y.engine) return true;
-            const Layout &lx = x.slot->layout, &ly = y.slot->layout;
-            return lx.format == ly.format && lx.width == ly.width && lx.height == ly.height &&
-                   x.engine->kernel.family == y.engine->kernel.family && x.engine->kernel.row == y.engine->kernel.row &&
-                   same_chain(x.engine->chain, y.engine->chain);
+            return static_cast<const GpuJob&>(a).slot->prepared == static_cast<const GpuJob&>(b).slot->prepared;
         },
         [raw](const std::vector<BatchJob*>& jobs) { raw->launch(jobs); });
     stages[device] = stage;
@@ -185,10 +214,11 @@ std::shared_ptr<SharedGpuStage> SharedGpuStage::of_device(int device, int wait_u
 void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
     int now = -1;
     if (cudaGetDevice(&now) != cudaSuccess || now != device) VF_CUDA_CHECK(cudaSetDevice(device));
-    cudaStream_t st = streams[next++ % streams.size()].get();
+    Lane& lane = *lanes[next++ % lanes.size()];
+    cudaStream_t st = lane.stream.get();
     slots.clear();
     for (BatchJob* j : jobs) slots.push_back(static_cast<GpuJob*>(j)->slot);
-    const GpuFrameFilter::Impl& first = *static_cast<GpuJob*>(jobs.front())->engine;
+    const cuda::PreparedChain& prepared = *slots.front()->prepared;
     for (GpuFrameFilter::Slot* s : slots) VF_CUDA_CHECK(cudaStreamWaitEvent(st, s->uploaded.get(), 0));
     const int n = static_cast<int>(slots.size());
     src.resize(slots.size());
@@ -197,8 +227,9 @@ void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
     for (size_t f = 0; f < steps.size(); ++f)
         for (size_t c = 0; c < steps[f].src.size(); ++c) {
             for (size_t i = 0; i < slots.size(); ++i) src[i] = slots[i]->steps[f].src[c], dst[i] = slots[i]->steps[f].dst[c];
-            const char* row = backend.apply_batch(first.chain[f].ops[c], src.data(), dst.data(), n, st, first.kernel);
-            for (GpuFrameFilter::Slot* s : slots) s->ran[f * kMaxChannels + c] = row;
+            const cuda::PreparedOp& op = prepared.op(f, c);
+            op.launch_batch(src.data(), dst.data(), n, st, lane.workspace);
+            for (GpuFrameFilter::Slot* s : slots) s->ran[f * kMaxChannels + c] = op.row();
         }
     for (GpuFrameFilter::Slot* s : slots) {
         s->launch_frames = n;
@@ -215,16 +246,12 @@ GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kerne
     if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
     impl_->device = device;
     impl_->make_current();  // the slots' streams and events belong to this device
-    impl_->chain = std::move(chain);
+    impl_->ctx = cuda::DeviceContext::acquire(device);
+    impl_->chain = std::make_shared<const std::vector<FilterPlan>>(std::move(chain));
     impl_->kernel = kernel;
-    impl_->chain_hash = chain_fingerprint(impl_->chain) ^ (static_cast<uint64_t>(kernel.family) << 56) ^
-                        (static_cast<uint64_t>(kernel.row + 1) << 48);
-    impl_->ran.assign(impl_->chain.size() * kMaxChannels, nullptr);
+    impl_->batch_wait_us = batch_wait_us;
     for (int i = 0; i < streams; ++i) impl_->slots.push_back(std::make_unique<Slot>());
-    if (batch_wait_us >= 0 && !impl_->chain.empty()) {
-        impl_->shared = SharedGpuStage::of_device(device, batch_wait_us);
-        impl_->shared->window->join(impl_.get());
-    }
+    impl_->update_window();
 }
 
 GpuFrameFilter::~GpuFrameFilter() {
@@ -233,6 +260,15 @@ GpuFrameFilter::~GpuFrameFilter() {
     // Frames in flight still reference device and pinned memory: let the GPU finish with them.
     cudaSetDevice(impl_->device);
     for (auto& s : impl_->slots) cudaStreamSynchronize(s->stream.get());
+}
+
+void GpuFrameFilter::set_chain(std::vector<FilterPlan> chain) {
+    Impl& m = *impl_;
+    if (in_flight() != 0) fail(ErrorCategory::Internal, "GPU stage: set_chain with frames in flight");
+    m.chain = std::make_shared<const std::vector<FilterPlan>>(std::move(chain));
+    m.prepared.reset();  // the next frame acquires the new chain's
+    m.prepared_shapes.clear();
+    m.update_window();
 }
 
 int GpuFrameFilter::capacity() const { return static_cast<int>(impl_->slots.size()); }
@@ -252,41 +288,61 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
         s.allocate(l);
     }
     const Layout& l = s.layout;
-    cudaStream_t st = s.stream.get();
+    const std::vector<FilterPlan>& chain = *m.chain;
 
-    s.start.record(st);
+    // The planes each filter reads and writes. Every image the kernels need exists before anything
+    // is queued or the frame can wait in the window: an allocation that fails (out of memory)
+    // fails this stream's submit, never another stream's launch.
     std::vector<PlaneView> current;
     int next = 0;  // the device image the next filter writes
     if (on_device) {
-        // NVDEC maps the frame on CUDA's legacy default stream; order our stream after it.
-        VF_CUDA_CHECK(cudaEventRecord(s.hw_ready.get(), nullptr));
-        VF_CUDA_CHECK(cudaStreamWaitEvent(st, s.hw_ready.get(), 0));
         current = channel_views(l.format, l.width, l.height, in->data, in->linesize);
-        s.staged = false;
     } else {
-        s.staged = !is_pinned(in->data[0]);
-        s.ensure_image(0);
-        for (int p = 0; p < l.planes; ++p)
-            VF_CUDA_CHECK(cudaMemcpy2DAsync(s.image[0][p].data(), s.linesize[p], in->data[p], in->linesize[p],
-                                            l.row_bytes[p], l.rows[p], cudaMemcpyHostToDevice, st));
         current = s.device_views(0);
         next = 1;
     }
-    s.uploaded.record(st);
-    // Every image the kernels need exists before the frame can wait in the window: an allocation
-    // that fails (out of memory) fails this stream's submit, never another stream's launch.
     s.steps.clear();
-    s.ran.assign(m.chain.size() * kMaxChannels, nullptr);
-    for (size_t f = 0; f < m.chain.size(); ++f) {
+    std::vector<cuda::StepShapes> shapes;
+    for (size_t f = 0; f < chain.size(); ++f) {
         FilterStep step{current, s.device_views(next)};
+        cuda::StepShapes shape;
+        for (size_t c = 0; c < step.src.size(); ++c) {
+            shape.src.push_back(cuda::PlaneShape::of(step.src[c]));
+            shape.dst.push_back(cuda::PlaneShape::of(step.dst[c]));
+        }
+        shapes.push_back(std::move(shape));
         current = step.dst;
         s.steps.push_back(std::move(step));
         next = 1 - next;
     }
+    // The chain compiled for these planes: made (or found in the device's store) when the chain or
+    // the frames' layout changes, not per frame. A forced kernel that cannot take a plane fails here.
+    if (!chain.empty() && (!m.prepared || shapes != m.prepared_shapes)) {
+        m.prepared = cuda::PreparedChain::acquire(m.ctx, chain, m.kernel, shapes);
+        m.prepared_shapes = std::move(shapes);
+    }
+
+    cudaStream_t st = s.stream.get();
+    s.start.record(st);
+    if (on_device) {
+        // NVDEC maps the frame on CUDA's legacy default stream; order our stream after it.
+        VF_CUDA_CHECK(cudaEventRecord(s.hw_ready.get(), nullptr));
+        VF_CUDA_CHECK(cudaStreamWaitEvent(st, s.hw_ready.get(), 0));
+        s.staged = false;
+    } else {
+        s.staged = !is_pinned(in->data[0]);
+        for (int p = 0; p < l.planes; ++p)
+            VF_CUDA_CHECK(cudaMemcpy2DAsync(s.image[0][p].data(), s.linesize[p], in->data[p], in->linesize[p],
+                                            l.row_bytes[p], l.rows[p], cudaMemcpyHostToDevice, st));
+    }
+    s.uploaded.record(st);
+    s.ran.assign(chain.size() * kMaxChannels, nullptr);
+    s.prepared = chain.empty() ? nullptr : m.prepared;
+    s.plans = m.chain;
     AvFramePtr out = pool.get();
     VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
     // The result: the input frame itself for an empty chain on device frames.
-    if (m.chain.empty() && on_device) {
+    if (chain.empty() && on_device) {
         for (int p = 0; p < l.planes; ++p) s.result[p] = in->data[p], s.result_linesize[p] = in->linesize[p];
     } else {
         const int result = 1 - next;
@@ -297,15 +353,14 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     ++m.submitted;
     if (m.shared) {
         s.job.producer = &m;
-        s.job.group = m.chain_hash ^ (static_cast<uint64_t>(l.format) << 40) ^ (static_cast<uint64_t>(l.width) << 20) ^
-                      static_cast<uint64_t>(l.height);
+        s.job.group = std::hash<const void*>{}(s.prepared.get());
         s.job.engine = &m;
         s.job.slot = &s;
         s.waiting = true;
         m.shared->window->submit(s.job);
         return;
     }
-    s.filter(m.backend, m.chain, m.kernel, st);
+    s.filter();
     s.filtered.record(st);
     s.download();
 }
@@ -333,7 +388,10 @@ AvFramePtr GpuFrameFilter::take(bool wait) {
     m.times.launch_frames += s.launch_frames;
     if (s.staged) ++m.times.staged_uploads;
     m.ran = s.ran;
+    m.ran_plans = s.plans;
     s.in.reset();  // back to the decoder's pool (or NVDEC's surfaces)
+    s.prepared.reset();  // a chain replaced meanwhile goes with its last frame
+    s.plans.reset();
     ++m.taken;
     return std::move(s.out);
 }
@@ -346,10 +404,11 @@ double GpuFrameFilter::frames_per_launch() const {
 std::vector<std::string> GpuFrameFilter::kernel_rows() const {
     static const char* const kChannel[] = {"Y", "U", "V"};
     std::vector<std::string> rows;
-    for (size_t f = 0; f < impl_->chain.size(); ++f)
+    if (!impl_->ran_plans) return rows;
+    const std::vector<FilterPlan>& plans = *impl_->ran_plans;
+    for (size_t f = 0; f < plans.size() && (f + 1) * kMaxChannels <= impl_->ran.size(); ++f)
         for (int c = 0; c < kMaxChannels; ++c)
-            if (const char* name = impl_->ran[f * kMaxChannels + c])
-                rows.push_back(impl_->chain[f].description + " " + kChannel[c] + ": " + name);
+            if (const char* name = impl_->ran[f * kMaxChannels + c]) rows.push_back(plans[f].description + " " + kChannel[c] + ": " + name);
     return rows;
 }
 

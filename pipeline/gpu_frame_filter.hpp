@@ -1,8 +1,14 @@
 // The GPU stage: runs a filter chain on frames with several CUDA streams in flight, so that
 // while frame n's kernels run, frame n+1's upload and frame n-1's download are under way on the
 // copy engines. Each stream owns a slot: device images allocated once for the stream's size and
-// format and reused for every frame. Frames leave in the order they came; at most `streams`
-// frames are in flight, so memory does not grow with the stream.
+// format and reused for every frame, and the stream's scratch. Frames leave in the order they
+// came; at most `streams` frames are in flight, so memory does not grow with the stream.
+//
+// The chain runs as a prepared chain (kernels/cuda/prepared_chain.hpp) acquired from the device's
+// store when the chain or the frames' geometry changes: every row chosen and everything the rows
+// need made once, shared with the other streams that filter the same chain on the same geometry.
+// A new chain (set_chain) keeps the slots, their streams and their images; each frame holds its
+// prepared chain until it leaves, so an old chain is freed with its last frame.
 //
 // Input frames come from host memory (page-locked when the decoder used vfilter's buffers:
 // then the upload is a DMA with no host copy) or from device memory (NVDEC frames, read in
@@ -18,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/cuda_backend.hpp"
+#include "kernels/gpu_kernel.hpp"
 #include "kernels/plan.hpp"
 #include "media/frame.hpp"
 #include "pipeline/frame_engine.hpp"
@@ -59,6 +65,8 @@ public:
     // The oldest frame in flight once it is finished; with wait=false, nullptr while it is still
     // running. nullptr when nothing is in flight.
     AvFramePtr take(bool wait) override;
+    // Nothing in flight (FilterStage takes every frame first).
+    void set_chain(std::vector<FilterPlan> chain) override;
     const GpuStageTimes& times() const;
     std::vector<StageSummary> steps(double wall_s) const override;
     double ms_per_frame() const override { return times().total.mean(); }

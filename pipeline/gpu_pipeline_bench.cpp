@@ -7,7 +7,9 @@
 
 #include "config/filter_registry.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda_backend.hpp"
+#include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/prepared_chain.hpp"
+#include "kernels/cuda/workspace.hpp"
 #include "media/frame_pool.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
 #include "media/host_memory.hpp"
@@ -153,30 +155,38 @@ std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions&
         };
         for (const std::string& spec : filters) {
             const std::vector<FilterPlan> chain = build_chain(spec);
-            const CudaBackend backend;
+            int device = 0;
+            VF_CUDA_CHECK(cudaGetDevice(&device));
+            const auto ctx = cuda::DeviceContext::acquire(device);
             cuda::Stream stream;
+            cuda::Workspace workspace(stream.get());
             double one = 0;
             for (const int batch : o.batches) {
                 std::string ran;
-                // The chain on frames 0..batch-1: each filter's operation on a channel is one
-                // apply_batch over the frames (one launch per 16 where the row batches). The
-                // views are made once, so the timed loop only launches.
+                // The chain on frames 0..batch-1, prepared once for these planes: each filter's
+                // operation on a channel is one launch_batch over the frames (one launch per 16
+                // where the row batches). The views are made once, so the timed loop only launches.
                 std::vector<std::vector<PlaneView>> src_of(3 * chain.size()), dst_of(3 * chain.size());
+                std::vector<cuda::StepShapes> shapes(chain.size());
                 for (size_t c = 0; c < 3; ++c)
                     for (size_t f = 0; f < chain.size(); ++f) {
                         src_of[c * chain.size() + f] = f == 0 ? views(in, batch, c) : views(out[(f - 1) % 2], batch, c);
                         dst_of[c * chain.size() + f] = views(out[f % 2], batch, c);
+                        shapes[f].src.push_back(cuda::PlaneShape::of(src_of[c * chain.size() + f][0]));
+                        shapes[f].dst.push_back(cuda::PlaneShape::of(dst_of[c * chain.size() + f][0]));
                     }
+                const auto prepared = cuda::PreparedChain::acquire(ctx, chain, KernelChoice{}, shapes);
                 auto pass = [&] {
                     ran.clear();
                     for (size_t c = 0; c < 3; ++c)
                         for (size_t f = 0; f < chain.size(); ++f) {
                             const size_t k = c * chain.size() + f;
-                            const char* row = backend.apply_batch(chain[f].ops[c], src_of[k].data(), dst_of[k].data(), batch, stream.get());
-                            if (c < 2) ran += std::string(ran.empty() ? "" : ", ") + row;
+                            const cuda::PreparedOp& op = prepared->op(f, c);
+                            op.launch_batch(src_of[k].data(), dst_of[k].data(), batch, stream.get(), workspace);
+                            if (c < 2) ran += std::string(ran.empty() ? "" : ", ") + op.row();
                         }
                 };
-                for (int i = 0; i < 3; ++i) pass();  // warm-up: plans, auto's timing, caches
+                for (int i = 0; i < 3; ++i) pass();  // warm-up: first launches
                 const int passes = std::max(1, o.frames / batch);
                 cuda::Event start, stop;
                 start.record(stream.get());

@@ -18,7 +18,7 @@ struct GpuPipelineBenchOptions {
     int frames = 300;                  // per measurement
     int streams = 6;
     // Non-empty: instead, kernel time per frame with this many frames a launch (frames of one
-    // geometry and filter filtered by CudaBackend::apply_batch); default filters sobel and a 5x5.
+    // geometry and filter filtered by one prepared operation's launch_batch); default filters sobel and a 5x5.
     std::vector<int> batches;
 };
 

@@ -60,7 +60,7 @@ private:
 // have landed. A plain cudaMemcpy from pageable memory may return before its DMA completes, and a
 // kernel launched on a non-blocking stream does not wait for the legacy stream: a table uploaded
 // that way can be read before it arrives (the first launch of a kernel then sees whatever the
-// fresh allocation held). Used for the tables built once per kernel and cached, never per frame.
+// fresh allocation held). Used for the tables an operation is prepared with, never per frame.
 inline void copy_to_device_now(void* dst, const void* src, size_t bytes) {
     Stream s;
     VF_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s.get()));
@@ -73,11 +73,11 @@ inline void copy_to_symbol_now(const void* symbol, const void* src, size_t bytes
     s.sync();
 }
 
-// A device copy of v, complete when this returns (for tables built once per kernel and cached).
+// A device copy of v, complete when this returns (for the tables an operation is prepared with).
 template <typename V>
-std::unique_ptr<DeviceBuffer> upload(const std::vector<V>& v) {
-    auto buf = std::make_unique<DeviceBuffer>(v.size() * sizeof(V));
-    copy_to_device_now(buf->data(), v.data(), v.size() * sizeof(V));
+DeviceBuffer upload(const std::vector<V>& v) {
+    DeviceBuffer buf(v.size() * sizeof(V));
+    copy_to_device_now(buf.data(), v.data(), v.size() * sizeof(V));
     return buf;
 }
 

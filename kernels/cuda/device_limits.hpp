@@ -1,6 +1,5 @@
-// What the current CUDA device allows, for the launchers that size their shared memory or their
-// grid by it. Asked of the driver on every call (a few cheap calls): the current device can differ
-// from one thread to another.
+// What the current CUDA device allows, for the variants that size their shared memory or their
+// grid by it. Asked of the driver when an operation is prepared (DeviceContext keeps its device's).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,12 +22,6 @@ inline DeviceLimits device_limits() {
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&d.optin_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     VF_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device));
     return d;
-}
-
-// Lets `kernel` take as much dynamic shared memory as a block may opt in to on the current
-// device (callers do it once per kernel, under a std::call_once).
-inline void allow_optin_shared_memory(const void* kernel) {
-    VF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, device_limits().optin_smem));
 }
 
 }  // namespace vf::cuda

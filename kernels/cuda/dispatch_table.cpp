@@ -1,26 +1,25 @@
 // The dispatch table: every CUDA variant, one row each, in the order `auto` reads them. Each row
-// says what the variant can compute (takes: a property of the operation and the planes) and when
-// `auto` prefers it (a policy, with the benchmark row of docs/benchmarks.md that justifies it).
-// The variants themselves live in the files conv_kernels.hpp names; nothing else chooses among them.
+// says what the variant can compute (takes: a property of the operation and the planes' layout),
+// when `auto` prefers it (a policy, with the benchmark row of docs/benchmarks.md that justifies
+// it), what it makes when an operation is prepared, and how it launches (one pair of planes, or a
+// batch). The variants themselves live in the files variants.hpp names; nothing else chooses among
+// them.
 #include "kernels/cuda/dispatch_table.hpp"
 
-#include <memory>
+#include <optional>
 #include <sstream>
 
 #include "common/error.hpp"
-#include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/op_cache.hpp"
 
 namespace vf::cuda {
 namespace {
 
 // --- the policy's thresholds, one a line ---------------------------------------------------------
-// Dense kernels from 7x7 (49 taps) are timed against the tensor cores and the FFT: below it the
-// direct rows win every benchmark row (GPU kernels: dense 3x3, 5x5); from it the winner depends on
-// the taps, the plane and the GPU (dense 7x7 and 13x13 go direct or to the tensor cores by size).
+// Dense kernels from 7x7 (49 taps) are timed between the direct sums and the tensor cores, which
+// give the same bytes: below it the direct rows win every benchmark row (GPU kernels: dense 3x3,
+// 5x5); from it the winner depends on the taps, the plane and the GPU (dense 7x7 and 13x13 go
+// direct or to the tensor cores by size).
 constexpr int kTimedFromTaps = 7 * 7;
-// The FFT joins the timing from 15x15: below it a direct or tensor row always won (dense 13x13).
-constexpr int kFftFromTaps = 15 * 15;
 // A 5x5 with byte taps takes the DP4A strip from 4 Mpx: measured 11% faster than the tile at 4K,
 // 5% slower at 1080p (GPU kernels: dense 5x5, where strip16-dp4a now runs on aligned planes).
 constexpr long long kDp4aFiveByFiveMinPixels = 4'000'000;
@@ -30,236 +29,234 @@ bool is_convolve(const PlaneOp& op) { return op.kind == OpKind::Convolve; }
 bool is_gradient(const PlaneOp& op) { return op.kind == OpKind::Gradient && !op.grad.compass; }
 bool is_compass(const PlaneOp& op) { return op.kind == OpKind::Gradient && op.grad.compass; }
 
+using Op = const PlaneOp&;
+using L = const Launch&;
+using S = const RowState*;
+using B = const BatchLaunch&;
+using Ctx = DeviceContext&;
+
 const std::vector<Variant> kTable = {
-    {"copy", Family::Copy, "copy operations (a plane the filter leaves as it is)", "always",
-     [](const PlaneOp& op, const Launch&) { return op.kind == OpKind::Copy; }, nullptr,
-     [](const PlaneOp&, const Launch& l) { copy_plane(l); }},
-    {"fill", Family::Fill, "fill operations (grey chroma)", "always",
-     [](const PlaneOp& op, const Launch&) { return op.kind == OpKind::Fill; }, nullptr,
-     [](const PlaneOp&, const Launch& l) { fill_neutral(l); }},
+    {"copy", KernelFamily::Copy, "copy operations (a plane the filter leaves as it is)", "always",
+     [](Op op, L) { return op.kind == OpKind::Copy; }, nullptr, nullptr,
+     [](Op, S, L l) { copy_plane(l); },
+     [](Op, S, B b) { copy_plane_batch(b); }},
+    {"fill", KernelFamily::Fill, "fill operations (grey chroma)", "always",
+     [](Op op, L) { return op.kind == OpKind::Fill; }, nullptr, nullptr,
+     [](Op, S, L l) { fill_neutral(l); },
+     [](Op, S, B b) { fill_neutral_batch(b); }},
 
     // Kirsch: 8 turned sums, the largest kept (variants/compass_tile.cu).
-    {"compass-tile", Family::Gradient, "compass gradients (kirsch) on any plane", "the only row for them",
-     [](const PlaneOp& op, const Launch&) { return is_compass(op); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { compass_tile(op.grad, l); }},
+    {"compass-tile", KernelFamily::Gradient, "compass gradients (kirsch) on any plane", "the only row for them",
+     [](Op op, L) { return is_compass(op); }, nullptr, nullptr,
+     [](Op op, S, L l) { compass_tile(op.grad, l); }, nullptr},
     // Sobel, Prewitt, Scharr, Laplacian magnitude (variants/gradient_*.cu).
-    {"gradient-strip16", Family::Gradient,
+    {"gradient-strip16", KernelFamily::Gradient,
      "gradients on 8-bit planes with 16-byte aligned rows whose divisor, scale and delta have an integer form",
      "always where it takes the plane (GPU kernels: sobel, 1080p and 4K)",
-     [](const PlaneOp& op, const Launch& l) { return is_gradient(op) && gradient_strip16_takes(op.grad, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { gradient_strip16(op.grad, l); }},
-    {"gradient-dp4a", Family::Gradient, "gradients with byte taps on 8-bit planar planes, rows 4-byte aligned",
+     [](Op op, L l) { return is_gradient(op) && gradient_strip16_takes(op.grad, l); }, nullptr, nullptr,
+     [](Op op, S, L l) { gradient_strip16(op.grad, l); },
+     [](Op op, S, B b) { gradient_strip16_batch(op.grad, b); }},
+    {"gradient-dp4a", KernelFamily::Gradient, "gradients with byte taps on 8-bit planar planes, rows 4-byte aligned",
      "where gradient-strip16 does not take the plane: DP4A sums beat FP32 ones on 8-bit samples",
-     [](const PlaneOp& op, const Launch& l) { return is_gradient(op) && gradient_dp4a_takes(op.grad, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { gradient_dp4a(op.grad, l); }},
-    {"gradient-strip", Family::Gradient, "gradients on planar planes with 4-byte aligned rows (10-bit too)",
+     [](Op op, L l) { return is_gradient(op) && gradient_dp4a_takes(op.grad, l); }, nullptr, nullptr,
+     [](Op op, S, L l) { gradient_dp4a(op.grad, l); }, nullptr},
+    {"gradient-strip", KernelFamily::Gradient, "gradients on planar planes with 4-byte aligned rows (10-bit too)",
      "no shared memory: faster than the tile where the rows allow it",
-     [](const PlaneOp& op, const Launch& l) { return is_gradient(op) && gradient_strip_takes(op.grad, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { gradient_strip(op.grad, l); }},
-    {"gradient-tile", Family::Gradient, "gradients on any plane (interleaved chroma, odd pitches)", "the fallback",
-     [](const PlaneOp& op, const Launch&) { return is_gradient(op); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { gradient_tile(op.grad, l); }},
+     [](Op op, L l) { return is_gradient(op) && gradient_strip_takes(op.grad, l); }, nullptr, nullptr,
+     [](Op op, S, L l) { gradient_strip(op.grad, l); }, nullptr},
+    {"gradient-tile", KernelFamily::Gradient, "gradients on any plane (interleaved chroma, odd pitches)", "the fallback",
+     [](Op op, L) { return is_gradient(op); }, nullptr, nullptr,
+     [](Op op, S, L l) { gradient_tile(op.grad, l); }, nullptr},
 
     // Box filters (every tap equal): running sums, O(1) work a pixel whatever the size (device/box_sums.cuh).
-    {"box-staged", Family::Box, "box filters on 8-bit planar planes with 16-byte aligned rows",
+    {"box-staged", KernelFamily::Box, "box filters on 8-bit planar planes with 16-byte aligned rows",
      "always where it takes the plane (GPU kernels: box 63x63)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && box_staged_takes(op.conv, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { box_staged(op.conv, l); }},
-    {"box-walk", Family::Box, "box filters on any plane", "where box-staged does not take the plane",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op) && is_box(op.conv); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { box_walk(op.conv, l); }},
+     [](Op op, L l) { return is_convolve(op) && box_staged_takes(op.conv, l); }, nullptr,
+     [](Op, L, Ctx ctx) { return box_staged_prepare(ctx); },
+     [](Op op, S, L l) { box_staged(op.conv, l); }, nullptr},
+    {"box-walk", KernelFamily::Box, "box filters on any plane", "where box-staged does not take the plane",
+     [](Op op, L) { return is_convolve(op) && is_box(op.conv); }, nullptr, nullptr,
+     [](Op op, S, L l) { box_walk(op.conv, l); }, nullptr},
 
-    // Other rank-1 kernels (Gaussians, custom separable matrices): conv_separable*.cu.
-    {"separable-imma", Family::Separable,
+    // Other rank-1 kernels (Gaussians, custom separable matrices): separable_*.cu.
+    {"separable-imma", KernelFamily::Separable,
      "rank-1 kernels up to 81 wide whose row taps are all 0..255 or all -128..127, on 8-bit planar planes "
      "with 16-byte aligned rows",
      "always where it takes the plane (GPU kernels: gaussian s=3.2)",
-     [](const PlaneOp& op, const Launch& l) {
-         return is_convolve(op) && op.conv.separable() && separable_imma_eligible(op.conv, l.src, l.dst);
-     },
-     nullptr, [](const PlaneOp& op, const Launch& l) { try_separable_imma(op.conv, l); }},
-    {"separable-f32", Family::Separable, "rank-1 kernels on any plane", "where separable-imma does not take the plane",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op) && op.conv.separable(); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { conv_separable_f32(op.conv, l); }},
+     [](Op op, L l) { return is_convolve(op) && op.conv.separable() && separable_imma_eligible(op.conv, l.src, l.dst); },
+     nullptr, [](Op op, L l, Ctx ctx) { return separable_imma_prepare(op.conv, l, ctx); },
+     [](Op op, S s, L l) { separable_imma(op.conv, s, l); }, nullptr},
+    {"separable-f32", KernelFamily::Separable, "rank-1 kernels on any plane", "where separable-imma does not take the plane",
+     [](Op op, L) { return is_convolve(op) && op.conv.separable(); }, nullptr,
+     [](Op op, L, Ctx ctx) { return separable_f32_prepare(op.conv, ctx); },
+     [](Op op, S s, L l) { conv_separable_f32(op.conv, s, l); }, nullptr},
 
-    // Dense kernels, direct sums. From 7x7 the first of these that takes the
-    // kernel is timed against the tensor and FFT rows. (They take rank-1 kernels too, when forced;
-    // auto never gets here with one: the rows above take them all.)
-    {"small-tile-f64", Family::Direct, "3x3, 5x5 and 7x7 kernels whose taps are not whole numbers",
+    // Dense kernels, direct sums. From 7x7 the first of these that takes the kernel is timed against
+    // the tensor rows (they take rank-1 kernels too, when forced; auto never gets here with one:
+    // the rows above take them all).
+    {"small-tile-f64", KernelFamily::Direct, "3x3, 5x5 and 7x7 kernels whose taps are not whole numbers",
      "always for those (double sums: the only exact direct path for them)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && small_tile_f64_takes(op.conv, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { small_tile_f64(op.conv, l); }},
-    {"strip16-dp4a", Family::Direct,
+     [](Op op, L l) { return is_convolve(op) && small_tile_f64_takes(op.conv, l); }, nullptr, nullptr,
+     [](Op op, S, L l) { small_tile_f64(op.conv, l); }, nullptr},
+    {"strip16-dp4a", KernelFamily::Direct,
      "square whole-number kernels from 3x3 to 15x15 with byte taps and an integer finish, on 8-bit planes with "
      "16-byte aligned rows",
      "always below 7x7, timed from it (GPU kernels: dense 3x3, 5x5, 7x7)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && strip16_dp4a_takes(op.conv, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { strip16_dp4a(op.conv, l); }},
-    {"strip-dp4a", Family::Direct, "3x3 and 5x5 kernels with byte taps on 8-bit planar planes, rows 4-byte aligned",
+     [](Op op, L l) { return is_convolve(op) && strip16_dp4a_takes(op.conv, l); }, nullptr,
+     [](Op op, L l, Ctx) { return strip16_dp4a_prepare(op.conv, l); },
+     [](Op op, S s, L l) { strip16_dp4a(op.conv, s, l); },
+     [](Op op, S s, B b) { strip16_dp4a_batch(op.conv, s, b); }},
+    {"strip-dp4a", KernelFamily::Direct, "3x3 and 5x5 kernels with byte taps on 8-bit planar planes, rows 4-byte aligned",
      "3x3 always; 5x5 from 4 Mpx (the tile is faster below)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && strip_dp4a_takes(op.conv, l); },
-     [](const PlaneOp& op, const Launch& l) {
+     [](Op op, L l) { return is_convolve(op) && strip_dp4a_takes(op.conv, l); },
+     [](Op op, L l) {
          return op.conv.kw == 3 || static_cast<long long>(l.dst.width) * l.dst.height >= kDp4aFiveByFiveMinPixels;
      },
-     [](const PlaneOp& op, const Launch& l) { strip_dp4a(op.conv, l); }},
-    {"strip-f32", Family::Direct, "3x3 whole-number kernels on planar planes with 4-byte aligned rows (10-bit too)",
+     nullptr, [](Op op, S, L l) { strip_dp4a(op.conv, l); }, nullptr},
+    {"strip-f32", KernelFamily::Direct, "3x3 whole-number kernels on planar planes with 4-byte aligned rows (10-bit too)",
      "always where it takes the plane: no shared memory, faster than the tile",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && strip_f32_takes(op.conv, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { strip_f32(op.conv, l); }},
-    {"small-tile", Family::Direct, "3x3, 5x5 and 7x7 whole-number kernels on any plane",
+     [](Op op, L l) { return is_convolve(op) && strip_f32_takes(op.conv, l); }, nullptr, nullptr,
+     [](Op op, S, L l) { strip_f32(op.conv, l); }, nullptr},
+    {"small-tile", KernelFamily::Direct, "3x3, 5x5 and 7x7 whole-number kernels on any plane",
      "the fallback for those sizes (unrolled at compile time)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && small_tile_takes(op.conv, l); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { small_tile(op.conv, l); }},
-    {"tile-f64", Family::Direct, "kernels up to 127x127 whose taps are not whole numbers", "the fallback for those",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op) && !op.conv.integer; }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { tile_f64(op.conv, l); }},
-    {"tile", Family::Direct, "whole-number kernels up to 127x127", "the fallback for those",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op) && op.conv.integer; }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { tile(op.conv, l); }},
+     [](Op op, L l) { return is_convolve(op) && small_tile_takes(op.conv, l); }, nullptr, nullptr,
+     [](Op op, S, L l) { small_tile(op.conv, l); }, nullptr},
+    {"tile-f64", KernelFamily::Direct, "kernels up to 127x127 whose taps are not whole numbers", "the fallback for those",
+     [](Op op, L) { return is_convolve(op) && !op.conv.integer; }, nullptr,
+     [](Op op, L, Ctx ctx) { return tile_f64_prepare(op.conv, ctx); },
+     [](Op op, S s, L l) { tile_f64(op.conv, s, l); }, nullptr},
+    {"tile", KernelFamily::Direct, "whole-number kernels up to 127x127", "the fallback for those",
+     [](Op op, L) { return is_convolve(op) && op.conv.integer; }, nullptr,
+     [](Op op, L, Ctx ctx) { return tile_prepare(op.conv, ctx); },
+     [](Op op, S s, L l) { tile(op.conv, s, l); }, nullptr},
 
-    // Dense kernels on the tensor cores.
-    {"imma", Family::Tensor,
+    // Dense kernels on the tensor cores (exact: the same bytes as the direct rows).
+    {"imma", KernelFamily::Tensor,
      "whole-number kernels with byte taps on 8-bit planar planes with 16-byte aligned rows (integer products, "
      "exact)",
-     "timed from 7x7 (GPU kernels: dense 13x13, 27x27, 63x63)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && imma_eligible(op.conv, l.src, l.dst); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { try_conv_imma(op.conv, l); }},
-    {"tensor-half", Family::Tensor,
+     "timed against the direct rows from 7x7 (GPU kernels: dense 13x13, 27x27, 63x63)",
+     [](Op op, L l) { return is_convolve(op) && imma_eligible(op.conv, l); }, nullptr,
+     [](Op op, L l, Ctx ctx) { return imma_prepare(op.conv, l, ctx); },
+     [](Op op, S s, L l) { conv_imma(op.conv, s, l); }, nullptr},
+    {"tensor-half", KernelFamily::Tensor,
      "whole-number kernels whose sums stay exact in FP32, any depth and layout (half-precision products)",
-     "timed from 7x7 where imma does not take the plane (10-bit, unaligned rows; GPU kernels: dense 13x13 and 27x27 10-bit)",
-     [](const PlaneOp& op, const Launch& l) { return is_convolve(op) && tensor_eligible(op.conv, l.src); }, nullptr,
-     [](const PlaneOp& op, const Launch& l) { conv_tensor_half(op.conv, l); }},
+     "timed against the direct rows from 7x7 where imma does not take the plane (10-bit, unaligned rows; GPU "
+     "kernels: dense 13x13 and 27x27 10-bit)",
+     [](Op op, L l) { return is_convolve(op) && tensor_eligible(op.conv, l.src); }, nullptr,
+     [](Op op, L l, Ctx ctx) { return tensor_half_prepare(op.conv, l, ctx); },
+     [](Op op, S s, L l) { conv_tensor_half(op.conv, s, l); }, nullptr},
 
-    // Whole-plane FFT through cuFFT.
-    {"fft", Family::Fft, "any convolution (within 1 of the exact sum: FFT rounding)",
-     "timed from 15x15 (GPU kernels: dense 27x27 and 63x63, where imma won)",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op); },
-     [](const PlaneOp& op, const Launch&) { return op.conv.kw * op.conv.kh >= kFftFromTaps; },
-     [](const PlaneOp& op, const Launch& l) { conv_fft(op.conv, l); }},
+    // Whole-plane FFT through cuFFT: within 1 of the exact sum, so `auto` never times it against the
+    // exact rows (the same input would give other bytes on another run or GPU); it runs it only
+    // where no exact row above takes the operation, and none does today (tile and tile-f64 take
+    // every kernel vfilter accepts). `--kernel fft` forces it.
+    {"fft", KernelFamily::Fft, "any convolution (within 1 of the exact sum: FFT rounding)",
+     "only where no exact row takes the operation (none today); forced with --kernel fft",
+     [](Op op, L) { return is_convolve(op); }, nullptr,
+     [](Op op, L l, Ctx) { return fft_prepare(op.conv, l); },
+     [](Op op, S s, L l) { conv_fft(op.conv, s, l); }, nullptr},
 
     // The first steps of refinement, kept to show what each step buys (benchmark only).
-    {"constant", Family::Constant, "any convolution (taps in constant memory, no tile)", "never",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op); }, [](const PlaneOp&, const Launch&) { return false; },
-     [](const PlaneOp& op, const Launch& l) { conv_constant(op.conv, l); }},
-    {"naive", Family::Naive, "any convolution (taps in global memory, no tile)", "never",
-     [](const PlaneOp& op, const Launch&) { return is_convolve(op); }, [](const PlaneOp&, const Launch&) { return false; },
-     [](const PlaneOp& op, const Launch& l) { conv_naive(op.conv, l); }},
+    {"constant", KernelFamily::Constant, "any convolution (taps in constant memory, no tile)", "never",
+     [](Op op, L) { return is_convolve(op); }, [](Op, L) { return false; },
+     [](Op op, L, Ctx ctx) { return constant_prepare(op.conv, ctx); },
+     [](Op op, S s, L l) { conv_constant(op.conv, s, l); }, nullptr},
+    {"naive", KernelFamily::Naive, "any convolution (taps in global memory, no tile)", "never",
+     [](Op op, L) { return is_convolve(op); }, [](Op, L) { return false; },
+     [](Op op, L, Ctx ctx) { return naive_prepare(op.conv, ctx); },
+     [](Op op, S s, L l) { conv_naive(op.conv, s, l); }, nullptr},
 };
-
-const char* family_name(Family f) {
-    switch (f) {
-    case Family::Copy: return "copy";
-    case Family::Fill: return "fill";
-    case Family::Gradient: return "gradient";
-    case Family::Box: return "box";
-    case Family::Separable: return "separable";
-    case Family::Direct: return "tiled";
-    case Family::Tensor: return "tensor";
-    case Family::Fft: return "fft";
-    case Family::Naive: return "naive";
-    case Family::Constant: return "constant";
-    }
-    return "?";
-}
 
 bool auto_takes(const Variant& v, const PlaneOp& op, const Launch& l) {
     return v.takes(op, l) && (!v.preferred || v.preferred(op, l));
 }
 
 // The first row of `family` that auto would run, or nullptr.
-const Variant* first_preferred(Family family, const PlaneOp& op, const Launch& l) {
+const Variant* first_preferred(KernelFamily family, const PlaneOp& op, const Launch& l) {
     for (const Variant& v : kTable)
         if (v.family == family && auto_takes(v, op, l)) return &v;
     return nullptr;
 }
 
-// Dense kernels from 7x7: the first preferred row of the direct, tensor and FFT families, each
-// launched once untimed (plans, table uploads) and once timed, per kernel, plane size and peak
-// sample (which decides whether the tensor rows are exact). The family is kept, not the row, so
-// a plane of the same size with another layout takes its own first row of that family.
-Family timed_family(const PlaneOp& op, const Launch& l) {
-    static OpCache<Family> chosen;
-    const uint64_t key = pack(l.src.width, l.src.height) ^ (static_cast<uint64_t>(l.src.peak()) * 0x9E3779B97F4A7C15ull);
-    return chosen.get(op.conv, key, [&] {
-        std::vector<std::pair<Family, const Variant*>> candidates;
-        for (Family f : {Family::Direct, Family::Tensor, Family::Fft})
-            if (const Variant* v = first_preferred(f, op, l)) candidates.emplace_back(f, v);
-        if (candidates.size() == 1) return std::make_unique<Family>(candidates[0].first);
-        Event a, b;
-        float best_ms = 0;
-        Family best = Family::Direct;
-        for (const auto& [f, v] : candidates) {
-            v->launch(op, l);
-            a.record(l.stream);
-            v->launch(op, l);
-            b.record(l.stream);
-            const float ms = b.since(a);
-            if (f == Family::Direct || ms < best_ms) best_ms = ms, best = f;
-        }
-        return std::make_unique<Family>(best);
-    });
+// A forced row applies to the operations of its own kind (a gradient row to gradients, the others
+// to convolutions); the rest of a chain (the chroma planes' copies and fills, a Sobel after a
+// forced blur) runs what `auto` picks, as a forced family does.
+bool serves(const Variant& v, const PlaneOp& op) {
+    switch (v.family) {
+    case KernelFamily::Copy: return op.kind == OpKind::Copy;
+    case KernelFamily::Fill: return op.kind == OpKind::Fill;
+    case KernelFamily::Gradient: return op.kind == OpKind::Gradient;
+    default: return op.kind == OpKind::Convolve;
+    }
+}
+
+const Variant& forced_family(KernelFamily family, const PlaneOp& op, const Launch& l) {
+    if (family == KernelFamily::Separable) {
+        if (!op.conv.separable())
+            throw Error(ErrorCategory::Usage, "--kernel separable: this filter's matrix is not separable (rank > 1)");
+        return first_of_family(is_box(op.conv) ? KernelFamily::Box : KernelFamily::Separable, op, l);
+    }
+    return first_of_family(family, op, l);
 }
 
 }  // namespace
 
 const std::vector<Variant>& dispatch_table() { return kTable; }
 
-const Variant& choose_variant(const PlaneOp& op, const Launch& l) {
+const Variant& choose_variant(const PlaneOp& op, const Launch& l, const FastestOf& fastest) {
     for (const Variant& v : kTable) {
         if (!auto_takes(v, op, l)) continue;
-        if (v.family == Family::Direct && op.conv.kw * op.conv.kh >= kTimedFromTaps) {
-            const Family f = timed_family(op, l);
-            if (const Variant* t = first_preferred(f, op, l)) return *t;
+        if (v.family == KernelFamily::Direct && op.conv.kw * op.conv.kh >= kTimedFromTaps) {
+            // The exact rows that compete for dense kernels: the first of the direct and of the
+            // tensor family that take it. They give the same bytes, so the time decides alone.
+            std::vector<const Variant*> candidates{&v};
+            if (const Variant* t = first_preferred(KernelFamily::Tensor, op, l)) candidates.push_back(t);
+            if (candidates.size() > 1 && fastest) return *candidates.at(fastest(candidates));
         }
         return v;
     }
     throw Error(ErrorCategory::Internal, "the dispatch table has no row for this operation");
 }
 
-const Variant& first_of_family(Family family, const PlaneOp& op, const Launch& l) {
+const Variant& first_of_family(KernelFamily family, const PlaneOp& op, const Launch& l) {
     if (const Variant* v = first_preferred(family, op, l)) return *v;
     for (const Variant& v : kTable)
         if (v.family == family && v.takes(op, l)) return v;
     std::string rows;
     for (const Variant& v : kTable)
         if (v.family == family) rows += std::string(rows.empty() ? "" : "; ") + v.name + ": " + v.takes_text;
-    throw Error(ErrorCategory::Usage, std::string("--kernel ") + family_name(family) + ": no variant takes this filter on this plane (" +
-                                          rows + ")");
+    throw Error(ErrorCategory::Usage, std::string("--kernel ") + kernel_family_name(family) +
+                                          ": no variant takes this filter on this plane (" + rows + ")");
 }
 
-BatchLauncher batch_launcher(const Variant& v) {
-    static const std::pair<const char*, BatchLauncher> kBatched[] = {
-        {"copy", [](const PlaneOp&, const BatchLaunch& b) { copy_plane_batch(b); }},
-        {"fill", [](const PlaneOp&, const BatchLaunch& b) { fill_neutral_batch(b); }},
-        {"gradient-strip16", [](const PlaneOp& op, const BatchLaunch& b) { gradient_strip16_batch(op.grad, b); }},
-        {"strip16-dp4a", [](const PlaneOp& op, const BatchLaunch& b) { strip16_dp4a_batch(op.conv, b); }},
-    };
-    for (const auto& [name, launcher] : kBatched)
-        if (std::string(name) == v.name) return launcher;
-    return nullptr;
+const Variant& choose_row(const PlaneOp& op, const Launch& l, const KernelChoice& choice, const FastestOf& fastest) {
+    if (choice.row >= 0) {
+        const Variant& forced = kTable.at(static_cast<size_t>(choice.row));
+        if (serves(forced, op)) {
+            if (!forced.takes(op, l))
+                throw Error(ErrorCategory::Usage, std::string("--kernel ") + forced.name +
+                                                      " does not take this filter on this plane; it takes " + forced.takes_text);
+            return forced;
+        }
+        return choose_variant(op, l, fastest);
+    }
+    // Copies, fills and gradients have their own rows whatever family was asked for.
+    if (choice.family && op.kind == OpKind::Convolve) return forced_family(*choice.family, op, l);
+    return choose_variant(op, l, fastest);
 }
 
-const Variant* choose_batch_variant(const PlaneOp& op, const BatchLaunch& b) {
-    const auto takes_all = [&](const Variant& v) {
-        if (!batch_launcher(v)) return false;
-        for (int i = 0; i < b.count; ++i)
-            if (!v.takes(op, b.at(i))) return false;
-        return true;
-    };
-    const Launch first_pair = b.at(0);
-    const Variant& first = choose_variant(op, first_pair);
-    if (takes_all(first)) return &first;
-    for (const Variant& v : kTable)
-        if (takes_all(v)) return &v;
-    return nullptr;
+bool row_takes(const Variant& v, const PlaneOp& op, const PlaneView& src, const PlaneView& dst) {
+    std::optional<FixedFinish> finish;
+    if (op.kind == OpKind::Convolve) finish = byte_tap_finish(op.conv);
+    return v.takes(op, Launch{src, dst, op.border, nullptr, nullptr, finish ? &*finish : nullptr});
 }
 
 std::string describe_dispatch_table() {
     std::ostringstream s;
     s << "| row | family | takes | auto runs it | batches |\n|---|---|---|---|---|\n";
     for (const Variant& v : kTable)
-        s << "| `" << v.name << "` | " << family_name(v.family) << " | " << v.takes_text << " | " << v.auto_text << " | "
-          << (batch_launcher(v) ? "one launch a batch" : "one launch a frame") << " |\n";
+        s << "| `" << v.name << "` | " << kernel_family_name(v.family) << " | " << v.takes_text << " | " << v.auto_text << " | "
+          << (v.launch_batch ? "one launch a batch" : "one launch a frame") << " |\n";
     return s.str();
 }
 

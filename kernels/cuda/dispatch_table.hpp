@@ -1,50 +1,58 @@
 // Which CUDA kernel runs for a plane operation, and why: the dispatch table (dispatch_table.cpp),
 // one row per variant, read from top to bottom. `auto` runs the first row that takes the
-// operation and that its policy prefers; dense kernels from 7x7 on are timed once among the
-// families that take them. `--kernel NAME` forces one row; `--kernel FAMILY` (tiled, separable,
-// tensor, fft, naive, constant) the row of that family auto would pick.
+// operation and that its policy prefers; for dense kernels from 7x7 the direct and the tensor row
+// that take it, which give the same bytes, are timed once when the operation is prepared. A row
+// that is not exact (fft) is never timed against exact ones, so the same input and filter give the
+// same bytes on every run and every GPU. `--kernel NAME` forces one row; `--kernel FAMILY` (tiled,
+// separable, tensor, fft, naive, constant) the row of that family auto would pick.
+//
+// The rows are chosen when an operation is prepared (prepared_op.hpp), never per frame.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "kernels/cuda/variants.hpp"
+#include "kernels/gpu_kernel.hpp"
 #include "kernels/plan.hpp"
 
 namespace vf::cuda {
 
-enum class Family { Copy, Fill, Gradient, Box, Separable, Direct, Tensor, Fft, Naive, Constant };
-
 struct Variant {
-    const char* name;    // what --kernel takes and --stats-json and the benchmark report
-    Family family;
-    const char* takes_text;  // what it can compute, in words
-    const char* auto_text;   // when `auto` runs it and why (the benchmark row that justifies it)
+    const char* name;         // what --kernel takes and --stats-json and the benchmark report
+    KernelFamily family;
+    const char* takes_text;   // what it can compute, in words
+    const char* auto_text;    // when `auto` runs it and why (the benchmark row that justifies it)
     bool (*takes)(const PlaneOp&, const Launch&);      // can it compute this operation on these planes
     bool (*preferred)(const PlaneOp&, const Launch&);  // auto's policy on top of takes (nullptr: always)
-    void (*launch)(const PlaneOp&, const Launch&);
+    // What it makes on a device for one operation and plane layout (nullptr: nothing).
+    RowStatePtr (*prepare)(const PlaneOp&, const Launch&, DeviceContext&);
+    void (*launch)(const PlaneOp&, const RowState*, const Launch&);
+    // One launch per kMaxBatch pairs of planes (nullptr: a batch runs as one launch a pair).
+    void (*launch_batch)(const PlaneOp&, const RowState*, const BatchLaunch&);
 };
 
 // The table, top to bottom.
 const std::vector<Variant>& dispatch_table();
-// The row `auto` runs for op on these planes. Dense kernels from 7x7 on: the first call for a
-// kernel, plane size and peak times the candidate families into l.dst (they compute the same
-// function, and the real launch follows) and keeps the fastest.
-const Variant& choose_variant(const PlaneOp& op, const Launch& l);
+
+// Given rows that compute the same bytes, the index of the fastest (the preparing code times them).
+using FastestOf = std::function<size_t(const std::vector<const Variant*>& rows)>;
+
+// The row `auto` runs for op on planes of these layouts; `fastest` decides among the exact rows
+// that compete for dense kernels from 7x7 (without it, the direct row).
+const Variant& choose_variant(const PlaneOp& op, const Launch& l, const FastestOf& fastest);
 // The row of `family` that auto would pick for op on these planes (else the first that takes it);
 // a usage error saying why when none does.
-const Variant& first_of_family(Family family, const PlaneOp& op, const Launch& l);
-// A row's launcher of a whole batch (one launch per kMaxBatch pairs of planes), or nullptr where
-// the row has none: a batch then runs as one launch a pair.
-using BatchLauncher = void (*)(const PlaneOp&, const BatchLaunch&);
-BatchLauncher batch_launcher(const Variant& v);
-// The row a batch runs: auto's row for its first pair where that row launches batches and takes
-// every pair; else the first row, top to bottom, that launches batches and takes every pair
-// (every row computes the same output, so only the number of launches differs); else nullptr,
-// and the batch runs auto's row pair by pair.
-const Variant* choose_batch_variant(const PlaneOp& op, const BatchLaunch& b);
+const Variant& first_of_family(KernelFamily family, const PlaneOp& op, const Launch& l);
+// The row that runs op for `choice`: a forced row (for operations of its kind; a usage error where
+// it does not take them), a forced family (for convolutions), or auto's.
+const Variant& choose_row(const PlaneOp& op, const Launch& l, const KernelChoice& choice, const FastestOf& fastest);
+// Whether row v takes op on planes laid out as src and dst (worked out as when an operation is
+// prepared; the planes' data is never read).
+bool row_takes(const Variant& v, const PlaneOp& op, const PlaneView& src, const PlaneView& dst);
 // The table as Markdown (vfilter --list-kernels, docs/kernels.md).
 std::string describe_dispatch_table();
 

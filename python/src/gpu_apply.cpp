@@ -1,5 +1,9 @@
 #include "gpu_apply.hpp"
 
+#include <algorithm>
+#include <deque>
+#include <mutex>
+
 #include "common/error.hpp"
 #include "plane_chain.hpp"
 
@@ -7,19 +11,43 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda_backend.hpp"
+#include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/prepared_chain.hpp"
+#include "kernels/cuda/workspace.hpp"
 #endif
 
 namespace vf {
 
 #ifndef VF_HAVE_CUDA
+struct GpuApplyCache::Impl {};
+GpuApplyCache::GpuApplyCache() = default;
+GpuApplyCache::~GpuApplyCache() = default;
+
 bool built_with_cuda() { return false; }
 
-void apply_device_planes(const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int, const std::string&, int,
+void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int, const std::string&, int,
                          const std::string&, uintptr_t, int64_t, bool) {
     throw Error(ErrorCategory::Device, "this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays");
 }
 #else
+struct GpuApplyCache::Impl {
+    static constexpr size_t kKept = 8;  // chains kept alive beyond the call that prepared them
+    std::mutex mutex;
+    std::deque<std::shared_ptr<const cuda::PreparedChain>> recent;  // most recent first
+
+    std::shared_ptr<const cuda::PreparedChain> acquire(int device, const std::vector<FilterPlan>& chain,
+                                                        const std::vector<cuda::StepShapes>& shapes) {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto prepared = cuda::PreparedChain::acquire(cuda::DeviceContext::acquire(device), chain, KernelChoice{}, shapes);
+        recent.erase(std::remove(recent.begin(), recent.end(), prepared), recent.end());
+        recent.push_front(prepared);
+        if (recent.size() > kKept) recent.pop_back();
+        return prepared;
+    }
+};
+GpuApplyCache::GpuApplyCache() : impl(std::make_unique<Impl>()) {}
+GpuApplyCache::~GpuApplyCache() = default;
+
 bool built_with_cuda() { return true; }
 
 namespace {
@@ -71,7 +99,7 @@ PlaneView view_of(const DevicePlaneArg& a, int itemsize, int bits) {
 
 }  // namespace
 
-void apply_device_planes(const std::vector<DevicePlaneArg>& srcs, const std::vector<DevicePlaneArg>& dsts, int itemsize,
+void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& srcs, const std::vector<DevicePlaneArg>& dsts, int itemsize,
                          const std::string& chain_text, int bits, const std::string& border, uintptr_t stream_handle,
                          int64_t producer_stream, bool ffmpeg_defaults) {
     if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
@@ -90,11 +118,10 @@ void apply_device_planes(const std::vector<DevicePlaneArg>& srcs, const std::vec
         src.push_back(view_of(srcs[i], itemsize, bits));
         dst.push_back(view_of(dsts[i], itemsize, bits));
     }
-    std::vector<FilterPlan> chain = plane_chain(chain_text, width, height, border, ffmpeg_defaults);
-    std::vector<PlaneOp> ops;
-    for (const FilterPlan& p : chain)
-        if (p.ops[0].kind != OpKind::Copy) ops.push_back(p.ops[0]);
-    if (ops.empty()) ops.push_back(PlaneOp{});  // a copy
+    std::vector<FilterPlan> chain;
+    for (FilterPlan& p : plane_chain(chain_text, width, height, border, ffmpeg_defaults))
+        if (p.ops[0].kind != OpKind::Copy) chain.push_back(std::move(p));
+    if (chain.empty()) chain.push_back(FilterPlan{});  // a copy
 
     CurrentDevice current(device);
     const cudaStream_t stream = stream_of(stream_handle);
@@ -114,7 +141,7 @@ void apply_device_planes(const std::vector<DevicePlaneArg>& srcs, const std::vec
     const size_t image_bytes = static_cast<size_t>(pitch) * height;
     void* scratch[2] = {nullptr, nullptr};
     std::vector<PlaneView> between[2];
-    for (int k = 0; k < 2 && static_cast<size_t>(k) + 1 < ops.size(); ++k) {
+    for (int k = 0; k < 2 && static_cast<size_t>(k) + 1 < chain.size(); ++k) {
         VF_CUDA_CHECK(cudaMallocAsync(&scratch[k], image_bytes * count, stream));
         for (size_t i = 0; i < count; ++i) {
             PlaneView v = dst[i];
@@ -124,14 +151,44 @@ void apply_device_planes(const std::vector<DevicePlaneArg>& srcs, const std::vec
             between[k].push_back(v);
         }
     }
-    CudaBackend backend;
+    // Planes of one layout share a prepared chain and its batched launches; a call whose planes
+    // differ (arrays of other strides or alignments) runs one group of them after another.
     std::exception_ptr error;
     try {
-        const std::vector<PlaneView>* from = &src;
-        for (size_t f = 0; f < ops.size(); ++f) {
-            const std::vector<PlaneView>* to = f + 1 == ops.size() ? &dst : &between[f % 2];
-            backend.apply_batch(ops[f], from->data(), to->data(), static_cast<int>(count), stream);
-            from = to;
+        struct Group {
+            cuda::PlaneShape src, dst;
+            std::vector<size_t> members;
+        };
+        std::vector<Group> groups;
+        for (size_t i = 0; i < count; ++i) {
+            const cuda::PlaneShape s = cuda::PlaneShape::of(src[i]), d = cuda::PlaneShape::of(dst[i]);
+            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.src == s && x.dst == d; });
+            if (g == groups.end()) groups.push_back(Group{s, d, {i}});
+            else g->members.push_back(i);
+        }
+        cuda::Workspace workspace(stream);
+        std::vector<PlaneView> from_group, to_group;
+        for (const Group& group : groups) {
+            const std::vector<size_t>& members = group.members;
+            std::vector<cuda::StepShapes> shapes(chain.size());
+            for (size_t f = 0; f < chain.size(); ++f) {
+                const size_t i = members.front();
+                const PlaneView& in = f == 0 ? src[i] : between[(f - 1) % 2][i];
+                const PlaneView& out = f + 1 == chain.size() ? dst[i] : between[f % 2][i];
+                shapes[f].src.push_back(cuda::PlaneShape::of(in));
+                shapes[f].dst.push_back(cuda::PlaneShape::of(out));
+            }
+            const auto prepared = cache.impl->acquire(device, chain, shapes);
+            for (size_t f = 0; f < chain.size(); ++f) {
+                from_group.clear();
+                to_group.clear();
+                for (size_t i : members) {
+                    from_group.push_back(f == 0 ? src[i] : between[(f - 1) % 2][i]);
+                    to_group.push_back(f + 1 == chain.size() ? dst[i] : between[f % 2][i]);
+                }
+                prepared->op(f, 0).launch_batch(from_group.data(), to_group.data(), static_cast<int>(members.size()), stream,
+                                                workspace);
+            }
         }
     } catch (...) {
         error = std::current_exception();

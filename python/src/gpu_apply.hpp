@@ -5,10 +5,24 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace vf {
+
+// The chains vfilter.apply prepared lately (kernels/cuda/prepared_chain.hpp), kept so that a
+// loop applying the same filter to frame after frame prepares it once: the last few, each freed
+// when it drops out (or with the module). Owned by the module's apply function.
+class GpuApplyCache {
+public:
+    GpuApplyCache();
+    ~GpuApplyCache();
+    GpuApplyCache(const GpuApplyCache&) = delete;
+    GpuApplyCache& operator=(const GpuApplyCache&) = delete;
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
 
 // One plane of the caller's memory: the device address of its first sample, bytes between rows,
 // samples between neighbouring pixels.
@@ -25,7 +39,7 @@ struct DevicePlaneArg {
 // and per-thread default streams), after the work on `producer_stream` when >= 0 (the stream the
 // data was written on, where it is not the caller's). Throws Error: Usage for bad arguments,
 // Device for CUDA's failures (and in a build without CUDA).
-void apply_device_planes(const std::vector<DevicePlaneArg>& src, const std::vector<DevicePlaneArg>& dst, int itemsize,
+void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& src, const std::vector<DevicePlaneArg>& dst, int itemsize,
                          const std::string& chain_text, int bits, const std::string& border, uintptr_t stream,
                          int64_t producer_stream, bool ffmpeg_defaults);
 

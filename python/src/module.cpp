@@ -344,7 +344,15 @@ PYBIND11_MODULE(_vfilter, m) {
                  return vf::DevicePlaneArg{ptr, pitch, width, height, step};
              }),
              py::arg("ptr"), py::arg("pitch"), py::arg("width"), py::arg("height"), py::arg("step"));
-    m.def("apply_device_planes", &vf::apply_device_planes, py::arg("srcs"), py::arg("dsts"), py::arg("itemsize"),
+    // The prepared chains of apply() belong to this function, and go with the module.
+    auto gpu_cache = std::make_shared<vf::GpuApplyCache>();
+    m.def("apply_device_planes",
+          [gpu_cache](const std::vector<vf::DevicePlaneArg>& srcs, const std::vector<vf::DevicePlaneArg>& dsts, int itemsize,
+                      const std::string& chain, int bits, const std::string& border, uintptr_t stream, int64_t producer_stream,
+                      bool ffmpeg_defaults) {
+              vf::apply_device_planes(*gpu_cache, srcs, dsts, itemsize, chain, bits, border, stream, producer_stream, ffmpeg_defaults);
+          },
+          py::arg("srcs"), py::arg("dsts"), py::arg("itemsize"),
           py::arg("chain"), py::arg("bits"), py::arg("border"), py::arg("stream"), py::arg("producer_stream"),
           py::arg("ffmpeg_defaults"), py::call_guard<py::gil_scoped_release>());
     m.def("dlpack_info", &vf::dlpack_info, py::arg("capsule"));

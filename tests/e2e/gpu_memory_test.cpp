@@ -2,10 +2,15 @@
 // runs it alone (RUN_SERIAL), never beside another GPU test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
+#include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "app/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
+#include "support/filter_churn.hpp"
 #include "support/run_command.hpp"
 
 using namespace vf::test;
@@ -60,6 +65,49 @@ TEST(GpuMemory, RunningOutFinalisesWhatWasFiltered) {
     EXPECT_FALSE(file_exists(o.output + ".partial"));
     ASSERT_TRUE(file_exists(o.output)) << "the frame filtered before the failure was not kept";
     EXPECT_GE(read_video_frames(o.output).size(), 1u);
+}
+
+// A served GPU stream whose filter is changed 200 times through distinct filters: each change
+// compiles a new prepared chain (rows chosen, taps and tables uploaded, constant memory taken), and
+// the old one must go with its last frame. At most two chains are alive at any time, none once the
+// stream has ended, and GPU memory is back within 32 MiB of where it was before the stream started
+// (a chain's tables are tens of kilobytes; a chain kept per change would hold far more). Memory is
+// read device-wide, so this runs alone.
+TEST(GpuMemory, FilterChurnGivesEveryChainBack) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    const std::string clip = write_churn_clip(dir, 200);
+    RunOptions o = churn_options(clip, DeviceChoice::Cuda);
+    o.batch_wait_us = 200;  // through the device's batch window, as serve runs streams
+    auto chains_alive = [] {
+        int64_t n = 0;
+        for (const auto& ctx : cuda::DeviceContext::live()) n += ctx->totals().chains;
+        return n;
+    };
+    {
+        // The CUDA context and the code of the kernels the filters use, loaded once.
+        Job warm(o);
+        EXPECT_EQ(run_filter_churn(warm, churn_filters(8, 1)), 8);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    size_t free_before = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    int64_t most_alive = 0;
+    {
+        Job job(o);
+        const int seen = run_filter_churn(job, churn_filters(200, 2), [&](int) { most_alive = std::max(most_alive, chains_alive()); });
+        EXPECT_EQ(seen, 200);
+    }
+    EXPECT_LE(most_alive, 2) << "replaced chains were kept";
+    EXPECT_EQ(chains_alive(), 0) << "a chain outlived its stream";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    size_t free_after = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    const double grown_mib = (static_cast<double>(free_before) - static_cast<double>(free_after)) / (1 << 20);
+    EXPECT_LE(grown_mib, 32.0) << "GPU memory grew by " << grown_mib << " MiB over 200 filter changes";
+    std::printf("GPU memory after 200 filter changes: %+.1f MiB; at most %lld prepared chains alive\n", grown_mib,
+                static_cast<long long>(most_alive));
 }
 
 }  // namespace

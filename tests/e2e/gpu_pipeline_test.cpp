@@ -3,6 +3,10 @@
 // bit for bit; the rest within 1 LSB on at least 99.9% of samples identical.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <random>
+
 #include "kernels/cuda_backend.hpp"
 #include "app/job.hpp"
 #include "support/clip_writer.hpp"
@@ -97,6 +101,81 @@ INSTANTIATE_TEST_SUITE_P(
                            FilterDefaults::Ffmpeg},
                       Case{"ffmpeg_boxblur_10bit", AV_PIX_FMT_YUV422P10LE, 201, 119, "boxblur=2:3:cr=1", true, FilterDefaults::Ffmpeg}),
     [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+// A dense k x k convolution of whole-number taps in -max_tap..max_tap, as a filter string.
+std::string dense_filter(int k, int max_tap, std::mt19937& rng) {
+    std::uniform_int_distribution<int> tap(-max_tap, max_tap);
+    std::string m;
+    for (int i = 0; i < k * k; ++i) m += (i ? " " : "") + std::to_string(tap(rng));
+    return "convolution=m=" + m + ":rdiv=1/" + std::to_string(k * k * max_tap / 2 + 1) + ":bias=128:planes=all";
+}
+
+// `auto` is deterministic: for dense kernels from 7x7 to 63x63, where it times rows against each
+// other once per prepared chain, the same clip and filter give the same bytes in two fresh
+// processes, and the CPU path's bytes (every row auto may time is exact), for 8 and 10 bit,
+// planar, interleaved and shifted layouts. Timing among rows of unequal output (the FFT, within 1
+// of the exact sums) would let two runs or two GPUs differ; no row that ran may be the FFT.
+TEST(GpuAuto, SameBytesInTwoFreshProcessesAndOnTheCpu) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    struct Layout {
+        AVPixelFormat format;
+        const char* extension;
+        const char* codec;
+    };
+    const Layout layouts[] = {{AV_PIX_FMT_YUV420P, "mkv", "ffv1"},
+                              {AV_PIX_FMT_YUV420P10LE, "mkv", "ffv1"},
+                              {AV_PIX_FMT_NV12, "nut", "rawvideo"},
+                              {AV_PIX_FMT_P010LE, "nut", "rawvideo"}};
+    std::mt19937 rng(4096);
+    const std::string dir = temp_dir();
+    for (const int k : {7, 13, 27, 63}) {
+        // Taps small enough at 63x63 that the 10-bit sums stay exact in FP32 (the tensor rows take them).
+        const std::string filter = dense_filter(k, k == 63 ? 2 : 9, rng);
+        for (const Layout& l : layouts) {
+            const std::string what = std::string(av_get_pix_fmt_name(l.format)) + " " + std::to_string(k) + "x" + std::to_string(k);
+            ClipSpec clip;
+            clip.path = dir + "/in-" + std::to_string(k) + "-" + av_get_pix_fmt_name(l.format) + "." + l.extension;
+            clip.width = 333;
+            clip.height = 197;
+            clip.format = l.format;
+            clip.frames = 2;
+            clip.video_codec = l.codec;
+            clip.audio = false;
+            clip.seed = static_cast<unsigned>(k);
+            write_clip(clip);
+            auto run = [&](const char* device, const std::string& name) {
+                const std::string out = dir + "/" + name + "." + l.extension;
+                const CommandResult r = run_vfilter({"-i", clip.path, "-f", filter, "--device", device, "--codec", l.codec, "-y",
+                                                     "--stats-json", out + ".json", "-o", out});
+                EXPECT_EQ(r.exit_code, 0) << what << ": " << r.output;
+                return out;
+            };
+            const std::string first = run("cuda", "first"), second = run("cuda", "second"), cpu = run("cpu", "cpu");
+            const auto a = read_video_frames(first), b = read_video_frames(second), c = read_video_frames(cpu);
+            ASSERT_EQ(a.size(), 2u) << what;
+            ASSERT_EQ(b.size(), 2u) << what;
+            ASSERT_EQ(c.size(), 2u) << what;
+            for (size_t i = 0; i < a.size(); ++i) {
+                std::string where;
+                EXPECT_EQ(frame_differences(a[i].get(), b[i].get(), false, &where), 0) << what << " frame " << i << ": two runs differ " << where;
+                EXPECT_EQ(frame_differences(a[i].get(), c[i].get(), false, &where), 0) << what << " frame " << i << ": GPU and CPU differ " << where;
+            }
+            std::ifstream stats(first + ".json");
+            const std::string text((std::istreambuf_iterator<char>(stats)), std::istreambuf_iterator<char>());
+            EXPECT_NE(text.find("gpu_kernels"), std::string::npos) << what << ": " << text;
+            EXPECT_EQ(text.find(": fft"), std::string::npos) << what << ": auto ran the FFT: " << text;
+        }
+    }
+}
 
 }  // namespace
 }  // namespace vf

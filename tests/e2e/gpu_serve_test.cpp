@@ -5,7 +5,9 @@
 // Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "app/job.hpp"
@@ -91,6 +93,115 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
         for (size_t i = 0; i < served.size(); ++i) {
             std::string where;
             EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0) << c.name << " frame " << i << " " << where;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+// Streams placed on every GPU this machine has (serve's --gpus all), several of each filter on
+// each GPU: every stream writes all its frames, each equal to the single-stream command's output
+// on GPU 0, and the streams on each GPU share launches. On one GPU this is the test above with
+// more streams; on two it fails where GPU state belongs to the first GPU a kernel ran on (a
+// shared-memory limit raised on one device only, constant memory or tables uploaded to another).
+TEST(GpuServe, StreamsOnEveryGpuEqualTheirSingleRuns) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const int gpus = gpu_count();
+    const std::string dir = temp_dir();
+    // One of each kind of row that needs something made on its device: a raised shared-memory
+    // limit (separable-imma, imma, box-staged, tensor-half, tile), constant memory (tile,
+    // separable-f32), tables in global memory (imma, tensor-half, tile-f64), an integer finish
+    // (strip16-dp4a), and NVDEC frames decoded on the stream's GPU.
+    std::string dense13 = "convolution=m=";
+    for (int i = 0; i < 169; ++i) dense13 += std::to_string(i % 7 - 3) + (i < 168 ? " " : "");
+    dense13 += ":rdiv=1/40:bias=128";
+    std::string dense9f = "convolution=m=";
+    for (int i = 0; i < 81; ++i) dense9f += (i % 2 ? "0.5" : "-0.25") + std::string(i < 80 ? " " : "");
+    dense9f += ":bias=64";
+    const std::vector<ServedCase> cases = {
+        {"gauss", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 360},
+        {"dense13", dense13, AV_PIX_FMT_YUV420P, 320, 240},
+        {"dense13_10", dense13, AV_PIX_FMT_YUV420P10LE, 200, 120},
+        {"box", "box=radius=31,sobel", AV_PIX_FMT_YUV420P, 321, 239},
+        {"gauss10", "gaussian=sigma=2", AV_PIX_FMT_YUV422P10LE, 161, 97},
+        {"frac9", dense9f, AV_PIX_FMT_YUV444P, 96, 64},
+        {"conv5", "convolution=m=1 2 3 2 1 2 4 6 4 2 3 6 9 6 3 2 4 6 4 2 1 2 3 2 1:rdiv=1/81", AV_PIX_FMT_YUV420P, 320, 240},
+        {"nvdec", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 352, "libx264"},
+    };
+    const int copies = 2 * gpus;  // placed in turn: each GPU gets two of every case
+    ServeConfig config;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const ServedCase& c = cases[i];
+        ClipSpec clip;
+        clip.path = dir + "/" + c.name + ".mkv";
+        clip.width = c.width;
+        clip.height = c.height;
+        clip.format = c.format;
+        clip.frames = 24;
+        clip.seed = 300 + static_cast<unsigned>(i);
+        clip.video_codec = c.codec;
+        write_clip(clip);
+        RunOptions single = make_stream_config(c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-single.mkv"},
+                                                        {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"}},
+                                               {})
+                                .options;
+        single.progress = false;
+        Job job(single);
+        ASSERT_EQ(job.run().stats.frames_out, 24) << c.name;
+        for (int k = 0; k < copies; ++k) {
+            const std::string name = c.name + "_" + std::to_string(k);
+            config.streams.push_back(make_stream_config(name, {{"input", clip.path}, {"output", dir + "/" + name + "-served.mkv"},
+                                                               {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"}},
+                                                        {}));
+        }
+    }
+    std::map<std::string, int> gpu_of;
+    std::map<int, double> best_batch;  // per GPU, the largest mean batch of its streams
+    {
+        StreamService service;
+        std::vector<int> all;
+        for (int g = 0; g < gpus; ++g) all.push_back(g);
+        service.set_gpus(all);
+        service.set_batch_wait(20);
+        service.apply(config);
+        service.wait_all();
+        const nlohmann::json list = service.list(), stats = service.final_stats();
+        for (const auto& [name, s] : list.items()) {
+            EXPECT_EQ(s["state"], "stopped") << s.dump();
+            gpu_of[name] = s["gpu"].get<int>();
+            if (s["state"] != "stopped") continue;
+            const double per_launch = stats[name]["stats"]["gpu_frames_per_launch"].get<double>();
+            best_batch[gpu_of[name]] = std::max(best_batch[gpu_of[name]], per_launch);
+            if (name.rfind("nvdec", 0) == 0) {
+                EXPECT_EQ(stats[name]["stats"]["hw_decode"], "cuda") << stats[name].dump();
+            }
+        }
+    }
+    for (int g = 0; g < gpus; ++g) {
+        EXPECT_EQ(std::count_if(gpu_of.begin(), gpu_of.end(), [g](const auto& e) { return e.second == g; }),
+                  static_cast<long>(cases.size()) * 2)
+            << "GPU " << g << " did not get two streams of every case";
+        EXPECT_GT(best_batch[g], 1.2) << "the streams on GPU " << g << " never shared a launch";
+    }
+    for (const ServedCase& c : cases) {
+        const auto single = read_video_frames(dir + "/" + c.name + "-single.mkv");
+        ASSERT_EQ(single.size(), 24u) << c.name;
+        for (int k = 0; k < copies; ++k) {
+            const std::string name = c.name + "_" + std::to_string(k);
+            const auto served = read_video_frames(dir + "/" + name + "-served.mkv");
+            ASSERT_EQ(served.size(), 24u) << name << " on GPU " << gpu_of[name];
+            for (size_t i = 0; i < served.size(); ++i) {
+                std::string where;
+                EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0)
+                    << name << " on GPU " << gpu_of[name] << " frame " << i << " " << where;
+            }
         }
     }
 }

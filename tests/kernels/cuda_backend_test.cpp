@@ -61,7 +61,7 @@ TEST_P(GpuMatchesReference, AutoPath) {
     const unsigned seed = static_cast<unsigned>(std::hash<std::string>{}(std::string(spec) + std::to_string(size.w * 7 + size.h) +
                                                                          std::to_string(depth) + border_name(border)));
     for (bool aligned : {false, true}) {  // scalar and 4-wide load/store paths
-        const Outcome o = run_case(op, size.w, size.h, depth, GpuKernel::Auto, seed, 1, 0, 0, aligned);
+        const Outcome o = run_case(op, size.w, size.h, depth, KernelChoice{}, seed, 1, 0, 0, aligned);
         expect_close(o, static_cast<long>(size.w) * size.h, op.kind == OpKind::Gradient,
                      std::string(spec) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) + " seed " +
                          std::to_string(seed) + (aligned ? " aligned" : ""));
@@ -73,14 +73,14 @@ INSTANTIATE_TEST_SUITE_P(AllFilters, GpuMatchesReference,
                                             ::testing::ValuesIn(kBorders), ::testing::Values(8, 10)));
 
 // Every forced variant (what `--kernel` selects) computes the same function.
-class GpuVariants : public ::testing::TestWithParam<std::tuple<const char*, GpuKernel>> {};
+class GpuVariants : public ::testing::TestWithParam<std::tuple<const char*, KernelChoice>> {};
 
 TEST_P(GpuVariants, MatchReference) {
     SKIP_WITHOUT_GPU();
     const auto [spec, kernel] = GetParam();
     const PlaneOp op = build_chain(spec)[0].ops[0];
-    if (kernel == GpuKernel::Separable && !op.conv.separable()) GTEST_SKIP() << spec << " is not separable";
-    if (kernel == GpuKernel::Tensor && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view()))
+    if (kernel == KernelFamily::Separable && !op.conv.separable()) GTEST_SKIP() << spec << " is not separable";
+    if (kernel == KernelFamily::Tensor && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 8).view()))
         GTEST_SKIP() << spec << " is not for the tensor cores (taps not whole numbers)";
     // Pitches of odd padding and 64-byte aligned rows (where 8-bit tiles are staged a word at a time).
     for (const Size s : {Size{61, 37}, Size{640, 360}})
@@ -89,9 +89,9 @@ TEST_P(GpuVariants, MatchReference) {
                 PlaneOp bop = op;
                 bop.border = b;
                 const Outcome o = run_case(bop, s.w, s.h, 8, kernel, 17u + s.w, 1, 0, 0, aligned);
-                const std::string what = std::string(spec) + " " + gpu_kernel_name(kernel) + " " + border_name(b) +
+                const std::string what = std::string(spec) + " " + kernel_choice_name(kernel) + " " + border_name(b) +
                                          (aligned ? " aligned" : "");
-                if (kernel == GpuKernel::Fft) expect_within_one(o, what);
+                if (kernel == KernelFamily::Fft) expect_within_one(o, what);
                 else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
             }
 }
@@ -103,8 +103,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          "-13 14 -14 15 -15 16 -16 17 -17 18 -18 19 -19 20 -20 21 -21 22 -22 23 -23 24 -24 25 "
                                          "-25 26 -26 27 -27 28 -28 29 -29 30 -30 31 -31 32 -32 33 -33 34 -34 35 -35 36 -36 37 "
                                          "-37 38 -38 39 -39 40 -40 41:bias=128:rdiv=0.01"),
-                       ::testing::Values(GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Separable,
-                                         GpuKernel::Fft, GpuKernel::Tensor)));
+                       ::testing::Values(KernelFamily::Naive, KernelFamily::Constant, KernelFamily::Direct, KernelFamily::Separable,
+                                         KernelFamily::Fft, KernelFamily::Tensor)));
 
 TEST(Gpu, LargeKernelsAndFourK) {
     SKIP_WITHOUT_GPU();
@@ -112,18 +112,19 @@ TEST(Gpu, LargeKernelsAndFourK) {
     // A random dense 27x27 and a 79x79 kernel, and a 4K plane.
     for (int k : {27, 79}) {
         const PlaneOp op = random_dense(k, 8, 1.0f / (k * 8), 128, rng);
-        expect_close(run_case(op, 301, 167, 8, GpuKernel::Tiled, 11u + k), 301L * 167, false, "dense tiled " + std::to_string(k));
-        expect_within_one(run_case(op, 301, 167, 10, GpuKernel::Fft, 12u + k), "dense fft " + std::to_string(k));
-        expect_within_one(run_case(op, 301, 167, 8, GpuKernel::Auto, 13u + k), "dense auto " + std::to_string(k));
+        expect_close(run_case(op, 301, 167, 8, KernelFamily::Direct, 11u + k), 301L * 167, false, "dense tiled " + std::to_string(k));
+        expect_within_one(run_case(op, 301, 167, 10, KernelFamily::Fft, 12u + k), "dense fft " + std::to_string(k));
+        // auto times only rows of identical output (never the FFT): exact.
+        expect_close(run_case(op, 301, 167, 8, KernelChoice{}, 13u + k), 301L * 167, true, "dense auto " + std::to_string(k));
     }
     const PlaneOp c5 = build_chain("convolution=m=1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25")[0].ops[0];
-    expect_close(run_case(c5, 1919, 1079, 8, GpuKernel::Auto, 4), 1919L * 1079, false, "1919x1079 5x5");
+    expect_close(run_case(c5, 1919, 1079, 8, KernelChoice{}, 4), 1919L * 1079, false, "1919x1079 5x5");
     const PlaneOp g = build_chain("gaussian=sigma=3.2")[0].ops[0];
-    expect_close(run_case(g, 3840, 2160, 8, GpuKernel::Auto, 5), 3840L * 2160, false, "4K gaussian");
+    expect_close(run_case(g, 3840, 2160, 8, KernelChoice{}, 5), 3840L * 2160, false, "4K gaussian");
     const PlaneOp s = build_chain("sobel")[0].ops[0];
-    expect_close(run_case(s, 3840, 2160, 10, GpuKernel::Auto, 6, 1, 0, 0, true), 3840L * 2160, true, "4K sobel 10 bit");
+    expect_close(run_case(s, 3840, 2160, 10, KernelChoice{}, 6, 1, 0, 0, true), 3840L * 2160, true, "4K sobel 10 bit");
     const PlaneOp c3 = build_chain("convolution=m=1 2 3 4 5 6 7 8 9")[0].ops[0];
-    expect_close(run_case(c3, 3840, 2160, 8, GpuKernel::Auto, 7, 1, 0, 0, true), 3840L * 2160, true, "4K 3x3 aligned");
+    expect_close(run_case(c3, 3840, 2160, 8, KernelChoice{}, 7, 1, 0, 0, true), 3840L * 2160, true, "4K 3x3 aligned");
 }
 
 TEST(Gpu, InterleavedAndShiftedLayouts) {
@@ -132,7 +133,7 @@ TEST(Gpu, InterleavedAndShiftedLayouts) {
         const PlaneOp op = build_chain(spec)[0].ops[0];
         for (int offset : {0, 1})
             for (int shift : {0, 6}) {
-                const Outcome o = run_case(op, 37, 21, shift ? 10 : 8, GpuKernel::Auto, 9, 2, offset, shift);
+                const Outcome o = run_case(op, 37, 21, shift ? 10 : 8, KernelChoice{}, 9, 2, offset, shift);
                 expect_close(o, 37 * 21, op.kind == OpKind::Gradient, std::string(spec) + " nv12/p010 layout");
             }
     }
@@ -157,7 +158,7 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
                     for (bool aligned : {false, true}) {
                         op.border = b;
                         const int depth = layout ? 10 : 8, shift = layout == 2 ? 6 : 0;
-                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, rng(), 1, 0, shift, aligned);
+                        const Outcome o = run_case(op, s.w, s.h, depth, KernelChoice{}, rng(), 1, 0, shift, aligned);
                         expect_close(o, static_cast<long>(s.w) * s.h, true,
                                      name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b) +
                                          " layout " + std::to_string(layout) + (aligned ? " aligned" : ""));
@@ -187,8 +188,8 @@ TEST(Gpu, SmallKernelsExactOnBothPaths) {
 }
 
 // The tables a kernel needs (taps in constant or global memory, the integer products' band
-// fragments, the FFT's spectrum) are uploaded at its first launch and must have landed before that
-// launch reads them. Every case here is a kernel the process has not seen (fresh taps on every
+// fragments, the FFT's spectrum) are uploaded when its operation is prepared and must have landed
+// before the first launch reads them. Every case here is a kernel the process has not seen (fresh taps on every
 // --gtest_repeat), launched at once on a non-blocking stream and compared with the reference,
 // while another stream keeps the copy engine busy with large uploads, as the other streams of the
 // pipeline (or other processes on the GPU) do: an upload that returned before its copy landed
@@ -224,16 +225,16 @@ TEST(Gpu, FirstLaunchOfEveryKernelSeesItsTables) {
     static unsigned iteration = 0;
     std::mt19937 rng(61 + 1000 * iteration++);
     struct Path {
-        GpuKernel kernel;
+        KernelChoice kernel;
         int kw, kh, depth;
         bool aligned, rank1;
     };
     const Path paths[] = {
-        {GpuKernel::Naive, 7, 7, 8, false, false},     {GpuKernel::Constant, 9, 5, 8, false, false},
-        {GpuKernel::Tiled, 5, 5, 8, false, false},     {GpuKernel::Tiled, 13, 13, 10, false, false},
-        {GpuKernel::Separable, 9, 9, 10, false, true}, {GpuKernel::Separable, 21, 15, 8, true, true},
-        {GpuKernel::Fft, 17, 17, 8, false, false},     {GpuKernel::Tensor, 5, 5, 8, true, false},
-        {GpuKernel::Tensor, 65, 65, 8, true, false},   {GpuKernel::Tensor, 15, 15, 10, false, false},
+        {KernelFamily::Naive, 7, 7, 8, false, false},     {KernelFamily::Constant, 9, 5, 8, false, false},
+        {KernelFamily::Direct, 5, 5, 8, false, false},     {KernelFamily::Direct, 13, 13, 10, false, false},
+        {KernelFamily::Separable, 9, 9, 10, false, true}, {KernelFamily::Separable, 21, 15, 8, true, true},
+        {KernelFamily::Fft, 17, 17, 8, false, false},     {KernelFamily::Tensor, 5, 5, 8, true, false},
+        {KernelFamily::Tensor, 65, 65, 8, true, false},   {KernelFamily::Tensor, 15, 15, 10, false, false},
     };
     CopyEngineLoad load;
     for (const Path& p : paths)
@@ -242,17 +243,17 @@ TEST(Gpu, FirstLaunchOfEveryKernelSeesItsTables) {
             if (p.rank1) {
                 op = rank1(random_vector(p.kh, 1, 9, rng), random_vector(p.kw, 0, 255, rng), 1.0f / (p.kw * p.kh * 200.0f), 7);
             } else {
-                op = random_taps(p.kw, p.kh, p.kernel == GpuKernel::Tensor && p.kw > 20 ? 3 : 60, rng);
+                op = random_taps(p.kw, p.kh, p.kernel == KernelFamily::Tensor && p.kw > 20 ? 3 : 60, rng);
                 op.conv.rdiv = 1.0f / (p.kw * p.kh * 20.0f);
                 op.conv.bias = 128;
                 finalize_convolve(op.conv);
             }
             op.border = kBorders[n % 3];
-            const std::string what = std::string(gpu_kernel_name(p.kernel)) + " " + std::to_string(p.kw) + "x" +
+            const std::string what = std::string(kernel_choice_name(p.kernel)) + " " + std::to_string(p.kw) + "x" +
                                      std::to_string(p.kh) + " " + std::to_string(p.depth) + "-bit, fresh kernel " + std::to_string(n);
             const Outcome o = run_case(op, 37, 29, p.depth, p.kernel, rng(), 1, 0, 0, p.aligned);
-            if (p.kernel == GpuKernel::Fft) expect_within_one(o, what);
-            else expect_close(o, 37 * 29, p.kernel == GpuKernel::Tensor, what);
+            if (p.kernel == KernelFamily::Fft) expect_within_one(o, what);
+            else expect_close(o, 37 * 29, p.kernel == KernelFamily::Tensor, what);
         }
 }
 
@@ -260,10 +261,10 @@ TEST(Gpu, FirstLaunchOfEveryKernelSeesItsTables) {
 TEST(Gpu, AutoReportsTheRowThatRan) {
     SKIP_WITHOUT_GPU();
     const PlaneOp sobel = build_chain("sobel")[0].ops[0];
-    EXPECT_EQ(run_case(sobel, 1921, 1081, 8, GpuKernel::Auto, 1, 1, 0, 0, true).ran, "gradient-strip16");
-    EXPECT_EQ(run_case(sobel, 961, 541, 8, GpuKernel::Auto, 2, 2, 1, 0, true).ran, "gradient-tile");  // nv12 chroma
-    EXPECT_EQ(run_case(build_chain("box=radius=31")[0].ops[0], 640, 360, 8, GpuKernel::Auto, 3, 1, 0, 0, true).ran, "box-staged");
-    EXPECT_EQ(run_case(build_chain("gaussian=sigma=3.2")[0].ops[0], 640, 360, 10, GpuKernel::Auto, 4, 1, 0, 0, true).ran,
+    EXPECT_EQ(run_case(sobel, 1921, 1081, 8, KernelChoice{}, 1, 1, 0, 0, true).ran, "gradient-strip16");
+    EXPECT_EQ(run_case(sobel, 961, 541, 8, KernelChoice{}, 2, 2, 1, 0, true).ran, "gradient-tile");  // nv12 chroma
+    EXPECT_EQ(run_case(build_chain("box=radius=31")[0].ops[0], 640, 360, 8, KernelChoice{}, 3, 1, 0, 0, true).ran, "box-staged");
+    EXPECT_EQ(run_case(build_chain("gaussian=sigma=3.2")[0].ops[0], 640, 360, 10, KernelChoice{}, 4, 1, 0, 0, true).ran,
               "separable-f32");
     KernelChoice none;
     EXPECT_FALSE(parse_kernel_choice("strip32", &none));

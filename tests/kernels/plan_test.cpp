@@ -82,16 +82,17 @@ TEST(Plan, ForcedKernelsAreCheckedAgainstTheChain) {
     const std::vector<FilterPlan> dense = build_chain("convolution=m=1 2 3 4 5 6 7 8 9");
     const std::vector<FilterPlan> gauss = build_chain("gaussian=sigma=2");
     const std::vector<FilterPlan> sobel = build_chain("sobel");
-    for (GpuKernel k : {GpuKernel::Auto, GpuKernel::Naive, GpuKernel::Constant, GpuKernel::Tiled, GpuKernel::Fft}) {
-        EXPECT_EQ(forced_kernel_problem(dense, k), "") << gpu_kernel_name(k);
-        EXPECT_EQ(forced_kernel_problem(gauss, k), "") << gpu_kernel_name(k);
+    for (KernelChoice k : {KernelChoice{}, KernelChoice{KernelFamily::Naive}, KernelChoice{KernelFamily::Constant},
+                           KernelChoice{KernelFamily::Direct}, KernelChoice{KernelFamily::Fft}}) {
+        EXPECT_EQ(forced_kernel_problem(dense, k), "") << kernel_choice_name(k);
+        EXPECT_EQ(forced_kernel_problem(gauss, k), "") << kernel_choice_name(k);
     }
-    EXPECT_NE(forced_kernel_problem(dense, GpuKernel::Separable).find("not separable"), std::string::npos);
-    EXPECT_EQ(forced_kernel_problem(gauss, GpuKernel::Separable), "");
-    EXPECT_EQ(forced_kernel_problem(dense, GpuKernel::Tensor), "");
-    EXPECT_NE(forced_kernel_problem(gauss, GpuKernel::Tensor), "");  // its whole-number taps pass 2048
-    EXPECT_EQ(forced_kernel_problem(sobel, GpuKernel::Separable), "") << "gradients take their own kernel on every path";
-    EXPECT_EQ(forced_kernel_problem(sobel, GpuKernel::Tensor), "");
+    EXPECT_NE(forced_kernel_problem(dense, KernelFamily::Separable).find("not separable"), std::string::npos);
+    EXPECT_EQ(forced_kernel_problem(gauss, KernelFamily::Separable), "");
+    EXPECT_EQ(forced_kernel_problem(dense, KernelFamily::Tensor), "");
+    EXPECT_NE(forced_kernel_problem(gauss, KernelFamily::Tensor), "");  // its whole-number taps pass 2048
+    EXPECT_EQ(forced_kernel_problem(sobel, KernelFamily::Separable), "") << "gradients take their own kernel on every path";
+    EXPECT_EQ(forced_kernel_problem(sobel, KernelFamily::Tensor), "");
 }
 
 // Frames share a batched launch only when their chains are the same: every field a kernel reads.

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu_backend.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/prepared_op.hpp"
 #include "support/parallel_reference.hpp"
 
 namespace vf::gpu_test {
@@ -52,7 +53,14 @@ Outcome run_choice(const PlaneOp& op, int w, int h, int depth, KernelChoice kern
     cuda::Stream stream;
     VF_CUDA_CHECK(cudaMemcpyAsync(dsrc.data(), src.bytes(), src.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
     VF_CUDA_CHECK(cudaMemcpyAsync(ddst.data(), out.bytes(), out.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
-    const char* ran = CudaBackend().apply(op, src.view_at(dsrc.data()), out.view_at(ddst.data()), stream.get(), kernel);
+    // Prepared for these planes (its row chosen, its tables made), then launched, as the GPU stage does.
+    int device = 0;
+    VF_CUDA_CHECK(cudaGetDevice(&device));
+    const PlaneView sv = src.view_at(dsrc.data()), dv = out.view_at(ddst.data());
+    const cuda::PreparedOp prepared(cuda::DeviceContext::acquire(device), op, cuda::PlaneShape::of(sv), cuda::PlaneShape::of(dv), kernel);
+    cuda::Workspace workspace(stream.get());
+    prepared.launch(sv, dv, stream.get(), workspace);
+    const char* ran = prepared.row();
     VF_CUDA_CHECK(cudaMemcpyAsync(out.bytes(), ddst.data(), out.size_bytes(), cudaMemcpyDeviceToHost, stream.get()));
     stream.sync();
     Outcome o;
@@ -67,9 +75,9 @@ Outcome run_choice(const PlaneOp& op, int w, int h, int depth, KernelChoice kern
     return o;
 }
 
-Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step, int offset,
+Outcome run_case(const PlaneOp& op, int w, int h, int depth, const KernelChoice& kernel, unsigned seed, int step, int offset,
                  int shift, bool aligned) {
-    return run_choice(op, w, h, depth, KernelChoice{kernel, -1}, seed, step, offset, shift, aligned);
+    return run_choice(op, w, h, depth, kernel, seed, step, offset, shift, aligned);
 }
 
 Outcome run_row(const char* name, const PlaneOp& op, int w, int h, int depth, unsigned seed, int step, int offset, int shift,
@@ -189,7 +197,7 @@ void check_row(const char* name) {
     for (const Candidate& cand : row_candidates()) {
         const TestPlane probe(64, 64, cand.depth, cand.step, cand.step - 1, cand.shift, cand.aligned);
         const PlaneView v = device_like(probe);
-        if (!row.takes(cand.op, cuda::Launch{v, v, Border::Mirror, nullptr})) continue;
+        if (!cuda::row_takes(row, cand.op, v, v)) continue;
         for (const Size s : sizes)
             for (Border b : kBorders) {
                 PlaneOp op = cand.op;
@@ -199,7 +207,7 @@ void check_row(const char* name) {
                 const std::string what = std::string(row.name) + " on " + cand.what + " " + std::to_string(s.w) + "x" +
                                          std::to_string(s.h) + " " + border_name(b);
                 EXPECT_EQ(o.ran, row.name) << what;
-                if (row.family == cuda::Family::Fft) expect_within_one(o, what);
+                if (row.family == KernelFamily::Fft) expect_within_one(o, what);
                 else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
                 ++tested;
             }

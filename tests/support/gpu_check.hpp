@@ -43,7 +43,7 @@ inline constexpr Border kBorders[] = {Border::Mirror, Border::Replicate, Border:
 // (layout: step, offset, shift, rows aligned for vector access or not) and compares with the reference.
 Outcome run_choice(const PlaneOp& op, int w, int h, int depth, KernelChoice kernel, unsigned seed, int step = 1, int offset = 0,
                    int shift = 0, bool aligned = false);
-Outcome run_case(const PlaneOp& op, int w, int h, int depth, GpuKernel kernel, unsigned seed, int step = 1, int offset = 0,
+Outcome run_case(const PlaneOp& op, int w, int h, int depth, const KernelChoice& kernel, unsigned seed, int step = 1, int offset = 0,
                  int shift = 0, bool aligned = false);
 // The same through the dispatch table's row `name` (what --kernel NAME selects).
 Outcome run_row(const char* name, const PlaneOp& op, int w, int h, int depth, unsigned seed, int step = 1, int offset = 0,

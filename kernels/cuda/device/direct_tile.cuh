@@ -3,9 +3,8 @@
 // a whole-number K x K kernel as the sum strip::strip_kernel runs (strip-f32, strip-dp4a).
 #pragma once
 
-#include <mutex>
-
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_context.hpp"
 
 #include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/device/tile_loader.cuh"
@@ -17,12 +16,10 @@ namespace {
 constexpr int kTX = kBlockX, kTY = kBlockY, kPY = 8;  // block 32x8 threads, tile 32 x 64 outputs
 
 // The tile kernels of the two sample sizes: kernels up to 127x127 need up to ~120 KB of shared
-// memory a block, beyond the default limit, so the limit is raised once per kernel.
-inline void allow_large_tiles(std::once_flag& once, const void* bytes, const void* words) {
-    std::call_once(once, [=] {
-        for (const void* f : {bytes, words})
-            VF_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
-    });
+// memory a block, beyond the default limit, so the limit is raised on the device when an operation
+// is prepared.
+inline void allow_large_tiles(DeviceContext& ctx, const void* bytes, const void* words) {
+    for (const void* f : {bytes, words}) ctx.raise_shared_memory(f, 160 * 1024);
 }
 
 template <typename T>

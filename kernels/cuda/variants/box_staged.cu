@@ -1,8 +1,6 @@
 // box-staged: box filters by running sums on 8-bit planar planes with 16-byte aligned rows, the
 // tile and its halo first staged in shared memory by cp.async (imma_tile.cuh), borders applied
 // there (box_sums.cuh says how both box variants work).
-#include <mutex>
-
 #include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
@@ -56,9 +54,12 @@ bool box_staged_takes(const ConvolveOp& op, const Launch& l) {
     return d.major >= 8 && staged_bytes(op.kh, box_pad(op)) <= static_cast<size_t>(d.optin_smem);
 }
 
+RowStatePtr box_staged_prepare(DeviceContext& ctx) {
+    ctx.raise_shared_memory(reinterpret_cast<const void*>(box_staged_kernel));
+    return nullptr;
+}
+
 void box_staged(const ConvolveOp& op, const Launch& l) {
-    static std::once_flag raised;
-    std::call_once(raised, [] { allow_optin_shared_memory(reinterpret_cast<const void*>(box_staged_kernel)); });
     const int pad = box_pad(op);
     box_staged_kernel<<<box_grid(l), kBoxThreads, staged_bytes(op.kh, pad), l.stream>>>(
         to_dev(l.src), to_dev(l.dst), op.kw, op.kh, pad, box_scale(op), op.rdiv, op.bias, border_mode(l.border));

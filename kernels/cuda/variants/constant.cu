@@ -21,9 +21,25 @@ __global__ void constant_kernel(DevPlane src, DevPlane dst, int off, int kw, int
 
 }  // namespace
 
-void conv_constant(const ConvolveOp& op, const Launch& l) {
-    const int off = arena_offset(op);
-    if (off < 0) return conv_naive(op, l);  // arena full: global memory still gives the right answer
+// The taps' range of the arena, or naive's taps in global memory where the arena is full (the
+// same answer).
+struct ConstantState : RowState {
+    ConstantSlot slot;
+    RowStatePtr fallback;
+};
+
+RowStatePtr constant_prepare(const ConvolveOp& op, DeviceContext& ctx) {
+    auto s = std::make_unique<ConstantState>();
+    s->slot = arena_slot(op, ctx);
+    if (!s->slot) s->fallback = naive_prepare(op, ctx);
+    s->device_bytes = s->slot ? s->slot.floats() * 4 : s->fallback->device_bytes;
+    return s;
+}
+
+void conv_constant(const ConvolveOp& op, const RowState* state, const Launch& l) {
+    const ConstantState& s = state_as<ConstantState>(state);
+    if (!s.slot) return conv_naive(op, s.fallback.get(), l);
+    const int off = s.slot.offset();
     const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
     if (l.src.bytes_per_sample == 1)
         constant_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), off, op.kw, op.kh, op.rdiv,

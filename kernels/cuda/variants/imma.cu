@@ -26,7 +26,6 @@
 // ldmatrix phase reads fall in 8 different groups of 4 banks. Results go through 768 bytes of
 // shared memory a warp so that each lane stores 16 consecutive bytes.
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,7 +36,6 @@
 #include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/device/imma_tile.cuh"
 #include "kernels/cuda/device/ldmatrix.cuh"
-#include "kernels/cuda/op_cache.hpp"
 #include "kernels/fixed_finish.hpp"
 
 namespace vf::cuda {
@@ -83,16 +81,6 @@ int shape_for(const ConvolveOp& op, int mt) {
             return s;
     }
     return -1;
-}
-
-// The band fragments of every kernel row (imma::band_fragment_bytes), in device memory.
-const uint2* band_fragments(const ConvolveOp& op, int nc) {
-    static OpCache<DeviceBuffer> cache;
-    const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
-        return upload(imma::band_fragment_bytes(
-            op.kw, op.kh, nc, [&](int i, int j) { return static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]); }));
-    });
-    return reinterpret_cast<const uint2*>(b.data());
 }
 
 // The finish of a whole sum: the integer form where one was found (kind 0: no shift, 1: with a
@@ -226,46 +214,67 @@ __global__ void __launch_bounds__(kThreads) imma_kernel(DevPlane src, DevPlane d
 }
 
 template <int S>
-void launch_shape(const ConvolveOp& op, const Launch& l, const Finish& f) {
+const void* kernel_of() {
     constexpr Shape sh = kShapes[S];
-    auto kernel = imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh, sh.mt>;
-    static std::once_flag raised;
-    std::call_once(raised, [&] { allow_optin_shared_memory(reinterpret_cast<const void*>(kernel)); });
-    const uint2* bands = band_fragments(op, sh.nc);
-    const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH * sh.mt - 1) / (kOutH * sh.mt));
-    kernel<<<grid, dim3(32, kWarpsX * kWarpsY), smem_bytes(sh.nc, sh.mt, op.kh), l.stream>>>(
-        to_dev(l.src), to_dev(l.dst), bands, op.kh, geometry(op.kw).pad, f, border_mode(l.border));
+    return reinterpret_cast<const void*>(imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh, sh.mt>);
 }
 
-// What in the kernel alone keeps it off this path ("" when nothing), worked out once per kernel,
-// divisor and bias (the finish depends on them): the check runs for every plane of every frame.
-const std::string& kernel_problem(const ConvolveOp& op) {
-    static OpCache<std::string> cache;
-    return cache.get(op, finish_key(op), [&] {
-        auto reason = [](const std::string& r) { return std::make_unique<std::string>(r); };
-        if (!op.integer) return reason("its taps are not whole numbers");
-        for (const double t : op.k)
-            if (t < -128 || t > 127) return reason("a tap is outside -128..127 (not a signed byte)");
-        if (shape_for(op, 1) < 0 || shape_for(op, 2) < 0)
-            return reason("no compiled shape for a kernel " + std::to_string(op.kw) + " wide");
-        if (!fixed_finish_for(op) && !tensor_taps_problem(op, 255).empty())
-            return reason("its finish has no integer form and its sums could reach 2^24");
-        return reason("");
-    });
+const void* kernel_of(int shape) {
+    switch (shape) {
+    case 0: return kernel_of<0>();
+    case 1: return kernel_of<1>();
+    case 2: return kernel_of<2>();
+    case 3: return kernel_of<3>();
+    case 4: return kernel_of<4>();
+    case 5: return kernel_of<5>();
+    case 6: return kernel_of<6>();
+    case 7: return kernel_of<7>();
+    case 8: return kernel_of<8>();
+    case 9: return kernel_of<9>();
+    default: return kernel_of<10>();
+    }
+}
+
+// The compiled shape, the finish, and the band fragments of every kernel row
+// (imma::band_fragment_bytes) in device memory.
+struct ImmaState : RowState {
+    int shape = 0;
+    Finish finish{};
+    DeviceBuffer bands;
+};
+
+template <int S>
+void launch_shape(const ConvolveOp& op, const ImmaState& s, const Launch& l) {
+    constexpr Shape sh = kShapes[S];
+    auto kernel = imma_kernel<sh.nc, sh.m_lo, sh.m_hi, sh.kh, sh.mt>;
+    const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH * sh.mt - 1) / (kOutH * sh.mt));
+    kernel<<<grid, dim3(32, kWarpsX * kWarpsY), smem_bytes(sh.nc, sh.mt, op.kh), l.stream>>>(
+        to_dev(l.src), to_dev(l.dst), reinterpret_cast<const uint2*>(s.bands.data()), op.kh, geometry(op.kw).pad, s.finish,
+        border_mode(l.border));
+}
+
+// What in the kernel alone keeps it off this path ("" when nothing).
+std::string kernel_problem(const ConvolveOp& op, const FixedFinish* byte_finish) {
+    if (!op.integer) return "its taps are not whole numbers";
+    for (const double t : op.k)
+        if (t < -128 || t > 127) return "a tap is outside -128..127 (not a signed byte)";
+    if (shape_for(op, 1) < 0 || shape_for(op, 2) < 0) return "no compiled shape for a kernel " + std::to_string(op.kw) + " wide";
+    if (!byte_finish && !tensor_taps_problem(op, 255).empty()) return "its finish has no integer form and its sums could reach 2^24";
+    return "";
 }
 
 // The compiled shape that computes op on these planes, or -1 (why says why).
-int eligible_shape(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
+int eligible_shape(const ConvolveOp& op, const Launch& l, std::string* why) {
     auto no = [&](const std::string& reason) {
         if (why) *why = reason;
         return -1;
     };
-    if (!imma::byte_planes(src, dst)) return no(imma::kNotBytePlanes);
-    const std::string& problem = kernel_problem(op);
+    if (!imma::byte_planes(l.src, l.dst)) return no(imma::kNotBytePlanes);
+    const std::string problem = kernel_problem(op, l.byte_finish);
     if (!problem.empty()) return no(problem);
     const DeviceLimits d = device_limits();
     if (d.major < 8) return no(imma::kNoIntegerProducts);
-    const int shape = shape_for(op, row_tiles_for(dst, d.sms));
+    const int shape = shape_for(op, row_tiles_for(l.dst, d.sms));
     const Shape& sh = kShapes[shape];
     if (smem_bytes(sh.nc, sh.mt, op.kh) > static_cast<size_t>(d.optin_smem)) return no("its tile does not fit in shared memory");
     return shape;
@@ -273,30 +282,40 @@ int eligible_shape(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
 
 }  // namespace
 
-bool imma_eligible(const ConvolveOp& op, const PlaneView& src, const PlaneView& dst, std::string* why) {
-    return eligible_shape(op, src, dst, why) >= 0;
+bool imma_eligible(const ConvolveOp& op, const Launch& l, std::string* why) { return eligible_shape(op, l, why) >= 0; }
+
+RowStatePtr imma_prepare(const ConvolveOp& op, const Launch& l, DeviceContext& ctx) {
+    std::string why;
+    const int shape = eligible_shape(op, l, &why);
+    if (shape < 0) throw Error(ErrorCategory::Usage, "imma does not take this filter on this plane: " + why);
+    auto s = std::make_unique<ImmaState>();
+    s->shape = shape;
+    s->finish = Finish{2, 0, 0, 0, op.rdiv, op.bias};
+    if (const FixedFinish* ff = l.byte_finish) s->finish = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
+    ctx.raise_shared_memory(kernel_of(shape));
+    s->bands = upload(imma::band_fragment_bytes(op.kw, op.kh, kShapes[shape].nc, [&](int i, int j) {
+        return static_cast<int>(op.k[static_cast<size_t>(i) * op.kw + j]);
+    }));
+    s->device_bytes = static_cast<int64_t>(s->bands.size());
+    return s;
 }
 
-bool try_conv_imma(const ConvolveOp& op, const Launch& l) {
-    const int shape = eligible_shape(op, l.src, l.dst, nullptr);
-    if (shape < 0) return false;
-    Finish f{2, 0, 0, 0, op.rdiv, op.bias};
-    if (const FixedFinish* ff = fixed_finish_for(op)) f = Finish{ff->shift ? 1 : 0, ff->m, ff->shift, ff->c, op.rdiv, op.bias};
-    switch (shape) {
-    case 0: launch_shape<0>(op, l, f); break;
-    case 1: launch_shape<1>(op, l, f); break;
-    case 2: launch_shape<2>(op, l, f); break;
-    case 3: launch_shape<3>(op, l, f); break;
-    case 4: launch_shape<4>(op, l, f); break;
-    case 5: launch_shape<5>(op, l, f); break;
-    case 6: launch_shape<6>(op, l, f); break;
-    case 7: launch_shape<7>(op, l, f); break;
-    case 8: launch_shape<8>(op, l, f); break;
-    case 9: launch_shape<9>(op, l, f); break;
-    default: launch_shape<10>(op, l, f); break;
+void conv_imma(const ConvolveOp& op, const RowState* state, const Launch& l) {
+    const ImmaState& s = state_as<ImmaState>(state);
+    switch (s.shape) {
+    case 0: launch_shape<0>(op, s, l); break;
+    case 1: launch_shape<1>(op, s, l); break;
+    case 2: launch_shape<2>(op, s, l); break;
+    case 3: launch_shape<3>(op, s, l); break;
+    case 4: launch_shape<4>(op, s, l); break;
+    case 5: launch_shape<5>(op, s, l); break;
+    case 6: launch_shape<6>(op, s, l); break;
+    case 7: launch_shape<7>(op, s, l); break;
+    case 8: launch_shape<8>(op, s, l); break;
+    case 9: launch_shape<9>(op, s, l); break;
+    default: launch_shape<10>(op, s, l); break;
     }
     VF_CUDA_CHECK_LAUNCH("imma_kernel");
-    return true;
 }
 
 }  // namespace vf::cuda

@@ -1,9 +1,9 @@
 // naive: one thread per output, every tap a load from global memory. The plain first step of the
-// direct family: any size, any taps; the others fall back to it when constant memory is full.
+// direct family: any size, any taps; `constant` and `tile` fall back to it when their constant
+// memory arena is full.
 #include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
-#include "kernels/cuda/device/global_taps.cuh"
 
 namespace vf::cuda {
 namespace {
@@ -22,8 +22,12 @@ __global__ void naive_kernel(DevPlane src, DevPlane dst, const float* __restrict
 
 }  // namespace
 
-void conv_naive(const ConvolveOp& op, const Launch& l) {
-    const float* taps = global_taps<float>(op);
+RowStatePtr naive_prepare(const ConvolveOp& op, DeviceContext&) {
+    return std::make_unique<BufferState>(upload(std::vector<float>(op.k.begin(), op.k.end())));
+}
+
+void conv_naive(const ConvolveOp& op, const RowState* s, const Launch& l) {
+    const float* taps = reinterpret_cast<const float*>(state_as<BufferState>(s).buffer.data());
     const dim3 block(32, 8), grid((l.dst.width + 31) / 32, (l.dst.height + 7) / 8);
     if (l.src.bytes_per_sample == 1)
         naive_kernel<uint8_t><<<grid, block, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), taps, op.kw, op.kh, op.rdiv,

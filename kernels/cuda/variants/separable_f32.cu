@@ -11,15 +11,12 @@
 // Box filters (every tap equal) take their own kernels (box_walk.cu, box_staged.cu): running sums, O(1) work per
 // pixel.
 #include <memory>
-#include <mutex>
-#include <map>
 #include <vector>
 
 #include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
-#include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/device/tile_loader.cuh"
 
 namespace vf::cuda {
@@ -35,26 +32,11 @@ __constant__ float c_sep_taps[kArenaFloats];
 
 int padded(int k) { return (k + kChunk - 1) / kChunk * kChunk; }
 
-// Uploads row taps then column taps (each zero-padded to a multiple of kChunk) once; returns
-// the offset of the row taps (the column taps follow them).
-int taps_offset(const ConvolveOp& op) {
-    static OpCache<int> cache;
-    static std::map<int, int> used_on;  // per device; guarded by the cache's lock, held while make() runs
-    return cache.get(op, 0, [&] {
-        int device = 0;
-        cudaGetDevice(&device);
-        int& used = used_on[device];
-        std::vector<float> taps;
-        for (int i = 0; i < padded(op.kw); ++i) taps.push_back(i < op.kw ? static_cast<float>(op.row[i]) : 0.0f);
-        for (int j = 0; j < padded(op.kh); ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
-        if (used + static_cast<int>(taps.size()) > kArenaFloats)
-            throw Error(ErrorCategory::Device, "too many distinct separable filters for constant memory");
-        copy_to_symbol_now(c_sep_taps, taps.data(), taps.size() * sizeof(float), used * sizeof(float));
-        auto off = std::make_unique<int>(used);
-        used += static_cast<int>(taps.size());
-        return off;
-    });
-}
+// The row taps then the column taps (each zero-padded to a multiple of kChunk) in the arena; the
+// column taps follow the row taps.
+struct SeparableState : RowState {
+    ConstantSlot slot;
+};
 
 // kwp, khp: kw, kh rounded up to kChunk. The tile is kTX + kwp - 1 columns wide (the columns
 // past kTX + kw - 1 meet only zero taps, but are loaded so that they are finite).
@@ -118,17 +100,26 @@ __global__ void __launch_bounds__(kTX* kTY) separable_kernel(DevPlane src, DevPl
 
 }  // namespace
 
-void conv_separable_f32(const ConvolveOp& op, const Launch& l) {
-    if (!op.separable()) throw Error(ErrorCategory::Internal, "conv_separable on a kernel without a rank-1 factorisation");
-    const int off = taps_offset(op);
+RowStatePtr separable_f32_prepare(const ConvolveOp& op, DeviceContext& ctx) {
+    if (!op.separable()) throw Error(ErrorCategory::Internal, "separable-f32 on a kernel without a rank-1 factorisation");
+    for (const void* f : {reinterpret_cast<const void*>(separable_kernel<uint8_t>), reinterpret_cast<const void*>(separable_kernel<uint16_t>)})
+        ctx.raise_shared_memory(f, 200 * 1024);
+    std::vector<float> taps;
+    for (int i = 0; i < padded(op.kw); ++i) taps.push_back(i < op.kw ? static_cast<float>(op.row[i]) : 0.0f);
+    for (int j = 0; j < padded(op.kh); ++j) taps.push_back(j < op.kh ? static_cast<float>(op.col[j]) : 0.0f);
+    auto s = std::make_unique<SeparableState>();
+    s->slot = ctx.constant_slot(reinterpret_cast<const void*>(&c_sep_taps), kArenaFloats, taps);
+    if (!s->slot)
+        throw Error(ErrorCategory::Device, "too many distinct separable filters in use on this GPU at once for constant memory");
+    s->device_bytes = s->slot.floats() * 4;
+    return s;
+}
+
+void conv_separable_f32(const ConvolveOp& op, const RowState* state, const Launch& l) {
+    const int off = state_as<SeparableState>(state).slot.offset();
     const int kwp = padded(op.kw), khp = padded(op.kh);
     const int rows = kTY * kPY + khp - 1;
     const size_t smem = static_cast<size_t>(rows) * (kTX + kwp - 1 + kMidStride) * sizeof(float);
-    static std::once_flag raised;
-    std::call_once(raised, [] {
-        VF_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<uint8_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-        VF_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    });
     const dim3 block(kTX, kTY), grid((l.dst.width + kTX - 1) / kTX, (l.dst.height + kTY * kPY - 1) / (kTY * kPY));
     const int border = border_mode(l.border);
     if (l.src.bytes_per_sample == 1)

@@ -17,7 +17,6 @@
 // beside `auto`); the shapes tried and not kept are listed there.
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,6 @@
 #include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/device/imma_tile.cuh"
 #include "kernels/cuda/device/ldmatrix.cuh"
-#include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/device/byte_plane.cuh"
 
 namespace vf::cuda {
@@ -171,27 +169,38 @@ __global__ void __launch_bounds__(kThreads, NC == 2 ? kMinBlocks : 2) sep_imma_k
     }
 }
 
-// The row taps' band fragments (one kernel row), in device memory.
-const uint2* row_bands(const ConvolveOp& op, int nc) {
-    static OpCache<DeviceBuffer> cache;
-    const DeviceBuffer& b = cache.get(op, static_cast<uint64_t>(nc), [&] {
-        return upload(imma::band_fragment_bytes(op.kw, 1, nc, [&](int, int j) { return op.row[j]; }));
-    });
-    return reinterpret_cast<const uint2*>(b.data());
+template <int S, bool kUnsigned>
+const void* kernel_of() {
+    constexpr Shape sh = kShapes[S];
+    return reinterpret_cast<const void*>(sep_imma_kernel<sh.nc, sh.m_lo, sh.m_hi, kUnsigned>);
 }
 
+const void* kernel_of(int shape, bool is_unsigned) {
+    switch (shape) {
+    case 0: return is_unsigned ? kernel_of<0, true>() : kernel_of<0, false>();
+    case 1: return is_unsigned ? kernel_of<1, true>() : kernel_of<1, false>();
+    default: return is_unsigned ? kernel_of<2, true>() : kernel_of<2, false>();
+    }
+}
+
+// The compiled shape, the sign of the row taps, and the row taps' band fragments (one kernel row)
+// in device memory.
+struct SeparableImmaState : RowState {
+    int shape = 0;
+    bool is_unsigned = false;
+    DeviceBuffer bands;
+};
+
 template <int S, bool kUnsigned>
-void launch_shape(const ConvolveOp& op, const Launch& l) {
+void launch_shape(const ConvolveOp& op, const SeparableImmaState& s, const Launch& l) {
     constexpr Shape sh = kShapes[S];
     auto kernel = sep_imma_kernel<sh.nc, sh.m_lo, sh.m_hi, kUnsigned>;
-    static std::once_flag raised;
-    std::call_once(raised, [&] { allow_optin_shared_memory(reinterpret_cast<const void*>(kernel)); });
     ColumnTaps col{};
     for (int j = 0; j < op.kh; ++j) col.t[j] = static_cast<float>(op.col[j]);
     const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH);
     kernel<<<grid, dim3(32, kWarps), smem_bytes(sh.nc, op.kh), l.stream>>>(
-        to_dev(l.src), to_dev(l.dst), row_bands(op, sh.nc), imma::geometry(op.kw).pad, op.kh, padded(op.kh), col, op.rdiv,
-        op.bias, border_mode(l.border));
+        to_dev(l.src), to_dev(l.dst), reinterpret_cast<const uint2*>(s.bands.data()), imma::geometry(op.kw).pad, op.kh,
+        padded(op.kh), col, op.rdiv, op.bias, border_mode(l.border));
 }
 
 // The compiled shape that computes op on these planes, or -1 (why says why).
@@ -216,11 +225,11 @@ int eligible_shape(const ConvolveOp& op, const PlaneView& src, const PlaneView& 
 }
 
 template <bool kUnsigned>
-void launch(int shape, const ConvolveOp& op, const Launch& l) {
-    switch (shape) {
-    case 0: launch_shape<0, kUnsigned>(op, l); break;
-    case 1: launch_shape<1, kUnsigned>(op, l); break;
-    default: launch_shape<2, kUnsigned>(op, l); break;
+void launch(const ConvolveOp& op, const SeparableImmaState& s, const Launch& l) {
+    switch (s.shape) {
+    case 0: launch_shape<0, kUnsigned>(op, s, l); break;
+    case 1: launch_shape<1, kUnsigned>(op, s, l); break;
+    default: launch_shape<2, kUnsigned>(op, s, l); break;
     }
 }
 
@@ -230,13 +239,24 @@ bool separable_imma_eligible(const ConvolveOp& op, const PlaneView& src, const P
     return eligible_shape(op, src, dst, why) >= 0;
 }
 
-bool try_separable_imma(const ConvolveOp& op, const Launch& l) {
-    const int shape = eligible_shape(op, l.src, l.dst, nullptr);
-    if (shape < 0) return false;
-    if (row_tap_kind(op) == 1) launch<true>(shape, op, l);
-    else launch<false>(shape, op, l);
+RowStatePtr separable_imma_prepare(const ConvolveOp& op, const Launch& l, DeviceContext& ctx) {
+    std::string why;
+    const int shape = eligible_shape(op, l.src, l.dst, &why);
+    if (shape < 0) throw Error(ErrorCategory::Usage, "separable-imma does not take this filter on this plane: " + why);
+    auto s = std::make_unique<SeparableImmaState>();
+    s->shape = shape;
+    s->is_unsigned = row_tap_kind(op) == 1;
+    ctx.raise_shared_memory(kernel_of(shape, s->is_unsigned));
+    s->bands = upload(imma::band_fragment_bytes(op.kw, 1, kShapes[shape].nc, [&](int, int j) { return op.row[j]; }));
+    s->device_bytes = static_cast<int64_t>(s->bands.size());
+    return s;
+}
+
+void separable_imma(const ConvolveOp& op, const RowState* state, const Launch& l) {
+    const SeparableImmaState& s = state_as<SeparableImmaState>(state);
+    if (s.is_unsigned) launch<true>(op, s, l);
+    else launch<false>(op, s, l);
     VF_CUDA_CHECK_LAUNCH("sep_imma_kernel");
-    return true;
 }
 
 }  // namespace vf::cuda

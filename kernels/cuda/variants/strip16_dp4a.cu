@@ -32,26 +32,38 @@ auto taps_of(const ConvolveOp& op) {
     return [&op](int j, int i) { return static_cast<int>(op.k[static_cast<size_t>(j) * K + i]); };
 }
 
+// The integer finish, solved when the operation was prepared.
+struct FinishState : RowState {
+    FixedFinish finish;
+};
+
 }  // namespace
 
 bool strip16_dp4a_takes(const ConvolveOp& op, const Launch& l) {
     return op.kw == op.kh && op.kw % 2 == 1 && op.kw >= 3 && op.kw <= 15 && l.src.bytes_per_sample == 1 && l.dst.peak() == 255 &&
-           byte_rows_16(l.src) && byte_rows_16(l.dst) && fixed_finish_for(op) != nullptr;
+           byte_rows_16(l.src) && byte_rows_16(l.dst) && l.byte_finish != nullptr;
 }
 
-void strip16_dp4a(const ConvolveOp& op, const Launch& l) {
+RowStatePtr strip16_dp4a_prepare(const ConvolveOp&, const Launch& l) {
+    auto s = std::make_unique<FinishState>();
+    s->finish = *l.byte_finish;
+    return s;
+}
+
+void strip16_dp4a(const ConvolveOp& op, const RowState* s, const Launch& l) {
+    const FixedFinish& finish = state_as<FinishState>(s).finish;
     with_size(op.kw, [&](auto size) {
         constexpr int K = decltype(size)::value;
-        strip16::launch<K>(l.src, l.dst, taps_of<K>(op), *fixed_finish_for(op), border_mode(l.border), l.stream);
+        strip16::launch<K>(l.src, l.dst, taps_of<K>(op), finish, border_mode(l.border), l.stream);
     });
     VF_CUDA_CHECK_LAUNCH("strip16_kernel (convolution)");
 }
 
-void strip16_dp4a_batch(const ConvolveOp& op, const BatchLaunch& b) {
+void strip16_dp4a_batch(const ConvolveOp& op, const RowState* s, const BatchLaunch& b) {
+    const FixedFinish& finish = state_as<FinishState>(s).finish;
     with_size(op.kw, [&](auto size) {
         constexpr int K = decltype(size)::value;
-        strip16::launch_batch<K>(b.src, b.dst, b.count, taps_of<K>(op), *fixed_finish_for(op), border_mode(b.border),
-                                 b.stream);
+        strip16::launch_batch<K>(b.src, b.dst, b.count, taps_of<K>(op), finish, border_mode(b.border), b.stream);
     });
     VF_CUDA_CHECK_LAUNCH("strip16_batch_kernel (convolution)");
 }

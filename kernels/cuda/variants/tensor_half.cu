@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "common/error.hpp"
@@ -36,7 +35,6 @@
 #include "kernels/cuda/device_limits.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/device/ldmatrix.cuh"
-#include "kernels/cuda/op_cache.hpp"
 #include "kernels/cuda/device/tile_loader.cuh"
 
 namespace vf::cuda {
@@ -63,23 +61,19 @@ __host__ __device__ inline int bt_index(int n, int k) { return n * 16 + 8 * ((k 
 
 // The transposed Toeplitz matrices of every kernel row and chunk, B^T[n][k] = tap(i, 16c + k - n),
 // in device memory.
-const __half* toeplitz(const ConvolveOp& op) {
-    static OpCache<DeviceBuffer> cache;
-    const DeviceBuffer& b = cache.get(op, 0, [&] {
-        const int nc = chunks(op.kw);
-        std::vector<__half> m(static_cast<size_t>(op.kh) * nc * 256, __float2half(0.0f));
-        for (int i = 0; i < op.kh; ++i)
-            for (int c = 0; c < nc; ++c)
-                for (int n = 0; n < 16; ++n)
-                    for (int k = 0; k < 16; ++k) {
-                        const int j = 16 * c + k - n;
-                        if (j >= 0 && j < op.kw)
-                            m[(static_cast<size_t>(i) * nc + c) * 256 + bt_index(n, k)] =
-                                __float2half(static_cast<float>(op.k[static_cast<size_t>(i) * op.kw + j]));
-                    }
-        return upload(m);
-    });
-    return reinterpret_cast<const __half*>(b.data());
+DeviceBuffer toeplitz(const ConvolveOp& op) {
+    const int nc = chunks(op.kw);
+    std::vector<__half> m(static_cast<size_t>(op.kh) * nc * 256, __float2half(0.0f));
+    for (int i = 0; i < op.kh; ++i)
+        for (int c = 0; c < nc; ++c)
+            for (int n = 0; n < 16; ++n)
+                for (int k = 0; k < 16; ++k) {
+                    const int j = 16 * c + k - n;
+                    if (j >= 0 && j < op.kw)
+                        m[(static_cast<size_t>(i) * nc + c) * 256 + bt_index(n, k)] =
+                            __float2half(static_cast<float>(op.k[static_cast<size_t>(i) * op.kw + j]));
+                }
+    return upload(m);
 }
 
 // d += A (16x16, row-major) x B (16x8), FP32 sums.
@@ -162,11 +156,9 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, 
 #endif
 }
 
-// The kernel for NC chunks, its shared-memory limit raised once to what the GPU allows.
+// The kernel for NC chunks (its shared-memory limit raised when the operation was prepared).
 template <typename T, int NC>
 void launch_nc(dim3 grid, dim3 block, size_t smem, const Launch& l, const __half* bmat, const ConvolveOp& op) {
-    static std::once_flag raised;
-    std::call_once(raised, [] { allow_optin_shared_memory(reinterpret_cast<const void*>(tensor_kernel<T, NC>)); });
     tensor_kernel<T, NC><<<grid, block, smem, l.stream>>>(to_dev(l.src), to_dev(l.dst), bmat, op.kw, op.kh, op.rdiv, op.bias,
                                                          border_mode(l.border));
 }
@@ -180,6 +172,18 @@ void launch_tensor(int nc, dim3 grid, dim3 block, size_t smem, const Launch& l, 
     case 4: return launch_nc<T, 4>(grid, block, smem, l, bmat, op);
     case 5: return launch_nc<T, 5>(grid, block, smem, l, bmat, op);
     default: return launch_nc<T, 6>(grid, block, smem, l, bmat, op);  // kMaxChunks
+    }
+}
+
+template <typename T>
+const void* kernel_of(int nc) {
+    switch (nc) {
+    case 1: return reinterpret_cast<const void*>(tensor_kernel<T, 1>);
+    case 2: return reinterpret_cast<const void*>(tensor_kernel<T, 2>);
+    case 3: return reinterpret_cast<const void*>(tensor_kernel<T, 3>);
+    case 4: return reinterpret_cast<const void*>(tensor_kernel<T, 4>);
+    case 5: return reinterpret_cast<const void*>(tensor_kernel<T, 5>);
+    default: return reinterpret_cast<const void*>(tensor_kernel<T, 6>);
     }
 }
 
@@ -199,10 +203,15 @@ bool tensor_eligible(const ConvolveOp& op, const PlaneView& src, std::string* wh
     return true;
 }
 
-void conv_tensor_half(const ConvolveOp& op, const Launch& l) {
+RowStatePtr tensor_half_prepare(const ConvolveOp& op, const Launch& l, DeviceContext& ctx) {
     std::string why;
     if (!tensor_eligible(op, l.src, &why)) throw Error(ErrorCategory::Usage, "--kernel tensor: not for this filter: " + why);
-    const __half* bmat = toeplitz(op);
+    ctx.raise_shared_memory(l.src.bytes_per_sample == 1 ? kernel_of<uint8_t>(chunks(op.kw)) : kernel_of<uint16_t>(chunks(op.kw)));
+    return std::make_unique<BufferState>(toeplitz(op));
+}
+
+void conv_tensor_half(const ConvolveOp& op, const RowState* s, const Launch& l) {
+    const __half* bmat = reinterpret_cast<const __half*>(state_as<BufferState>(s).buffer.data());
     const dim3 grid((l.dst.width + kOutW - 1) / kOutW, (l.dst.height + kOutH - 1) / kOutH), block(kBlockX, kBlockY);
     const size_t smem = smem_bytes(op.kw, op.kh);
     const int nc = chunks(op.kw);

@@ -2,8 +2,6 @@
 // strided loop, so a tile may be larger than the block), 8 outputs per thread down a column (each
 // shared load feeds up to 8 multiply-adds), kernel rows taken 8 at a time from the constant arena;
 // FP32 sums of whole-number taps. Any size up to kMaxTiledKernel.
-#include <mutex>
-
 #include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
@@ -42,17 +40,28 @@ __global__ void __launch_bounds__(kTX* kTY) tiled_kernel(DevPlane src, DevPlane 
     store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
 }
 
-void raise_tile_smem() {
-    static std::once_flag raised;
-    allow_large_tiles(raised, reinterpret_cast<const void*>(tiled_kernel<uint8_t>), reinterpret_cast<const void*>(tiled_kernel<uint16_t>));
-}
+// The taps' range of the arena, or naive's taps in global memory where the arena is full (the
+// same answer).
+struct TileState : RowState {
+    ConstantSlot slot;
+    RowStatePtr fallback;
+};
 
 }  // namespace
 
-void tile(const ConvolveOp& op, const Launch& l) {
-    raise_tile_smem();
-    const int off = arena_offset(op);
-    if (off < 0) return conv_naive(op, l);  // the constant arena is full: global memory gives the same answer
+RowStatePtr tile_prepare(const ConvolveOp& op, DeviceContext& ctx) {
+    allow_large_tiles(ctx, reinterpret_cast<const void*>(tiled_kernel<uint8_t>), reinterpret_cast<const void*>(tiled_kernel<uint16_t>));
+    auto s = std::make_unique<TileState>();
+    s->slot = arena_slot(op, ctx);
+    if (!s->slot) s->fallback = naive_prepare(op, ctx);
+    s->device_bytes = s->slot ? s->slot.floats() * 4 : s->fallback->device_bytes;
+    return s;
+}
+
+void tile(const ConvolveOp& op, const RowState* state, const Launch& l) {
+    const TileState& s = state_as<TileState>(state);
+    if (!s.slot) return conv_naive(op, s.fallback.get(), l);
+    const int off = s.slot.offset();
     const int khp = (op.kh + kChunk - 1) / kChunk * kChunk;
     const size_t smem = static_cast<size_t>(kTY * kPY + khp - 1) * (kTX + op.kw - 1) * sizeof(float);
     const dim3 block(kTX, kTY);

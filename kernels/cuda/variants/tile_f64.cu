@@ -1,12 +1,9 @@
 // tile-f64: tile's staging with double products and sums in the reference's order, for taps that
 // are not whole numbers (so ties at .5 round as the CPU reference does).
-#include <mutex>
-
 #include "kernels/cuda/variants.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device/device_plane.cuh"
 #include "kernels/cuda/device/direct_tile.cuh"
-#include "kernels/cuda/device/global_taps.cuh"
 #include "kernels/cuda/device/tile_loader.cuh"
 
 namespace vf::cuda {
@@ -36,16 +33,16 @@ __global__ void __launch_bounds__(kTX* kTY) tiled_double_kernel(DevPlane src, De
     store_column<T>(dst, x0 + tx, y0 + ty0, acc, rdiv, bias);
 }
 
-void raise_tile_smem() {
-    static std::once_flag raised;
-    allow_large_tiles(raised, reinterpret_cast<const void*>(tiled_double_kernel<uint8_t>), reinterpret_cast<const void*>(tiled_double_kernel<uint16_t>));
-}
-
 }  // namespace
 
-void tile_f64(const ConvolveOp& op, const Launch& l) {
-    raise_tile_smem();
-    const double* taps = global_taps<double>(op);
+RowStatePtr tile_f64_prepare(const ConvolveOp& op, DeviceContext& ctx) {
+    allow_large_tiles(ctx, reinterpret_cast<const void*>(tiled_double_kernel<uint8_t>),
+                      reinterpret_cast<const void*>(tiled_double_kernel<uint16_t>));
+    return std::make_unique<BufferState>(upload(op.k));
+}
+
+void tile_f64(const ConvolveOp& op, const RowState* s, const Launch& l) {
+    const double* taps = reinterpret_cast<const double*>(state_as<BufferState>(s).buffer.data());
     const size_t smem = static_cast<size_t>(kTY * kPY + op.kh - 1) * (kTX + op.kw - 1) * sizeof(float);
     const dim3 block(kTX, kTY);
     if (l.src.bytes_per_sample == 1)

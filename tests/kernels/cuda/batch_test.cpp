@@ -1,4 +1,4 @@
-// Batched launches (CudaBackend::apply_batch, one launch for up to 16 planes of one size) equal one
+// Batched launches (PreparedOp::launch_batch, one launch for up to 16 planes of one layout) equal one
 // launch a plane exactly: every operation and layout the rows take (batched rows and the others,
 // which fall back to one launch a plane), batches of 1 to 21 planes (two launches past 16), odd
 // sizes, fresh random data, outputs poisoned first and their padding checked. And a window of
@@ -14,6 +14,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/prepared_op.hpp"
 #include "support/gpu_check.hpp"
 
 namespace vf::gpu_test {
@@ -57,8 +58,15 @@ struct Planes {
     }
 };
 
-// Runs op over every plane, in one apply_batch or one apply a plane; returns each output's samples
-// (and whether its padding kept the poison) and the row that ran.
+// op prepared with auto's row for planes laid out as src and dst.
+cuda::PreparedOp prepare(const PlaneOp& op, const PlaneView& src, const PlaneView& dst) {
+    int device = 0;
+    VF_CUDA_CHECK(cudaGetDevice(&device));
+    return cuda::PreparedOp(cuda::DeviceContext::acquire(device), op, cuda::PlaneShape::of(src), cuda::PlaneShape::of(dst), KernelChoice{});
+}
+
+// Runs op, prepared for the planes' layout, over every plane in one launch_batch or one launch a
+// plane; returns each output's samples (and whether its padding kept the poison) and the row that ran.
 std::vector<std::vector<int>> run(const PlaneOp& op, std::vector<std::unique_ptr<Planes>>& planes, bool batched,
                                   std::string* ran) {
     cuda::Stream stream;
@@ -68,12 +76,14 @@ std::vector<std::vector<int>> run(const PlaneOp& op, std::vector<std::unique_ptr
         src.push_back(p->device_src());
         dst.push_back(p->device_dst());
     }
-    const CudaBackend backend;
+    cuda::Workspace workspace(stream.get());
+    const cuda::PreparedOp prepared = prepare(op, src[0], dst[0]);
     if (batched) {
-        *ran = backend.apply_batch(op, src.data(), dst.data(), static_cast<int>(src.size()), stream.get());
+        prepared.launch_batch(src.data(), dst.data(), static_cast<int>(src.size()), stream.get(), workspace);
     } else {
-        for (size_t i = 0; i < src.size(); ++i) *ran = backend.apply(op, src[i], dst[i], stream.get());
+        for (size_t i = 0; i < src.size(); ++i) prepared.launch(src[i], dst[i], stream.get(), workspace);
     }
+    *ran = prepared.row();
     stream.sync();
     std::vector<std::vector<int>> outputs;
     for (auto& p : planes) {
@@ -120,7 +130,7 @@ TEST(BatchedLaunch, EqualsOneLaunchAPlane) {
                                              std::to_string(count) + " kind " + std::to_string(static_cast<int>(op.kind)) +
                                              " (batched: " + batch_ran + ", one a plane: " + one_ran + ")";
                     for (int i = 0; i < count; ++i) ASSERT_EQ(batch[i], each[i]) << what << ": plane " << i << " differs";
-                    if (const cuda::Variant* row = row_named(batch_ran); row && cuda::batch_launcher(*row)) ++batched_rows[batch_ran];
+                    if (const cuda::Variant* row = row_named(batch_ran); row && row->launch_batch) ++batched_rows[batch_ran];
                 }
     // Each batched row actually ran batches (otherwise the equality above proves nothing about it).
     for (const char* row : {"copy", "fill", "gradient-strip16", "strip16-dp4a"})
@@ -128,7 +138,7 @@ TEST(BatchedLaunch, EqualsOneLaunchAPlane) {
 }
 
 // A window of frames from several streams: different filters and frame sizes mixed, grouped by
-// (operation, size) as serve groups them, each group one apply_batch; every frame equals its
+// (operation, size) as serve groups them, each group one launch_batch; every frame equals its
 // filter run on it alone.
 TEST(BatchedLaunch, AWindowOfMixedFiltersAndGeometriesEqualsEachFrameAlone) {
     SKIP_WITHOUT_GPU();
@@ -166,8 +176,10 @@ TEST(BatchedLaunch, AWindowOfMixedFiltersAndGeometriesEqualsEachFrameAlone) {
     for (const auto& [key, members] : groups) {
         std::vector<PlaneView> src, dst;
         for (size_t i : members) src.push_back(window[i].planes->device_src()), dst.push_back(window[i].planes->device_dst());
-        CudaBackend().apply_batch(ops[static_cast<size_t>(std::get<0>(key))], src.data(), dst.data(), static_cast<int>(src.size()),
-                                  stream.get());
+        const cuda::PreparedOp prepared = prepare(ops[static_cast<size_t>(std::get<0>(key))], src[0], dst[0]);
+        cuda::Workspace workspace(stream.get());
+        prepared.launch_batch(src.data(), dst.data(), static_cast<int>(src.size()), stream.get(), workspace);
+        stream.sync();  // before the prepared operation goes
         ++launches;
     }
     stream.sync();

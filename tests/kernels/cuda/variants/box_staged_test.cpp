@@ -42,7 +42,7 @@ TEST(BoxStaged, ExactAtEveryTileEdge) {
                     for (bool aligned : {false, true}) {
                         op.border = b;
                         const int depth = layout == 0 || layout == 3 ? 8 : 10, shift = layout == 2 ? 6 : 0, step = layout == 3 ? 2 : 1;
-                        const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Auto, seed, step, step - 1, shift, aligned);
+                        const Outcome o = run_case(op, s.w, s.h, depth, KernelChoice{}, seed, step, step - 1, shift, aligned);
                         expect_close(o, static_cast<long>(s.w) * s.h, true,
                                      std::string(c.spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
                                          border_name(b) + " layout " + std::to_string(layout) + (aligned ? " aligned" : ""));
@@ -52,7 +52,7 @@ TEST(BoxStaged, ExactAtEveryTileEdge) {
     PlaneOp big = build_chain("box=radius=31")[0].ops[0];
     for (Border b : kBorders) {
         big.border = b;
-        expect_close(run_case(big, 1921, 1083, 8, GpuKernel::Auto, rng(), 1, 0, 0, true), 1921L * 1083, true,
+        expect_close(run_case(big, 1921, 1083, 8, KernelChoice{}, rng(), 1, 0, 0, true), 1921L * 1083, true,
                      std::string("box 63x63, 1921x1083, ") + border_name(b));
     }
 }

@@ -35,7 +35,7 @@ TEST(BoxWalk, BothWalksExactAgainstReference) {
                 for (bool aligned : {true, false}) {
                     if (bx.kw * bx.kh > 3000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
                     op.border = b;
-                    const Outcome o = run_case(op, s.w, s.h, 8, GpuKernel::Separable, rng(), 1, 0, 0, aligned);
+                    const Outcome o = run_case(op, s.w, s.h, 8, KernelFamily::Separable, rng(), 1, 0, 0, aligned);
                     expect_close(o, static_cast<long>(s.w) * s.h, true,
                                  "box " + std::to_string(bx.kw) + "x" + std::to_string(bx.kh) + " " + std::to_string(s.w) + "x" +
                                      std::to_string(s.h) + " " + border_name(b) + (aligned ? " aligned" : ""));
@@ -46,7 +46,7 @@ TEST(BoxWalk, BothWalksExactAgainstReference) {
     PlaneOp big = build_chain("box=radius=31")[0].ops[0];
     for (Border b : kBorders) {
         big.border = b;
-        expect_close(run_case(big, 3841, 2161, 8, GpuKernel::Separable, rng(), 1, 0, 0, true), 3841L * 2161, true,
+        expect_close(run_case(big, 3841, 2161, 8, KernelFamily::Separable, rng(), 1, 0, 0, true), 3841L * 2161, true,
                      std::string("box 63x63, 3841x2161, ") + border_name(b));
     }
 }

@@ -18,11 +18,11 @@ TEST(Copy, EveryLayout) {
     SKIP_WITHOUT_GPU();
     PlaneOp copy;
     copy.kind = OpKind::Copy;
-    expect_close(run_case(copy, 45, 33, 10, GpuKernel::Auto, 1, 2, 1, 6), 45 * 33, true, "copy");
+    expect_close(run_case(copy, 45, 33, 10, KernelChoice{}, 1, 2, 1, 6), 45 * 33, true, "copy");
     // Planar copies take the driver's 2D copy (pitches differ from the width: padding must stay).
-    expect_close(run_case(copy, 45, 33, 8, GpuKernel::Auto, 2), 45 * 33, true, "copy planar 8-bit");
-    expect_close(run_case(copy, 45, 33, 10, GpuKernel::Auto, 3, 1, 0, 0, true), 45 * 33, true, "copy planar 10-bit");
-    expect_close(run_case(copy, 45, 33, 10, GpuKernel::Auto, 4, 1, 0, 6, true), 45 * 33, true, "copy p010 luma");
+    expect_close(run_case(copy, 45, 33, 8, KernelChoice{}, 2), 45 * 33, true, "copy planar 8-bit");
+    expect_close(run_case(copy, 45, 33, 10, KernelChoice{}, 3, 1, 0, 0, true), 45 * 33, true, "copy planar 10-bit");
+    expect_close(run_case(copy, 45, 33, 10, KernelChoice{}, 4, 1, 0, 6, true), 45 * 33, true, "copy p010 luma");
 }
 
 }  // namespace

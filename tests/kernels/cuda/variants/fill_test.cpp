@@ -18,7 +18,7 @@ TEST(Fill, NeutralGrey) {
     SKIP_WITHOUT_GPU();
     PlaneOp fill;
     fill.kind = OpKind::Fill;
-    expect_close(run_case(fill, 45, 33, 8, GpuKernel::Auto, 1), 45 * 33, true, "fill");
+    expect_close(run_case(fill, 45, 33, 8, KernelChoice{}, 1), 45 * 33, true, "fill");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // How it works: kernels/cuda/variants/imma.cu.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 
 #include "support/gpu_check.hpp"
@@ -9,6 +10,14 @@
 
 namespace vf::gpu_test {
 namespace {
+
+// imma's check on planes laid out as `probe`, with the integer finish worked out as when an
+// operation is prepared; `why` says why not.
+bool imma_takes(const PlaneOp& op, const TestPlane& probe, std::string* why = nullptr) {
+    const std::optional<FixedFinish> finish = cuda::byte_tap_finish(op.conv);
+    const cuda::Launch l{device_like(probe), device_like(probe), op.border, nullptr, nullptr, finish ? &*finish : nullptr};
+    return cuda::imma_eligible(op.conv, l, why);
+}
 
 TEST(Imma, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
@@ -59,9 +68,9 @@ TEST_P(Imma, ExactAgainstReference) {
         const std::string name = std::to_string(sh.kw) + "x" + std::to_string(sh.kh) + " taps to " +
                                  std::to_string(sh.max_tap) + " finish " + std::to_string(fi);
         std::string why;
-        if (!cuda::imma_eligible(op.conv, device_like(probe), device_like(probe), &why)) {
+        if (!imma_takes(op, probe, &why)) {
             // Only the float finish of sums that could pass 2^24 is refused.
-            EXPECT_TRUE(!cuda::fixed_finish_for(op.conv) && !tensor_taps_problem(op.conv, 255).empty())
+            EXPECT_TRUE(!cuda::byte_tap_finish(op.conv) && !tensor_taps_problem(op.conv, 255).empty())
                 << name << " should be taken: " << why;
             continue;
         }
@@ -69,7 +78,7 @@ TEST_P(Imma, ExactAgainstReference) {
             for (Border b : kBorders) {
                 if (sh.kw * sh.kh > 2000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
                 op.border = b;
-                const Outcome o = run_case(op, s.w, s.h, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true);
+                const Outcome o = run_case(op, s.w, s.h, 8, KernelFamily::Tensor, rng(), 1, 0, 0, true);
                 expect_close(o, static_cast<long>(s.w) * s.h, true,
                              name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b));
                 ++tested;
@@ -90,18 +99,18 @@ TEST(Imma, LargePlanesAndRefusals) {
     int kinds[3] = {0, 0, 0};
     for (const TapShape& sh : kIntegerShapes)
         for (const PlaneOp& op : integer_ops(sh))
-            if (cuda::imma_eligible(op.conv, device_like(probe), device_like(probe))) {
-                const FixedFinish* ff = cuda::fixed_finish_for(op.conv);
+            if (imma_takes(op, probe)) {
+                const std::optional<FixedFinish> ff = cuda::byte_tap_finish(op.conv);
                 ++kinds[!ff ? 2 : (ff->shift ? 1 : 0)];
             }
     for (int k = 0; k < 3; ++k) EXPECT_GT(kinds[k], 2) << "finish kind " << k << " was not exercised";
     // Past 1080p with ragged edges, and auto giving the same bytes.
     PlaneOp op = random_dense(13, 9, 1.0f / 500, 128, rng);
-    expect_close(run_case(op, 1937, 1091, 8, GpuKernel::Tensor, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 1937x1091");
-    expect_close(run_case(op, 1937, 1091, 8, GpuKernel::Auto, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 auto 1937x1091");
+    expect_close(run_case(op, 1937, 1091, 8, KernelFamily::Tensor, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 1937x1091");
+    expect_close(run_case(op, 1937, 1091, 8, KernelChoice{}, 5, 1, 0, 0, true), 1937L * 1091, true, "13x13 auto 1937x1091");
     // Past 4K: enough blocks for two row tiles a warp (on GPUs of up to 255 SMs), with kernel
     // rows unrolled and in a loop, a ragged last block column and row.
-    expect_close(run_case(op, 3841, 2161, 8, GpuKernel::Tensor, 6, 1, 0, 0, true), 3841L * 2161, true, "13x13 3841x2161");
+    expect_close(run_case(op, 3841, 2161, 8, KernelFamily::Tensor, 6, 1, 0, 0, true), 3841L * 2161, true, "13x13 3841x2161");
     PlaneOp flat = random_taps(21, 3, 127, rng);
     flat.conv.k[0] = -128;
     flat.conv.rdiv = 1.0f / 300;
@@ -109,18 +118,18 @@ TEST(Imma, LargePlanesAndRefusals) {
     finalize_convolve(flat.conv);
     for (Border b : kBorders) {
         flat.border = b;
-        expect_close(run_case(flat, 3841, 2161, 8, GpuKernel::Tensor, 7, 1, 0, 0, true), 3841L * 2161, true,
+        expect_close(run_case(flat, 3841, 2161, 8, KernelFamily::Tensor, 7, 1, 0, 0, true), 3841L * 2161, true,
                      std::string("21x3 3841x2161 ") + border_name(b));
     }
     // What it refuses: a tap past a signed byte, a 10-bit plane, rows not 16-byte aligned.
     const TestPlane aligned8(64, 64, 8, 1, 0, 0, true), aligned10(64, 64, 10, 1, 0, 0, true), odd8(64, 64, 8);
     PlaneOp wide = random_dense(7, 9, 1.0f / 200, 0, rng);
-    EXPECT_TRUE(cuda::imma_eligible(wide.conv, device_like(aligned8), device_like(aligned8)));
-    EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(aligned10), device_like(aligned10)));
-    EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(odd8), device_like(odd8)));
+    EXPECT_TRUE(imma_takes(wide, aligned8));
+    EXPECT_FALSE(imma_takes(wide, aligned10));
+    EXPECT_FALSE(imma_takes(wide, odd8));
     wide.conv.k[3] = 128;
     finalize_convolve(wide.conv);
-    EXPECT_FALSE(cuda::imma_eligible(wide.conv, device_like(aligned8), device_like(aligned8)));
+    EXPECT_FALSE(imma_takes(wide, aligned8));
 }
 
 }  // namespace

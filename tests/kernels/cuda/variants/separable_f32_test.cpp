@@ -31,7 +31,7 @@ TEST(SeparableF32, ExactAtEveryTapCount) {
                     const unsigned seed = rng();  // fresh data per case; both pitches share it
                     for (bool aligned : {false, true}) {
                         op.border = b;
-                        expect_close(run_case(op, s.w, s.h, depth, GpuKernel::Separable, seed, 1, 0, 0, aligned),
+                        expect_close(run_case(op, s.w, s.h, depth, KernelFamily::Separable, seed, 1, 0, 0, aligned),
                                      static_cast<long>(s.w) * s.h, false,
                                      std::string(spec) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
                                          border_name(b) + " " + std::to_string(depth) + " bit" + (aligned ? " aligned" : ""));

@@ -8,6 +8,7 @@
 #include "support/parallel_reference.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/prepared_op.hpp"
 #include "kernels/cpu_backend.hpp"
 
 namespace vf::gpu_test {
@@ -43,8 +44,23 @@ SeparablePair run_separable_pair(const PlaneOp& op, int w, int h, unsigned seed)
     VF_CUDA_CHECK(cudaMemcpyAsync(dout.data(), out.bytes(), out.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
     VF_CUDA_CHECK(cudaMemcpyAsync(df32.data(), f32.bytes(), f32.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
     SeparablePair r;
-    r.taken = cuda::try_separable_imma(op.conv, {src.view_at(dsrc.data()), out.view_at(dout.data()), op.border, stream.get()});
-    cuda::conv_separable_f32(op.conv, {src.view_at(dsrc.data()), f32.view_at(df32.data()), op.border, stream.get()});
+    // Both rows forced by name, each prepared for these planes.
+    const PlaneView sv = src.view_at(dsrc.data()), ov = out.view_at(dout.data()), fv = f32.view_at(df32.data());
+    int device = 0;
+    VF_CUDA_CHECK(cudaGetDevice(&device));
+    const auto ctx = cuda::DeviceContext::acquire(device);
+    cuda::Workspace workspace(stream.get());
+    KernelChoice imma_row, f32_row;
+    if (!parse_kernel_choice("separable-imma", &imma_row) || !parse_kernel_choice("separable-f32", &f32_row))
+        throw Error(ErrorCategory::Internal, "no separable rows");
+    r.taken = cuda::separable_imma_eligible(op.conv, sv, ov);
+    std::unique_ptr<cuda::PreparedOp> with_imma;  // alive until the stream is done with them
+    if (r.taken) {
+        with_imma = std::make_unique<cuda::PreparedOp>(ctx, op, cuda::PlaneShape::of(sv), cuda::PlaneShape::of(ov), imma_row);
+        with_imma->launch(sv, ov, stream.get(), workspace);
+    }
+    const cuda::PreparedOp with_f32(ctx, op, cuda::PlaneShape::of(sv), cuda::PlaneShape::of(fv), f32_row);
+    with_f32.launch(sv, fv, stream.get(), workspace);
     VF_CUDA_CHECK(cudaMemcpyAsync(out.bytes(), dout.data(), out.size_bytes(), cudaMemcpyDeviceToHost, stream.get()));
     VF_CUDA_CHECK(cudaMemcpyAsync(f32.bytes(), df32.data(), f32.size_bytes(), cudaMemcpyDeviceToHost, stream.get()));
     stream.sync();
@@ -127,7 +143,7 @@ TEST(SeparableImma, LargePlaneAndRefusals) {
         EXPECT_EQ(r.vs_f32, 0) << "gaussian 1937x1091 " << border_name(b);
         expect_close(r.vs_reference, 1937L * 1091, false, std::string("gaussian 1937x1091 ") + border_name(b));
     }
-    expect_close(run_case(g, 1937, 1091, 8, GpuKernel::Auto, 10, 1, 0, 0, true), 1937L * 1091, false, "gaussian auto 1937x1091");
+    expect_close(run_case(g, 1937, 1091, 8, KernelChoice{}, 10, 1, 0, 0, true), 1937L * 1091, false, "gaussian auto 1937x1091");
     // What it refuses: 10-bit planes, rows not 16-byte aligned, a row tap past a byte, unsigned
     // and signed row taps mixed past -128..127, a row wider than 81 (the FP32 kernel takes them).
     const TestPlane aligned10(64, 64, 10, 1, 0, 0, true), odd8(64, 64, 8);

@@ -54,7 +54,7 @@ TEST(Strip16Dp4a, ExactAtEveryBlockEdgeAndFinish) {
         for (const Size sz : sizes)
             for (Border b : kBorders) {
                 op.border = b;
-                expect_close(run_case(op, sz.w, sz.h, 8, GpuKernel::Tiled, rng(), 1, 0, 0, true), static_cast<long>(sz.w) * sz.h,
+                expect_close(run_case(op, sz.w, sz.h, 8, KernelFamily::Direct, rng(), 1, 0, 0, true), static_cast<long>(sz.w) * sz.h,
                              true, name + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + border_name(b));
             }
     }
@@ -63,7 +63,7 @@ TEST(Strip16Dp4a, ExactAtEveryBlockEdgeAndFinish) {
         for (const Size sz : sizes)
             for (Border b : kBorders) {
                 op.border = b;
-                expect_close(run_case(op, sz.w, sz.h, 8, GpuKernel::Auto, rng(), 1, 0, 0, true), static_cast<long>(sz.w) * sz.h,
+                expect_close(run_case(op, sz.w, sz.h, 8, KernelChoice{}, rng(), 1, 0, 0, true), static_cast<long>(sz.w) * sz.h,
                              true, std::string(spec) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + border_name(b));
             }
     }

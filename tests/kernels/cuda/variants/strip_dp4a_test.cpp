@@ -24,7 +24,7 @@ TEST(StripDp4a, FiveByFiveOnLargePlanesExact) {
     finalize_convolve(op.conv);
     for (Border b : kBorders) {
         op.border = b;
-        expect_close(run_case(op, 2309, 1733, 8, GpuKernel::Auto, rng(), 1, 0, 0, true), 2309L * 1733, true,
+        expect_close(run_case(op, 2309, 1733, 8, KernelChoice{}, rng(), 1, 0, 0, true), 2309L * 1733, true,
                      std::string("5x5 byte taps, 2309x1733, ") + border_name(b));
     }
 }

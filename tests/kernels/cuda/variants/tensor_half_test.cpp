@@ -50,7 +50,7 @@ TEST_P(TensorHalf, ExactAgainstReference) {
                 const int depth = layout == 0 || layout == 3 ? 8 : 10, shift = layout == 2 ? 6 : 0, step = layout == 3 ? 2 : 1;
                 if (depth == 10 && !cuda::tensor_eligible(op.conv, TestPlane(1, 1, 10).view())) continue;
                 op.border = b;
-                const Outcome o = run_case(op, s.w, s.h, depth, GpuKernel::Tensor, seed, step, step - 1, shift, layout == 1);
+                const Outcome o = run_case(op, s.w, s.h, depth, KernelFamily::Tensor, seed, step, step - 1, shift, layout == 1);
                 expect_close(o, static_cast<long>(s.w) * s.h, true,
                              name + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " + border_name(b) + " layout " +
                                  std::to_string(layout));
@@ -62,7 +62,7 @@ TEST_P(TensorHalf, ExactAgainstReference) {
     // comes up among these kernel widths).
     for (Border b : kBorders) {
         op.border = b;
-        expect_close(run_case(op, 521, 190, 8, GpuKernel::Tensor, rng(), 1, 0, 0, true), 521L * 190, true,
+        expect_close(run_case(op, 521, 190, 8, KernelFamily::Tensor, rng(), 1, 0, 0, true), 521L * 190, true,
                      name + " 521x190 aligned " + border_name(b));
     }
     EXPECT_GE(tested, static_cast<int>(std::size(sizes)) * 3 * 2);
@@ -77,8 +77,8 @@ TEST(TensorHalf, LargePlaneAutoAndRefusals) {
     // A large plane with a ragged right and bottom edge, and auto (which times it against the
     // others) giving the same bytes.
     PlaneOp op = random_dense(27, 9, 1.0f / 700, 128, rng);
-    expect_close(run_case(op, 1921, 1083, 8, GpuKernel::Tensor, 5), 1921L * 1083, true, "27x27 tensor 1921x1083");
-    expect_close(run_case(op, 1921, 1083, 8, GpuKernel::Auto, 5), 1921L * 1083, false, "27x27 auto 1921x1083");
+    expect_close(run_case(op, 1921, 1083, 8, KernelFamily::Tensor, 5), 1921L * 1083, true, "27x27 tensor 1921x1083");
+    expect_close(run_case(op, 1921, 1083, 8, KernelChoice{}, 5), 1921L * 1083, false, "27x27 auto 1921x1083");
     // What it refuses: taps that are not whole numbers, beyond +-2048, sums that could pass 2^24.
     PlaneOp frac = random_dense(7, 9, 1, 0, rng);
     frac.conv.k[3] = 0.5;
@@ -96,7 +96,7 @@ TEST(TensorHalf, LargePlaneAutoAndRefusals) {
     finalize_convolve(sums.conv);
     EXPECT_FALSE(cuda::tensor_eligible(sums.conv, TestPlane(1, 1, 10).view()));
     try {
-        run_case(frac, 33, 17, 8, GpuKernel::Tensor, 1);
+        run_case(frac, 33, 17, 8, KernelFamily::Tensor, 1);
         ADD_FAILURE() << "--kernel tensor took a kernel it cannot compute exactly";
     } catch (const Error& e) {
         EXPECT_EQ(e.category(), ErrorCategory::Usage);

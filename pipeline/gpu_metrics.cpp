@@ -1,0 +1,41 @@
+#include "pipeline/gpu_metrics.hpp"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/cuda/device_context.hpp"
+#include "pipeline/gpu_frame_filter.hpp"
+
+namespace vf {
+
+void collect_gpu_metrics(MetricSet& set) {
+    for (const auto& ctx : cuda::DeviceContext::live()) {
+        const std::string gpu = metric_label("gpu", std::to_string(ctx->device()));
+        const cuda::PreparedTotals t = ctx->totals();
+        set.add("vfilter_gpu_prepared_chains", "gauge",
+                "Prepared filter chains alive on the GPU (shared by the streams that filter the same chain on the same geometry).",
+                static_cast<double>(t.chains), gpu);
+        set.add("vfilter_gpu_prepared_operations", "gauge", "Prepared plane operations alive on the GPU (a chain has one per filter and channel).",
+                static_cast<double>(t.operations), gpu);
+        set.add("vfilter_gpu_prepared_bytes", "gauge", "GPU memory held by the prepared chains (taps, tables, spectra, constant memory).",
+                static_cast<double>(t.device_bytes), gpu);
+        size_t free_bytes = 0, total = 0;
+        cuda::DeviceGuard guard(ctx->device());
+        if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) {
+            set.add("vfilter_gpu_memory_used_bytes", "gauge", "GPU memory in use on the device, every process's.",
+                    static_cast<double>(total - free_bytes), gpu);
+            set.add("vfilter_gpu_memory_total_bytes", "gauge", "GPU memory of the device.", static_cast<double>(total), gpu);
+        } else {
+            cudaGetLastError();
+        }
+    }
+    const GpuBatchTotals b = gpu_batch_totals();
+    set.add("vfilter_gpu_batch_launches_total", "counter",
+            "Batched launches of the shared GPU stage (one launch per filter and channel for all their frames).",
+            static_cast<double>(b.launches));
+    set.add("vfilter_gpu_batched_frames_total", "counter", "Frames filtered by those launches (divided by the launches: the mean batch).",
+            static_cast<double>(b.frames));
+}
+
+}  // namespace vf

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The GPU engine measured on the GPU machine (docs/benchmarks.md: "Serve on several GPUs", "Filter
+# changes", "GPU kernels"). Builds vfilter against the carried static FFmpeg (.static-ffmpeg, as
+# scripts/gpu_pipeline_check.sh does) into build-device/, then:
+#   tests    every GPU-labelled test (the kernel suite, the pipeline and serve on every GPU, the
+#            memory tests: out of memory, 200 filter changes) and serve's tests with the GPU present
+#   gpus     vfilter serve with NS streams (32) of a 60 s 1080p30 clip, gaussian=sigma=3.2 to null on
+#            NVDEC, --gpus 0 then --gpus all, for the camera-like clip (4 Mb/s) and the noisy one
+#            (about 80 Mb/s); every stream's frames counted
+#   churn    bench/serve_filter_churn.py: 4 streams at their own pace, 240 filter changes over 36 s,
+#            the serve process's GPU memory before, during and after
+#   kernels  the kernel benchmark of this tree against the tree in BASE (default .device/base, a
+#            kernels-only copy of the commit before), both kernels-only builds, run base, new, base,
+#            new; bench/compare_gpu_bench.py compares every auto row (fastest of each pair)
+# Results under $OUT (or gpu-out/); raw files under /tmp/vf-engine.
+set -uo pipefail
+mode=${1:-tests}
+case $mode in tests|gpus|churn|kernels) ;; *) echo "usage: $0 [tests|gpus|churn|kernels]"; exit 2 ;; esac
+out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
+t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
+cat "$out/machine_$mode.txt"
+if [ $mode = kernels ]; then
+  base=${BASE:-.device/base}
+  cmake -S $base -B /tmp/vf-base -DCMAKE_BUILD_TYPE=Release -DVF_WITH_FFMPEG=OFF -DVF_BUILD_TESTS=OFF >$raw/base.log 2>&1 &&
+    cmake --build /tmp/vf-base -j "$(nproc)" --target vfilter_gpu_bench >>$raw/base.log 2>&1 || { grep -E "error" $raw/base.log | head; exit 1; }
+  cmake -S . -B /tmp/vf-new -DCMAKE_BUILD_TYPE=Release -DVF_WITH_FFMPEG=OFF -DVF_BUILD_TESTS=OFF >$raw/new.log 2>&1 &&
+    cmake --build /tmp/vf-new -j "$(nproc)" --target vfilter_gpu_bench >>$raw/new.log 2>&1 || { grep -E "error" $raw/new.log | head; exit 1; }
+  el "built base and new"
+  for run in 1 2; do
+    /tmp/vf-base/vfilter_gpu_bench --json "$out/bench_base_$run.json" >$raw/bench_base_$run.txt 2>&1; el "base run $run exit $?"
+    /tmp/vf-new/vfilter_gpu_bench --json "$out/bench_new_$run.json" >"$out/bench_new_$run.txt" 2>&1; el "new run $run exit $?"
+  done
+  python3 bench/compare_gpu_bench.py "$out"/bench_base_*.json -- "$out"/bench_new_*.json | tee "$out/bench_compare.txt"
+  grep "auto runs" "$out/bench_new_1.txt" >"$out/bench_auto_rows.txt"
+  exit 0
+fi
+. scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
+b=$PWD/build-device
+cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >$raw/build.log 2>&1 &&
+  cmake --build $b -j "$(nproc)" >>$raw/build.log 2>&1 || { grep -E "error|Error" -A3 $raw/build.log | head -40; exit 1; }
+el built
+if [ $mode = tests ]; then
+  (cd $b && timeout 560 ctest -L gpu -j ${JOBS:-6} --timeout 500 --output-on-failure >"$out/ctest_gpu.txt" 2>&1)
+  el "GPU tests exit $?: $(grep -E 'tests passed|tests failed' "$out/ctest_gpu.txt")"
+  grep -E "^\s+[0-9]+ - |Failure|Expected|Which is|GPU memory after" "$out/ctest_gpu.txt" | head -40
+  (cd $b && timeout 200 ./vfilter_tests --gtest_brief=1 --gtest_filter='Serve*' >"$out/serve_tests.txt" 2>&1)
+  el "serve tests (GPU present) exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/serve_tests.txt" | tr '\n' ' ')"
+  exit 0
+fi
+FF=ffmpeg
+now() { date +%s.%N; }
+calc() { awk "BEGIN{printf \"%.2f\", $1}"; }
+mkdir -p $raw/clips
+[ -f $raw/clips/camera.mp4 ] || PROFILE=camera FFMPEG=$FF scripts/make_test_clip.sh $raw/clips/camera.mp4 1920x1080 60 30 >/dev/null
+el "camera clip: $(du -m $raw/clips/camera.mp4 | cut -f1) MB"
+if [ $mode = churn ]; then
+  python3 bench/serve_filter_churn.py $b/vfilter $raw/clips/camera.mp4 --streams 4 --changes 240 --seconds 36 --json "$out/churn.json"
+  el "churn done"
+  exit 0
+fi
+[ -f $raw/clips/noisy.mp4 ] || FFMPEG=$FF scripts/make_test_clip.sh $raw/clips/noisy.mp4 1920x1080 60 30 >/dev/null
+el "noisy clip: $(du -m $raw/clips/noisy.mp4 | cut -f1) MB"
+N=${NS:-32}
+G="gaussian=sigma=3.2"
+for clip in camera noisy; do
+  { echo "defaults: {filter: '$G', output: 'null', device: cuda}"; echo "streams:"
+    for k in $(seq $N); do echo "  - {name: cam$k, input: $raw/clips/$clip.mp4}"; done; } >$raw/serve.yaml
+  for rep in 1 2; do
+    for gpus in 0 all; do
+      s=$(now); $b/vfilter serve --config $raw/serve.yaml --gpus $gpus -q --stats-json $raw/s_${clip}_$gpus.json; rc=$?; e=$(now)
+      fps=$(python3 -c "import json;d=json.load(open('$raw/s_${clip}_$gpus.json'));print(sum(v['frames_out'] for v in d.values()))")
+      rate=$(calc "$fps/($e-$s)")
+      eval "r_$gpus=$rate"
+      python3 -c "import json;d=json.load(open('$raw/s_${clip}_$gpus.json'));f=sorted(v['frames_out'] for v in d.values());print('  $clip --gpus $gpus: exit $rc, streams', len(f), 'frames per stream min', f[0], 'max', f[-1], 'states', sorted(set(v.get('state','?') for v in d.values())), 'hwdec', sorted(set(v['stats']['hw_decode'] for v in d.values())))"
+      echo "$clip rep $rep --gpus $gpus: $rate fps ($fps frames)"
+    done
+    echo "$clip rep $rep: all GPUs / GPU 0 = $(calc "$r_all/$r_0")x"
+  done
+done | tee "$out/gpus.txt"
+el "gpus done"
