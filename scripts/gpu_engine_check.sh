@@ -4,6 +4,9 @@
 # scripts/gpu_pipeline_check.sh does) into build-device/, then:
 #   tests    every GPU-labelled test (the kernel suite, the pipeline and serve on every GPU, the
 #            memory tests: out of memory, 200 filter changes) and serve's tests with the GPU present
+#   e2e      the GPU end-to-end tests (the pipeline, serve on every GPU, auto's bytes in fresh
+#            processes), the memory tests and serve's tests with the GPU present: the tests a
+#            machine of several GPUs adds to the kernel suite
 #   gpus     vfilter serve with NS streams (32) of a 60 s 1080p30 clip, gaussian=sigma=3.2 to null on
 #            NVDEC, --gpus 0 then --gpus all, for the camera-like clip (4 Mb/s) and the noisy one
 #            (about 80 Mb/s); every stream's frames counted
@@ -15,7 +18,7 @@
 # Results under $OUT (or gpu-out/); raw files under /tmp/vf-engine.
 set -uo pipefail
 mode=${1:-tests}
-case $mode in tests|gpus|churn|kernels) ;; *) echo "usage: $0 [tests|gpus|churn|kernels]"; exit 2 ;; esac
+case $mode in tests|e2e|gpus|churn|kernels) ;; *) echo "usage: $0 [tests|e2e|gpus|churn|kernels]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
@@ -47,6 +50,17 @@ if [ $mode = tests ]; then
   (cd $b && timeout 200 ./vfilter_tests --gtest_brief=1 --gtest_filter='Serve*' >"$out/serve_tests.txt" 2>&1)
   el "serve tests (GPU present) exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/serve_tests.txt" | tr '\n' ' ')"
   exit 0
+fi
+if [ $mode = e2e ]; then
+  (cd $b && timeout 300 ./vfilter_gpu_e2e_tests --gtest_brief=1 >"$out/e2e.txt" 2>&1)
+  el "GPU end-to-end tests exit $?: $(grep -E '^\[  (PASSED|FAILED)' "$out/e2e.txt" | tr '\n' ' ')"
+  grep -E "Failure|Expected|Which is|^\[  FAILED" -A3 "$out/e2e.txt" | head -30
+  (cd $b && timeout 200 ./vfilter_gpu_memory_test --gtest_brief=1 >"$out/memory.txt" 2>&1)
+  el "GPU memory tests exit $?: $(grep -E '^\[  (PASSED|FAILED)|GPU memory after' "$out/memory.txt" | tr '\n' ' ')"
+  (cd $b && timeout 200 ./vfilter_tests --gtest_brief=1 --gtest_filter='Serve*' >"$out/serve_tests.txt" 2>&1)
+  el "serve tests (GPU present) exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/serve_tests.txt" | tr '\n' ' ')"
+  [ "${CHURN:-1}" = 1 ] || exit 0
+  mode=churn
 fi
 FF=ffmpeg
 now() { date +%s.%N; }

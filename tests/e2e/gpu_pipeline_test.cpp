@@ -115,7 +115,7 @@ std::string dense_filter(int k, int max_tap, std::mt19937& rng) {
     std::uniform_int_distribution<int> tap(-max_tap, max_tap);
     std::string m;
     for (int i = 0; i < k * k; ++i) m += (i ? " " : "") + std::to_string(tap(rng));
-    return "convolution=m=" + m + ":rdiv=1/" + std::to_string(k * k * max_tap / 2 + 1) + ":bias=128:planes=all";
+    return "convolution=m=" + m + ":rdiv=1/" + std::to_string(k * k * max_tap / 2 + 1) + ":bias=128";
 }
 
 // `auto` is deterministic: for dense kernels from 7x7 to 63x63, where it times rows against each

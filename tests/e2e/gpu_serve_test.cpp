@@ -173,7 +173,8 @@ TEST(GpuServe, StreamsOnEveryGpuEqualTheirSingleRuns) {
         service.apply(config);
         service.wait_all();
         const nlohmann::json list = service.list(), stats = service.final_stats();
-        for (const auto& [name, s] : list.items()) {
+        for (const nlohmann::json& s : list) {
+            const std::string name = s["name"];
             EXPECT_EQ(s["state"], "stopped") << s.dump();
             gpu_of[name] = s["gpu"].get<int>();
             if (s["state"] != "stopped") continue;
