@@ -5,7 +5,10 @@ changes"): STREAMS GPU streams read CLIP at its own pace (realtime, output null)
 streams in turn). The serve process's GPU memory (nvidia-smi, per process) is read before the
 changes, every 0.5 s during them, and 3 s after the last.
 
-    python3 bench/serve_filter_churn.py VFILTER CLIP [--streams 4] [--changes 240] [--seconds 36] [--json out.json]
+    python3 bench/serve_filter_churn.py VFILTER CLIP [--streams 4] [--changes 240] [--seconds 36] [--gpus 0] [--json out.json]
+
+--gpus goes to vfilter serve (default: all). CUDA loads a kernel's code the first time it runs
+(lazy loading): run with CUDA_MODULE_LOADING=EAGER to see allocations alone.
 
 CLIP: a 1080p30 H.264 file at least SECONDS + 15 s long; each stream reads its own copy.
 """
@@ -57,6 +60,7 @@ def main():
     ap.add_argument("--streams", type=int, default=4)
     ap.add_argument("--changes", type=int, default=240)
     ap.add_argument("--seconds", type=float, default=36)
+    ap.add_argument("--gpus", default="all")
     ap.add_argument("--json")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="vf-churn-")
@@ -67,7 +71,7 @@ def main():
             shutil.copy(a.clip, os.path.join(work, n + ".mp4"))
             f.write(f"  - {{name: {n}, input: {os.path.join(work, n + '.mp4')}}}\n")
     log = open(os.path.join(work, "serve.log"), "w+")
-    p = subprocess.Popen([a.vfilter, "serve", "--config", os.path.join(work, "streams.yaml"), "--api-port", "0",
+    p = subprocess.Popen([a.vfilter, "serve", "--config", os.path.join(work, "streams.yaml"), "--api-port", "0", "--gpus", a.gpus,
                           "--stats-json", os.path.join(work, "stats.json")], stdout=log, stderr=subprocess.STDOUT)
     base, start = None, time.perf_counter()
     while base is None and time.perf_counter() - start < 30:
@@ -99,7 +103,9 @@ def main():
     prepared = [line for line in metrics.splitlines() if line.startswith("vfilter_gpu_prepared")]
     p.send_signal(2)
     p.wait(60)
-    result = {"streams": a.streams, "changes": a.changes, "answered_200": answers, "refused": refused[:5],
+    result = {"streams": a.streams, "changes": a.changes, "gpus": a.gpus,
+              "module_loading": os.environ.get("CUDA_MODULE_LOADING", "lazy (default)"),
+              "answered_200": answers, "refused": refused[:5], "samples_mib": samples,
               "gpu_mib_before": before, "gpu_mib_peak_during": max(samples + [before]), "gpu_mib_after": after,
               "grown_mib": after - before, "states_after": states, "prepared_metrics_after": prepared}
     print(json.dumps(result, indent=1))

@@ -68,11 +68,14 @@ calc() { awk "BEGIN{printf \"%.2f\", $1}"; }
 mkdir -p $raw/clips
 [ -f $raw/clips/camera.mp4 ] || PROFILE=camera FFMPEG=$FF scripts/make_test_clip.sh $raw/clips/camera.mp4 1920x1080 60 30 >/dev/null
 el "camera clip: $(du -m $raw/clips/camera.mp4 | cut -f1) MB"
-if [ $mode = churn ]; then
-  python3 bench/serve_filter_churn.py $b/vfilter $raw/clips/camera.mp4 --streams 4 --changes 240 --seconds 36 --json "$out/churn.json"
+churn() {
+  python3 bench/serve_filter_churn.py $b/vfilter $raw/clips/camera.mp4 --streams 4 --changes 240 --seconds 36 --gpus 0 \
+    --json "$out/churn.json" | grep -E '"(gpu_mib|grown|answered|module)'
+  CUDA_MODULE_LOADING=EAGER python3 bench/serve_filter_churn.py $b/vfilter $raw/clips/camera.mp4 --streams 4 --changes 240 \
+    --seconds 36 --gpus 0 --json "$out/churn_eager.json" | grep -E '"(gpu_mib|grown|answered|module)'
   el "churn done"
-  exit 0
-fi
+}
+if [ $mode = churn ]; then churn; exit 0; fi
 [ -f $raw/clips/noisy.mp4 ] || FFMPEG=$FF scripts/make_test_clip.sh $raw/clips/noisy.mp4 1920x1080 60 30 >/dev/null
 el "noisy clip: $(du -m $raw/clips/noisy.mp4 | cut -f1) MB"
 N=${NS:-32}
@@ -93,3 +96,4 @@ for clip in camera noisy; do
   done
 done | tee "$out/gpus.txt"
 el "gpus done"
+[ "${CHURN:-1}" = 1 ] && churn
