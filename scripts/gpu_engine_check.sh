@@ -15,27 +15,61 @@
 #   kernels  the kernel benchmark of this tree against the tree in BASE (default .device/base, a
 #            kernels-only copy of the commit before), both kernels-only builds, run base, new, base,
 #            new; bench/compare_gpu_bench.py compares every auto row (fastest of each pair)
+#   repeat   the kernel suite REPEATS times (5), shuffled, in 16 processes side by side
+#   sanitize memcheck, initcheck, racecheck and synccheck on the whole kernel suite, side by side
+# (kernels, repeat and sanitize build the kernels alone, without FFmpeg, into /tmp/vf-new.)
 # Results under $OUT (or gpu-out/); raw files under /tmp/vf-engine.
 set -uo pipefail
 mode=${1:-tests}
-case $mode in tests|e2e|gpus|churn|kernels) ;; *) echo "usage: $0 [tests|e2e|gpus|churn|kernels]"; exit 2 ;; esac
+case $mode in tests|e2e|gpus|churn|kernels|repeat|sanitize) ;; *) echo "usage: $0 [tests|e2e|gpus|churn|kernels|repeat|sanitize]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
 cat "$out/machine_$mode.txt"
+new=/tmp/vf-new
+build_new() {
+  cmake -S . -B $new -DCMAKE_BUILD_TYPE=Release -DVF_WITH_FFMPEG=OFF -DVF_BUILD_TESTS=ON -DVF_WERROR=ON >$raw/new.log 2>&1 &&
+    cmake --build $new -j "$(nproc)" --target vfilter_gpu_bench vfilter_gpu_tests >>$raw/new.log 2>&1 || { grep -E "error" $raw/new.log | head; exit 1; }
+}
 if [ $mode = kernels ]; then
   base=${BASE:-.device/base}
   cmake -S $base -B /tmp/vf-base -DCMAKE_BUILD_TYPE=Release -DVF_WITH_FFMPEG=OFF -DVF_BUILD_TESTS=OFF >$raw/base.log 2>&1 &&
     cmake --build /tmp/vf-base -j "$(nproc)" --target vfilter_gpu_bench >>$raw/base.log 2>&1 || { grep -E "error" $raw/base.log | head; exit 1; }
-  cmake -S . -B /tmp/vf-new -DCMAKE_BUILD_TYPE=Release -DVF_WITH_FFMPEG=OFF -DVF_BUILD_TESTS=OFF >$raw/new.log 2>&1 &&
-    cmake --build /tmp/vf-new -j "$(nproc)" --target vfilter_gpu_bench >>$raw/new.log 2>&1 || { grep -E "error" $raw/new.log | head; exit 1; }
+  build_new
   el "built base and new"
   for run in 1 2; do
     /tmp/vf-base/vfilter_gpu_bench --json "$out/bench_base_$run.json" >$raw/bench_base_$run.txt 2>&1; el "base run $run exit $?"
-    /tmp/vf-new/vfilter_gpu_bench --json "$out/bench_new_$run.json" >"$out/bench_new_$run.txt" 2>&1; el "new run $run exit $?"
+    $new/vfilter_gpu_bench --json "$out/bench_new_$run.json" >"$out/bench_new_$run.txt" 2>&1; el "new run $run exit $?"
   done
   python3 bench/compare_gpu_bench.py "$out"/bench_base_*.json -- "$out"/bench_new_*.json | tee "$out/bench_compare.txt"
   grep "auto runs" "$out/bench_new_1.txt" >"$out/bench_auto_rows.txt"
+  exit 0
+fi
+if [ $mode = repeat ]; then
+  [ -x $new/vfilter_gpu_tests ] || build_new
+  n=16 repeats=${REPEATS:-5}
+  for i in $(seq 0 $((n - 1))); do
+    GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout 480 $new/vfilter_gpu_tests --gtest_brief=1 --gtest_shuffle \
+      --gtest_repeat=$repeats >$raw/repeat_$i.txt 2>&1 &
+  done
+  failed=0
+  for job in $(jobs -p); do wait $job || failed=$((failed + 1)); done
+  cat $raw/repeat_*.txt | grep -E "^\[  (PASSED|FAILED)|Failure" | sort | uniq -c | tee "$out/repeat.txt"
+  el "kernel suite x$repeats shuffled, 16 shards: $failed shards failed"
+  exit 0
+fi
+if [ $mode = sanitize ]; then
+  [ -x $new/vfilter_gpu_tests ] || build_new
+  for tool in memcheck initcheck racecheck synccheck; do
+    n=3; [ $tool = racecheck ] && n=6
+    for i in $(seq 0 $((n - 1))); do
+      ( s=$(date +%s)
+        GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout 540 compute-sanitizer --tool $tool --error-exitcode 99 \
+          $new/vfilter_gpu_tests --gtest_brief=1 >$raw/sanitize_${tool}_$i.txt 2>&1
+        echo "$tool shard $i of $n exit $? in $(( $(date +%s) - s )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' $raw/sanitize_${tool}_$i.txt | tr '\n' ' ')" ) &
+    done
+  done | tee "$out/sanitize.txt"
+  wait
   exit 0
 fi
 . scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
