@@ -118,8 +118,7 @@ std::vector<BatchItem> plan_batch(const BatchOptions& o) {
     return items;
 }
 
-int run_batch(const BatchOptions& o, const RunOptions& base, const std::function<void(Job*)>& on_job,
-              const std::function<bool()>& stop_requested) {
+int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running) {
     const std::vector<BatchItem> items = plan_batch(o);
     std::error_code ec;
     fs::create_directories(o.out_dir, ec);
@@ -129,7 +128,7 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
     report.write();
     int done = 0, skipped = 0, failed = 0, first_failure = 0;
     for (const BatchItem& item : items) {
-        if (stop_requested()) break;
+        if (running.stopping()) break;
         const std::string temp = incomplete_name(item.output);
         // A killed run's leftovers: never complete, redone from the start.
         fs::remove(temp, ec);
@@ -149,9 +148,10 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
         std::string state = "filtered", error;
         try {
             Job job(run);
-            on_job(&job);
-            const JobResult r = job.run();
-            on_job(nullptr);
+            const JobResult r = [&] {
+                RunningJobScope scope(running, job);
+                return job.run();
+            }();
             if (r.interrupted || r.abandoned) {
                 fs::remove(temp, ec);  // filtered in part: never under its final name
                 spdlog::warn("batch: stopped in '{}': its output was not kept; a rerun filters it again", item.input);
@@ -168,7 +168,6 @@ int run_batch(const BatchOptions& o, const RunOptions& base, const std::function
             fs::rename(temp, item.output, ec);
             if (ec) fail(ErrorCategory::Output, "batch: cannot move '" + temp + "' to '" + item.output + "': " + ec.message());
         } catch (const Error& e) {
-            on_job(nullptr);
             fs::remove(temp, ec);
             code = exit_code_for(e.category());
             state = "failed";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/stop_signals.hpp"
 #include "config/options.hpp"
 
 namespace vf {
@@ -38,10 +39,9 @@ std::vector<BatchItem> plan_batch(const BatchOptions& options);
 // Where an output is written until it is complete (the container is still named by its extension).
 std::string incomplete_name(const std::string& output);
 
-// Runs this shard's items one after another with `base`'s options. `on_job` is told the job
-// running (nullptr between jobs: the caller's signal handler uses it); `stop_requested` is
-// polled between files. Returns the exit code (docs/exit-codes.md, "vfilter batch").
-int run_batch(const BatchOptions& options, const RunOptions& base, const std::function<void(Job*)>& on_job,
-              const std::function<bool()>& stop_requested);
+// Runs this shard's items one after another with `base`'s options. `running` is told the job
+// running (nullptr between jobs), so a stop signal reaches it; no item starts once a stop has
+// been asked for. Returns the exit code (docs/exit-codes.md, "vfilter batch").
+int run_batch(const BatchOptions& options, const RunOptions& base, RunningJob& running);
 
 }  // namespace vf

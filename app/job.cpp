@@ -278,31 +278,13 @@ std::string Job::filter() const {
 
 void Job::abandon() {
     parts_->interrupted = true;
-    parts_->abandon_requested = true;  // run()'s watcher does the rest, outside the signal handler
-    parts_->source->stop();
+    parts_->abandon_requested = true;
+    parts_->pipeline->abandon();  // stops the source too
 }
 
 JobResult Job::run() {
     Pipeline& pipeline = *parts_->pipeline;
     JobResult r;
-    std::atomic<bool> done{false};
-    std::thread watcher([&] {  // turns an abandon request (a signal) into pipeline.abandon()
-        while (!done) {
-            if (parts_->abandon_requested) {
-                pipeline.abandon();
-                return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-    });
-    struct JoinWatcher {
-        std::atomic<bool>& done;
-        std::thread& t;
-        ~JoinWatcher() {
-            done = true;
-            t.join();
-        }
-    } join_watcher{done, watcher};
     {
         ProgressReporter progress(pipeline.progress(), parts_->source->video(), options_.progress && options_.verbosity >= 0);
         r.stats = pipeline.run();

@@ -40,8 +40,8 @@ public:
     Job(const RunOptions& options, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink);
     ~Job();
     JobResult run();
-    void interrupt();  // async-signal-safe: only sets a flag the source polls
-    void abandon();    // async-signal-safe: discard what is in flight, finish the output now
+    void interrupt();  // any thread: stop reading; what is in flight is filtered and written
+    void abandon();    // any thread: discard what is in flight, finish the output now
     int metrics_port() const;  // the port --metrics-port serves on (0 chooses one), or -1
     JobStatus status() const;  // any thread, while run() runs or after
     // This job's Prometheus samples, each with `labels` (serve: stream="NAME").

@@ -2,16 +2,14 @@
 // the exit codes documented in docs/exit-codes.md.
 #include <spdlog/spdlog.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <unistd.h>
 
 #include "app/batch.hpp"
 #include "app/cli.hpp"
 #include "app/job.hpp"
+#include "app/stop_signals.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
 #include "common/logging.hpp"
@@ -29,27 +27,6 @@ int run_health_check();
 
 namespace {
 
-std::atomic<vf::Job*> g_job{nullptr};
-volatile std::sig_atomic_t g_signals = 0;
-
-// First Ctrl-C/SIGTERM: stop reading, drain what is in flight, finish the output, exit 0.
-// Second: discard what is in flight and finish the output now (exit 130). Third: leave at once.
-// While the job is still opening its input and output, the first signal is held until the job
-// exists (run() applies it), so the output opened meanwhile is finished rather than cut off;
-// a second one during the opening leaves at once (exit 130).
-void on_signal(int) {
-    const int n = ++g_signals;
-    vf::Job* job = g_job.load();
-    if (n > 2 || (n > 1 && !job)) _exit(130);
-    if (!job) {
-        static const char kHeld[] = "vfilter: stopping once the input and output are open (Ctrl-C again to leave now)\n";
-        (void)!write(STDERR_FILENO, kHeld, sizeof kHeld - 1);  // write(2) is async-signal-safe; spdlog is not
-        return;
-    }
-    if (n == 1) job->interrupt();
-    else job->abandon();
-}
-
 // In the container (VFILTER_CONTAINER is set by docker/Dockerfile) a missing file or GPU is
 // usually a missing mount or flag: say which.
 std::string container_hint(const vf::Error& e) {
@@ -66,14 +43,13 @@ std::string container_hint(const vf::Error& e) {
     return "";
 }
 
-int run(const vf::RunOptions& options) {
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
+// Ctrl-C and SIGTERM: app/stop_signals.hpp (first: finish the output; second: at once; third: leave).
+int run(const vf::RunOptions& options, vf::RunningJob& running) {
     vf::Job job(options);
-    g_job = &job;
-    if (g_signals > 0) job.interrupt();  // a signal that came while the job was opening
-    const vf::JobResult r = job.run();
-    g_job = nullptr;
+    const vf::JobResult r = [&] {
+        vf::RunningJobScope scope(running, job);
+        return job.run();
+    }();
     if (options.verbosity >= 0) std::fputs(vf::redact_credentials(vf::format_summary(r.stats)).c_str(), stderr);
     if (r.abandoned) {
         spdlog::warn("stopped at once: frames in flight were discarded; the output holds the {} frames written",
@@ -116,17 +92,9 @@ int main(int argc, char** argv) {
         case vf::Command::Serve:
             return vf::run_serve(cmd.serve);
         case vf::Command::Batch:
-            std::signal(SIGINT, on_signal);
-            std::signal(SIGTERM, on_signal);
-            return vf::run_batch(
-                cmd.batch, cmd.run,
-                [](vf::Job* job) {
-                    g_job = job;
-                    if (job && g_signals > 0) job->interrupt();  // a signal that came while it was opening
-                },
-                [] { return g_signals > 0; });
+            return vf::run_with_stop_signals([&](vf::RunningJob& running) { return vf::run_batch(cmd.batch, cmd.run, running); });
         default:
-            return run(cmd.run);
+            return vf::run_with_stop_signals([&](vf::RunningJob& running) { return run(cmd.run, running); });
         }
     } catch (const vf::Error& e) {
         spdlog::error("{}{}", e.what(), container_hint(e));

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "app/stream_service.hpp"
+#include "app/service_error.hpp"
 
 namespace vf {
 namespace {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "app/control_api.hpp"
+#include "app/stop_signals.hpp"
 #include "app/stream_service.hpp"
 #include "common/error.hpp"
 #include "common/http_server.hpp"
@@ -84,14 +85,9 @@ int run_serve(const ServeOptions& o) {
         fail(ErrorCategory::Usage, o.config + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
                                        ", and no --api-port to add them through");
 
-    // Signals are taken by this thread alone (sigtimedwait below); every thread started from
+    // Signals are taken by this thread alone (signals.next below); every thread started from
     // here on inherits the block.
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    sigaddset(&signals, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    StopSignals signals(true);
     std::signal(SIGPIPE, SIG_IGN);
 
     StreamService service(o.host_threads, o.gpu_frames);
@@ -141,8 +137,7 @@ int run_serve(const ServeOptions& o) {
     int stops = 0;
     bool ended_on_their_own = false;
     for (;;) {
-        timespec wait{0, 200 * 1000 * 1000};
-        const int sig = sigtimedwait(&signals, nullptr, &wait);
+        const int sig = signals.next(std::chrono::milliseconds(200));
         if (o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.watch_config_s));

@@ -8,22 +8,12 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 
 #include "app/served_stream.hpp"
+#include "app/service_error.hpp"
 
 namespace vf {
-
-// A request the service refuses, with the HTTP status that says why (400, 404, 409).
-class ServiceError : public std::runtime_error {
-public:
-    ServiceError(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
-    int status() const { return status_; }
-
-private:
-    int status_;
-};
 
 // The GPU a new stream goes to: of `gpus`, the one with the fewest streams placed (`load`),
 // the first listed on a tie.

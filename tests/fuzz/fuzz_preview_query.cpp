@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/preview_query.hpp"
-#include "app/stream_service.hpp"
+#include "app/service_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0 || size > 4096) return 0;
