@@ -133,16 +133,16 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
         // A killed run's leftovers: never complete, redone from the start.
         fs::remove(temp, ec);
         fs::remove(temp + ".partial", ec);
-        if (fs::exists(item.output) && !base.overwrite) {
+        if (fs::exists(item.output) && !base.output.overwrite) {
             ++skipped;
             spdlog::info("batch: '{}' is complete: skipped", item.output);
             report.add(item, "complete", 0, "", "");
             continue;
         }
         RunOptions run = base;
-        run.input = item.input;
-        run.output = temp;
-        run.overwrite = false;
+        run.input.url = item.input;
+        run.output.path = temp;
+        run.output.overwrite = false;
         if (!base.stats_json.empty()) run.stats_json = temp + ".stats.json";
         int code = 0;
         std::string state = "filtered", error;

@@ -20,8 +20,7 @@ Command parse_command_line(int argc, char** argv) {
     bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
     std::string log_format = "text";
     std::string output_last;
-    StreamOptionWords words_of_stream;
-    add_stream_options(app, o, words_of_stream);
+    add_stream_options(app, o);
     // Not named "output": newer CLI11 refuses a positional named like the --output option.
     app.add_option("OUTFILE", output_last, "the output may also come last without -o, as with ffmpeg");
     app.add_option("--metrics-port", o.metrics_port, "serve Prometheus metrics at http://BIND:PORT/metrics")
@@ -135,13 +134,12 @@ Command parse_command_line(int argc, char** argv) {
         cmd.exit_code = 2;
         return cmd;
     }
-    const std::string stream_problem = finish_stream_options(words_of_stream, o);
     b.device = bench_device == "cuda" ? DeviceChoice::Cuda : DeviceChoice::Cpu;
     o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
     o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
     o.progress = !no_progress && !quiet;
-    const bool two_outputs = !output_last.empty() && !o.output.empty();
-    if (o.output.empty()) o.output = output_last;
+    const bool two_outputs = !output_last.empty() && !o.output.path.empty();
+    if (o.output.path.empty()) o.output.path = output_last;
     if (list) cmd.kind = Command::ListFilters;
     else if (list_kernels) cmd.kind = Command::ListKernels;
     else if (bench->parsed()) cmd.kind = Command::Bench;
@@ -156,17 +154,13 @@ Command parse_command_line(int argc, char** argv) {
             cmd.kind = Command::Serve;
         }
     }
-    else if (!stream_problem.empty()) {
-        std::fprintf(stderr, "vfilter: error: %s\n", stream_problem.c_str());
-        cmd.kind = Command::Exit;
-        cmd.exit_code = 2;
-    } else if (batch->parsed()) {
+    else if (batch->parsed()) {
         std::string why;
         if (!parse_shard(shard, &bo.shard_index, &bo.shard_count, &why)) {
             std::fprintf(stderr, "vfilter: error: %s\n", why.c_str());
             cmd.kind = Command::Exit;
             cmd.exit_code = 2;
-        } else if (!o.output.empty()) {
+        } else if (!o.output.path.empty()) {
             std::fprintf(stderr, "vfilter: error: batch names its outputs after its inputs in --out-dir; leave out -o\n");
             cmd.kind = Command::Exit;
             cmd.exit_code = 2;
@@ -175,10 +169,10 @@ Command parse_command_line(int argc, char** argv) {
         }
     } else if (two_outputs) {
         std::fprintf(stderr, "vfilter: error: two outputs given ('%s' with -o and '%s' last); give one\n",
-                     redact_credentials(o.output).c_str(), redact_credentials(output_last).c_str());
+                     redact_credentials(o.output.path).c_str(), redact_credentials(output_last).c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
-    } else if (o.output.empty()) {
+    } else if (o.output.path.empty()) {
         std::fprintf(stderr, "vfilter: error: no output given: use --out FILE (or --out null to discard) (see vfilter --help)\n");
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;

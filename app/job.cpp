@@ -1,4 +1,5 @@
 #include "app/job.hpp"
+#include "app/run_parts.hpp"
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -16,11 +17,8 @@ extern "C" {
 #include "pipeline/live_metrics.hpp"
 
 #include "config/filter_registry.hpp"
-#include "decode/file_source.hpp"
-#include "decode/synthetic_source.hpp"
 #include "encode/output_file.hpp"
 #include "encode/video_encoder.hpp"
-#include "media/host_memory.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/progress.hpp"
 
@@ -31,23 +29,6 @@ extern "C" {
 namespace vf {
 
 namespace {
-
-// auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).
-Device resolve_device(DeviceChoice choice, const KernelChoice& kernel) {
-    if (!kernel.is_auto() && choice == DeviceChoice::Cpu)
-        fail(ErrorCategory::Usage, "--kernel selects a GPU path; it needs --device cuda");
-    if (choice == DeviceChoice::Cpu) return Device::Cpu;
-#ifdef VF_HAVE_CUDA
-    std::string why;
-    if (cuda_device_available(&why)) return Device::Cuda;
-    if (choice == DeviceChoice::Cuda) fail(ErrorCategory::Device, "--device cuda: " + why);
-    spdlog::info("{}; filtering on the CPU", why);
-#else
-    if (choice == DeviceChoice::Cuda)
-        fail(ErrorCategory::Device, "--device cuda: this vfilter was built without CUDA; use --device cpu");
-#endif
-    return Device::Cpu;
-}
 
 // The single-stream endpoint: /metrics (Prometheus), /healthz (the process answers), /readyz
 // (the input delivers).
@@ -91,20 +72,24 @@ struct Job::Parts {
 Job::Job(const RunOptions& o) : Job(o, nullptr) {}
 
 Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink) : options_(o), parts_(std::make_unique<Parts>()) {
-    if (make_sink && o.output != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
+    if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
-    std::vector<FilterPlan> chain = build_chain(o.filter, o.compat);
-    if (const std::string why = forced_kernel_problem(chain, o.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
-    const Device device = resolve_device(o.device, o.kernel);
+    std::vector<FilterPlan> chain = build_chain(o.filter.chain, o.filter.compat);
+    if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    RunContext context;
+    context.device = resolve_device(o.filter.device, o.filter.kernel);
+    context.null_output = o.output.path == "null";
+    context.low_latency = o.pipeline.low_latency;
 #ifdef VF_HAVE_CUDA
-    if (device == Device::Cuda) {
+    if (context.device == Device::Cuda) {
         std::string why;
-        if (!select_gpu(o.gpu_index, &why)) fail(ErrorCategory::Device, why);
+        if (!select_gpu(o.filter.gpu_index, &why)) fail(ErrorCategory::Device, why);
     }
 #endif
-    if (o.queue_frames < 1 || o.queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
-    const bool null_out = o.output == "null";
-    if (o.segment_s > 0 && (null_out || o.output == "-")) fail(ErrorCategory::Usage, "--segment needs an output file name");
+    const int queue_frames = o.pipeline.queue_frames.value_or(kDefaultQueueFrames);
+    if (queue_frames < 1 || queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
+    if (o.output.segment_s > 0 && (context.null_output || o.output.path == "-"))
+        fail(ErrorCategory::Usage, "--segment needs an output file name");
     if (o.metrics_port >= 0) {
         Parts* parts = parts_.get();
         HttpServerOptions ho;
@@ -117,78 +102,35 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         });
         spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
     }
-    OutputOptions out;
-    out.path = o.output;
-    out.format = o.out_format;
-    out.segment_s = o.segment_s;
-    out.low_latency = o.low_latency;
-    out.input_path = o.input;
-    out.overwrite = o.overwrite;
-    out.codec = o.codec;
-    out.prefer_nvenc = device == Device::Cuda;
-    out.crf = o.crf;
-    out.preset = o.preset;
-    out.bitrate = o.bitrate;
-    out.encoder_threads = o.encoder_threads;
-    if (!null_out) {
+    OutputOptions out = output_options(o.output, o.input, context);
+    if (!context.null_output) {
         check_output_path(out);
-        find_video_encoder(o.codec);
+        find_video_encoder(o.output.codec);
     }
     if (!o.stats_json.empty()) {
         std::ofstream probe(o.stats_json, std::ios::app);
         if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
     }
 
-    HwDecode hwdec = o.hwdec;
-    if (hwdec == HwDecode::Cuda && device != Device::Cuda)
-        fail(ErrorCategory::Usage, "--hwdec cuda decodes into GPU memory for the GPU filters; it needs --device cuda (or auto with a GPU)");
-    if (device != Device::Cuda) hwdec = HwDecode::None;
-    // Frames for the GPU land in page-locked memory, so their upload is a DMA with no host copy.
-    const BufferAllocator host_alloc = device == Device::Cuda ? pinned_buffer_alloc : nullptr;
-    int queue = o.low_latency ? std::min(o.queue_frames, 2) : o.queue_frames;
-    if (o.input.empty()) {
-        parts_->source = std::make_unique<SyntheticSource>(1280, 720, 30, 300, AV_PIX_FMT_YUV420P, host_alloc);
-    } else {
-        FileSourceOptions in;
-        in.url = o.input;
-        in.passthrough_audio = !o.no_audio && !null_out;
-        in.frame_alloc = host_alloc;
-        in.decoder_threads = o.decoder_threads;
-        in.software_decoder_threads = o.decoder_thread_share;
-        in.gpu_index = o.gpu_index;
-        in.allowed_protocols = o.allow_protocols;
-        in.timeout_s = o.timeout_s;
-        in.hwdec = hwdec;
-        in.live.rtsp_transport = o.rtsp_transport;
-        in.live.input_size = o.input_size;
-        in.live.input_fps = o.input_fps;
-        in.live.input_format = o.input_format;
-        in.live.low_latency = o.low_latency;
-        in.realtime = o.realtime;
-        in.reconnect_max = o.reconnect_max;
-        in.reconnect_delay_s = o.reconnect_delay_s;
-        // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
-        if (hwdec != HwDecode::None) queue = std::min(queue, 4);
-        in.hw_frames_held = queue + o.gpu_streams + 1;
-        parts_->source = std::make_unique<FileSource>(in);
-    }
-    queue_frames_ = queue;
+    // The source.
+    SourcePart source = make_source(o.input, o.output, context, queue_frames, gpu_frames_of(o.filter, context));
+    parts_->source = std::move(source.source);
+    queue_frames_ = source.queue_frames;
     spdlog::info("input: {}", parts_->source->describe());
     const bool live = parts_->source->live();
-    drop_when_behind_ = o.on_overload == OverloadPolicy::Drop || (o.on_overload == OverloadPolicy::Auto && live);
+    const OverloadPolicy overload = o.pipeline.on_overload;
+    drop_when_behind_ = overload == OverloadPolicy::Drop || (overload == OverloadPolicy::Auto && live);
     if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
-    out.live = live;
+    output_options_for_input(out, o.output, o.input, live);
     // Names from the wall clock, to the second, are unique only when segments start well over a
     // second apart in real time: a file is read faster than that, and the encoder's flush at the
     // end writes up to a second of frames at once; colliding names would overwrite recordings.
-    if (o.segment_s > 0 && dated_pattern(o.output) && (!live || o.segment_s < 2))
+    if (o.output.segment_s > 0 && dated_pattern(o.output.path) && (!live || o.output.segment_s < 2))
         fail(ErrorCategory::Usage, "--segment with dated names (%Y, %H, ...) needs a live input and segments of at least "
                                    "2 s, or later segments would take earlier ones' names; number them instead, e.g. rec-%05d.mp4");
-    out.fragmented = o.fragmented == FragmentedMode::Yes ||
-                     (o.fragmented == FragmentedMode::Auto && live && output_kind(o.output) == OutputKind::File);
-    if (o.timeout_s >= 0) out.timeout_s = o.timeout_s;  // 0: never, as for inputs
-    // Built again for the frames the input gives: options such as boxblur's radius expressions
-    // of w and h were only checked for their syntax above.
+
+    // The filter stage, its chain built for the frames the input gives: options such as
+    // boxblur's radius expressions of w and h were only checked for their syntax above.
     {
         const VideoInfo& v = parts_->source->video();
         const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format);
@@ -196,30 +138,22 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         geometry.width = v.width;
         geometry.height = v.height;
         if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
-        chain = build_chain(o.filter, o.compat, geometry);
-        if (const std::string why = forced_kernel_problem(chain, o.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+        chain = build_chain(o.filter.chain, o.filter.compat, geometry);
+        if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
         parts_->geometry = geometry;
-        parts_->filter_text = o.filter;
+        parts_->filter_text = o.filter.chain;
     }
-    FilterStageOptions fo;
-    fo.device = device;
-    fo.threads = o.threads;
-    fo.gpu_kernel = o.kernel;
-    fo.gpu_index = o.gpu_index;
-    fo.gpu_batch_wait_us = o.batch_wait_us;
-    fo.gpu_output_on_device = o.frames_on_device;
-    if (o.frames_on_device && device != Device::Cuda)
-        fail(ErrorCategory::Usage, "frames on the GPU need the GPU filter stage (device cuda)");
-    fo.gpu_streams = o.low_latency ? std::min(o.gpu_streams, 2) : o.gpu_streams;
-    parts_->filter = std::make_unique<FilterStage>(std::move(chain), fo);
-    if (device == Device::Cuda)
-        spdlog::info("filters run on the GPU (CUDA), {} streams in flight", o.gpu_streams);
+    parts_->filter = make_filter_stage(o.filter, std::move(chain), context);
+    if (context.device == Device::Cuda)
+        spdlog::info("filters run on the GPU (CUDA), {} streams in flight", gpu_frames_of(o.filter, context));
     else
         spdlog::info("filters run on the CPU");
     for (const FilterPlan& p : parts_->filter->chain()) spdlog::info("filter: {}", p.description);
+
+    // The sink.
     if (make_sink) {
         parts_->sink = make_sink(parts_->source->video());
-    } else if (null_out) {
+    } else if (context.null_output) {
         parts_->sink = std::make_unique<NullSink>();
     } else {
         parts_->sink = std::make_unique<OutputFile>(out, parts_->source->video(), parts_->source->passthrough(),
@@ -228,7 +162,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     spdlog::info("output: {}", parts_->sink->describe());
     PipelineOptions po;
     po.queue_frames = static_cast<size_t>(queue_frames_);
-    po.max_frames = o.max_frames;
+    po.max_frames = o.pipeline.max_frames;
     po.drop_when_behind = drop_when_behind_;
     parts_->pipeline = std::make_unique<Pipeline>(*parts_->source, *parts_->filter, *parts_->sink, po);
     parts_->metrics = std::make_unique<LiveMetrics>(*parts_->pipeline, *parts_->source, *parts_->sink);
@@ -263,8 +197,8 @@ void Job::tap_frames(FrameTap* input, FrameTap* output) { parts_->pipeline->tap(
 void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
 
 void Job::set_filter(const std::string& text) {
-    std::vector<FilterPlan> chain = build_chain(text, options_.compat, parts_->geometry);  // throws on a bad chain
-    if (const std::string why = forced_kernel_problem(chain, options_.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    std::vector<FilterPlan> chain = build_chain(text, options_.filter.compat, parts_->geometry);  // throws on a bad chain
+    if (const std::string why = forced_kernel_problem(chain, options_.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);
     parts_->filter->set_chain(std::move(chain));
     parts_->filter_text = text;

@@ -103,13 +103,13 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
         s.options = stream_options_from_fields(fields);
         // What can be checked before the input opens, so a typo is refused and changes nothing.
         try {
-            build_chain(s.options.filter, s.options.compat);
+            build_chain(s.options.filter.chain, s.options.filter.compat);
         } catch (const Error& e) {
             fail(ErrorCategory::Usage, std::string("field 'filter': ") + e.what());
         }
-        if (s.options.output != "null") {
+        if (s.options.output.path != "null") {
             try {
-                find_video_encoder(s.options.codec);
+                find_video_encoder(s.options.output.codec);
             } catch (const Error& e) {
                 fail(ErrorCategory::Usage, std::string("field 'codec': ") + e.what());
             }

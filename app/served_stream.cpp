@@ -21,7 +21,7 @@ const char* state_name(StreamState s) {
     return "?";
 }
 
-ServedStream::ServedStream(StreamConfig config) : config_(std::move(config)), filter_(config_.options.filter) {}
+ServedStream::ServedStream(StreamConfig config) : config_(std::move(config)), filter_(config_.options.filter.chain) {}
 
 ServedStream::~ServedStream() {
     stop();
@@ -114,10 +114,10 @@ nlohmann::json ServedStream::describe() const {
     nlohmann::json j;
     j["name"] = config_.name;
     j["state"] = state_name(state);
-    j["input"] = redact_credentials(config_.options.input);
-    j["output"] = redact_credentials(config_.options.output);
+    j["input"] = redact_credentials(config_.options.input.url);
+    j["output"] = redact_credentials(config_.options.output.path);
     j["filter"] = job_ ? job_->filter() : filter_;
-    if (config_.options.device != DeviceChoice::Cpu) j["gpu"] = config_.options.gpu_index;  // where it runs if on a GPU
+    if (config_.options.filter.device != DeviceChoice::Cpu) j["gpu"] = config_.options.filter.gpu_index;  // where it runs if on a GPU
     j["frames_in"] = s.frames_in;
     j["frames_out"] = s.frames_out;
     j["frames_dropped"] = s.frames_dropped;

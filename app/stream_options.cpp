@@ -2,6 +2,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cmath>
+#include <sstream>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "common/error.hpp"
@@ -10,29 +16,186 @@
 namespace vf {
 namespace {
 
-// The enum each accepted word of a choice option stands for; CLI11 has already refused others.
-template <typename T>
-T choice_of(const std::string& word, std::initializer_list<std::pair<const char*, T>> words) {
-    for (const auto& [name, value] : words)
-        if (word == name) return value;
-    return words.begin()->second;
+// A value an option cannot take; the message says what is allowed.
+struct BadValue : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+long long whole_number(const std::string& v, long long lo, long long hi) {
+    errno = 0;
+    char* end = nullptr;
+    const long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno == ERANGE || n < lo || n > hi)
+        throw BadValue("expected a whole number in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return n;
+}
+
+int whole(const std::string& v, int lo, int hi) { return static_cast<int>(whole_number(v, lo, hi)); }
+
+double number(const std::string& v, double lo, double hi) {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !std::isfinite(x) || x < lo || x > hi) {
+        std::ostringstream s;
+        s << "expected a number in " << lo << ".." << hi;
+        throw BadValue(s.str());
+    }
+    return x;
+}
+
+bool boolean(const std::string& v) {
+    for (const char* t : {"true", "yes", "on", "1"})
+        if (v == t) return true;
+    for (const char* f : {"false", "no", "off", "0"})
+        if (v == f) return false;
+    throw BadValue("expected true or false");
 }
 
 template <typename T>
-std::vector<std::string> names_of(std::initializer_list<std::pair<const char*, T>> words) {
+T choice(const std::string& v, std::initializer_list<std::pair<const char*, T>> words) {
+    std::string names;
+    for (const auto& [name, value] : words) {
+        if (v == name) return value;
+        names += std::string(names.empty() ? "" : ", ") + name;
+    }
+    throw BadValue("expected " + names);
+}
+
+// One per-stream option: its command-line names (the first long one is its field in serve's
+// entries), help, the default shown in --help, the environment variable that gives its default,
+// whether it is a switch, and how a value is checked and stored.
+struct StreamOption {
+    const char* names;
+    const char* help;
+    const char* default_text;  // nullptr: none shown
+    const char* env;           // nullptr: none
+    bool flag;
+    void (*set)(RunOptions&, const std::string&);
+};
+
+const std::vector<StreamOption>& stream_option_table() {
+    static const std::vector<StreamOption> table = {
+        {"-i,--input",
+         "file, URL (rtsp://, rtmp://, srt://, udp://, http://), capture device (/dev/video0) or - (stdin); omitted: a built-in "
+         "1280x720@30 test pattern, 10 s",
+         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.input.url = v; }},
+        {"-f,--filter", "filter chain, e.g. \"gaussian=sigma=2,sobel\" (see --list-filters)", "identity", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.filter.chain = v; }},
+        {"-o,--out,--output",
+         "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, or null to discard",
+         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.output.path = v; }},
+        {"--compat",
+         "whose defaults filter strings get: vfilter (a bare sobel edges the luma and greys the chroma) or ffmpeg (the ffmpeg "
+         "command's defaults: the same string gives its output)",
+         "vfilter", "VFILTER_COMPAT", false,
+         [](RunOptions& o, const std::string& v) {
+             o.filter.compat = choice<FilterDefaults>(v, {{"vfilter", FilterDefaults::Vfilter}, {"ffmpeg", FilterDefaults::Ffmpeg}});
+         }},
+        {"-y,--overwrite", "overwrite an existing output file", nullptr, nullptr, true,
+         [](RunOptions& o, const std::string& v) { o.output.overwrite = boolean(v); }},
+        {"--codec",
+         "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, "
+         "mpeg4, ffv1, rawvideo, ...",
+         "auto", nullptr, false, [](RunOptions& o, const std::string& v) { o.output.codec = v; }},
+        {"--crf", "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.output.crf = number(v, 0, 63); }},
+        {"--preset", "x264/x265 preset (default veryfast; superfast with --low-latency)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.output.preset = v; }},
+        {"--bitrate", "target bitrate instead of constant quality, e.g. 4M", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.output.bitrate = v; }},
+        {"--no-audio", "leave audio and subtitle streams out", nullptr, nullptr, true,
+         [](RunOptions& o, const std::string& v) { o.output.no_audio = boolean(v); }},
+        {"--threads", "CPU filter threads (0 = one per core)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.filter.threads = whole(v, 0, 1024); }},
+        {"--device", "where filters run: auto (GPU when present), cpu, cuda", "auto", "VFILTER_DEVICE", false,
+         [](RunOptions& o, const std::string& v) {
+             o.filter.device = choice<DeviceChoice>(v, {{"auto", DeviceChoice::Auto}, {"cpu", DeviceChoice::Cpu}, {"cuda", DeviceChoice::Cuda}});
+         }},
+        {"--kernel",
+         "GPU kernel: auto, a family (naive, constant, tiled, separable, fft, tensor) or a variant's name (see --list-kernels)",
+         "auto", nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             if (!parse_kernel_choice(v, &o.filter.kernel))
+                 throw BadValue("expected " + kernel_choices() + " (see vfilter --list-kernels)");
+         }},
+        {"--hwdec", "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none", "auto", nullptr,
+         false,
+         [](RunOptions& o, const std::string& v) {
+             o.input.hwdec = choice<HwDecode>(v, {{"auto", HwDecode::Auto}, {"cuda", HwDecode::Cuda}, {"none", HwDecode::None}});
+         }},
+        {"--gpu-streams", "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap", "6", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.filter.gpu_streams = whole(v, 1, 16); }},
+        {"--decoder-threads", "decoder threads (0 = automatic: all cores, or 1 with NVDEC)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.decoder_threads = whole(v, 0, 64); }},
+        {"--encoder-threads", "encoder threads (0 = the encoder's choice: x264 takes 1.5 per core)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.output.encoder_threads = whole(v, 0, 64); }},
+        {"--timeout",
+         "seconds an input may send nothing before vfilter gives up (default: 10 for network inputs, none for files and pipes; 0 = "
+         "never)",
+         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.input.timeout_s = number(v, 0, 86400); }},
+        {"--allow-protocols",
+         "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for local inputs, "
+         "rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones",
+         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.input.allow_protocols = v; }},
+        {"--rtsp-transport", "RTSP inputs: tcp or udp", "tcp", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.rtsp_transport = choice<std::string>(v, {{"tcp", "tcp"}, {"udp", "udp"}}); }},
+        {"--input-size", "capture devices (/dev/videoN): size to ask for, e.g. 1280x720", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.size = v; }},
+        {"--input-fps", "capture devices: frame rate to ask for", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.fps = number(v, 0, 1000); }},
+        {"--input-format", "capture devices: pixel format or codec to ask for (yuyv422, mjpeg, ...)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.format = v; }},
+        {"--realtime", "read the input at its own pace, as if live (like ffmpeg -re)", nullptr, nullptr, true,
+         [](RunOptions& o, const std::string& v) { o.input.realtime = boolean(v); }},
+        {"--on-overload",
+         "when filtering falls behind: drop frames, or block the input; default: drop for live inputs, block for files", "auto",
+         nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             o.pipeline.on_overload =
+                 choice<OverloadPolicy>(v, {{"auto", OverloadPolicy::Auto}, {"drop", OverloadPolicy::Drop}, {"block", OverloadPolicy::Block}});
+         }},
+        {"--reconnect-max", "live inputs: reconnect attempts per outage (-1 = forever, 0 = never)", "-1", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.reconnect_max = whole(v, -1, 1000000); }},
+        {"--reconnect-delay", "seconds before the first reconnect attempt; doubles per attempt up to 30", "1", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.input.reconnect_delay_s = number(v, 0, 3600); }},
+        {"--out-format",
+         "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for rtsp://, mpegts for "
+         "srt://, udp:// and - (stdout))",
+         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.output.format = v; }},
+        {"--fragmented",
+         "MP4/MOV written as 1 s fragments in place, playable up to the last one if vfilter is killed; auto = for live inputs", "auto",
+         nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             o.output.fragmented = choice<FragmentedMode>(v, {{"auto", FragmentedMode::Auto}, {"yes", FragmentedMode::Yes}, {"no", FragmentedMode::No}});
+         }},
+        {"--segment", "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)", nullptr, nullptr,
+         false, [](RunOptions& o, const std::string& v) { o.output.segment_s = number(v, 0, 86400); }},
+        {"--low-latency",
+         "minimise delay: zero-latency encoding (no B-frames, no look-ahead), small queues, no input buffering", nullptr, nullptr, true,
+         [](RunOptions& o, const std::string& v) { o.pipeline.low_latency = boolean(v); }},
+        {"--frames", "stop after this many frames", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             o.pipeline.max_frames = whole_number(v, 0, std::numeric_limits<long long>::max());
+         }},
+        {"--queue", "frames buffered between stages", "8", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.pipeline.queue_frames = whole(v, 1, 256); }},
+    };
+    return table;
+}
+
+// The option's long names without dashes ("out", "output" for "-o,--out,--output").
+std::vector<std::string> field_names(const StreamOption& opt) {
     std::vector<std::string> names;
-    for (const auto& w : words) names.push_back(w.first);
+    std::string all = opt.names;
+    for (size_t at = 0; at < all.size();) {
+        const size_t comma = all.find(',', at);
+        const std::string name = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (name.rfind("--", 0) == 0) names.push_back(name.substr(2));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
     return names;
 }
-
-const std::initializer_list<std::pair<const char*, DeviceChoice>> kDevices = {
-    {"auto", DeviceChoice::Auto}, {"cpu", DeviceChoice::Cpu}, {"cuda", DeviceChoice::Cuda}};
-const std::initializer_list<std::pair<const char*, HwDecode>> kHwDecodes = {
-    {"auto", HwDecode::Auto}, {"cuda", HwDecode::Cuda}, {"none", HwDecode::None}};
-const std::initializer_list<std::pair<const char*, OverloadPolicy>> kOverloadPolicies = {
-    {"auto", OverloadPolicy::Auto}, {"drop", OverloadPolicy::Drop}, {"block", OverloadPolicy::Block}};
-const std::initializer_list<std::pair<const char*, FragmentedMode>> kFragmentedModes = {
-    {"auto", FragmentedMode::Auto}, {"yes", FragmentedMode::Yes}, {"no", FragmentedMode::No}};
 
 // Options of the single-stream command line that belong to the whole serve process.
 const char* const kProcessWide[] = {"metrics-port", "metrics-bind", "stats-json", "verbose", "debug", "quiet",
@@ -40,116 +203,63 @@ const char* const kProcessWide[] = {"metrics-port", "metrics-bind", "stats-json"
 
 }  // namespace
 
-void add_stream_options(CLI::App& app, RunOptions& o, StreamOptionWords& w) {
-    app.add_option("-i,--input", o.input,
-                   "file, URL (rtsp://, rtmp://, srt://, udp://, http://), capture device (/dev/video0) or - (stdin); "
-                   "omitted: a built-in 1280x720@30 test pattern, 10 s");
-    app.add_option("-f,--filter", o.filter, "filter chain, e.g. \"gaussian=sigma=2,sobel\" (see --list-filters)")
-        ->default_str("identity");
-    app.add_option("-o,--out,--output", o.output,
-                   "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, "
-                   "or null to discard");
-    app.add_option("--compat", w.compat,
-                   "whose defaults filter strings get: vfilter (a bare sobel edges the luma and greys the chroma) or "
-                   "ffmpeg (the ffmpeg command's defaults: the same string gives its output)")
-        ->default_str("vfilter")->check(CLI::IsMember({"vfilter", "ffmpeg"}))->envname("VFILTER_COMPAT");
-    app.add_flag("-y,--overwrite", o.overwrite, "overwrite an existing output file");
-    app.add_option("--codec", o.codec, "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, mpeg4, ffv1, rawvideo, ...")->default_str("auto");
-    app.add_option("--crf", w.crf, "constant quality (x264/x265: 0-51, default 23; mpeg4: qscale 1-31, default 3)")
-        ->check(CLI::Range(0.0, 63.0));
-    w.preset = app.add_option("--preset", o.preset, "x264/x265 preset (default veryfast; superfast with --low-latency)");
-    app.add_option("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M");
-    app.add_flag("--no-audio", o.no_audio, "leave audio and subtitle streams out");
-    app.add_option("--threads", o.threads, "CPU filter threads (0 = one per core)")->check(CLI::Range(0, 1024));
-    app.add_option("--device", w.device, "where filters run: auto (GPU when present), cpu, cuda")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kDevices)))->envname("VFILTER_DEVICE");
-    app.add_option("--kernel", w.kernel,
-                   "GPU kernel: auto, a family (naive, constant, tiled, separable, fft, tensor) or a variant's name "
-                   "(see --list-kernels)")
-        ->default_str("auto");
-    app.add_option("--hwdec", w.hwdec, "decode on the GPU with NVDEC: auto (when filtering on the GPU and the codec allows), cuda, none")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kHwDecodes)));
-    app.add_option("--gpu-streams", o.gpu_streams, "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap")
-        ->default_str("6")->check(CLI::Range(1, 16));
-    app.add_option("--decoder-threads", o.decoder_threads, "decoder threads (0 = automatic: all cores, or 1 with NVDEC)")
-        ->check(CLI::Range(0, 64));
-    app.add_option("--encoder-threads", o.encoder_threads, "encoder threads (0 = the encoder's choice: x264 takes 1.5 per core)")
-        ->check(CLI::Range(0, 64));
-    app.add_option("--timeout", o.timeout_s,
-                   "seconds an input may send nothing before vfilter gives up (default: 10 for network inputs, "
-                   "none for files and pipes; 0 = never)")
-        ->check(CLI::Range(0.0, 86400.0));
-    app.add_option("--allow-protocols", o.allow_protocols,
-                   "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for "
-                   "local inputs, rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones");
-    app.add_option("--rtsp-transport", o.rtsp_transport, "RTSP inputs: tcp or udp")
-        ->default_str("tcp")->check(CLI::IsMember({"tcp", "udp"}));
-    app.add_option("--input-size", o.input_size, "capture devices (/dev/videoN): size to ask for, e.g. 1280x720");
-    app.add_option("--input-fps", o.input_fps, "capture devices: frame rate to ask for")->check(CLI::Range(0.0, 1000.0));
-    app.add_option("--input-format", o.input_format, "capture devices: pixel format or codec to ask for (yuyv422, mjpeg, ...)");
-    app.add_flag("--realtime", o.realtime, "read the input at its own pace, as if live (like ffmpeg -re)");
-    app.add_option("--on-overload", w.on_overload,
-                   "when filtering falls behind: drop frames, or block the input; default: drop for live inputs, block for files")
-        ->default_str("auto")->check(CLI::IsMember(names_of(kOverloadPolicies)));
-    app.add_option("--reconnect-max", o.reconnect_max,
-                   "live inputs: reconnect attempts per outage (-1 = forever, 0 = never)")->default_str("-1")
-        ->check(CLI::Range(-1, 1000000));
-    app.add_option("--reconnect-delay", o.reconnect_delay_s, "seconds before the first reconnect attempt; doubles per attempt up to 30")
-        ->default_str("1")->check(CLI::Range(0.0, 3600.0));
-    app.add_option("--out-format", o.out_format,
-                   "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for "
-                   "rtsp://, mpegts for srt://, udp:// and - (stdout))");
-    app.add_option("--fragmented", w.fragmented,
-                   "MP4/MOV written as 1 s fragments in place, playable up to the last one if vfilter is killed; "
-                   "auto = for live inputs")->default_str("auto")->check(CLI::IsMember(names_of(kFragmentedModes)));
-    app.add_option("--segment", o.segment_s,
-                   "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)")
-        ->check(CLI::Range(0.0, 86400.0));
-    app.add_flag("--low-latency", o.low_latency,
-                 "minimise delay: zero-latency encoding (no B-frames, no look-ahead), small queues, no input buffering");
-    app.add_option("--frames", o.max_frames, "stop after this many frames")->check(CLI::Range(int64_t(0), INT64_MAX));
-    app.add_option("--queue", o.queue_frames, "frames buffered between stages")->default_str("8")->check(CLI::Range(1, 256));
-}
-
-std::string finish_stream_options(const StreamOptionWords& w, RunOptions& o) {
-    if (w.crf >= 0) o.crf = w.crf;
-    o.compat = w.compat == "ffmpeg" ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter;
-    o.device = choice_of(w.device, kDevices);
-    o.hwdec = choice_of(w.hwdec, kHwDecodes);
-    o.on_overload = choice_of(w.on_overload, kOverloadPolicies);
-    o.fragmented = choice_of(w.fragmented, kFragmentedModes);
-    // Low latency: one frame's encode time is the latency, so a faster preset is the better default.
-    if (o.low_latency && w.preset && w.preset->count() == 0) o.preset = "superfast";
-    if (!parse_kernel_choice(w.kernel, &o.kernel))
-        return "--kernel '" + w.kernel + "': expected " + kernel_choices() + " (see vfilter --list-kernels)";
-    return "";
+void add_stream_options(CLI::App& app, RunOptions& o) {
+    for (const StreamOption& opt : stream_option_table()) {
+        const std::string long_name = "--" + field_names(opt).front();
+        CLI::Option* added = nullptr;
+        if (opt.flag) {
+            added = app.add_flag_function(opt.names, [&o, &opt](int64_t) { opt.set(o, "true"); }, opt.help);
+        } else {
+            added = app.add_option_function<std::string>(
+                opt.names,
+                [&o, &opt, long_name](const std::string& v) {
+                    try {
+                        opt.set(o, v);
+                    } catch (const BadValue& e) {
+                        throw CLI::ValidationError(long_name + " '" + v + "': " + e.what());
+                    }
+                },
+                opt.help);
+        }
+        if (opt.default_text) added->default_str(opt.default_text);
+        if (opt.env) added->envname(opt.env);
+    }
 }
 
 RunOptions stream_options_from_fields(const std::map<std::string, std::string>& fields) {
     RunOptions o;
-    StreamOptionWords w;
-    CLI::App app{"stream"};
-    add_stream_options(app, o, w);
-    std::vector<std::string> args = {"stream"};
+    std::map<std::string, const StreamOption*> by_name;
+    for (const StreamOption& opt : stream_option_table())
+        for (const std::string& n : field_names(opt)) by_name[n] = &opt;
+    std::map<const StreamOption*, std::string> given;  // one value an option, whichever name gave it
     for (const auto& [key, value] : fields) {
         for (const char* p : kProcessWide)
             if (key == p)
                 fail(ErrorCategory::Usage, "field '" + key + "' applies to the whole serve process, not to one stream (give it to vfilter serve)");
-        if (key.empty() || key[0] == '-' || !app.get_option_no_throw("--" + key))
+        const auto opt = by_name.find(key);
+        if (opt == by_name.end())
             fail(ErrorCategory::Usage, "unknown field '" + key + "' (fields are the long options of vfilter, without dashes: "
                                        "input, filter, output, codec, crf, preset, segment, fragmented, reconnect-max, timeout, "
                                        "on-overload, low-latency, hwdec, realtime, ...)");
-        args.push_back("--" + key + "=" + value);
+        if (!given.emplace(opt->second, key).second)
+            fail(ErrorCategory::Usage, "field '" + key + "' and field '" + given[opt->second] + "' are the same option; give one");
+        try {
+            opt->second->set(o, value);
+        } catch (const BadValue& e) {
+            fail(ErrorCategory::Usage, "field '" + key + "': '" + value + "': " + e.what());
+        }
     }
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    try {
-        app.parse(static_cast<int>(argv.size()), argv.data());
-    } catch (const CLI::ParseError& e) {
-        std::string why = e.what();
-        fail(ErrorCategory::Usage, why);
+    // What the environment gives every stream that does not say (as on the command line).
+    for (const StreamOption& opt : stream_option_table()) {
+        if (!opt.env || given.count(&opt)) continue;
+        if (const char* value = std::getenv(opt.env)) {
+            try {
+                opt.set(o, value);
+            } catch (const BadValue& e) {
+                fail(ErrorCategory::Usage, std::string(opt.env) + "='" + value + "': " + e.what());
+            }
+        }
     }
-    if (const std::string why = finish_stream_options(w, o); !why.empty()) fail(ErrorCategory::Usage, why);
     return o;
 }
 

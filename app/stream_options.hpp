@@ -1,6 +1,9 @@
-// The options of one stream, declared once: the single-stream command line (app/cli.cpp) and
-// `vfilter serve`'s stream entries (YAML or API JSON, app/serve_config.cpp) both read them through
-// these declarations, so a field of a stream means exactly what the option of the same name does.
+// The options of one stream, declared once in a table (app/stream_options.cpp): each names its
+// command-line spelling, its help, and how a value is checked and stored in the typed RunOptions.
+// The single-stream command line (app/cli.cpp) declares them to CLI11 from that table, and
+// `vfilter serve`'s stream entries (YAML or API JSON, app/serve_config.cpp) are read through the
+// same table field by field, so a field of a stream means exactly what the option of the same name
+// does, and no value is turned back into an argument and parsed again.
 #pragma once
 
 #include <map>
@@ -10,26 +13,19 @@
 
 namespace CLI {
 class App;
-class Option;
 }  // namespace CLI
 
 namespace vf {
 
-// Choice words as typed, turned into RunOptions' enums by finish_stream_options().
-struct StreamOptionWords {
-    std::string device = "auto", kernel = "auto", hwdec = "auto", on_overload = "auto", fragmented = "auto";
-    std::string compat = "vfilter";
-    double crf = -1;
-    CLI::Option* preset = nullptr;
-};
-
-// Declares every per-stream option (input, filter, output, encoding, live input and output, GPU).
-void add_stream_options(CLI::App& app, RunOptions& o, StreamOptionWords& w);
-// Fills RunOptions' enums and derived defaults from the words; "" or the reason it cannot.
-std::string finish_stream_options(const StreamOptionWords& w, RunOptions& o);
+// Declares every per-stream option (input, filter, output, encoding, live input and output, GPU)
+// on `app`; a value given is checked and stored in `o` as the command line is parsed (a bad one is
+// a CLI11 error naming the option).
+void add_stream_options(CLI::App& app, RunOptions& o);
 
 // One stream's options from named fields ("input", "filter", "crf", "low-latency", ...: the long
-// option names without dashes; booleans as true/false). Throws Error(Usage) naming the field.
+// option names without dashes; booleans as true/false), over RunOptions' defaults; VFILTER_DEVICE
+// and VFILTER_COMPAT give the device and compat of entries that do not. Throws Error(Usage)
+// naming the field.
 RunOptions stream_options_from_fields(const std::map<std::string, std::string>& fields);
 
 }  // namespace vf

@@ -35,7 +35,7 @@ int least_loaded_gpu(const std::vector<int>& gpus, const std::map<int, int>& loa
 
 void StreamService::unplace(const ServedStream& stream) {
     const RunOptions& o = stream.config().options;
-    if (!gpus_.empty() && o.device != DeviceChoice::Cpu && gpu_load_[o.gpu_index] > 0) --gpu_load_[o.gpu_index];
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu && gpu_load_[o.filter.gpu_index] > 0) --gpu_load_[o.filter.gpu_index];
 }
 
 StreamService::StreamService(int host_threads, int gpu_frames)
@@ -48,29 +48,30 @@ StreamService::~StreamService() {
 }
 
 void StreamService::check_output_free_locked(const StreamConfig& s, const std::string& ignoring) const {
-    if (!exclusive_output(s.options.output)) return;
+    if (!exclusive_output(s.options.output.path)) return;
     for (const auto& [name, other] : streams_)
-        if (name != ignoring && name != s.name && other->config().options.output == s.options.output && !other->ended())
-            throw ServiceError(409, "stream '" + s.name + "': output '" + redact_credentials(s.options.output) +
+        if (name != ignoring && name != s.name && other->config().options.output.path == s.options.output.path && !other->ended())
+            throw ServiceError(409, "stream '" + s.name + "': output '" + redact_credentials(s.options.output.path) +
                                         "' is already written by stream '" + name + "'");
 }
 
 void StreamService::start_locked(StreamConfig s, int sharing) {
     // Each stream gets its share of the host's threads unless its entry says otherwise.
+    RunOptions& o = s.options;
     const int share = std::max(1, host_threads_ / std::max(1, sharing));
-    if (!s.fields.count("decoder-threads")) s.options.decoder_thread_share = share;
-    if (!s.fields.count("encoder-threads")) s.options.encoder_threads = share;
-    if (!s.fields.count("threads")) s.options.threads = share;
+    if (!o.input.decoder_threads) o.input.decoder_thread_share = share;
+    if (!o.output.encoder_threads) o.output.encoder_threads = share;
+    if (!o.filter.threads) o.filter.threads = share;
     // Frames in flight on the GPU hold device images and NVDEC surfaces: many streams share a
     // budget of them (2 per stream still overlap upload, kernels and download).
     const int gpu_share = std::clamp(gpu_frames_ / std::max(1, sharing), 2, 6);
-    if (!s.fields.count("gpu-streams")) s.options.gpu_streams = gpu_share;
+    if (!o.filter.gpu_streams) o.filter.gpu_streams = gpu_share;
     // Each queued NVDEC frame holds a decode and an output surface of its decoder.
-    if (!s.fields.count("queue")) s.options.queue_frames = std::min(s.options.queue_frames, gpu_share);
-    s.options.batch_wait_us = batch_wait_us_;
-    if (!gpus_.empty() && s.options.device != DeviceChoice::Cpu) {
-        s.options.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
-        ++gpu_load_[s.options.gpu_index];
+    if (!o.pipeline.queue_frames) o.pipeline.queue_frames = std::min(kDefaultQueueFrames, gpu_share);
+    o.filter.batch_wait_us = batch_wait_us_;
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) {
+        o.filter.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
+        ++gpu_load_[o.filter.gpu_index];
     }
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s));
@@ -135,8 +136,8 @@ void StreamService::apply(const ServeConfig& config) {
         // Outputs: checked against the streams that stay, before anything changes.
         std::set<std::string> outputs;
         for (const StreamConfig& s : config.streams) {
-            if (exclusive_output(s.options.output) && !outputs.insert(s.options.output).second)
-                throw ServiceError(400, "stream '" + s.name + "': output '" + redact_credentials(s.options.output) +
+            if (exclusive_output(s.options.output.path) && !outputs.insert(s.options.output.path).second)
+                throw ServiceError(400, "stream '" + s.name + "': output '" + redact_credentials(s.options.output.path) +
                                             "' is written by another stream of the file");
         }
         for (auto it = streams_.begin(); it != streams_.end();) {

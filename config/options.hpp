@@ -1,5 +1,9 @@
-// Everything a run needs, as the command line (app/cli.cpp) fills it in. Choices among a few
-// values are enums, parsed once at the command line: no library below it sees their strings.
+// Everything a run needs, typed once: what to read (RunInput), how to filter (RunFilter), where to
+// write (RunOutput) and how the stages run (RunPipeline). The command line, a serve config entry
+// and an API request fill these structs through one table of options (app/stream_options.cpp);
+// nothing is turned back into strings and parsed again. Choices among a few values are enums;
+// what the user did not set is an empty std::optional, so a default that depends on the context
+// (serve's share of the threads, a low-latency preset) is decided where that context is known.
 #pragma once
 
 #include <cstdint>
@@ -17,50 +21,78 @@ enum class HwDecode { None, Cuda, Auto };           // --hwdec: auto = NVDEC whe
 enum class OverloadPolicy { Auto, Drop, Block };    // --on-overload: auto = drop for live inputs
 enum class FragmentedMode { Auto, Yes, No };        // --fragmented: auto = for live inputs to MP4/MOV files
 
-struct RunOptions {
-    std::string input;            // empty: the built-in synthetic source
-    std::string output;           // a file, or "null" to discard
-    std::string filter = "identity";
+// What to read and how (decode/).
+struct RunInput {
+    std::string url;                      // file, URL, capture device or "-"; empty: the built-in test pattern
+    HwDecode hwdec = HwDecode::Auto;      // NVDEC decoding when filtering on the GPU
+    std::optional<int> decoder_threads;   // unset: FFmpeg's choice on the CPU, 1 with NVDEC
+    int decoder_thread_share = 0;         // serve: decoder threads when decoder_threads is unset
+    std::optional<double> timeout_s;      // unset: 10 s for network inputs, none for local ones; 0: never
+    std::string allow_protocols;          // empty: file,pipe for local inputs, network protocols for URLs
+    std::string rtsp_transport = "tcp";   // tcp | udp
+    std::string size, format;             // capture devices: size and pixel format or codec to ask for
+    double fps = 0;                       // capture devices: frame rate to ask for
+    bool realtime = false;                // pace the input by its timestamps (ffmpeg -re)
+    int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
+    double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
+};
+
+// How to filter, and where (config/, kernels/, the filter stage).
+struct RunFilter {
+    std::string chain = "identity";       // filter string (FFmpeg syntax)
     FilterDefaults compat = FilterDefaults::Vfilter;  // --compat ffmpeg: FFmpeg's defaults for filter strings
-    bool overwrite = false;
-    std::string codec = "auto";   // auto: NVENC when filtering on a GPU that has it, else libx264
-    std::optional<double> crf;
-    std::string preset = "veryfast";
-    std::string bitrate;
-    bool no_audio = false;
-    int threads = 0;              // CPU filter threads; 0 = one per core
     DeviceChoice device = DeviceChoice::Auto;
-    KernelChoice kernel;          // auto, a family or a row of the GPU dispatch table
-    HwDecode hwdec = HwDecode::Auto;  // NVDEC decoding when filtering on the GPU
-    int decoder_threads = 0;      // 0: FFmpeg's choice on the CPU, 1 with NVDEC
-    int encoder_threads = 0;      // 0: the encoder's choice (x264: 1.5 per core)
-    int decoder_thread_share = 0; // serve: decoder threads when decoder_threads is 0 (NVDEC: up to 3, at least 1)
-    int gpu_streams = 6;          // CUDA streams (frames in flight) in the GPU stage: 6 measured best
-    int gpu_index = 0;            // the GPU (CUDA device number) to run on: serve --gpus places streams
-    int batch_wait_us = -1;       // serve --batch-wait: >= 0 filters through the device's shared batch window
-    bool frames_on_device = false;  // GPU results stay in device memory (Python's Frames on the GPU): no download
-    double timeout_s = -1;        // --timeout; <0: 10 s for network inputs, none for local ones
-    std::string allow_protocols;  // empty: local inputs may use file,pipe; network inputs network protocols
-    // Live inputs and outputs
-    std::string rtsp_transport = "tcp";  // tcp | udp
-    std::string input_size, input_format;  // capture devices
-    double input_fps = 0;
-    bool realtime = false;              // pace the input by its timestamps (ffmpeg -re)
-    OverloadPolicy on_overload = OverloadPolicy::Auto;
-    int reconnect_max = -1;             // live inputs: attempts per outage; -1 forever, 0 never
-    double reconnect_delay_s = 1;       // first wait, doubled per attempt up to 30 s
-    std::string out_format;             // container; empty: from the name / protocol
+    KernelChoice kernel;                  // auto, a family or a row of the GPU dispatch table
+    std::optional<int> threads;           // CPU filter threads; unset: one per core
+    std::optional<int> gpu_streams;       // CUDA streams (frames in flight) in the GPU stage; unset: 6
+    int gpu_index = 0;                    // the GPU (CUDA device number): serve --gpus places streams
+    int batch_wait_us = -1;               // serve --batch-wait: >= 0 filters through the device's batch window
+    bool frames_on_device = false;        // GPU results stay in device memory (Python's Frames on the GPU)
+};
+
+// Where the frames go and how they are encoded (encode/).
+struct RunOutput {
+    std::string path;                     // a file, a URL, "-" (stdout) or "null" to discard
+    std::string format;                   // container; empty: from the name / protocol
+    bool overwrite = false;
+    std::string codec = "auto";           // auto: NVENC when filtering on a GPU that has it, else libx264
+    std::optional<double> crf;
+    std::optional<std::string> preset;    // unset: veryfast (superfast with --low-latency)
+    std::string bitrate;
+    std::optional<int> encoder_threads;   // unset: the encoder's choice (x264: 1.5 per core)
+    bool no_audio = false;                // leave audio and subtitles out
     FragmentedMode fragmented = FragmentedMode::Auto;
-    double segment_s = 0;               // > 0: a new output file every this many seconds
-    bool low_latency = false;           // zero-latency encoding, small queues, no demuxer buffering
-    int metrics_port = -1;              // < 0: no metrics endpoint
+    double segment_s = 0;                 // > 0: a new output file every this many seconds
+};
+
+// How the stages run between input and output (pipeline/).
+struct RunPipeline {
+    std::optional<int> queue_frames;      // frames between stages; unset: 8
+    int64_t max_frames = 0;               // stop after this many; 0: all
+    OverloadPolicy on_overload = OverloadPolicy::Auto;
+    bool low_latency = false;             // zero-latency encoding, small queues, no input buffering
+};
+
+// A whole run: the four parts, and what belongs to the process rather than to one stream.
+struct RunOptions {
+    RunInput input;
+    RunFilter filter;
+    RunOutput output;
+    RunPipeline pipeline;
+    int metrics_port = -1;                // < 0: no metrics endpoint
     std::string metrics_bind = "127.0.0.1";
     std::string stats_json;
     int verbosity = 0;
     LogFormat log_format = LogFormat::Text;
-    int queue_frames = 8;
-    int64_t max_frames = 0;
     bool progress = true;
 };
+
+// The defaults of what the user may leave unset, in one place.
+constexpr int kDefaultGpuStreams = 6;     // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
+constexpr int kDefaultQueueFrames = 8;
+inline std::string preset_of(const RunOutput& o, bool low_latency) {
+    // Low latency: one frame's encode time is the latency, so a faster preset is the better default.
+    return o.preset ? *o.preset : (low_latency ? "superfast" : "veryfast");
+}
 
 }  // namespace vf

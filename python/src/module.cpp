@@ -130,7 +130,7 @@ RunOptions options_of(std::map<std::string, std::string> fields) {
     const std::string input = fields.count("input") ? fields["input"] : "";
     fields["input"] = input.empty() ? "-" : input;  // an entry needs one; replaced below
     RunOptions o = make_stream_config("python", fields, {}).options;
-    o.input = input;
+    o.input.url = input;
     o.progress = false;
     return o;
 }
@@ -216,8 +216,8 @@ public:
         RunOptions o = options_of(f);
         // On the GPU the frames stay there: Python gets DevicePlanes over them, never a host copy.
         on_device_ = f.count("device") && f.at("device") == "cuda";
-        o.frames_on_device = on_device_;
-        gpu_ = o.gpu_index;
+        o.filter.frames_on_device = on_device_;
+        gpu_ = o.filter.gpu_index;
         job_ = std::make_unique<Job>(o, [this](const VideoInfo& v) {
             time_base_ = v.time_base;
             frame_rate_ = v.frame_rate.num > 0 ? v.frame_rate : AVRational{30, 1};

@@ -60,14 +60,15 @@ streams:
 )", "streams.yaml");
     ASSERT_EQ(c.streams.size(), 2u);
     EXPECT_EQ(c.streams[0].name, "cam1");
-    EXPECT_EQ(c.streams[0].options.filter, "sobel");
-    EXPECT_EQ(c.streams[0].options.crf.value_or(-1), 30);
-    EXPECT_EQ(c.streams[0].options.on_overload, OverloadPolicy::Block);
-    EXPECT_EQ(c.streams[1].options.filter, "gaussian=sigma=2") << "the stream's own field wins over the default";
-    EXPECT_TRUE(c.streams[1].options.low_latency);
-    EXPECT_EQ(c.streams[1].options.preset, "superfast") << "as on the command line: low latency picks a faster preset";
-    EXPECT_FALSE(c.streams[1].options.realtime);
-    EXPECT_EQ(c.streams[1].options.output, "null");
+    EXPECT_EQ(c.streams[0].options.filter.chain, "sobel");
+    EXPECT_EQ(c.streams[0].options.output.crf.value_or(-1), 30);
+    EXPECT_EQ(c.streams[0].options.pipeline.on_overload, OverloadPolicy::Block);
+    EXPECT_EQ(c.streams[1].options.filter.chain, "gaussian=sigma=2") << "the stream's own field wins over the default";
+    EXPECT_TRUE(c.streams[1].options.pipeline.low_latency);
+    EXPECT_EQ(preset_of(c.streams[1].options.output, c.streams[1].options.pipeline.low_latency), "superfast")
+        << "as on the command line: low latency picks a faster preset";
+    EXPECT_FALSE(c.streams[1].options.input.realtime);
+    EXPECT_EQ(c.streams[1].options.output.path, "null");
 }
 
 TEST(ServeConfig, ErrorsNameTheLineTheStreamAndTheField) {
@@ -99,7 +100,7 @@ TEST(ServeConfig, ErrorsNameTheLineTheStreamAndTheField) {
 TEST(ServeConfig, EnvironmentVariablesFillValues) {
     ::setenv("VF_TEST_CAM_URL", "rtsp://admin:s3cret@10.0.0.5/live", 1);
     const ServeConfig c = parse_serve_config("streams:\n  - {name: a, input: '${VF_TEST_CAM_URL}', output: a.mp4}\n", "s.yaml");
-    EXPECT_EQ(c.streams[0].options.input, "rtsp://admin:s3cret@10.0.0.5/live");
+    EXPECT_EQ(c.streams[0].options.input.url, "rtsp://admin:s3cret@10.0.0.5/live");
     ::unsetenv("VF_TEST_CAM_URL");
     const std::string e = usage_error("streams:\n  - {name: a, input: '${VF_TEST_CAM_URL}', output: a.mp4}\n");
     EXPECT_NE(e.find("environment variable VF_TEST_CAM_URL is not set"), std::string::npos) << e;
@@ -111,25 +112,25 @@ TEST(ServeConfig, DeviceFromTheEnvironmentIsTheDefault) {
     const ServeConfig c = parse_serve_config("streams:\n  - {name: a, input: x.mp4, output: a.mp4}\n"
                                              "  - {name: b, input: x.mp4, output: b.mp4, device: cuda}\n", "s.yaml");
     ::unsetenv("VFILTER_DEVICE");
-    EXPECT_EQ(c.streams[0].options.device, DeviceChoice::Cpu);
-    EXPECT_EQ(c.streams[1].options.device, DeviceChoice::Cuda);
+    EXPECT_EQ(c.streams[0].options.filter.device, DeviceChoice::Cpu);
+    EXPECT_EQ(c.streams[1].options.filter.device, DeviceChoice::Cuda);
     const ServeConfig unset = parse_serve_config("streams:\n  - {name: a, input: x.mp4, output: a.mp4}\n", "s.yaml");
-    EXPECT_EQ(unset.streams[0].options.device, DeviceChoice::Auto);
+    EXPECT_EQ(unset.streams[0].options.filter.device, DeviceChoice::Auto);
 }
 
 TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
     const std::map<std::string, std::string> defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
     const StreamConfig s = stream_from_json(R"({"name": "cam9", "input": "x.mp4", "output": "y.mkv", "crf": 20, "realtime": true})", defaults);
     EXPECT_EQ(s.name, "cam9");
-    EXPECT_EQ(s.options.filter, "sobel");
-    EXPECT_TRUE(s.options.realtime);
-    EXPECT_EQ(s.options.crf.value_or(-1), 20);
+    EXPECT_EQ(s.options.filter.chain, "sobel");
+    EXPECT_TRUE(s.options.input.realtime);
+    EXPECT_EQ(s.options.output.crf.value_or(-1), 20);
     EXPECT_THROW(stream_from_json("{not json", defaults), Error);
     EXPECT_THROW(stream_from_json(R"({"input": "x", "output": "y"})", defaults), Error);
     EXPECT_THROW(stream_from_json(R"({"name": "a", "input": "x", "output": "y", "filter": ["sobel"]})", defaults), Error);
     ::setenv("VF_TEST_SECRET", "hidden", 1);
     const StreamConfig literal = stream_from_json(R"({"name": "a", "input": "http://h/${VF_TEST_SECRET}", "output": "y.mkv"})", defaults);
-    EXPECT_EQ(literal.options.input, "http://h/${VF_TEST_SECRET}") << "a client must not read the server's environment";
+    EXPECT_EQ(literal.options.input.url, "http://h/${VF_TEST_SECRET}") << "a client must not read the server's environment";
     ::unsetenv("VF_TEST_SECRET");
 }
 

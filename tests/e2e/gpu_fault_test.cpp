@@ -41,12 +41,12 @@ TEST(GpuFault, ContextLostMidRunFinalisesWhatWasFiltered) {
     clip.audio = false;
     write_clip(clip);
     RunOptions o;
-    o.input = clip.path;
-    o.output = dir + "/out.mkv";
-    o.filter = "sobel";
-    o.codec = "ffv1";
-    o.device = DeviceChoice::Cuda;
-    o.hwdec = HwDecode::None;
+    o.input.url = clip.path;
+    o.output.path = dir + "/out.mkv";
+    o.filter.chain = "sobel";
+    o.output.codec = "ffv1";
+    o.filter.device = DeviceChoice::Cuda;
+    o.input.hwdec = HwDecode::None;
     o.progress = false;
 
     // Break the context once the output holds a few frames (ffv1 of random pictures: about
@@ -54,7 +54,7 @@ TEST(GpuFault, ContextLostMidRunFinalisesWhatWasFiltered) {
     std::atomic<bool> finished{false};
     cudaError_t fault = cudaSuccess;
     std::thread breaker([&] {
-        while (!finished && size_or_zero(o.output + ".partial") < (4u << 20))
+        while (!finished && size_or_zero(o.output.path + ".partial") < (4u << 20))
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         if (!finished) fault = break_gpu_context();
     });
@@ -81,9 +81,9 @@ TEST(GpuFault, ContextLostMidRunFinalisesWhatWasFiltered) {
     EXPECT_NE(message.find("finalised"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
     EXPECT_LT(seconds, 60) << "the run took too long to notice its GPU had failed";
-    EXPECT_FALSE(file_exists(o.output + ".partial"));
-    ASSERT_TRUE(file_exists(o.output)) << "the frames filtered before the failure were not kept";
-    const size_t kept = read_video_frames(o.output).size();
+    EXPECT_FALSE(file_exists(o.output.path + ".partial"));
+    ASSERT_TRUE(file_exists(o.output.path)) << "the frames filtered before the failure were not kept";
+    const size_t kept = read_video_frames(o.output.path).size();
     EXPECT_GE(kept, 2u);
     EXPECT_LT(kept, static_cast<size_t>(clip.frames));
     std::printf("GPU context broken (%s) after %zu frames were written; run ended in %.2f s: %s\n",

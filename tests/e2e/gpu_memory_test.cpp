@@ -43,13 +43,13 @@ TEST(GpuMemory, RunningOutFinalisesWhatWasFiltered) {
     ASSERT_GT(free_bytes, keep);
     ASSERT_EQ(cudaMalloc(&hog, free_bytes - keep), cudaSuccess);
     RunOptions o;
-    o.input = clip.path;
-    o.output = dir + "/out.mkv";
-    o.filter = "sobel";
-    o.codec = "ffv1";
-    o.device = DeviceChoice::Cuda;
-    o.hwdec = HwDecode::None;
-    o.gpu_streams = 6;
+    o.input.url = clip.path;
+    o.output.path = dir + "/out.mkv";
+    o.filter.chain = "sobel";
+    o.output.codec = "ffv1";
+    o.filter.device = DeviceChoice::Cuda;
+    o.input.hwdec = HwDecode::None;
+    o.filter.gpu_streams = 6;
     o.progress = false;
     bool failed = false;
     try {
@@ -62,9 +62,9 @@ TEST(GpuMemory, RunningOutFinalisesWhatWasFiltered) {
     }
     cudaFree(hog);
     if (!failed) GTEST_SKIP() << "the run found enough GPU memory after all; nothing was tested";
-    EXPECT_FALSE(file_exists(o.output + ".partial"));
-    ASSERT_TRUE(file_exists(o.output)) << "the frame filtered before the failure was not kept";
-    EXPECT_GE(read_video_frames(o.output).size(), 1u);
+    EXPECT_FALSE(file_exists(o.output.path + ".partial"));
+    ASSERT_TRUE(file_exists(o.output.path)) << "the frame filtered before the failure was not kept";
+    EXPECT_GE(read_video_frames(o.output.path).size(), 1u);
 }
 
 // A served GPU stream whose filter is changed 200 times through distinct filters: each change
@@ -79,7 +79,7 @@ TEST(GpuMemory, FilterChurnGivesEveryChainBack) {
     const std::string dir = temp_dir();
     const std::string clip = write_churn_clip(dir, 200);
     RunOptions o = churn_options(clip, DeviceChoice::Cuda);
-    o.batch_wait_us = 200;  // through the device's batch window, as serve runs streams
+    o.filter.batch_wait_us = 200;  // through the device's batch window, as serve runs streams
     auto chains_alive = [] {
         int64_t n = 0;
         for (const auto& ctx : cuda::DeviceContext::live()) n += ctx->totals().chains;

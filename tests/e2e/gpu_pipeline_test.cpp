@@ -49,12 +49,12 @@ TEST_P(GpuPipeline, MatchesTheCpuPath) {
     write_clip(clip);
     auto run = [&](DeviceChoice device, const std::string& out) {
         RunOptions o;
-        o.input = clip.path;
-        o.output = out;
-        o.filter = c.filter;
-        o.codec = "ffv1";
-        o.device = device;
-        o.compat = c.compat;
+        o.input.url = clip.path;
+        o.output.path = out;
+        o.filter.chain = c.filter;
+        o.output.codec = "ffv1";
+        o.filter.device = device;
+        o.filter.compat = c.compat;
         o.progress = false;
         Job job(o);
         return job.run();

@@ -65,7 +65,7 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
             c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"}, {"filter", c.filter}, {"codec", "ffv1"},
                      {"device", "cuda"}}, {}));
         RunOptions single = config.streams.back().options;
-        single.output = dir + "/" + c.name + "-single.mkv";
+        single.output.path = dir + "/" + c.name + "-single.mkv";
         single.progress = false;
         Job job(single);
         ASSERT_EQ(job.run().stats.frames_out, 24);

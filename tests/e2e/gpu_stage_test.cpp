@@ -181,12 +181,12 @@ std::string h264_clip(const std::string& dir, int width, int height, int frames)
 JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec, DeviceChoice device,
                   const std::string& filter) {
     RunOptions o;
-    o.input = in;
-    o.output = out;
-    o.filter = filter;
-    o.codec = "ffv1";
-    o.device = device;
-    o.hwdec = hwdec;
+    o.input.url = in;
+    o.output.path = out;
+    o.filter.chain = filter;
+    o.output.codec = "ffv1";
+    o.filter.device = device;
+    o.input.hwdec = hwdec;
     o.progress = false;
     Job job(o);
     return job.run();

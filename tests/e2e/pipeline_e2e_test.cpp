@@ -28,12 +28,12 @@ using namespace test;
 
 RunOptions lossless(const std::string& in, const std::string& out, const std::string& filter) {
     RunOptions o;
-    o.input = in;
-    o.output = out;
-    o.filter = filter;
-    o.codec = out.size() > 4 && out.substr(out.size() - 4) == ".nut" ? "rawvideo" : "ffv1";
+    o.input.url = in;
+    o.output.path = out;
+    o.filter.chain = filter;
+    o.output.codec = out.size() > 4 && out.substr(out.size() - 4) == ".nut" ? "rawvideo" : "ffv1";
     o.progress = false;
-    o.threads = 3;
+    o.filter.threads = 3;
     return o;
 }
 
@@ -46,7 +46,7 @@ RunOptions paced_lossless_run(const std::string& dir, int frames, const std::str
     clip.frames = frames;
     write_clip(clip);
     RunOptions o = lossless(clip.path, dir + "/out.mkv", filter);
-    o.realtime = true;
+    o.input.realtime = true;
     return o;
 }
 
@@ -177,7 +177,7 @@ TEST(EndToEnd, AbandonFinishesTheOutputAtOnce) {
     EXPECT_TRUE(r.abandoned);
     EXPECT_GT(r.stats.frames_out, 0);
     EXPECT_LT(r.stats.frames_out, 100);
-    EXPECT_EQ(read_video_frames(o.output).size(), static_cast<size_t>(r.stats.frames_out)) << "finished and complete";
+    EXPECT_EQ(read_video_frames(o.output.path).size(), static_cast<size_t>(r.stats.frames_out)) << "finished and complete";
 }
 
 // Stopped before the first frame (a Ctrl-C while the input was still opening): a container
@@ -187,16 +187,16 @@ TEST(EndToEnd, InterruptedBeforeTheFirstFrameKeepsNoOutput) {
     const std::string dir = temp_dir();
     RunOptions o = paced_lossless_run(dir, 40, "sobel");
     for (const bool fragmented : {false, true}) {
-        o.output = dir + (fragmented ? "/rec.mp4" : "/out.mkv");
-        o.codec = fragmented ? "libx264" : "ffv1";
-        o.fragmented = fragmented ? FragmentedMode::Yes : FragmentedMode::No;
+        o.output.path = dir + (fragmented ? "/rec.mp4" : "/out.mkv");
+        o.output.codec = fragmented ? "libx264" : "ffv1";
+        o.output.fragmented = fragmented ? FragmentedMode::Yes : FragmentedMode::No;
         Job job(o);
         job.interrupt();
         const JobResult r = job.run();
         EXPECT_TRUE(r.interrupted);
         EXPECT_EQ(r.stats.frames_out, 0);
-        EXPECT_FALSE(file_exists(o.output)) << o.output;
-        EXPECT_FALSE(file_exists(o.output + ".partial")) << o.output;
+        EXPECT_FALSE(file_exists(o.output.path)) << o.output.path;
+        EXPECT_FALSE(file_exists(o.output.path + ".partial")) << o.output.path;
         EXPECT_NE(r.stats.output.find("not kept"), std::string::npos) << r.stats.output;
     }
 }
@@ -211,19 +211,19 @@ TEST(EndToEnd, DefaultH264OutputKeepsAudioTimestampsAndFrameCount) {
     clip.video_codec = "mpeg4";
     write_clip(clip);
     RunOptions o;
-    o.input = clip.path;
-    o.output = dir + "/out.mp4";
-    o.filter = "sobel";
+    o.input.url = clip.path;
+    o.output.path = dir + "/out.mp4";
+    o.filter.chain = "sobel";
     o.progress = false;
     o.stats_json = dir + "/stats.json";
     Job job(o);
     const JobResult r = job.run();
     EXPECT_EQ(r.stats.frames_out, 30);
-    const StreamSummary s = summarize(o.output);
+    const StreamSummary s = summarize(o.output.path);
     EXPECT_EQ(s.video_pts.size(), 30u);
     EXPECT_EQ(s.audio_streams, 1);
     EXPECT_GT(s.audio_packets, 0);
-    EXPECT_EQ(read_video_frames(o.output).size(), 30u);
+    EXPECT_EQ(read_video_frames(o.output.path).size(), 30u);
     // The input's timestamps (25 fps, starting where its muxer put the first frame) survive.
     const StreamSummary in = summarize(clip.path);
     ASSERT_EQ(in.video_pts.size(), 30u);
@@ -274,14 +274,14 @@ TEST(EndToEnd, FilterStageHandlesP010Chains) {
 TEST(EndToEnd, SyntheticSourceNeedsNoInput) {
     const std::string dir = temp_dir();
     RunOptions o;
-    o.output = dir + "/synthetic.mkv";
-    o.filter = "gaussian=sigma=2";
-    o.codec = "ffv1";
-    o.max_frames = 5;
+    o.output.path = dir + "/synthetic.mkv";
+    o.filter.chain = "gaussian=sigma=2";
+    o.output.codec = "ffv1";
+    o.pipeline.max_frames = 5;
     o.progress = false;
     Job job(o);
     EXPECT_EQ(job.run().stats.frames_out, 5);
-    const StreamSummary s = summarize(o.output);
+    const StreamSummary s = summarize(o.output.path);
     EXPECT_EQ(s.width, 1280);
     EXPECT_EQ(s.height, 720);
     EXPECT_EQ(s.video_pts.size(), 5u);

@@ -37,13 +37,13 @@ std::vector<std::string> churn_filters(int n, unsigned seed) {
 
 RunOptions churn_options(const std::string& clip, DeviceChoice device) {
     RunOptions o;
-    o.input = clip;
-    o.output = "null";
-    o.device = device;
-    o.realtime = true;
-    o.queue_frames = 1;
-    o.gpu_streams = 1;
-    o.hwdec = HwDecode::None;
+    o.input.url = clip;
+    o.output.path = "null";
+    o.filter.device = device;
+    o.input.realtime = true;
+    o.pipeline.queue_frames = 1;
+    o.filter.gpu_streams = 1;
+    o.input.hwdec = HwDecode::None;
     o.progress = false;
     return o;
 }
