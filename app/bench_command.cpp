@@ -27,6 +27,7 @@
 namespace vf {
 namespace {
 
+#ifdef VF_HAVE_CUDA
 // The GPU kernel benchmark is a program of its own, built beside vfilter (bench/, with NPP where the
 // toolkit has it), so that neither the benchmark nor NPP is linked into vfilter: this runs it with
 // the options given here. Returns only on error.
@@ -51,6 +52,7 @@ namespace {
     execv(program.c_str(), argv.data());
     fail(ErrorCategory::Device, "cannot run " + program + ": " + std::strerror(errno));
 }
+#endif
 
 }  // namespace
 

@@ -88,7 +88,7 @@ struct RunOptions {
 };
 
 // The defaults of what the user may leave unset, in one place.
-constexpr int kDefaultGpuStreams = 6;     // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
+constexpr int kDefaultGpuStreams = 6;     // frames in flight on the GPU: the best of the counts timed (docs/benchmarks.md)
 constexpr int kDefaultQueueFrames = 8;
 inline std::string preset_of(const RunOutput& o, bool low_latency) {
     // Low latency: one frame's encode time is the latency, so a faster preset is the better default.

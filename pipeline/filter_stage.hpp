@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config/options.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "kernels/plan.hpp"
 #include "media/frame.hpp"
@@ -28,7 +29,7 @@ struct FilterStageOptions {
     Device device = Device::Cpu;
     int threads = 0;                  // CPU threads (0 = one per core)
     KernelChoice gpu_kernel;          // auto, a family or a row of the GPU dispatch table (--list-kernels)
-    int gpu_streams = 6;              // frames in flight on the GPU (docs/benchmarks.md: 6 measured best)
+    int gpu_streams = kDefaultGpuStreams;  // frames in flight on the GPU
     int gpu_index = 0;                // the CUDA device
     int gpu_batch_wait_us = -1;       // >= 0: through the device's shared batch window (serve), waiting at most this
     // Output frames in device memory (same formats, data[] on the GPU) instead of page-locked host

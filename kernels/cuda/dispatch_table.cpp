@@ -20,8 +20,8 @@ namespace {
 // 5x5); from it the winner depends on the taps, the plane and the GPU (dense 7x7 and 13x13 go
 // direct or to the tensor cores by size).
 constexpr int kTimedFromTaps = 7 * 7;
-// A 5x5 with byte taps takes the DP4A strip from 4 Mpx: measured 11% faster than the tile at 4K,
-// 5% slower at 1080p (GPU kernels: dense 5x5, where strip16-dp4a now runs on aligned planes).
+// A 5x5 with byte taps takes the DP4A strip from 4 Mpx: faster than the tile at 4K, slower at
+// 1080p (GPU kernels: dense 5x5; strip16-dp4a takes aligned planes before either).
 constexpr long long kDp4aFiveByFiveMinPixels = 4'000'000;
 
 bool is_convolve(const PlaneOp& op) { return op.kind == OpKind::Convolve; }

@@ -17,7 +17,7 @@
 // planes with 16-byte aligned rows: every frame vfilter allocates) first stages the tile with its
 // halo in shared memory by cp.async, every load of a thread in flight at once (imma_tile.cuh),
 // borders applied there, and walks shared memory: box_kernel's warps wait on global loads and the
-// barrier (ncu), which the staging turns into one wait a block.
+// barrier, which the staging turns into one wait a block.
 #pragma once
 
 #include <vector>

@@ -109,7 +109,7 @@ __device__ __forceinline__ void cp_async_wait_all() {
 // borders applied, into the tile, by a block of kThreads threads (blockDim.x 32): 16 bytes a
 // thread at a time wherever they lie inside the plane (their row through the border rule), by
 // cp.async, so that a thread's loads are all in flight together (loaded through registers, each
-// waited for in turn, staging was the largest stall of the separable kernel in ncu);
+// would be waited for in turn);
 // byte by byte only for the 16-byte units that reach past its left or right edge. Returns once
 // the thread's own copies have landed: the caller's barrier then publishes the whole tile.
 // kAsync false: each unit through registers (imma.cu: with cp.async ptxas gave its kernels

@@ -3,10 +3,9 @@
 // rows are 16-byte aligned: the leanest pass over the plane vfilter has, for filters that are
 // bound by memory and by instruction issue, not by arithmetic.
 //
-// Against strip_dp4a_rows.cuh (8 outputs a thread, float finish), measured on an H100 (ncu) at 31
-// instructions an output for a 3x3, of which the finish (integer sum -> float, * rdiv, + bias,
-// + 0.5, clamp, truncate, pack) took about 9, and a warp with one lane at the plane's left or
-// right edge gathered that lane's whole strip sample by sample (about 1,600 instructions):
+// Against strip_dp4a_rows.cuh (8 outputs a thread, a float finish of some nine instructions an
+// output: integer sum -> float, * rdiv, + bias, + 0.5, clamp, truncate, pack; and a warp with one
+// lane at the plane's left or right edge gathering that lane's whole strip sample by sample):
 //   - 16 outputs across a thread: one 16-byte load a row (plus 4 or 8 bytes either side for the
 //     halo) and one 16-byte store, so the per-row costs (address, loads, border, store) are
 //     shared by twice the outputs;
@@ -15,13 +14,12 @@
 //     saturating pack of two outputs a instruction;
 //   - blocks wholly inside the plane take a path with no border rule and no bounds checks; in the
 //     others only the halo bytes that lie outside go through the border rule.
-// About 12 instructions an output for a 3x3; the strips at the plane's left and right edges build
-// their halo from their own samples once every row's loads are out (load_row, edge_halo), so no
-// lane waits for one row's data before loading the next. The 1080p 3x3 runs within a few percent
-// of a copy kernel (docs/benchmarks.md, GPU kernels: dense 3x3 against plane copy).
+// The strips at the plane's left and right edges build their halo from their own samples once
+// every row's loads are out (load_row, edge_halo), so no lane waits for one row's data before
+// loading the next (docs/benchmarks.md, GPU kernels: dense 3x3 against plane copy).
 // Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a_rows.cuh. From
-// 7x7 up the filters are bound by those DP4A (the FMA-heavy pipe 80% busy at 4K 13x13 in ncu);
-// on an H100 DP4A issue at a quarter of FP32's rate, so they match FP32's multiply-adds a clock
+// 7x7 up the filters are bound by those DP4A; on an H100 DP4A issue at a quarter of FP32's rate,
+// so they match FP32's multiply-adds a clock
 // and win by skipping the unpacking and the float finish (docs/benchmarks.md, GPU kernels: dense
 // 7x7, where `auto` times this row against the tensor cores).
 #pragma once
@@ -188,9 +186,8 @@ __device__ __forceinline__ void load_row(const uint8_t* row, int x, int width, i
 
 // The halo load_row leaves out, from the strip's own samples: called once the row's loads are
 // issued, and after those of the rows loaded with it, so that no load waits for an earlier one's
-// data. (Built as soon as each row was loaded, the halo made its lane wait for that row before
-// the next row's loads went out: the edge blocks' warps drew several times the stall samples of
-// the others in ncu.)
+// data (built as soon as each row was loaded, the halo would make its lane wait for that row
+// before the next row's loads go out).
 template <int R>
 __device__ __forceinline__ void edge_halo(int x, int width, int border, uint32_t (&w)[kWords<R>]) {
     static_assert(kHaloFromStrip<R>, "two-word halos are loaded byte by byte");
@@ -286,8 +283,8 @@ __device__ __forceinline__ void finish_store(const DevPlane& dst, int x, int y, 
     }
 }
 
-// Up to 5x5: every input row loaded first, then every sum, all unrolled (the fastest form
-// measured for the small filters, whose code stays short).
+// Up to 5x5: every input row loaded first, then every sum, all unrolled (the small filters' code
+// stays short, so nothing is lost to instruction fetch).
 template <int K, int kRows, bool kCheckX, bool kCheckY, typename Finish>
 __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
                                       const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish, int border,
@@ -312,9 +309,8 @@ __device__ __forceinline__ void strip(const DevPlane& src, const DevPlane& dst,
 }
 
 // From 7x7: the kernel rows in a loop that is not unrolled, the next row's loads issued before
-// the current row's sums. Unrolled, a 13x13 strip is about 1,600 instructions of straight-line
-// code per variant, and ncu showed its warps waiting for instructions and the SMs idle most of a
-// 1080p launch.
+// the current row's sums. Unrolled, a large strip is thousands of instructions of straight-line
+// code a variant, and its warps would wait for instructions.
 template <int K, bool kCheckX, bool kCheckY, typename Finish>
 __device__ __forceinline__ void strip_rolled(const DevPlane& src, const DevPlane& dst,
                                              const strip::PackedTaps<Finish::kSums, K>& taps, const Finish& finish,

@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) strip_kernel(DevPlane src, D
 
 // Launches the kernel for the plane's sample type and layout. Call only when usable(src) and
 // usable(dst). kRows: 1 for the gradients (two sums per output), 2 for a 3x3 convolution (the
-// measured best of 1, 2 and 4).
+// best of 1, 2 and 4 on the benchmark's rows).
 template <int kRows, typename Filter>
 void launch(const PlaneView& src, const PlaneView& dst, const Filter& f, int border, cudaStream_t stream) {
     constexpr int R = 1;

@@ -67,9 +67,8 @@ __device__ __forceinline__ bool words_ok(const DevPlane& src) {
 // funnel shift; the columns past the last whole group of 4 go sample by sample. Consecutive
 // threads take consecutive groups of a row (a warp reads 128 contiguous bytes). Where the tile
 // rows allow it the 4 values are one store (16 bytes of floats, 8 of halves); otherwise four,
-// 4-way bank conflicts included: a mapping free of them (a warp on 4 rows x 8 groups) measured
-// 5% slower on the separable kernel, whose loads it spread over 4 cache lines. Four items' loads
-// are issued before any store.
+// 4-way bank conflicts included: a mapping free of them (a warp on 4 rows x 8 groups) spreads a
+// warp's loads over 4 cache lines, which costs more. Four items' loads are issued before any store.
 template <typename S>
 __device__ __forceinline__ void load_tile_words(S* tile, const DevPlane& src, int ox, int oy, int rows, int cols) {
     constexpr int kThreads = kBlockX * kBlockY, kBatch = 4;
@@ -107,9 +106,8 @@ __device__ __forceinline__ void load_tile_words(S* tile, const DevPlane& src, in
 }
 
 // kWords: whether 8-bit tiles may take load_tile_words. The FP32 tile kernels (tile, small-tile-f64)
-// pass false: their 58-float rows for a 27x27 make the word path's stores single and 4-way
-// conflicted (4-5% slower there on an H100), and the extra code made ptxas spill in
-// tiled_kernel<uint8_t> once its rows were padded for 16-byte stores (5x slower).
+// pass false: their rows (58 floats for a 27x27) make the word path's stores single and 4-way
+// conflicted, and padding the rows for 16-byte stores makes ptxas spill in tiled_kernel<uint8_t>.
 template <typename T, typename S = float, bool kWords = true>
 __device__ __forceinline__ void load_tile(S* tile, const DevPlane& src, int ox, int oy, int rows, int cols, int border) {
     constexpr int kBatch = 8;

@@ -8,8 +8,8 @@
 
 namespace vf::cuda::wide {
 
-// 2 rows per thread: a 128 x 16 tile keeps ~1000 blocks in flight even at 1080p (a 128 x 64
-// tile left the GPU under-filled: 255 blocks for 132 SMs, measured slower).
+// 2 rows per thread: a 128 x 16 tile keeps about 1000 blocks in flight even at 1080p (a 128 x 64
+// tile gives fewer blocks than two an SM there).
 constexpr int kTX = 32, kTY = 8, kPX = 4, kPY = 2;
 constexpr int kTileW = kTX * kPX;  // 128 outputs across
 constexpr int kTileH = kTY * kPY;  // 64 outputs down
@@ -77,7 +77,7 @@ __device__ __forceinline__ void store4(const DevPlane& dst, int x, int y, const 
     if (y >= dst.height) return;
     if (kVec && x + 3 < dst.width) {
         // Components set one by one: taking the vector's address would put it on the stack
-        // (ncu showed local-memory traffic from exactly that).
+        // (local memory).
         const float peak = static_cast<float>(dst.peak);
         auto q = [&](int p) { return static_cast<T>(static_cast<int>(fminf(v[p] > 0.0f ? v[p] : 0.0f, peak))); };
         typename Vec4<T>::type o;

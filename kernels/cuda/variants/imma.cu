@@ -11,10 +11,9 @@
 // pair whose band holds a tap: 6 for every kernel from 3 to 17 wide, 8 at 27, 12 at 63.
 //
 // The bands are tables in device memory (256 bytes a warp a fragment), read through L1 one step
-// (kernel row and chunk) ahead of their products, and each feeds MT row tiles: the first version,
-// which loaded each fragment just before its product, stalled on L1 (ncu: 38% of its stalls) and
-// ran 1.7x slower at 4K 63x63. MT is 2 where the plane still gives every SM 4 blocks of them, else
-// 1 (row_tiles_for). The finish is FixedFinish where one exists, two outputs saturated and packed
+// (kernel row and chunk) ahead of their products, so the L1 latency of a fragment is hidden
+// behind the products before it, and each feeds MT row tiles. MT is 2 where the plane still gives
+// every SM 4 blocks of them, else 1 (row_tiles_for). The finish is FixedFinish where one exists, two outputs saturated and packed
 // an instruction.
 //
 // Faster than the half-precision path, the strips and the FFT from 13x13 (docs/benchmarks.md,
@@ -65,8 +64,8 @@ constexpr Shape kShapes[] = {{2, -2, 3, 3, 1}, {2, -2, 3, 5, 1}, {2, -2, 3, 7, 1
                              {2, -3, 4, 0, 2}, {3, -3, 8, 0, 2}, {4, -3, 12, 0, 2}};
 constexpr int kShapeCount = sizeof kShapes / sizeof kShapes[0];
 
-// Two row tiles a warp where the plane still gives every SM 4 blocks of them, else one: two won
-// every 4K dense row by 13 to 18% and lost every 1080p one by 6 to 10% (fewer blocks than SMs).
+// Two row tiles a warp where the plane still gives every SM 4 blocks of them, else one: two halve
+// the band reads a product, but on smaller planes they leave SMs without blocks.
 int row_tiles_for(const PlaneView& dst, int sms) {
     const long long blocks2 = static_cast<long long>((dst.width + kOutW - 1) / kOutW) * ((dst.height + 2 * kOutH - 1) / (2 * kOutH));
     return blocks2 >= 4LL * sms ? 2 : 1;
@@ -162,8 +161,8 @@ __device__ __forceinline__ void chunk_products(int (&acc)[MT][4][4], const uint2
     }
 }
 
-// The bands of the step after (row i, chunk C) are loaded while this step's products run: the
-// L1 latency of each fragment was the kernel's main stall (ncu, first version).
+// The bands of the step after (row i, chunk C) are loaded while this step's products run, so
+// their L1 latency does not stall the products.
 template <int NC, int MLO, int MHI, int MT, int C>
 __device__ __forceinline__ void row_products(int (&acc)[MT][4][4], uint2 (&b)[4], const uint2* lane_bands,
                                              const uint8_t* a_row, int stride, int i, int kh) {

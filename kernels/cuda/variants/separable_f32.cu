@@ -5,8 +5,8 @@
 //
 // Both passes are register-blocked the same way: a thread keeps 8 outputs and a window of 15
 // samples in registers and runs the taps in zero-padded chunks of 8, so each tap costs one
-// shared-memory read per 8 multiply-adds (the row pass once spent a shared-memory read and a
-// constant load per multiply-add: measured 65-80% of the issue slots busy).
+// shared-memory read per 8 multiply-adds, not a shared-memory read and a constant load for each,
+// which would keep the issue slots busy with loads.
 //
 // Box filters (every tap equal) take their own kernels (box_walk.cu, box_staged.cu): running sums, O(1) work per
 // pixel.

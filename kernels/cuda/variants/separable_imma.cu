@@ -12,9 +12,9 @@
 //
 // Block: 16 warps, 128 x 64 outputs, 3 blocks an SM for kernels up to 47 wide (40 registers).
 // Row pass: 16-row slabs of the tile's 64 + kh - 1 rows (rounded up), 4 warps across a slab;
-// column pass: a thread takes 4 adjacent columns and 4 rows. About twice as fast as the FP32
-// kernel on the Gaussian rows (docs/benchmarks.md, GPU kernels: gaussian s=3.2, `separable-f32`
-// beside `auto`); the shapes tried and not kept are listed there.
+// column pass: a thread takes 4 adjacent columns and 4 rows. Faster than the FP32 kernel on the
+// Gaussian rows (docs/benchmarks.md, GPU kernels: gaussian s=3.2, `separable-f32` beside `auto`);
+// the shapes tried and not kept are listed there.
 #include <cstdlib>
 #include <memory>
 #include <string>

@@ -20,8 +20,8 @@
 // Shared memory: the half-precision input tile with its halo and the Toeplitz matrices of every
 // kernel row (built once per kernel on the host). Fragments are read with ldmatrix from rows laid
 // out so that no read has a bank conflict (the WMMA API's 32-byte alignment rules force them), and
-// multiplied with mma.sync m16n8k16 (compute capability 8.0 and up). The block shape was the
-// fastest, or within 10% of it, of those measured on the 7x7 to 27x27 rows.
+// multiplied with mma.sync m16n8k16 (compute capability 8.0 and up). The block shape is the
+// fastest of those tried on the benchmark's dense rows (docs/benchmarks.md).
 #include <cuda_fp16.h>
 #include <algorithm>
 #include <cmath>
@@ -83,9 +83,8 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// NC = chunks(kw), a template parameter so the loop over chunks unrolls: ncu on a loop over a
-// run-time count showed the kernel issue-bound (46 M instructions at 4K 13x13, about 17 per
-// product; the tensor pipe 24% busy), mostly the loop's branches and address arithmetic.
+// NC = chunks(kw), a template parameter so the loop over chunks unrolls: over a run-time count
+// the loop's branches and address arithmetic, not the tensor cores, bound the kernel.
 template <typename T, int NC>
 __global__ void __launch_bounds__(kBlockX* kBlockY) tensor_kernel(DevPlane src, DevPlane dst, const __half* __restrict__ bmat,
                                                                   int kw, int kh, float rdiv, float bias, int border) {
