@@ -1,5 +1,6 @@
 #include "pipeline/gpu_frame_filter.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -160,9 +161,28 @@ struct GpuFrameFilter::Impl {
     std::shared_ptr<cuda::DeviceContext> ctx;
     std::shared_ptr<const std::vector<FilterPlan>> chain;
     KernelChoice kernel;
-    // The prepared chain of `chain` for the planes of the last frame submitted, and their shapes.
-    std::shared_ptr<const cuda::PreparedChain> prepared;
-    std::vector<cuda::StepShapes> prepared_shapes;
+    // The prepared chains of `chain` for the plane layouts of the last frames submitted, the most
+    // recent first: frames whose layouts alternate (NVDEC surfaces, say) find theirs without
+    // preparing it again. A few, each a chain's tables: kKeptLayouts.
+    static constexpr size_t kKeptLayouts = 4;
+    struct PreparedFor {
+        std::vector<cuda::StepShapes> shapes;
+        std::shared_ptr<const cuda::PreparedChain> chain;
+    };
+    std::vector<PreparedFor> prepared;
+
+    // The chain prepared for these shapes: kept, found in the device's store, or prepared now.
+    std::shared_ptr<const cuda::PreparedChain> prepared_for(std::vector<cuda::StepShapes> shapes) {
+        for (auto it = prepared.begin(); it != prepared.end(); ++it)
+            if (it->shapes == shapes) {
+                std::rotate(prepared.begin(), it, it + 1);  // most recent first
+                return prepared.front().chain;
+            }
+        auto made = cuda::PreparedChain::acquire(ctx, *chain, kernel, shapes);
+        prepared.insert(prepared.begin(), PreparedFor{std::move(shapes), made});
+        if (prepared.size() > kKeptLayouts) prepared.pop_back();
+        return made;
+    }
     std::vector<const char*> ran;  // the row that ran, per filter and channel, for the last frame
     std::shared_ptr<const std::vector<FilterPlan>> ran_plans;  // that frame's filters
     std::vector<std::unique_ptr<Slot>> slots;
@@ -266,8 +286,7 @@ void GpuFrameFilter::set_chain(std::vector<FilterPlan> chain) {
     Impl& m = *impl_;
     if (in_flight() != 0) fail(ErrorCategory::Internal, "GPU stage: set_chain with frames in flight");
     m.chain = std::make_shared<const std::vector<FilterPlan>>(std::move(chain));
-    m.prepared.reset();  // the next frame acquires the new chain's
-    m.prepared_shapes.clear();
+    m.prepared.clear();  // the next frame acquires the new chain's
     m.update_window();
 }
 
@@ -317,10 +336,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     }
     // The chain compiled for these planes: made (or found in the device's store) when the chain or
     // the frames' layout changes, not per frame. A forced kernel that cannot take a plane fails here.
-    if (!chain.empty() && (!m.prepared || shapes != m.prepared_shapes)) {
-        m.prepared = cuda::PreparedChain::acquire(m.ctx, chain, m.kernel, shapes);
-        m.prepared_shapes = std::move(shapes);
-    }
+    std::shared_ptr<const cuda::PreparedChain> prepared = chain.empty() ? nullptr : m.prepared_for(std::move(shapes));
 
     cudaStream_t st = s.stream.get();
     s.start.record(st);
@@ -337,7 +353,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     }
     s.uploaded.record(st);
     s.ran.assign(chain.size() * kMaxChannels, nullptr);
-    s.prepared = chain.empty() ? nullptr : m.prepared;
+    s.prepared = std::move(prepared);
     s.plans = m.chain;
     AvFramePtr out = pool.get();
     VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
