@@ -72,7 +72,11 @@ Command parse_command_line(int argc, char** argv) {
         "serve", "run every stream of a YAML file in one process (one GPU context for all), with a control API; "
                  "SIGHUP re-reads the file (docs/serve.md)");
     ServeOptions& so = cmd.serve;
-    serve->add_option("--config", so.config, "YAML file: a defaults: block and a streams: list")->required();
+    serve->add_option("--config", so.config, "YAML file: a defaults: block and a streams: list");
+    serve->add_option("--demo", so.demo_streams,
+                      "try serve without cameras: N streams (default 4) of built-in moving pictures, each with another "
+                      "filter, the page on http://127.0.0.1:8080/ (or --api-port); nothing is written")
+        ->expected(0, 1)->default_str("4")->check(CLI::Range(1, 16));
     serve->add_option("--api-port", so.api_port, "serve the control API, the page (/), /metrics, /healthz and /readyz on this port")
         ->check(CLI::Range(0, 65535))->envname("VFILTER_API_PORT");
     serve->add_option("--api-bind", so.api_bind, "address of the API (anything but 127.x needs a token)")
@@ -146,7 +150,10 @@ Command parse_command_line(int argc, char** argv) {
     else if (health->parsed()) cmd.kind = Command::Health;
     else if (serve->parsed()) {
         std::string why;
-        if (!parse_shard(serve_shard, &so.shard_index, &so.shard_count, &why)) {
+        if (so.config.empty() == (so.demo_streams == 0))
+            why = so.config.empty() ? "serve needs --config FILE (or --demo to try it with built-in pictures, no camera needed)"
+                                    : "--demo runs streams of its own: leave out --config";
+        if (!why.empty() || !parse_shard(serve_shard, &so.shard_index, &so.shard_count, &why)) {
             std::fprintf(stderr, "vfilter: error: %s\n", why.c_str());
             cmd.kind = Command::Exit;
             cmd.exit_code = 2;

@@ -17,6 +17,7 @@ extern "C" {
 #include "pipeline/live_metrics.hpp"
 
 #include "config/filter_registry.hpp"
+#include "encode/container.hpp"
 #include "encode/output_file.hpp"
 #include "encode/video_encoder.hpp"
 #include "pipeline/pipeline.hpp"
@@ -106,6 +107,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     if (!context.null_output) {
         check_output_path(out);
         find_video_encoder(o.output.codec);
+        check_codec_fits_container(out, output_kind(out.path));
     }
     if (!o.stats_json.empty()) {
         std::ofstream probe(o.stats_json, std::ios::app);

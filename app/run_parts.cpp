@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "decode/file_source.hpp"
+#include "decode/pattern_url.hpp"
 #include "decode/synthetic_source.hpp"
 #include "encode/output_target.hpp"
 #include "media/host_memory.hpp"
@@ -21,10 +22,11 @@ Device resolve_device(DeviceChoice choice, const KernelChoice& kernel) {
         fail(ErrorCategory::Usage, "--kernel selects a GPU path; it needs --device cuda");
     if (choice == DeviceChoice::Cpu) return Device::Cpu;
 #ifdef VF_HAVE_CUDA
-    std::string why;
-    if (cuda_device_available(&why)) return Device::Cuda;
-    if (choice == DeviceChoice::Cuda) fail(ErrorCategory::Device, "--device cuda: " + why);
+    std::string why, detail;
+    if (cuda_device_available(&why, &detail)) return Device::Cuda;
+    if (choice == DeviceChoice::Cuda) fail(ErrorCategory::Device, "--device cuda: " + why + " (" + detail + ")");
     spdlog::info("{}; filtering on the CPU", why);
+    spdlog::debug("{}", detail);
 #else
     if (choice == DeviceChoice::Cuda)
         fail(ErrorCategory::Device, "--device cuda: this vfilter was built without CUDA; use --device cpu");
@@ -48,6 +50,10 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     part.queue_frames = c.low_latency ? std::min(queue_frames, 2) : queue_frames;
     if (in.url.empty()) {
         part.source = std::make_unique<SyntheticSource>(1280, 720, 30, 300, AV_PIX_FMT_YUV420P, host_alloc);
+        return part;
+    }
+    if (is_pattern_url(in.url)) {
+        part.source = std::make_unique<SyntheticSource>(parse_pattern_url(in.url), host_alloc);
         return part;
     }
     FileSourceOptions s;

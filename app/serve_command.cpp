@@ -67,22 +67,28 @@ std::string file_text(const std::string& path) {
 
 }  // namespace
 
-int run_serve(const ServeOptions& o) {
+int run_serve(const ServeOptions& options) {
+    ServeOptions o = options;
+    const bool demo = o.demo_streams > 0;
+    if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
                                    "(--api-token or VFILTER_API_TOKEN)");
     if (o.shard_plan > 0) {  // which pod serves each stream; nothing starts
-        const ServeConfig all = load_serve_config(o.config);
+        const ServeConfig all = demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config);
         for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
         return 0;
     }
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
-    const auto load = [&o] { return shard_config(load_serve_config(o.config), o.shard_index, o.shard_count); };
+    const auto load = [&o, demo] {
+        return shard_config(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config), o.shard_index, o.shard_count);
+    };
     const ServeConfig config = load();
+    const std::string source = demo ? "--demo" : o.config;
     if (o.shard_count > 1)
-        spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), o.config);
+        spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), source);
     if (config.streams.empty() && o.api_port < 0)
-        fail(ErrorCategory::Usage, o.config + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
+        fail(ErrorCategory::Usage, source + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
                                        ", and no --api-port to add them through");
 
     // Signals are taken by this thread alone (signals.next below); every thread started from
@@ -119,12 +125,19 @@ int run_serve(const ServeOptions& o) {
                      ao.token.empty() ? "" : " (token required)");
     }
     service.apply(config);
-    spdlog::info("serving {} stream(s) from {}", config.streams.size(), o.config);
+    spdlog::info("serving {} stream(s) from {}", config.streams.size(), source);
+    if (demo) {
+        // The one line a newcomer needs, on stdout whatever the log level.
+        std::printf("vfilter serve --demo: %zu streams of built-in pictures; open http://%s:%d/ in a browser (Ctrl-C stops)\n",
+                    config.streams.size(), o.api_bind.c_str(), api->port());
+        std::fflush(stdout);
+    }
 
     // What the file said when last applied: --watch-config applies it again only once it changes
     // (a ConfigMap volume is replaced by a symlink swap, so its content is compared, not its mtime).
-    std::string applied_text = file_text(o.config);
+    std::string applied_text = demo ? std::string() : file_text(o.config);
     const auto reload = [&](const char* why) {
+        if (demo) return;  // no file to read again
         applied_text = file_text(o.config);
         try {
             service.apply(load());
@@ -138,7 +151,7 @@ int run_serve(const ServeOptions& o) {
     bool ended_on_their_own = false;
     for (;;) {
         const int sig = signals.next(std::chrono::milliseconds(200));
-        if (o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
+        if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.watch_config_s));
             if (file_text(o.config) != applied_text) reload("--watch-config: the file changed");

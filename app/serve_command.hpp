@@ -11,6 +11,7 @@ namespace vf {
 
 struct ServeOptions {
     std::string config;               // the YAML file
+    int demo_streams = 0;             // --demo N: N streams of built-in pictures instead of a file
     int api_port = -1;                // < 0: no API (nor /metrics)
     std::string api_bind = "127.0.0.1";
     std::string api_token;            // needed for /streams when set; required off loopback
@@ -23,6 +24,9 @@ struct ServeOptions {
     int shard_plan = 0;               // > 0: print each stream's shard of this many and exit
     double watch_config_s = 0;        // > 0: look at the file this often and apply it when it changed
 };
+
+// The API port of --demo when none is given.
+constexpr int kDemoApiPort = 8080;
 
 // Exit code: 0 once stopped by a signal, or once every stream ended with none failed; 5 when
 // streams ended on their own and one failed; 2 for a bad config or option (nothing started).

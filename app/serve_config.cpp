@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/redact.hpp"
 #include "config/filter_registry.hpp"
+#include "decode/pattern_url.hpp"
 #include "encode/video_encoder.hpp"
 
 namespace vf {
@@ -102,6 +103,7 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
     try {
         s.options = stream_options_from_fields(fields);
         // What can be checked before the input opens, so a typo is refused and changes nothing.
+        if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
         try {
             build_chain(s.options.filter.chain, s.options.filter.compat);
         } catch (const Error& e) {
@@ -170,6 +172,21 @@ ServeConfig parse_serve_config(const std::string& text, const std::string& file)
     } catch (const YAML::Exception& e) {  // a key or value of the wrong kind, found while reading
         fail(ErrorCategory::Usage, at(file, e.mark) + e.msg);
     }
+}
+
+ServeConfig demo_serve_config(int streams) {
+    if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--demo " + std::to_string(streams) + ": give 1 to 16 streams");
+    static const char* const kFilters[] = {"sobel",  "gaussian=sigma=4", "emboss",  "kirsch",
+                                           "sharpen=strength=1", "box=radius=6", "prewitt", "laplacian"};
+    static const char* const kMotions[] = {"ball", "bars", "checker"};
+    ServeConfig config;
+    for (int k = 0; k < streams; ++k) {
+        const std::string input = std::string("pattern://?size=640x360&rate=30&motion=") + kMotions[k % 3] +
+                                  "&seed=" + std::to_string(k + 1);
+        config.streams.push_back(make_stream_config("demo" + std::to_string(k + 1),
+                                                    {{"input", input}, {"output", "null"}, {"filter", kFilters[k % 8]}}, {}));
+    }
+    return config;
 }
 
 ServeConfig load_serve_config(const std::string& path) {

@@ -28,6 +28,9 @@ struct ServeConfig {
 // stream's name and the field for a bad entry.
 ServeConfig parse_serve_config(const std::string& yaml_text, const std::string& file_name);
 ServeConfig load_serve_config(const std::string& path);
+// `vfilter serve --demo N`: N streams (1..16) of built-in moving pictures (pattern://), each with
+// another filter, to null: serve, its API and its page without a camera or a file.
+ServeConfig demo_serve_config(int streams);
 
 // One stream from the API's JSON object (same fields as the YAML), with `defaults` under it.
 StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults);

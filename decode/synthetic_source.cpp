@@ -1,6 +1,8 @@
 #include "decode/synthetic_source.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "media/frame.hpp"
 
@@ -22,13 +24,41 @@ SyntheticSource::SyntheticSource(int width, int height, int fps, int frames, AVP
     info_.expected_frames = frames;
 }
 
+SyntheticSource::SyntheticSource(const PatternOptions& p, BufferAllocator alloc)
+    : SyntheticSource(p.width, p.height, p.rate, -1, AV_PIX_FMT_YUV420P, alloc) {
+    motion_ = p.motion;
+    live_ = true;
+    phase_ = static_cast<int>(p.seed % 100000) * 97;
+    noise_ ^= p.seed * 0x85EBCA6Bu;
+    if (!noise_) noise_ = 1;
+    info_.duration_s = 0;  // endless
+    info_.expected_frames = 0;
+}
+
 std::string SyntheticSource::describe() const {
-    return "built-in test pattern " + std::to_string(info_.width) + "x" + std::to_string(info_.height) + "@" +
-           std::to_string(info_.frame_rate.num) + " for " + std::to_string(frames_) + " frames";
+    const std::string size = std::to_string(info_.width) + "x" + std::to_string(info_.height) + "@" +
+                             std::to_string(info_.frame_rate.num);
+    if (live_) return std::string("built-in pattern '") + pattern_motion_name(motion_) + "' " + size + ", live, endless";
+    return "built-in test pattern " + size + " for " + std::to_string(frames_) + " frames";
+}
+
+void SyntheticSource::pace() {
+    const auto now = std::chrono::steady_clock::now();
+    if (next_ == 0) start_ = now;
+    const auto period = std::chrono::duration<double>(1.0 / info_.frame_rate.num);
+    // A camera does not wait for a slow reader: the frames it missed are gone (the pts jump).
+    const int64_t due = static_cast<int64_t>((now - start_) / period);
+    if (next_ < due - 1) next_ = due;
+    const auto at = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period * static_cast<double>(next_));
+    while (!stop_requested_ && std::chrono::steady_clock::now() < at)
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(at - std::chrono::steady_clock::now(),
+                                                                                 std::chrono::milliseconds(50)));
 }
 
 std::optional<PipelineItem> SyntheticSource::read() {
-    if (stop_requested_ || next_ >= frames_) return std::nullopt;
+    if (stop_requested_ || (frames_ >= 0 && next_ >= frames_)) return std::nullopt;
+    if (live_) pace();
+    if (stop_requested_) return std::nullopt;
     VideoFrame vf;
     vf.frame = pool_.get();
     vf.index = next_;
@@ -40,27 +70,73 @@ std::optional<PipelineItem> SyntheticSource::read() {
     f->color_primaries = info_.color_primaries;
     f->color_trc = info_.color_trc;
     f->sample_aspect_ratio = info_.sample_aspect_ratio;
-    const int t = static_cast<int>(next_);
+    draw(f, static_cast<int>(next_ % 1000000) + phase_);
+    ++next_;
+    return PipelineItem(std::move(vf));
+}
+
+void SyntheticSource::draw(AVFrame* f, int t) {
     const std::vector<PlaneView> ch = channel_views(f);
     const int peak = ch[0].peak();
     const int scale = peak / 255;  // 1 for 8 bit, 4 for 10 bit
-    // Luma: diagonal stripes moving right, a bright disc bouncing, a vertical gradient, noise.
+    const int w = info_.width, h = info_.height;
+    auto noisy = [this](int v) {
+        noise_ ^= noise_ << 13;
+        noise_ ^= noise_ >> 17;
+        noise_ ^= noise_ << 5;
+        v += static_cast<int>(noise_ % 17) - 8;
+        return v < 0 ? 0 : (v > 255 ? 255 : v);
+    };
     // Whole numbers and row pointers only: this source must stay far faster than any filter.
-    const int cx = static_cast<int>((0.5 + 0.4 * std::sin(t * 0.07)) * info_.width);
-    const int cy = static_cast<int>((0.5 + 0.4 * std::cos(t * 0.05)) * info_.height);
-    const int radius = info_.height * 15 / 100, r2 = radius * radius;
+    if (motion_ == PatternMotion::Bars) {
+        // Eight colour bars scrolling left, a bright band sweeping down.
+        static const int kLuma[8] = {235, 210, 170, 145, 106, 81, 41, 16};
+        static const int kU[8] = {128, 16, 166, 54, 202, 90, 240, 128}, kV[8] = {128, 146, 16, 34, 222, 240, 110, 128};
+        const int band = (t * 3) % (h + h / 4) - h / 8, bar_w = std::max(1, w / 8);
+        for (int y = 0; y < ch[0].height; ++y) {
+            const bool in_band = y >= band && y < band + h / 8;
+            for (int x = 0; x < ch[0].width; ++x) {
+                const int bar = ((x + 4 * t) / bar_w) & 7;
+                ch[0].write(x, y, noisy(in_band ? 250 - kLuma[bar] / 4 : kLuma[bar]) * scale);
+            }
+        }
+        for (size_t c = 1; c < ch.size(); ++c) {
+            const int* table = c == 1 ? kU : kV;
+            const int cw = std::max(1, bar_w * ch[c].width / w);
+            for (int y = 0; y < ch[c].height; ++y)
+                for (int x = 0; x < ch[c].width; ++x) ch[c].write(x, y, table[((x + 4 * t * ch[c].width / w) / cw) & 7] * scale);
+        }
+        return;
+    }
+    if (motion_ == PatternMotion::Checker) {
+        // A checkerboard whose squares grow and shrink, drifting diagonally.
+        const int cell = h / 12 + static_cast<int>((h / 16) * (1 + std::sin(t * 0.04)));
+        const int ox = 2 * t, oy = t;
+        for (int y = 0; y < ch[0].height; ++y)
+            for (int x = 0; x < ch[0].width; ++x)
+                ch[0].write(x, y, noisy((((x + ox) / cell + (y + oy) / cell) & 1) ? 200 : 50) * scale);
+        for (size_t c = 1; c < ch.size(); ++c) {
+            const int sx = w / std::max(1, ch[c].width), sy = h / std::max(1, ch[c].height);
+            for (int y = 0; y < ch[c].height; ++y)
+                for (int x = 0; x < ch[c].width; ++x) {
+                    const bool right = x * sx > w / 2, bottom = y * sy > h / 2;
+                    const int v = c == 1 ? (right ? 170 : 90) : (bottom ? 180 : 80);
+                    ch[c].write(x, y, v * scale);
+                }
+        }
+        return;
+    }
+    // Ball: diagonal stripes moving right, a bright disc bouncing, a vertical gradient, noise.
+    const int cx = static_cast<int>((0.5 + 0.4 * std::sin(t * 0.07)) * w);
+    const int cy = static_cast<int>((0.5 + 0.4 * std::cos(t * 0.05)) * h);
+    const int radius = h * 15 / 100, r2 = radius * radius;
     for (int y = 0; y < ch[0].height; ++y) {
-        const int base = (y * 40) / info_.height, dy = y - cy;
+        const int base = (y * 40) / h, dy = y - cy;
         for (int x = 0; x < ch[0].width; ++x) {
             int v = (((x + y + 4 * t) / 24) & 1) ? 170 + base : 60 + base;
             const int dx = x - cx;
             if (dx * dx + dy * dy < r2) v = 235;
-            noise_ ^= noise_ << 13;
-            noise_ ^= noise_ >> 17;
-            noise_ ^= noise_ << 5;
-            v += static_cast<int>(noise_ % 17) - 8;
-            v = v < 0 ? 0 : (v > 255 ? 255 : v);
-            ch[0].write(x, y, v * scale);
+            ch[0].write(x, y, noisy(v) * scale);
         }
     }
     // Chroma: two slowly drifting triangle waves.
@@ -73,8 +149,6 @@ std::optional<PipelineItem> SyntheticSource::read() {
                 ch[c].write(x, y, (128 - 50 + tri * 100 / 127) * scale);
             }
     }
-    ++next_;
-    return PipelineItem(std::move(vf));
 }
 
 }  // namespace vf

@@ -1,8 +1,11 @@
 #include "encode/container.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "common/error.hpp"
+#include "encode/video_encoder.hpp"
 #include "media/protocols.hpp"
 
 namespace vf {
@@ -19,6 +22,61 @@ void set_fragmented(AVDictionary** d) {
 }
 
 }  // namespace
+
+namespace {
+
+// Containers that hold a few video codecs only, with encoders that fit, best first. FFmpeg's own
+// answer (avformat_query_codec) is used first; these decide where it cannot tell.
+struct NarrowContainer {
+    const char* muxer;
+    const char* label;
+    std::vector<AVCodecID> codecs;
+    const char* codec_names;
+    std::vector<const char*> encoders;
+};
+
+const std::vector<NarrowContainer>& narrow_containers() {
+    static const std::vector<NarrowContainer> c = {
+        {"webm", "a WebM file", {AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1}, "VP8, VP9 or AV1",
+         {"libvpx-vp9", "libvpx", "libsvtav1", "libaom-av1"}},
+        {"ogg", "an Ogg file", {AV_CODEC_ID_THEORA, AV_CODEC_ID_VP8}, "Theora or VP8", {"libtheora", "libvpx"}},
+        {"gif", "a GIF", {AV_CODEC_ID_GIF}, "GIF pictures", {"gif"}},
+        {"apng", "an animated PNG", {AV_CODEC_ID_APNG}, "APNG pictures", {"apng"}},
+    };
+    return c;
+}
+
+}  // namespace
+
+void check_codec_fits_container(const OutputOptions& options, OutputKind kind) {
+    if (kind != OutputKind::File) return;
+    const AVOutputFormat* ofmt = options.format.empty() ? av_guess_format(nullptr, options.path.c_str(), nullptr)
+                                                        : av_guess_format(options.format.c_str(), nullptr, nullptr);
+    if (!ofmt) return;  // choose_muxer says so when the output opens
+    // auto encodes H.264 (NVENC or libx264).
+    const AVCodec* codec = find_video_encoder(options.codec);
+    const std::string what = options.codec == "auto" ? "H.264 (libx264, the default)" : std::string(codec->name);
+    const NarrowContainer* narrow = nullptr;
+    for (const NarrowContainer& n : narrow_containers())
+        if (std::strcmp(ofmt->name, n.muxer) == 0) narrow = &n;
+    const int fits = avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL);
+    const bool refused = fits == 0 ||
+                         (fits < 0 && narrow && std::find(narrow->codecs.begin(), narrow->codecs.end(), codec->id) == narrow->codecs.end());
+    if (!refused) return;
+    std::string fix;
+    if (narrow) {
+        for (const char* e : narrow->encoders)
+            if (avcodec_find_encoder_by_name(e)) {
+                fix = std::string("add --codec ") + e + ", or name the output .mp4 or .mkv";
+                break;
+            }
+        if (fix.empty()) fix = std::string("this FFmpeg has no encoder for ") + narrow->codec_names + ": name the output .mp4 or .mkv";
+        fail(ErrorCategory::Usage, "'" + options.path + "' is " + narrow->label + ", which holds " + narrow->codec_names + ", not " +
+                                       what + ": " + fix);
+    }
+    fail(ErrorCategory::Usage, std::string("the ") + ofmt->long_name + " container of '" + options.path + "' cannot hold " + what +
+                                   ": choose another --codec, or name the output .mkv (Matroska holds nearly every codec)");
+}
 
 void choose_muxer(const OutputOptions& options, OutputKind kind, const std::string& write_path, MuxerChoice& out) {
     std::string format = options.format;

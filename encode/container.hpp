@@ -30,4 +30,9 @@ struct MuxerChoice {
 // Throws Usage for a container FFmpeg cannot write or cannot tell, or --segment on a non-file.
 void choose_muxer(const OutputOptions& options, OutputKind kind, const std::string& write_path, MuxerChoice& out);
 
+// Before anything is opened: throws Usage, in one line, when the output file's container cannot
+// hold the video codec asked for (a .webm with the default H.264), naming a --codec this FFmpeg
+// has that fits, or another extension where it has none.
+void check_codec_fits_container(const OutputOptions& options, OutputKind kind);
+
 }  // namespace vf

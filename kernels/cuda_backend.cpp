@@ -6,16 +6,20 @@
 
 namespace vf {
 
-bool cuda_device_available(std::string* reason) {
+bool cuda_device_available(std::string* reason, std::string* detail) {
     int n = 0;
     const cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
-        if (reason) *reason = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+        // What a user can act on first; CUDA's own words for those who ask (-v).
+        const bool none = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInitializationError;
+        if (reason) *reason = none ? "no NVIDIA GPU or driver found" : "the NVIDIA GPU cannot be used";
+        if (detail) *detail = std::string("CUDA: ") + cudaGetErrorString(err);
         cudaGetLastError();  // clear the sticky error
         return false;
     }
     if (n == 0) {
-        if (reason) *reason = "no CUDA device found";
+        if (reason) *reason = "no NVIDIA GPU found";
+        if (detail) *detail = "CUDA: no device";
         return false;
     }
     // FFmpeg's NVDEC shares CUDA's primary context only if it was created with the flags NVDEC asks

@@ -10,8 +10,9 @@
 
 namespace vf {
 
-// True when a CUDA device can be used; otherwise `reason` says why (for one log line).
-bool cuda_device_available(std::string* reason);
+// True when a CUDA device can be used; otherwise `reason` says why in a user's words (one log line:
+// "no NVIDIA GPU or driver found") and `detail` in CUDA's (for -v).
+bool cuda_device_available(std::string* reason, std::string* detail = nullptr);
 // Makes GPU `index` current for this thread; false with the reason when there is no such GPU.
 bool select_gpu(int index, std::string* why);
 // How many GPUs CUDA sees (0 when none answers).

@@ -13,6 +13,9 @@
 #include <sstream>
 
 #include "support/clip_writer.hpp"
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
 #include "support/run_command.hpp"
 
 namespace vf {
@@ -286,6 +289,49 @@ TEST_F(Cli, BenchPrintsATable) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("64x48"), std::string::npos) << r.output;
     EXPECT_NE(read_all(dir + "/b.json").find("ms_median"), std::string::npos);
+}
+
+// A container that cannot hold the video codec is refused before anything is opened, in one line
+// that names a codec that fits (where this FFmpeg has one) or another extension.
+TEST_F(Cli, AContainerThatCannotHoldTheCodecNamesTheFix) {
+    const std::string webm = dir + "/o.webm";
+    expect_failure({"-i", clip, "-f", "sobel", "-o", webm}, kUsage, "which holds VP8, VP9 or AV1, not H.264", webm);
+    const CommandResult r = run_vfilter({"-i", clip, "-o", webm});
+    EXPECT_TRUE(r.output.find("--codec libvpx") != std::string::npos || r.output.find("no encoder") != std::string::npos) << r.output;
+    expect_failure({"-i", clip, "-o", dir + "/o.ogg"}, kUsage, "which holds Theora or VP8", dir + "/o.ogg");
+    expect_failure({"-i", clip, "-o", dir + "/o.gif"}, kUsage, "which holds GIF pictures", dir + "/o.gif");
+    const CommandResult avi = run_vfilter({"-i", clip, "-f", "sobel", "-o", dir + "/o.avi"});
+    EXPECT_EQ(avi.exit_code, 0) << "H.264 in AVI is fine: " << avi.output;
+}
+
+// pattern:// pictures: live (paced at their rate), endless until --frames; a bad one refused in one line.
+TEST_F(Cli, APatternInputIsPacedAndRunsUntilFrames) {
+    const auto start = std::chrono::steady_clock::now();
+    const CommandResult r = run_vfilter({"-i", "pattern://?size=160x90&rate=50&motion=checker", "-f", "sobel", "--frames", "25",
+                                         "--codec", "ffv1", "-o", dir + "/p.mkv"});
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_GE(took, 0.45) << "25 frames at 50 fps take half a second";
+    EXPECT_EQ(read_video_frames(dir + "/p.mkv").size(), 25u);
+    expect_failure({"-i", "pattern://?motion=spin", "-o", dir + "/q.mkv"}, kUsage, "'motion=spin'", dir + "/q.mkv");
+}
+
+// Without a GPU (a build with CUDA on a machine without one: CI's), the line a user sees says so in
+// their words; CUDA's own message only with -v.
+TEST_F(Cli, WithoutAGpuTheLineSaysSoInAUsersWords) {
+#ifndef VF_HAVE_CUDA
+    GTEST_SKIP() << "built without CUDA: no GPU is looked for";
+#else
+    std::string why;
+    if (cuda_device_available(&why)) GTEST_SKIP() << "a GPU answers here";
+    const CommandResult r = run_vfilter({"-i", clip, "-f", "sobel", "-o", "null"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("filtering on the CPU"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("no NVIDIA GPU"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("CUDA"), std::string::npos) << "CUDA's words only with -v: " << r.output;
+    const CommandResult v = run_vfilter({"-v", "-i", clip, "-f", "sobel", "-o", "null"});
+    EXPECT_NE(v.output.find("CUDA:"), std::string::npos) << v.output;
+#endif
 }
 
 }  // namespace

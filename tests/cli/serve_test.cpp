@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <map>
+#include <set>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -613,6 +614,62 @@ TEST(ServeShards, EveryStreamHasOneShardAndRescalingMovesFew) {
     size_t total = 0;
     for (int k = 0; k < 3; ++k) total += shard_config(config, k, 3).streams.size();
     EXPECT_EQ(total, 5u);
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+// serve --demo: streams of built-in pictures, each with its own filter, running with no camera,
+// no file and no config, their frames counting up; the address printed; nothing written.
+TEST(ServeDemo, RunsBuiltInStreamsWithNothingToGive) {
+    const std::string dir = temp_dir();
+    ChildProcess p({VFILTER_BIN, "serve", "--demo", "3", "--api-port", "0"}, dir + "/demo.log");
+    ASSERT_TRUE(p.wait_for_log("in a browser", 30)) << p.log();
+    const std::string log = p.log();
+    const size_t at = log.find("open http://127.0.0.1:");
+    ASSERT_NE(at, std::string::npos) << log;
+    const int port = std::atoi(log.c_str() + at + std::string("open http://127.0.0.1:").size());
+    ASSERT_GT(port, 0) << log;
+    std::set<std::string> filters;
+    nlohmann::json list;
+    for (int i = 0; i < 100; ++i) {
+        list = body_json(http(port, "GET", "/streams"));
+        if (list.is_array() && list.size() == 3 && std::all_of(list.begin(), list.end(), [](const nlohmann::json& s) {
+                return s["state"] == "running" && s["frames_out"].get<int64_t>() > 10;
+            }))
+            break;
+        std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_EQ(list.size(), 3u) << list.dump();
+    for (const auto& s : list) {
+        EXPECT_EQ(s["state"], "running") << s.dump();
+        EXPECT_GT(s["frames_out"].get<int64_t>(), 10) << s.dump();
+        EXPECT_EQ(s["input"].get<std::string>().rfind("pattern://", 0), 0u) << s.dump();
+        EXPECT_EQ(s["output"], "null") << s.dump();
+        filters.insert(s["filter"].get<std::string>());
+    }
+    EXPECT_EQ(filters.size(), 3u) << "each stream shows another filter";
+    p.signal(SIGTERM);
+    EXPECT_EQ(p.wait(30), 0) << p.log();
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().filename() != "demo.log";
+    EXPECT_EQ(files, 0u) << "the demo wrote a file";
+}
+
+TEST(ServeDemo, ServeSaysWhatItNeeds) {
+    const CommandResult none = run_vfilter({"serve"});
+    EXPECT_EQ(none.exit_code, 2) << none.output;
+    EXPECT_NE(none.output.find("--demo"), std::string::npos) << "names the way to try it: " << none.output;
+    const CommandResult both = run_vfilter({"serve", "--demo", "--config", "x.yaml"});
+    EXPECT_EQ(both.exit_code, 2) << both.output;
+    EXPECT_NE(both.output.find("leave out --config"), std::string::npos) << both.output;
+    const CommandResult many = run_vfilter({"serve", "--demo", "40"});
+    EXPECT_EQ(many.exit_code, 2) << many.output;
 }
 
 }  // namespace
