@@ -30,6 +30,20 @@ struct ServedCase {
     std::string codec = "ffv1";  // libx264: NVDEC decodes it
 };
 
+// The case's 24-frame clip in dir, named after it.
+ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned seed) {
+    ClipSpec clip;
+    clip.path = dir + "/" + c.name + ".mkv";
+    clip.width = c.width;
+    clip.height = c.height;
+    clip.format = c.format;
+    clip.frames = 24;
+    clip.seed = seed;
+    clip.video_codec = c.codec;
+    write_clip(clip);
+    return clip;
+}
+
 TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
     std::string why;
     if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
@@ -52,15 +66,7 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
     ServeConfig config;
     for (size_t i = 0; i < cases.size(); ++i) {
         const ServedCase& c = cases[i];
-        ClipSpec clip;
-        clip.path = dir + "/" + c.name + ".mkv";
-        clip.width = c.width;
-        clip.height = c.height;
-        clip.format = c.format;
-        clip.frames = 24;
-        clip.seed = 100 + static_cast<unsigned>(i);
-        clip.video_codec = c.codec;
-        write_clip(clip);
+        const ClipSpec clip = write_case_clip(dir, c, 100 + static_cast<unsigned>(i));
         config.streams.push_back(make_stream_config(
             c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"}, {"filter", c.filter}, {"codec", "ffv1"},
                      {"device", "cuda"}}, {}));
@@ -139,15 +145,7 @@ TEST(GpuServe, StreamsOnEveryGpuEqualTheirSingleRuns) {
     ServeConfig config;
     for (size_t i = 0; i < cases.size(); ++i) {
         const ServedCase& c = cases[i];
-        ClipSpec clip;
-        clip.path = dir + "/" + c.name + ".mkv";
-        clip.width = c.width;
-        clip.height = c.height;
-        clip.format = c.format;
-        clip.frames = 24;
-        clip.seed = 300 + static_cast<unsigned>(i);
-        clip.video_codec = c.codec;
-        write_clip(clip);
+        const ClipSpec clip = write_case_clip(dir, c, 300 + static_cast<unsigned>(i));
         RunOptions single = make_stream_config(c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-single.mkv"},
                                                         {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"}},
                                                {})

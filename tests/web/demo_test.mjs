@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { changedShare, check, Child, eventually, expect, finish, pictureStats, sleep, streams } from "./page_helpers.mjs";
+import { browserOrSkip, changedShare, check, Child, eventually, expect, finish, pictureStats, sleep, streams } from "./page_helpers.mjs";
 
 const [vfilterArg, outDirArg] = process.argv.slice(2);
 if (!vfilterArg || !outDirArg) {
@@ -16,15 +16,7 @@ if (!vfilterArg || !outDirArg) {
   process.exit(2);
 }
 const vfilter = path.resolve(vfilterArg), outDir = path.resolve(outDirArg);
-const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
-const skip = (why) => {
-  console.log(`skipped: ${why} (scripts/install_web_test_deps.sh installs it)`);
-  process.exit(77);
-};
-if (!fs.existsSync(browserPath)) skip(`no browser at ${browserPath}`);
-const { chromium } = await import("playwright-core").catch(() => skip("playwright-core is not installed in tests/web"));
-fs.rmSync(outDir, { recursive: true, force: true });
-fs.mkdirSync(outDir, { recursive: true });
+const browser = await browserOrSkip(outDir);
 
 // The grid of luma samples of a JPEG the service serves, decoded in the page.
 async function snapshotGrid(page, url) {
@@ -52,7 +44,6 @@ async function main() {
   const cwd = path.join(outDir, "cwd");
   fs.mkdirSync(cwd, { recursive: true });
   const server = new Child(vfilter, ["serve", "--demo", "--api-port", "0"], path.join(outDir, "demo.log"), cwd);
-  const browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
   const problems = [];
   let base = "";
   try {

@@ -5,6 +5,22 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
+// The headless browser (Debian's Chromium through playwright-core), or exit 77 (skipped, as
+// ctest is told) where it or its driver is not installed: scripts/install_web_test_deps.sh, which
+// ./test.sh runs, installs both. OUT_DIR is emptied for the run's screenshots and logs.
+export async function browserOrSkip(outDir) {
+  const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
+  const skip = (why) => {
+    console.log(`skipped: ${why} (scripts/install_web_test_deps.sh installs it)`);
+    process.exit(77);
+  };
+  if (!fs.existsSync(browserPath)) skip(`no browser at ${browserPath}`);
+  const { chromium } = await import("playwright-core").catch(() => skip("playwright-core is not installed in tests/web"));
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir, { recursive: true });
+  return chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}
+
 export const children = [];
 
 export class Child {

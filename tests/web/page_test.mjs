@@ -11,7 +11,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { changedShare, check, Child, children, eventually, expect, freePort, pictureStats, results, sleep, stream, streams } from "./page_helpers.mjs";
+import { browserOrSkip, changedShare, check, Child, children, eventually, expect, freePort, pictureStats, results, sleep, stream, streams } from "./page_helpers.mjs";
 
 const [vfilter, outDir] = process.argv.slice(2);
 if (!vfilter || !outDir) {
@@ -19,17 +19,7 @@ if (!vfilter || !outDir) {
   process.exit(2);
 }
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
-// Skipped (77, as ctest is told) only where the browser or its driver is not installed:
-// scripts/install_web_test_deps.sh, which ./test.sh runs, installs both.
-const skip = (why) => {
-  console.log(`skipped: ${why} (scripts/install_web_test_deps.sh installs it)`);
-  process.exit(77);
-};
-if (!fs.existsSync(browserPath)) skip(`no browser at ${browserPath}`);
-const { chromium } = await import("playwright-core").catch(() => skip("playwright-core is not installed in tests/web"));
-fs.rmSync(outDir, { recursive: true, force: true });
-fs.mkdirSync(outDir, { recursive: true });
+const browser = await browserOrSkip(outDir);  // empties outDir first: before any log is written there
 
 // ---- processes ------------------------------------------------------------------------------
 
@@ -96,7 +86,6 @@ streams:
   const { child: server, base } = await serve(config, [], "serve.log");
   const apiPort = Number(new URL(base).port);
 
-  const browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
   const pageProblems = [];
   const watch = (page) => {
     page.on("pageerror", (e) => pageProblems.push("uncaught: " + e.message));
