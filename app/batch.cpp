@@ -119,6 +119,8 @@ std::vector<BatchItem> plan_batch(const BatchOptions& o) {
 }
 
 int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running) {
+    if (base.input.wait_for_input.value_or(false))
+        fail(ErrorCategory::Usage, "--wait-for-input applies to a single run and to serve, not to batch: a batch reads files");
     const std::vector<BatchItem> items = plan_batch(o);
     std::error_code ec;
     fs::create_directories(o.out_dir, ec);

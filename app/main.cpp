@@ -8,6 +8,7 @@
 
 #include "app/batch.hpp"
 #include "app/cli.hpp"
+#include "app/input_wait.hpp"
 #include "app/job.hpp"
 #include "app/stop_signals.hpp"
 #include "common/error.hpp"
@@ -45,7 +46,13 @@ std::string container_hint(const vf::Error& e) {
 
 // Ctrl-C and SIGTERM: app/stop_signals.hpp (first: finish the output; second: at once; third: leave).
 int run(const vf::RunOptions& options, vf::RunningJob& running) {
-    vf::Job job(options);
+    const std::unique_ptr<vf::Job> made =
+        vf::make_job_when_input_opens(options, options.input.wait_for_input.value_or(false), running.stop_flag(), [](const vf::InputWait&) {});
+    if (!made) {
+        spdlog::warn("stopped while waiting for the input; nothing was written");
+        return 130;
+    }
+    vf::Job& job = *made;
     const vf::JobResult r = [&] {
         vf::RunningJobScope scope(running, job);
         return job.run();

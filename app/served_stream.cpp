@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "app/input_wait.hpp"
 #include "common/error.hpp"
 #include "common/logging.hpp"
 #include "common/redact.hpp"
@@ -13,6 +17,7 @@ namespace vf {
 const char* state_name(StreamState s) {
     switch (s) {
     case StreamState::Starting: return "starting";
+    case StreamState::Waiting: return "waiting";
     case StreamState::Running: return "running";
     case StreamState::Reconnecting: return "reconnecting";
     case StreamState::Failed: return "failed";
@@ -35,10 +40,11 @@ void ServedStream::join() {
 }
 
 void ServedStream::stop(bool abandon) {
+    stopping_ = true;
     std::lock_guard<std::mutex> lock(mutex_);
     stop_requested_ = true;
     abandon_requested_ = abandon_requested_ || abandon;
-    if (!job_) return;  // still opening: run() applies the request once the job exists
+    if (!job_) return;  // still opening or waiting: run() applies the request once the job exists
     if (abandon) job_->abandon();
     else job_->interrupt();
 }
@@ -49,13 +55,29 @@ void ServedStream::run() {
     o.progress = false;
     std::unique_ptr<Job> job;
     try {
-        job = std::make_unique<Job>(o);
+        job = make_job_when_input_opens(o, o.input.wait_for_input.value_or(true), stopping_, [this](const InputWait& w) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            state_ = StreamState::Waiting;
+            error_ = redact_credentials(w.reason);
+            input_attempts_ = w.attempts;
+            next_attempt_ = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(w.next_in_s));
+        });
     } catch (const std::exception& e) {
         preview_->close();
         std::lock_guard<std::mutex> lock(mutex_);
         state_ = StreamState::Failed;
         error_ = redact_credentials(e.what());
+        input_attempts_ = 0;
         spdlog::error("{}", e.what());
+        return;
+    }
+    if (!job) {  // stopped while waiting for its input: nothing was written
+        preview_->close();
+        spdlog::info("stopped while waiting for its input; nothing was written");
+        std::lock_guard<std::mutex> lock(mutex_);
+        state_ = StreamState::Stopped;
+        input_attempts_ = 0;
         return;
     }
     job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output));
@@ -65,6 +87,8 @@ void ServedStream::run() {
         job_ = std::move(job);
         ran_ = true;
         state_ = StreamState::Running;
+        error_.clear();  // the wait's reason
+        input_attempts_ = 0;
         if (abandon_requested_) running->abandon();
         else if (stop_requested_) running->interrupt();
     }
@@ -126,6 +150,11 @@ nlohmann::json ServedStream::describe() const {
     j["latency_p99_ms"] = s.latency_p99_ms;
     if (job_ || ran_) j["device"] = s.on_gpu ? "gpu" : "cpu";
     j["last_error"] = error_;
+    if (state == StreamState::Waiting) {
+        j["input_attempts"] = input_attempts_;
+        const double left = std::chrono::duration<double>(next_attempt_ - std::chrono::steady_clock::now()).count();
+        j["next_attempt_s"] = std::round(std::max(0.0, left) * 10) / 10;
+    }
     return j;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,7 +19,9 @@
 
 namespace vf {
 
-enum class StreamState { Starting, Running, Reconnecting, Failed, Stopped };
+// Waiting: its input could not be opened yet for a reason that may pass (a camera booting);
+// it is tried again with the reconnect backoff.
+enum class StreamState { Starting, Waiting, Running, Reconnecting, Failed, Stopped };
 const char* state_name(StreamState s);
 
 class ServedStream {
@@ -39,7 +42,8 @@ public:
     StreamState state() const;
     bool ended() const { return state() == StreamState::Failed || state() == StreamState::Stopped; }
     // name, state, input and output (credentials redacted), filter, frames in/out/dropped, fps,
-    // reconnects, last error, where it filters (device: gpu or cpu), latency p99.
+    // reconnects, last error, where it filters (device: gpu or cpu), latency p99; while waiting
+    // for its input, the attempts made (input_attempts) and the seconds to the next (next_attempt_s).
     nlohmann::json describe() const;
     // describe() with "stats": the single run's --stats-json object once it ended (null before).
     nlohmann::json summary() const;
@@ -57,6 +61,7 @@ private:
     StreamConfig config_;
     std::shared_ptr<StreamPreview> preview_ = std::make_shared<StreamPreview>();
     std::thread thread_;
+    std::atomic<bool> stopping_{false};  // stop() was called: ends a wait for the input
     mutable std::mutex mutex_;   // everything below
     std::unique_ptr<Job> job_;   // while it runs
     StreamState state_ = StreamState::Starting;
@@ -66,6 +71,8 @@ private:
     nlohmann::json final_stats_;
     bool stop_requested_ = false, abandon_requested_ = false;
     bool ran_ = false;           // its job was made (status says where it filtered)
+    int input_attempts_ = 0;     // while waiting: attempts to open the input so far
+    std::chrono::steady_clock::time_point next_attempt_;
 };
 
 }  // namespace vf

@@ -44,9 +44,10 @@ bool RunningJob::stopping() const {
 void RunningJob::stop(int n) {
     std::lock_guard<std::mutex> lock(mutex_);
     stops_ = n;
+    stop_asked_ = true;
     if (n > 2 || (n > 1 && !job_)) _exit(130);
     if (!job_) {
-        spdlog::warn("stopping once the input and output are open (Ctrl-C again to leave now)");
+        spdlog::warn("stopping: the output is finished once it is open (Ctrl-C again to leave now)");
         return;
     }
     if (n == 1) job_->interrupt();

@@ -4,6 +4,7 @@
 // jobs on a thread of their own while the main thread takes the signals (run_with_stop_signals).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -33,6 +34,8 @@ public:
     void set(Job* job);
     // Whether a stop has been asked for (batch takes no further item then).
     bool stopping() const;
+    // The same as a flag to wait on (a single run waiting for its input ends the wait).
+    const std::atomic<bool>& stop_flag() const { return stop_asked_; }
 
 private:
     friend int run_with_stop_signals(const std::function<int(RunningJob&)>& work);
@@ -43,6 +46,7 @@ private:
     mutable std::mutex mutex_;
     Job* job_ = nullptr;
     int stops_ = 0;
+    std::atomic<bool> stop_asked_{false};
 };
 
 // Announces `job` as the running one while it lives (constructed after the job, so it is gone

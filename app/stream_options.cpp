@@ -158,6 +158,10 @@ const std::vector<StreamOption>& stream_option_table() {
          [](RunOptions& o, const std::string& v) { o.input.reconnect_max = whole(v, -1, 1000000); }},
         {"--reconnect-delay", "seconds before the first reconnect attempt; doubles per attempt up to 30", "1", nullptr, false,
          [](RunOptions& o, const std::string& v) { o.input.reconnect_delay_s = number(v, 0, 3600); }},
+        {"--wait-for-input",
+         "a network input or capture device that cannot be opened yet (a camera still booting) is retried like a reconnect "
+         "instead of failing (serve's default); refused credentials, an unknown stream or a malformed address still fail at once",
+         nullptr, nullptr, true, [](RunOptions& o, const std::string& v) { o.input.wait_for_input = boolean(v); }},
         {"--out-format",
          "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for rtsp://, mpegts for "
          "srt://, udp:// and - (stdout))",

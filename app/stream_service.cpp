@@ -194,7 +194,7 @@ nlohmann::json StreamService::final_stats() const {
 std::string StreamService::metrics() const {
     MetricSet set;
     bool gpu_in_use = false;
-    std::map<std::string, int> by_state = {{"starting", 0}, {"running", 0}, {"reconnecting", 0}, {"failed", 0}, {"stopped", 0}};
+    std::map<std::string, int> by_state = {{"starting", 0}, {"waiting", 0}, {"running", 0}, {"reconnecting", 0}, {"failed", 0}, {"stopped", 0}};
     {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const auto& [name, stream] : streams_) {

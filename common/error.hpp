@@ -18,16 +18,22 @@ enum class ErrorCategory {
 
 class Error : public std::runtime_error {
 public:
-    Error(ErrorCategory category, const std::string& message)
-        : std::runtime_error(message), category_(category) {}
+    Error(ErrorCategory category, const std::string& message, bool lasting = false)
+        : std::runtime_error(message), category_(category), lasting_(lasting) {}
     ErrorCategory category() const { return category_; }
+    // An input that trying again will not mend (credentials refused, no such stream, a codec
+    // with no decoder, a malformed address, a missing local file): serve reports it at once
+    // instead of waiting for the camera to come up.
+    bool lasting() const { return lasting_; }
 
 private:
     ErrorCategory category_;
+    bool lasting_;
 };
 
 inline int exit_code_for(ErrorCategory c) { return static_cast<int>(c); }
 
 [[noreturn]] inline void fail(ErrorCategory c, const std::string& message) { throw Error(c, message); }
+[[noreturn]] inline void fail_lasting(ErrorCategory c, const std::string& message) { throw Error(c, message, true); }
 
 }  // namespace vf

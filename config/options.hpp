@@ -35,6 +35,8 @@ struct RunInput {
     bool realtime = false;                // pace the input by its timestamps (ffmpeg -re)
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
+    std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
+                                          // unset: serve waits, a single run fails at once
 };
 
 // How to filter, and where (config/, kernels/, the filter stage).

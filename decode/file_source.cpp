@@ -49,7 +49,7 @@ void FileSource::open() {
     if (video_index_ == AVERROR_STREAM_NOT_FOUND)
         fail(ErrorCategory::Input, "input '" + options_.url + "' has no video stream");
     if (video_index_ < 0 || !codec)
-        fail(ErrorCategory::Input, "input '" + options_.url + "': no decoder for its video stream");
+        fail_lasting(ErrorCategory::Input, "input '" + options_.url + "': no decoder for its video stream");
     const AVStream* st = ctx->streams[video_index_];
     stream_tb_ = st->time_base;
     const bool first = info_.format == AV_PIX_FMT_NONE;

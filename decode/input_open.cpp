@@ -1,5 +1,6 @@
 #include "decode/input_open.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 
@@ -44,7 +45,18 @@ AvInputPtr open_demuxer(const std::string& input, const LiveInputOptions& live, 
     int err = avformat_open_input(&ctx, url.c_str(), demuxer, &open_options);  // frees ctx on failure
     av_dict_free(&open_options);
     if (err < 0) {
+        // Whether trying again can help (serve waits for a camera that is off, booting or
+        // unreachable): refused credentials, a path the server does not have and a malformed
+        // address will not mend.
         if (watchdog.expired()) fail(ErrorCategory::Input, silent_message(input, watchdog.timeout_s(), "opening"));
+        if (err == AVERROR_HTTP_UNAUTHORIZED || err == AVERROR_HTTP_FORBIDDEN)
+            fail_lasting(ErrorCategory::Input, "input '" + input + "' refused the credentials (" + av_error_string(err) +
+                                                   "): check the user and password in the address");
+        if (err == AVERROR_HTTP_NOT_FOUND)
+            fail_lasting(ErrorCategory::Input,
+                         "input '" + input + "': the server has no such stream (" + av_error_string(err) + "): check the path");
+        if (err == AVERROR_PROTOCOL_NOT_FOUND || err == AVERROR(EINVAL))
+            fail_lasting(ErrorCategory::Input, "input '" + input + "' is not an address FFmpeg can open (" + av_error_string(err) + ")");
         if (err == AVERROR_INVALIDDATA)
             fail(ErrorCategory::Input, "input '" + input + "' is not a media file FFmpeg can read");
         fail(ErrorCategory::Input, "cannot open input '" + input + "': " + av_error_string(err));

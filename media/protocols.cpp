@@ -30,8 +30,8 @@ std::string protocol_whitelist(const std::string& url, const std::string& allowe
     std::stringstream ss(list);
     for (std::string p; std::getline(ss, p, ',');)
         if (p == proto) return list;
-    fail(ErrorCategory::Input, "input '" + url + "': protocol '" + proto + "' is not allowed (allowed: " + list +
-                                   "; change with --allow-protocols)");
+    fail_lasting(ErrorCategory::Input, "input '" + url + "': protocol '" + proto + "' is not allowed (allowed: " + list +
+                                           "; change with --allow-protocols)");
 }
 
 }  // namespace vf

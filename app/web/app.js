@@ -93,7 +93,10 @@ function updateTile(tile, s) {
   const n = tile.node;
   n.dataset.state = s.state;
   n.querySelector(".state").textContent = s.state;
-  n.querySelector(".reason").textContent = s.last_error ? s.last_error : "";
+  // A stream waiting for its camera says why and when it tries again.
+  let reason = s.last_error ? s.last_error : "";
+  if (s.state === "waiting" && s.next_attempt_s !== undefined) reason += " (next attempt in " + Math.ceil(s.next_attempt_s) + " s)";
+  n.querySelector(".reason").textContent = reason;
   n.querySelector(".fps").textContent = formatNumber(s.fps, 1);
   n.querySelector(".dropped").textContent = s.frames_dropped;
   n.querySelector(".reconnects").textContent = s.reconnects;

@@ -121,8 +121,10 @@ protected:
 // GStreamer's RTSP server with a live H.264 test pattern at rtsp://127.0.0.1:port/cam.
 class RtspCamera {
 public:
-    RtspCamera(const std::string& dir, int port, const std::string& log_name = "rtsp-server.log")
-        : dir_(dir), port_(port), log_name_(log_name) {
+    // extra: rtsp_server.py's options (--auth USER:PASS, ...).
+    RtspCamera(const std::string& dir, int port, const std::string& log_name = "rtsp-server.log",
+               std::vector<std::string> extra = {})
+        : dir_(dir), port_(port), log_name_(log_name), extra_(std::move(extra)) {
         start();
     }
     static bool available() {
@@ -131,8 +133,9 @@ public:
                     "assert Gst.ElementFactory.find('x264enc') and Gst.ElementFactory.find('rtph264pay')\"");
     }
     void start() {
-        process_ = std::make_unique<ChildProcess>(std::vector<std::string>{"/usr/bin/python3", kRtspServer, std::to_string(port_)},
-                                                  dir_ + "/" + log_name_);
+        std::vector<std::string> args = {"/usr/bin/python3", kRtspServer, std::to_string(port_)};
+        args.insert(args.end(), extra_.begin(), extra_.end());
+        process_ = std::make_unique<ChildProcess>(args, dir_ + "/" + log_name_);
         ready_ = process_->wait_for_log("ready", 20);
     }
     void kill_now() {  // as a camera losing power: no goodbye
@@ -147,8 +150,52 @@ private:
     std::string dir_;
     int port_;
     std::string log_name_;
+    std::vector<std::string> extra_;
     bool ready_ = false;
     std::unique_ptr<ChildProcess> process_;
+};
+
+// vfilter serve on a config file, with its control API on a free port.
+class ServeProcess {
+public:
+    ServeProcess(const std::string& dir, const std::string& yaml) {
+        std::ofstream(dir + "/streams.yaml") << yaml;
+        process_ = std::make_unique<ChildProcess>(std::vector<std::string>{kVfilter, "serve", "--config", dir + "/streams.yaml",
+                                                                           "--api-port", "0", "--stats-json", dir + "/s.json"},
+                                                  dir + "/serve.log");
+        if (!process_->wait_for_log("control API: http://127.0.0.1:", 30)) return;
+        std::smatch m;
+        const std::string log = process_->log();
+        if (std::regex_search(log, m, std::regex("127\\.0\\.0\\.1:([0-9]+)/streams"))) api_ = std::stoi(m[1]);
+    }
+    bool ready() const { return api_ > 0; }
+    int api() const { return api_; }
+    ChildProcess& process() { return *process_; }
+    std::string log() const { return process_->log(); }
+    nlohmann::json streams() const {
+        const std::string r = http_get(api_, "/streams");
+        const size_t at = r.find("\r\n\r\n");
+        return at == std::string::npos ? nlohmann::json::array() : nlohmann::json::parse(r.substr(at + 4), nullptr, false);
+    }
+    nlohmann::json stream(const std::string& name) const {
+        for (const auto& s : streams())
+            if (s["name"] == name) return s;
+        return nullptr;
+    }
+    // Until stream `name` is in `state` (with at least min_reconnects), up to timeout_s.
+    bool wait_for(const std::string& name, const std::string& state, int min_reconnects = 0, double timeout_s = 30) const {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        while (std::chrono::steady_clock::now() < until) {
+            const nlohmann::json s = stream(name);
+            if (!s.is_null() && s["state"] == state && s["reconnects"].get<int>() >= min_reconnects) return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
+    }
+
+private:
+    std::unique_ptr<ChildProcess> process_;
+    int api_ = 0;
 };
 
 #define NEED_RTSP_CAMERA()                                                                                            \
@@ -272,7 +319,7 @@ TEST_F(Live, BadLiveInputsFailClearlyWithinTheTimeout) {
     socklen_t len = sizeof addr;
     getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &len);
     const std::vector<Case> cases = {
-        {cam.url("/no-such-path"), "cannot open input"},                           // wrong path: 404
+        {cam.url("/no-such-path"), "the server has no such stream"},               // wrong path: 404
         {"rtsp://127.0.0.1:" + std::to_string(free_port()) + "/cam", "Connection refused"},  // nothing listens
         {"rtsp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/cam", "sent nothing for 2 s"},
         {"rtmp://127.0.0.1:" + std::to_string(free_port()) + "/live/x", "cannot open input"},
@@ -769,42 +816,19 @@ TEST_F(Live, ServeFourCamerasOneRestartedTheOthersLoseNothing) {
         if (i == 1) url = "rtsp://admin:Pl4ntedPW@127.0.0.1:" + std::to_string(ports[i]) + "/cam";
         yaml += "  - {name: cam" + std::to_string(i) + ", input: '" + url + "', output: " + dir + "/cam" + std::to_string(i) + ".mkv}\n";
     }
-    std::ofstream(dir + "/streams.yaml") << yaml;
-    auto v = std::make_unique<ChildProcess>(std::vector<std::string>{kVfilter, "serve", "--config", dir + "/streams.yaml",
-                                                                     "--api-port", "0", "--stats-json", dir + "/s.json"},
-                                            dir + "/serve.log");
-    ASSERT_TRUE(v->wait_for_log("control API: http://127.0.0.1:", 30)) << v->log();
-    std::smatch m;
-    const std::string first_log = v->log();
-    ASSERT_TRUE(std::regex_search(first_log, m, std::regex("127\\.0\\.0\\.1:([0-9]+)/streams")));
-    const int api = std::stoi(m[1]);
-    auto streams = [&] {
-        const std::string r = http_get(api, "/streams");
-        const size_t at = r.find("\r\n\r\n");
-        return at == std::string::npos ? nlohmann::json::array() : nlohmann::json::parse(r.substr(at + 4), nullptr, false);
-    };
-    auto state_of = [&](const std::string& name) -> nlohmann::json {
-        for (const auto& s : streams())
-            if (s["name"] == name) return s;
-        return nullptr;
-    };
-    auto wait_for = [&](const std::string& name, const std::string& state, int min_reconnects = 0) {
-        for (int i = 0; i < 600; ++i) {
-            const nlohmann::json s = state_of(name);
-            if (!s.is_null() && s["state"] == state && s["reconnects"].get<int>() >= min_reconnects) return true;
-            std::this_thread::sleep_for(50ms);
-        }
-        return false;
-    };
-    for (int i = 0; i < 4; ++i) ASSERT_TRUE(wait_for("cam" + std::to_string(i), "running")) << v->log();
+    ServeProcess serve(dir, yaml);
+    ASSERT_TRUE(serve.ready()) << serve.log();
+    ChildProcess* v = &serve.process();
+    const int api = serve.api();
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(serve.wait_for("cam" + std::to_string(i), "running")) << v->log();
     std::this_thread::sleep_for(2s);
     cams[2]->kill_now();
-    ASSERT_TRUE(wait_for("cam2", "reconnecting")) << v->log();
-    EXPECT_EQ(state_of("cam0")["state"], "running");
+    ASSERT_TRUE(serve.wait_for("cam2", "reconnecting")) << v->log();
+    EXPECT_EQ(serve.stream("cam0")["state"], "running");
     std::this_thread::sleep_for(1500ms);
     cams[2] = std::make_unique<RtspCamera>(dir, ports[2], "cam2-again.log");
     ASSERT_TRUE(cams[2]->ready()) << cams[2]->log();
-    ASSERT_TRUE(wait_for("cam2", "running", 1)) << v->log();
+    ASSERT_TRUE(serve.wait_for("cam2", "running", 1)) << v->log();
     std::this_thread::sleep_for(2s);
     const std::string api_text = http_get(api, "/streams") + http_get(api, "/metrics");
     v->signal(SIGINT);
@@ -834,4 +858,131 @@ TEST_F(Live, ServeFourCamerasOneRestartedTheOthersLoseNothing) {
     EXPECT_EQ(v->log().find("Pl4ntedPW"), std::string::npos) << v->log();
     EXPECT_NE(api_text.find("admin:***@127.0.0.1"), std::string::npos) << api_text;
     EXPECT_NE(api_text.find("vfilter_frames_out_total{stream=\"cam3\"}"), std::string::npos) << api_text;
+}
+
+// serve after a power cut, when the servers boot before the cameras: a camera that does not answer
+// yet is `waiting` (with its reason and the next attempt) and is recorded once it comes up 10 s
+// later; a wrong password and an unknown path are `failed` at once, with reasons that say so; a
+// stream that asked not to wait fails at once as before.
+TEST_F(Live, ServeWaitsForACameraThatIsDownAtStartButNotForAWrongAddress) {
+    NEED_RTSP_CAMERA();
+    const int late_port = free_port(), auth_port = free_port(), open_port = free_port();
+    RtspCamera locked(dir, auth_port, "locked.log", {"--auth", "admin:right"});
+    RtspCamera open(dir, open_port, "open.log");
+    ASSERT_TRUE(locked.ready()) << locked.log();
+    ASSERT_TRUE(open.ready()) << open.log();
+    const std::string late_url = "rtsp://127.0.0.1:" + std::to_string(late_port) + "/cam";
+    std::string yaml = "defaults: {filter: sobel, reconnect-delay: 0.5, preset: ultrafast}\nstreams:\n";
+    yaml += "  - {name: late, input: '" + late_url + "', output: " + dir + "/late.mkv}\n";
+    yaml += "  - {name: password, input: 'rtsp://admin:wr0ngPW@127.0.0.1:" + std::to_string(auth_port) + "/cam', output: " + dir +
+            "/password.mkv}\n";
+    yaml += "  - {name: path, input: '" + open.url("/no-such-cam") + "', output: " + dir + "/path.mkv}\n";
+    yaml += "  - {name: impatient, input: '" + late_url + "', output: " + dir + "/impatient.mkv, wait-for-input: false}\n";
+    const auto started = std::chrono::steady_clock::now();
+    ServeProcess serve(dir, yaml);
+    ASSERT_TRUE(serve.ready()) << serve.log();
+
+    ASSERT_TRUE(serve.wait_for("password", "failed", 0, 10)) << serve.log();
+    ASSERT_TRUE(serve.wait_for("path", "failed", 0, 10)) << serve.log();
+    ASSERT_TRUE(serve.wait_for("impatient", "failed", 0, 10)) << serve.log();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 10.0)
+        << "a wrong address is reported at once, not after retries";
+    const std::string password_error = serve.stream("password")["last_error"];
+    EXPECT_NE(password_error.find("refused the credentials"), std::string::npos) << password_error;
+    EXPECT_EQ(password_error.find("wr0ngPW"), std::string::npos) << "the password is redacted: " << password_error;
+    const std::string path_error = serve.stream("path")["last_error"];
+    EXPECT_NE(path_error.find("no such stream"), std::string::npos) << path_error;
+    const std::string impatient_error = serve.stream("impatient")["last_error"];
+    EXPECT_NE(impatient_error.find("Connection refused"), std::string::npos) << impatient_error;
+
+    ASSERT_TRUE(serve.wait_for("late", "waiting", 0, 10)) << serve.log();
+    std::this_thread::sleep_for(2s);  // a few attempts
+    const nlohmann::json waiting = serve.stream("late");
+    EXPECT_NE(waiting["last_error"].get<std::string>().find("Connection refused"), std::string::npos) << waiting.dump();
+    EXPECT_GE(waiting["input_attempts"].get<int>(), 2) << waiting.dump();
+    EXPECT_GE(waiting["next_attempt_s"].get<double>(), 0.0) << waiting.dump();
+    EXPECT_LE(waiting["next_attempt_s"].get<double>(), 30.0) << waiting.dump();
+    const std::string metrics = http_get(serve.api(), "/metrics");
+    EXPECT_NE(metrics.find("vfilter_streams{state=\"waiting\"} 1"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("vfilter_streams{state=\"failed\"} 3"), std::string::npos) << metrics;
+
+    std::this_thread::sleep_until(started + 10s);
+    RtspCamera late(dir, late_port, "late.log");  // the camera finishes booting
+    ASSERT_TRUE(late.ready()) << late.log();
+    ASSERT_TRUE(serve.wait_for("late", "running", 0, 40)) << serve.log();
+    const nlohmann::json running = serve.stream("late");
+    EXPECT_EQ(running["last_error"], "") << "the wait's reason is gone once it runs: " << running.dump();
+    EXPECT_FALSE(running.contains("next_attempt_s")) << running.dump();
+    std::this_thread::sleep_for(3s);
+    serve.process().signal(SIGINT);
+    ASSERT_EQ(serve.process().wait(60), kOk) << serve.log();
+
+    const nlohmann::json s = read_json(dir + "/s.json");
+    ASSERT_TRUE(s.contains("late")) << s.dump(2);
+    EXPECT_EQ(s["late"]["state"], "stopped") << s["late"].dump();
+    const Decoded d = decode(dir + "/late.mkv");
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_GE(d.frames, 45) << "about 3 s recorded once the camera answered";
+    EXPECT_EQ(d.frames, s["late"]["frames_out"].get<int>());
+    for (const std::string name : {"password", "path", "impatient"}) {
+        EXPECT_EQ(s[name]["state"], "failed") << name;
+        EXPECT_FALSE(file_exists(dir + "/" + name + ".mkv")) << name << ": a stream that never opened writes nothing";
+    }
+    EXPECT_EQ(serve.log().find("wr0ngPW"), std::string::npos) << "no password in the log";
+}
+
+// A stream removed while it waits for its camera stops at once, with nothing written.
+TEST_F(Live, ServeStreamWaitingForItsCameraIsRemovedAtOnce) {
+    const std::string url = "rtsp://127.0.0.1:" + std::to_string(free_port()) + "/cam";
+    ServeProcess serve(dir, "streams:\n  - {name: late, input: '" + url + "', output: " + dir + "/late.mkv, reconnect-delay: 5}\n");
+    ASSERT_TRUE(serve.ready()) << serve.log();
+    ASSERT_TRUE(serve.wait_for("late", "waiting", 0, 10)) << serve.log();
+    const auto asked = std::chrono::steady_clock::now();
+    const std::string r = http_exchange(serve.api(), "DELETE /streams/late HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(r.find("200 OK"), std::string::npos) << r;
+    const size_t body = r.find("\r\n\r\n");
+    ASSERT_NE(body, std::string::npos) << r;
+    EXPECT_EQ(nlohmann::json::parse(r.substr(body + 4), nullptr, false).value("state", ""), "stopped") << r;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count(), 3.0)
+        << "the 5 s wait is not sat out";
+    EXPECT_FALSE(file_exists(dir + "/late.mkv"));
+    serve.process().signal(SIGINT);
+    EXPECT_EQ(serve.process().wait(30), kOk) << serve.log();
+}
+
+// The single run fails fast on a camera that does not answer (exit 3) unless asked to wait: with
+// --wait-for-input it records once the camera comes up; a wrong path still fails at once, and a
+// Ctrl-C while it waits leaves with 130 and nothing written.
+TEST_F(Live, SingleRunWaitsForItsInputOnlyWhenAsked) {
+    NEED_RTSP_CAMERA();
+    const int port = free_port();
+    const std::string url = "rtsp://127.0.0.1:" + std::to_string(port) + "/cam";
+    const CommandResult fast = run_vfilter({"-i", url, "-o", dir + "/fast.mkv"}, 30);
+    EXPECT_EQ(fast.exit_code, kInput) << fast.output;
+    EXPECT_NE(fast.output.find("Connection refused"), std::string::npos) << fast.output;
+
+    auto waiting = vfilter({"-i", url, "-f", "sobel", "-o", dir + "/late.mkv", "--wait-for-input", "--reconnect-delay", "0.3",
+                            "--frames", "45", "--on-overload", "block"},
+                           "late.log");
+    ASSERT_TRUE(waiting->wait_for_log("waiting for it", 10)) << waiting->log();
+    std::this_thread::sleep_for(2s);
+    RtspCamera cam(dir, port);
+    ASSERT_TRUE(cam.ready()) << cam.log();
+    ASSERT_EQ(waiting->wait(60), kOk) << waiting->log();
+    const Decoded d = decode(dir + "/late.mkv");
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_EQ(d.frames, 45);
+
+    const CommandResult path = run_vfilter({"-i", cam.url("/no-such-cam"), "-o", dir + "/path.mkv", "--wait-for-input"}, 30);
+    EXPECT_EQ(path.exit_code, kInput) << path.output;
+    EXPECT_NE(path.output.find("no such stream"), std::string::npos) << path.output;
+    EXPECT_EQ(path.output.find("waiting for it"), std::string::npos) << path.output;
+
+    const std::string nobody = "rtsp://127.0.0.1:" + std::to_string(free_port()) + "/cam";
+    auto stopped = vfilter({"-i", nobody, "-o", dir + "/never.mkv", "--wait-for-input", "--reconnect-delay", "5"}, "never.log");
+    ASSERT_TRUE(stopped->wait_for_log("waiting for it", 10)) << stopped->log();
+    stopped->signal(SIGINT);
+    EXPECT_EQ(stopped->wait(10), 130) << stopped->log();
+    EXPECT_NE(stopped->log().find("stopped while waiting for the input"), std::string::npos) << stopped->log();
+    EXPECT_FALSE(file_exists(dir + "/never.mkv"));
 }

@@ -9,6 +9,8 @@ live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
                                            default; --speed: pixels a frame it scrolls sideways)
     rtsp_server.py PORT --record FILE     (a receiving server instead: clients publish H.264 to
                                            rtsp://127.0.0.1:PORT/cam, written to FILE as Matroska)
+    rtsp_server.py PORT --auth USER:PASS  (basic authentication: the cameras answer only
+                                           rtsp://USER:PASS@127.0.0.1:PORT/..., others get 401)
 
 Prints "ready" once it listens; runs until killed (SIGTERM/SIGKILL, as a camera dies).
 Needs python3-gi, gir1.2-gst-rtsp-server-1.0 and gstreamer1.0-plugins-{base,good,ugly}
@@ -34,6 +36,7 @@ def main():
     ap.add_argument("--mounts", type=int, default=0)
     ap.add_argument("--pattern", default="ball")
     ap.add_argument("--speed", type=int, default=0)
+    ap.add_argument("--auth")
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
 
@@ -42,8 +45,20 @@ def main():
     server.set_address("127.0.0.1")
     server.set_service(str(args.port))
 
+    if args.auth:
+        user, password = args.auth.split(":", 1)
+        auth = GstRtspServer.RTSPAuth()
+        token = GstRtspServer.RTSPToken()
+        token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "user")
+        auth.add_basic(GstRtspServer.RTSPAuth.make_basic(user, password), token)
+        server.set_auth(auth)
+    role = Gst.Structure.new_from_string(
+        "user, media.factory.access=(boolean)true, media.factory.construct=(boolean)true")
+
     def camera(pattern):
         factory = GstRtspServer.RTSPMediaFactory()
+        if args.auth:
+            factory.add_role_from_structure(role)
         factory.set_launch(
             f"( videotestsrc is-live=true pattern={pattern} horizontal-speed={args.speed} ! "
             f"video/x-raw,width={width},height={height},framerate={args.fps}/1,format=I420 ! "

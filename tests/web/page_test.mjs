@@ -230,6 +230,23 @@ streams:
       expect(!(await stream(base, "cam-c")), "cam-c is still served");
     });
 
+    await check("a camera that does not answer yet waits, with its reason and next attempt", async () => {
+      const dead = `rtsp://127.0.0.1:${await freePort()}/cam`;
+      await page.locator("#add-toggle").click();
+      const form = page.locator("#add-form");
+      await form.locator('[name="name"]').fill("cam-d");
+      await form.locator('[name="input"]').fill(dead);
+      await form.locator('button[type="submit"]').click();
+      await tile("cam-d").and(page.locator('[data-state="waiting"]')).waitFor({ timeout: 15000 });
+      expect((await tile("cam-d").locator(".state").textContent()) === "waiting", "the state's word");
+      const reason = await tile("cam-d").locator(".reason").textContent();
+      expect(/Connection refused/.test(reason) && /next attempt in \d+ s/.test(reason), `the reason shown: ${reason}`);
+      const remove = tile("cam-d").locator(".remove");
+      await remove.click();
+      await remove.click();
+      await tile("cam-d").waitFor({ state: "detached", timeout: 15000 });
+    });
+
     await check("every control is reachable from the keyboard", async () => {
       await page.locator("body").click({ position: { x: 5, y: 5 } });
       const reached = new Set();
