@@ -28,6 +28,9 @@ Command parse_command_line(int argc, char** argv) {
     app.add_option("--metrics-bind", o.metrics_bind, "address for --metrics-port")->default_str("127.0.0.1")
         ->envname("VFILTER_METRICS_BIND");
     app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
+    std::string min_free;
+    app.add_option("--min-free", min_free,
+                   "--segment recordings: keep this much of the disk free (5%, 20G) by deleting the oldest finished files");
     app.add_flag("-v,--verbose", verbose, "more log output");
     app.add_flag("--debug", very_verbose, "even more log output, FFmpeg's included");
     app.add_flag("-q,--quiet", quiet, "errors only, no progress");
@@ -110,6 +113,11 @@ Command parse_command_line(int argc, char** argv) {
                       "(for a mounted Kubernetes ConfigMap; 0 = only on SIGHUP)")
         ->default_str("0")->check(CLI::Range(0.0, 86400.0))->envname("VFILTER_WATCH_CONFIG");
     serve->add_option("--stats-json", so.stats_json, "write every stream's summary as one JSON object at the end");
+    std::string serve_min_free;
+    serve->add_option("--min-free", serve_min_free,
+                      "keep this much of each disk recordings go to free (5% of it, or a size such as 20G): below it, the "
+                      "oldest finished --segment recordings of any stream on that disk are deleted first")
+        ->envname("VFILTER_MIN_FREE");
     serve->add_flag("-v,--verbose", verbose, "more log output");
     serve->add_flag("-q,--quiet", quiet, "errors only");
     serve->add_option("--log-format", log_format, "text or json (one object per line)")->check(CLI::IsMember({"text", "json"}));
@@ -139,6 +147,14 @@ Command parse_command_line(int argc, char** argv) {
         return cmd;
     }
     b.device = bench_device == "cuda" ? DeviceChoice::Cuda : DeviceChoice::Cpu;
+    for (auto [text, floor] : {std::pair{&min_free, &o.min_free}, std::pair{&serve_min_free, &so.min_free}}) {
+        if (text->empty() || parse_free_space_floor(*text, floor)) continue;
+        std::fprintf(stderr, "vfilter: error: --min-free '%s': expected a share of the disk such as 5%% or a size such as 20G\n",
+                     text->c_str());
+        cmd.kind = Command::Exit;
+        cmd.exit_code = 2;
+        return cmd;
+    }
     o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
     o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
     o.progress = !no_progress && !quiet;

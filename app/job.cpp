@@ -1,4 +1,5 @@
 #include "app/job.hpp"
+
 #include "app/run_parts.hpp"
 
 extern "C" {
@@ -17,6 +18,7 @@ extern "C" {
 #include "pipeline/live_metrics.hpp"
 
 #include "config/filter_registry.hpp"
+#include "decode/live_input.hpp"
 #include "encode/container.hpp"
 #include "encode/output_file.hpp"
 #include "encode/video_encoder.hpp"
@@ -91,6 +93,9 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     if (queue_frames < 1 || queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     if (o.output.segment_s > 0 && (context.null_output || o.output.path == "-"))
         fail(ErrorCategory::Usage, "--segment needs an output file name");
+    check_retention_fits(o.output);
+    if (o.min_free.set() && o.output.segment_s <= 0)
+        fail(ErrorCategory::Usage, "--min-free deletes old --segment recordings: add --segment SECONDS");
     if (o.metrics_port >= 0) {
         Parts* parts = parts_.get();
         HttpServerOptions ho;
@@ -105,6 +110,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     }
     OutputOptions out = output_options(o.output, o.input, context);
     if (!context.null_output) {
+        out.live = is_live_url(o.input.url);  // known for sure once the source is open; checked again then
         check_output_path(out);
         find_video_encoder(o.output.codec);
         check_codec_fits_container(out, output_kind(out.path));

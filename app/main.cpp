@@ -9,6 +9,8 @@
 #include "app/batch.hpp"
 #include "app/cli.hpp"
 #include "app/input_wait.hpp"
+#include "app/retention_keeper.hpp"
+#include "encode/output_target.hpp"
 #include "app/job.hpp"
 #include "app/stop_signals.hpp"
 #include "common/error.hpp"
@@ -46,6 +48,17 @@ std::string container_hint(const vf::Error& e) {
 
 // Ctrl-C and SIGTERM: app/stop_signals.hpp (first: finish the output; second: at once; third: leave).
 int run(const vf::RunOptions& options, vf::RunningJob& running) {
+    // --segment recordings: retention and the free-space floor, applied while the job records.
+    std::shared_ptr<vf::RecordingRetention> retention;
+    std::unique_ptr<vf::RetentionKeeper> keeper;
+    const vf::RunOutput& out = options.output;
+    if (out.segment_s > 0 && (out.retain_s || out.retain_bytes || options.min_free.set()) &&
+        vf::output_kind(out.path) == vf::OutputKind::File) {
+        retention = std::make_shared<vf::RecordingRetention>(
+            "", vf::segment_pattern(out.path), vf::RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
+        keeper = std::make_unique<vf::RetentionKeeper>(options.min_free);
+        keeper->add(retention);
+    }
     const std::unique_ptr<vf::Job> made =
         vf::make_job_when_input_opens(options, options.input.wait_for_input.value_or(false), running.stop_flag(), [](const vf::InputWait&) {});
     if (!made) {

@@ -111,6 +111,11 @@ OutputOptions output_options(const RunOutput& out, const RunInput& in, const Run
     return o;
 }
 
+void check_retention_fits(const RunOutput& out) {
+    if ((out.retain_s || out.retain_bytes) && out.segment_s <= 0)
+        fail(ErrorCategory::Usage, "--retain and --retain-size delete old --segment recordings: add --segment SECONDS");
+}
+
 void output_options_for_input(OutputOptions& o, const RunOutput& out, const RunInput& in, bool live) {
     o.live = live;
     o.fragmented = out.fragmented == FragmentedMode::Yes ||

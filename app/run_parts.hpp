@@ -37,6 +37,9 @@ std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<F
 // Frames the filter stage keeps in flight on the GPU.
 int gpu_frames_of(const RunFilter& f, const RunContext& c);
 
+// --retain and --retain-size delete old --segment recordings: refused (Usage) without --segment.
+void check_retention_fits(const RunOutput& out);
+
 // The encoder's and muxer's options of `out`; `live` and what follows from it are set once the
 // source is open (output_options_for_input).
 OutputOptions output_options(const RunOutput& out, const RunInput& in, const RunContext& c);

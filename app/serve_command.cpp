@@ -96,7 +96,7 @@ int run_serve(const ServeOptions& options) {
     StopSignals signals(true);
     std::signal(SIGPIPE, SIG_IGN);
 
-    StreamService service(o.host_threads, o.gpu_frames);
+    StreamService service(o.host_threads, o.gpu_frames, o.min_free);
     service.set_shard(o.shard_index, o.shard_count);
     service.set_batch_wait(o.batch_wait_ms);
 #ifdef VF_HAVE_CUDA

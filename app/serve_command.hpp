@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "config/quantities.hpp"
+
 namespace vf {
 
 struct ServeOptions {
@@ -23,6 +25,7 @@ struct ServeOptions {
     std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed
     int shard_plan = 0;               // > 0: print each stream's shard of this many and exit
     double watch_config_s = 0;        // > 0: look at the file this often and apply it when it changed
+    FreeSpaceFloor min_free;          // recordings' disks keep this free; the oldest finished recordings go first
 };
 
 // The API port of --demo when none is given.

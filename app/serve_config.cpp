@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/run_parts.hpp"
 #include "app/stream_options.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
@@ -104,6 +105,7 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
         s.options = stream_options_from_fields(fields);
         // What can be checked before the input opens, so a typo is refused and changes nothing.
         if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
+        check_retention_fits(s.options.output);
         try {
             build_chain(s.options.filter.chain, s.options.filter.compat);
         } catch (const Error& e) {

@@ -6,9 +6,12 @@
 #include <cmath>
 
 #include "app/input_wait.hpp"
+#include "app/retention_keeper.hpp"
 #include "common/error.hpp"
 #include "common/logging.hpp"
 #include "common/redact.hpp"
+#include "decode/live_input.hpp"
+#include "encode/output_target.hpp"
 #include "pipeline/live_metrics.hpp"
 #include "pipeline/stats.hpp"
 
@@ -26,11 +29,20 @@ const char* state_name(StreamState s) {
     return "?";
 }
 
-ServedStream::ServedStream(StreamConfig config) : config_(std::move(config)), filter_(config_.options.filter.chain) {}
+ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper)
+    : config_(std::move(config)), keeper_(keeper), filter_(config_.options.filter.chain) {
+    const RunOutput& out = config_.options.output;
+    if (out.segment_s > 0 && out.path != "null" && output_kind(out.path) == OutputKind::File) {
+        retention_ = std::make_shared<RecordingRetention>(
+            config_.name, segment_pattern(out.path), RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
+        if (keeper_) keeper_->add(retention_);
+    }
+}
 
 ServedStream::~ServedStream() {
     stop();
     join();
+    if (keeper_ && retention_) keeper_->remove(retention_.get());
 }
 
 void ServedStream::start() { thread_ = std::thread([this] { run(); }); }
@@ -53,6 +65,13 @@ void ServedStream::run() {
     set_log_stream(config_.name);
     RunOptions o = config_.options;
     o.progress = false;
+    while (run_job(o) && wait_for_space()) {
+    }
+    preview_->close();
+    finished_ = true;
+}
+
+bool ServedStream::run_job(const RunOptions& o) {
     std::unique_ptr<Job> job;
     try {
         job = make_job_when_input_opens(o, o.input.wait_for_input.value_or(true), stopping_, [this](const InputWait& w) {
@@ -64,21 +83,14 @@ void ServedStream::run() {
                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(w.next_in_s));
         });
     } catch (const std::exception& e) {
-        preview_->close();
-        std::lock_guard<std::mutex> lock(mutex_);
-        state_ = StreamState::Failed;
-        error_ = redact_credentials(e.what());
-        input_attempts_ = 0;
-        spdlog::error("{}", e.what());
-        return;
+        return ended_with_error(e);
     }
     if (!job) {  // stopped while waiting for its input: nothing was written
-        preview_->close();
         spdlog::info("stopped while waiting for its input; nothing was written");
         std::lock_guard<std::mutex> lock(mutex_);
         state_ = StreamState::Stopped;
         input_attempts_ = 0;
-        return;
+        return false;
     }
     job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output));
     Job* running = job.get();
@@ -95,6 +107,7 @@ void ServedStream::run() {
     StreamState end = StreamState::Stopped;
     std::string error;
     nlohmann::json stats;
+    bool retry = false;
     try {
         const JobResult r = running->run();
         stats = nlohmann::json::parse(redact_credentials(to_json(r.stats).dump()));
@@ -104,11 +117,14 @@ void ServedStream::run() {
             error = "input damaged: " + r.stats.damage;
             if (!r.interrupted) end = StreamState::Failed;
         }
+    } catch (const Error& e) {
+        end = StreamState::Failed;
+        retry = records_again_after(e);
+        error = e.what() + std::string(retry ? "; recording again once space returns" : "");
     } catch (const std::exception& e) {
         end = StreamState::Failed;
         error = e.what();
     }
-    preview_->close();
     if (end == StreamState::Failed) spdlog::error("{}", error);
     else if (!error.empty()) spdlog::warn("stopped; the output is complete; {}", error);
     else spdlog::info("stopped; the output is complete");
@@ -121,6 +137,38 @@ void ServedStream::run() {
         error_ = redact_credentials(error);
         final_stats_ = std::move(stats);
         finished = std::move(job_);  // destroyed outside the lock: readers only wait for the swap
+    }
+    return retry;
+}
+
+bool ServedStream::records_again_after(const Error& e) const {
+    // A segmented recording goes on in new files once there is room; a single output file cannot
+    // be continued, and a stop asked for ends the stream.
+    return e.disk_full() && retention_ && !stopping_;
+}
+
+bool ServedStream::ended_with_error(const std::exception& e) {
+    const Error* error = dynamic_cast<const Error*>(&e);
+    const bool retry = error && records_again_after(*error);
+    const std::string message = e.what() + std::string(retry ? "; recording again once space returns" : "");
+    spdlog::error("{}", message);
+    std::lock_guard<std::mutex> lock(mutex_);
+    state_ = StreamState::Failed;
+    error_ = redact_credentials(message);
+    input_attempts_ = 0;
+    return retry;
+}
+
+bool ServedStream::wait_for_space() {
+    const std::string& folder = retention_->folder();
+    const FreeSpaceFloor floor = keeper_ ? keeper_->floor() : FreeSpaceFloor{};
+    for (;;) {
+        int64_t free_bytes = 0, total = 0;
+        if (disk_space(folder, &free_bytes, &total) && free_bytes >= floor.bytes_of(total) + kRoomToRecordAgain) {
+            spdlog::info("the disk of '{}' has {} free again: recording again", folder, format_bytes(free_bytes));
+            return true;
+        }
+        if (!sleep_unless_stopped(1.0, stopping_)) return false;
     }
 }
 
@@ -150,6 +198,13 @@ nlohmann::json ServedStream::describe() const {
     j["latency_p99_ms"] = s.latency_p99_ms;
     if (job_ || ran_) j["device"] = s.on_gpu ? "gpu" : "cpu";
     j["last_error"] = error_;
+    if (retention_) {
+        const RetentionCounts c = retention_->counts();
+        j["recordings"] = {{"kept_files", c.kept_files},
+                           {"kept_bytes", c.kept_bytes},
+                           {"deleted_files", c.deleted_files},
+                           {"deleted_bytes", c.deleted_bytes}};
+    }
     if (state == StreamState::Waiting) {
         j["input_attempts"] = input_attempts_;
         const double left = std::chrono::duration<double>(next_attempt_ - std::chrono::steady_clock::now()).count();
@@ -167,6 +222,15 @@ nlohmann::json ServedStream::summary() const {
 
 void ServedStream::collect_metrics(MetricSet& set) const {
     const std::string labels = metric_label("stream", config_.name);
+    if (retention_) {
+        const RetentionCounts c = retention_->counts();
+        set.add("vfilter_recordings_kept_files", "gauge", "Finished --segment recordings on disk.", static_cast<double>(c.kept_files), labels);
+        set.add("vfilter_recordings_kept_bytes", "gauge", "Bytes of finished --segment recordings on disk.", static_cast<double>(c.kept_bytes), labels);
+        set.add("vfilter_recordings_deleted_files_total", "counter", "Recordings deleted by retention or the free-space floor.",
+                static_cast<double>(c.deleted_files), labels);
+        set.add("vfilter_recordings_deleted_bytes_total", "counter", "Bytes of recordings deleted by retention or the free-space floor.",
+                static_cast<double>(c.deleted_bytes), labels);
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (job_) {
         job_->collect_metrics(set, labels);

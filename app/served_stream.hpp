@@ -19,6 +19,10 @@
 
 namespace vf {
 
+class Error;
+class RecordingRetention;
+class RetentionKeeper;
+
 // Waiting: its input could not be opened yet for a reason that may pass (a camera booting);
 // it is tried again with the reconnect backoff.
 enum class StreamState { Starting, Waiting, Running, Reconnecting, Failed, Stopped };
@@ -26,7 +30,8 @@ const char* state_name(StreamState s);
 
 class ServedStream {
 public:
-    explicit ServedStream(StreamConfig config);
+    // keeper: where its --segment recordings' retention is applied (null: none is).
+    explicit ServedStream(StreamConfig config, RetentionKeeper* keeper = nullptr);
     ~ServedStream();  // stops and joins
     ServedStream(const ServedStream&) = delete;
     ServedStream& operator=(const ServedStream&) = delete;
@@ -40,10 +45,13 @@ public:
     const std::string& name() const { return config_.name; }
     const StreamConfig& config() const { return config_; }
     StreamState state() const;
-    bool ended() const { return state() == StreamState::Failed || state() == StreamState::Stopped; }
+    // Its thread is done: stopped, or failed for good (a recording whose disk is full is failed
+    // while it waits for space, but has not ended).
+    bool ended() const { return finished_; }
     // name, state, input and output (credentials redacted), filter, frames in/out/dropped, fps,
     // reconnects, last error, where it filters (device: gpu or cpu), latency p99; while waiting
-    // for its input, the attempts made (input_attempts) and the seconds to the next (next_attempt_s).
+    // for its input, the attempts made (input_attempts) and the seconds to the next (next_attempt_s);
+    // for --segment recordings, "recordings": files and bytes kept and deleted.
     nlohmann::json describe() const;
     // describe() with "stats": the single run's --stats-json object once it ended (null before).
     nlohmann::json summary() const;
@@ -55,10 +63,22 @@ public:
     // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.
     void set_filter(const std::string& chain);
 
+    // Free space a full disk must have again before a recording goes on (beyond --min-free).
+    static constexpr int64_t kRoomToRecordAgain = 16 << 20;
+
 private:
     void run();
+    // One job, from opening its input to its end. True when it failed for a full disk and the
+    // stream records again once space returns.
+    bool run_job(const RunOptions& o);
+    bool records_again_after(const Error& e) const;
+    bool ended_with_error(const std::exception& e);  // failed before running; true: records again
+    bool wait_for_space();  // false when stopped first
 
     StreamConfig config_;
+    RetentionKeeper* keeper_;
+    std::shared_ptr<RecordingRetention> retention_;  // --segment file recordings
+    std::atomic<bool> finished_{false};
     std::shared_ptr<StreamPreview> preview_ = std::make_shared<StreamPreview>();
     std::thread thread_;
     std::atomic<bool> stopping_{false};  // stop() was called: ends a wait for the input

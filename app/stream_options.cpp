@@ -174,6 +174,21 @@ const std::vector<StreamOption>& stream_option_table() {
          }},
         {"--segment", "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)", nullptr, nullptr,
          false, [](RunOptions& o, const std::string& v) { o.output.segment_s = number(v, 0, 86400); }},
+        {"--retain", "--segment recordings: delete finished files older than this (90s, 30m, 12h, 7d, 2w)", nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             double s = 0;
+             if (!parse_age_s(v, &s)) throw BadValue("expected an age such as 90s, 30m, 12h, 7d or 2w");
+             o.output.retain_s = s;
+         }},
+        {"--retain-size",
+         "--segment recordings: keep at most this much of finished files, the oldest deleted first (500M, 20G; K, M, G, T are "
+         "powers of 1024)",
+         nullptr, nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             int64_t b = 0;
+             if (!parse_bytes(v, &b)) throw BadValue("expected a size such as 500M, 20G or 2T");
+             o.output.retain_bytes = b;
+         }},
         {"--low-latency",
          "minimise delay: zero-latency encoding (no B-frames, no look-ahead), small queues, no input buffering", nullptr, nullptr, true,
          [](RunOptions& o, const std::string& v) { o.pipeline.low_latency = boolean(v); }},
@@ -202,7 +217,7 @@ std::vector<std::string> field_names(const StreamOption& opt) {
 }
 
 // Options of the single-stream command line that belong to the whole serve process.
-const char* const kProcessWide[] = {"metrics-port", "metrics-bind", "stats-json", "verbose", "debug", "quiet",
+const char* const kProcessWide[] = {"metrics-port", "metrics-bind", "stats-json", "min-free", "verbose", "debug", "quiet",
                                     "no-progress", "log-format", "list-filters", "list-kernels", "version", "help"};
 
 }  // namespace

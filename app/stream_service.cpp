@@ -38,9 +38,10 @@ void StreamService::unplace(const ServedStream& stream) {
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu && gpu_load_[o.filter.gpu_index] > 0) --gpu_load_[o.filter.gpu_index];
 }
 
-StreamService::StreamService(int host_threads, int gpu_frames)
+StreamService::StreamService(int host_threads, int gpu_frames, FreeSpaceFloor min_free)
     : host_threads_(host_threads > 0 ? host_threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-      gpu_frames_(gpu_frames) {}
+      gpu_frames_(gpu_frames),
+      keeper_(min_free) {}
 
 StreamService::~StreamService() {
     stop_all();
@@ -74,7 +75,7 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
         ++gpu_load_[o.filter.gpu_index];
     }
     const std::string name = s.name;
-    auto stream = std::make_unique<ServedStream>(std::move(s));
+    auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
     stream->start();
     streams_[name] = std::move(stream);
     spdlog::info("stream '{}' started", name);
@@ -194,7 +195,8 @@ nlohmann::json StreamService::final_stats() const {
 std::string StreamService::metrics() const {
     MetricSet set;
     bool gpu_in_use = false;
-    std::map<std::string, int> by_state = {{"starting", 0}, {"waiting", 0}, {"running", 0}, {"reconnecting", 0}, {"failed", 0}, {"stopped", 0}};
+    std::map<std::string, int> by_state = {{"starting", 0}, {"waiting", 0}, {"running", 0},
+                                           {"reconnecting", 0}, {"failed", 0}, {"stopped", 0}};
     {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const auto& [name, stream] : streams_) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/retention_keeper.hpp"
 #include "app/served_stream.hpp"
 #include "app/service_error.hpp"
 
@@ -23,7 +24,8 @@ class StreamService {
 public:
     // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the
     // cores). gpu_frames: frames in flight on the GPU, shared among the streams (2 to 6 each).
-    explicit StreamService(int host_threads = 0, int gpu_frames = 24);
+    // min_free: the free space kept on the disks recordings go to (--min-free).
+    explicit StreamService(int host_threads = 0, int gpu_frames = 24, FreeSpaceFloor min_free = {});
     ~StreamService();  // stops every stream, finalising its output
 
     // The whole config: streams no longer named are stopped, changed ones restarted, new ones
@@ -68,6 +70,7 @@ private:
     std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
     void unplace(const ServedStream& stream);  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;
+    RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;
     std::vector<nlohmann::json> retired_;  // streams removed or replaced, for final_stats()
     void retire(const ServedStream& stream);

@@ -18,9 +18,12 @@ enum class ErrorCategory {
 
 class Error : public std::runtime_error {
 public:
-    Error(ErrorCategory category, const std::string& message, bool lasting = false)
-        : std::runtime_error(message), category_(category), lasting_(lasting) {}
+    Error(ErrorCategory category, const std::string& message, bool lasting = false, bool disk_full = false)
+        : std::runtime_error(message), category_(category), lasting_(lasting), disk_full_(disk_full) {}
     ErrorCategory category() const { return category_; }
+    // An output that failed because its disk (or the user's quota) is full: serve records again
+    // once space returns.
+    bool disk_full() const { return disk_full_; }
     // An input that trying again will not mend (credentials refused, no such stream, a codec
     // with no decoder, a malformed address, a missing local file): serve reports it at once
     // instead of waiting for the camera to come up.
@@ -29,6 +32,7 @@ public:
 private:
     ErrorCategory category_;
     bool lasting_;
+    bool disk_full_;
 };
 
 inline int exit_code_for(ErrorCategory c) { return static_cast<int>(c); }

@@ -12,6 +12,7 @@
 
 #include "common/logging.hpp"
 #include "config/filter_registry.hpp"
+#include "config/quantities.hpp"
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
@@ -65,6 +66,8 @@ struct RunOutput {
     bool no_audio = false;                // leave audio and subtitles out
     FragmentedMode fragmented = FragmentedMode::Auto;
     double segment_s = 0;                 // > 0: a new output file every this many seconds
+    std::optional<double> retain_s;       // --segment: finished recordings older than this are deleted
+    std::optional<int64_t> retain_bytes;  // --segment: finished recordings beyond this size are deleted, oldest first
 };
 
 // How the stages run between input and output (pipeline/).
@@ -87,6 +90,7 @@ struct RunOptions {
     int verbosity = 0;
     LogFormat log_format = LogFormat::Text;
     bool progress = true;
+    FreeSpaceFloor min_free;              // --segment: below this free space, the oldest finished recordings go
 };
 
 // The defaults of what the user may leave unset, in one place.

@@ -4,7 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "common/error.hpp"
+#include "encode/segment_series.hpp"
 #include "encode/video_encoder.hpp"
 #include "media/protocols.hpp"
 
@@ -109,6 +112,13 @@ void choose_muxer(const OutputOptions& options, OutputKind kind, const std::stri
         av_dict_set(&mux_options, "segment_time", std::to_string(options.segment_s).c_str(), 0);
         av_dict_set(&mux_options, "reset_timestamps", "1", 0);
         if (dated_pattern(write_path)) av_dict_set(&mux_options, "strftime", "1", 0);
+        else if (options.live && !options.overwrite) {
+            const int64_t next = SegmentSeries(write_path).next_number();
+            if (next > 0) {
+                spdlog::info("'{}' holds segments up to number {}: this recording goes on from {}", write_path, next - 1, next);
+                av_dict_set_int(&mux_options, "segment_start_number", next, 0);
+            }
+        }
         ofmt = av_guess_format("segment", nullptr, nullptr);
     }
     out.muxer = ofmt;

@@ -18,6 +18,12 @@ namespace {
 
 [[noreturn]] void output_error(const std::string& msg) { fail(ErrorCategory::Output, msg); }
 
+// A failure of FFmpeg's writing: a full disk says so first (serve waits for space and records again).
+[[noreturn]] void output_error(const std::string& msg, int err) {
+    if (err == AVERROR(ENOSPC) || err == AVERROR(EDQUOT)) throw Error(ErrorCategory::Output, "disk full: " + msg, false, true);
+    output_error(msg);
+}
+
 }  // namespace
 
 OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
@@ -98,11 +104,13 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
         av_dict_free(&io_options);
         if (err < 0)
             output_error("cannot " + std::string(kind_ == OutputKind::Network ? "connect to" : "write") + " output '" +
-                         options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)));
+                             options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
+                         err);
     }
     err = avformat_write_header(mux_, &muxer.options);
     if (err < 0)
-        output_error("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)));
+        output_error("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
+                     err);
     if (mux_->pb) header_bytes_ = avio_tell(mux_->pb);
 }
 
@@ -137,8 +145,9 @@ void OutputFile::write(AVPacket* pkt) {
     const int err = av_interleaved_write_frame(mux_, pkt);
     if (err < 0)
         output_error("writing output '" + options_.path + "' failed: " +
-                     (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
-                                          : av_error_string(err)));
+                         (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
+                                              : av_error_string(err)),
+                     err);
     // Fragmented files flush every packet (flush_packets), so once the file has grown past its
     // header a whole fragment has reached it.
     if (partial_ && options_.fragmented && avio_tell(mux_->pb) > header_bytes_) publish();
@@ -232,11 +241,11 @@ void OutputFile::finish() {
         return;
     }
     int err = av_write_trailer(mux_);
-    if (err < 0) output_error("finishing output '" + options_.path + "' failed: " + av_error_string(err));
+    if (err < 0) output_error("finishing output '" + options_.path + "' failed: " + av_error_string(err), err);
     let_receivers_catch_up();
     if (mux_->pb) {
         err = avio_closep(&mux_->pb);
-        if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err));
+        if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err), err);
     }
     if (partial_) publish();
     finished_ = true;

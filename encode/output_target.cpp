@@ -69,8 +69,11 @@ void check_output_path(const OutputOptions& o) {
     if (o.segment_s > 0) {  // the first segment stands for the series
         const std::string pattern = segment_pattern(o.path);
         char first[4096];
-        if (dated_pattern(pattern) || av_get_frame_filename(first, sizeof first, pattern.c_str(), 0) < 0)
-            return;  // dated names: each is new
+        // Dated names are new each time. A live recording's numbered series goes on after the
+        // highest number on disk (choose_muxer), so a restarted recorder overwrites nothing;
+        // a file's series is protected like a single file.
+        if (dated_pattern(pattern) || (o.live && !o.overwrite) || av_get_frame_filename(first, sizeof first, pattern.c_str(), 0) < 0)
+            return;
         path = first;
     }
     struct stat out_st {};

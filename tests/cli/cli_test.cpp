@@ -210,6 +210,14 @@ TEST_F(Cli, BadFiltersAndOptions) {
                    "not whole numbers", out);
     expect_failure({"-i", clip, "-f", "convolution=m=1 2 3 4 5000 6 7 8 9", "--kernel", "tensor", "-o", out}, kUsage,
                    "beyond +-2048", out);
+    // Retention needs a segmented recording, and readable amounts.
+    expect_failure({"-i", clip, "--retain", "7d", "-o", out}, kUsage, "add --segment", out);
+    expect_failure({"-i", clip, "--retain-size", "5G", "-o", out}, kUsage, "add --segment", out);
+    expect_failure({"-i", clip, "--min-free", "5%", "-o", out}, kUsage, "add --segment", out);
+    expect_failure({"-i", clip, "--segment", "2", "--retain", "7 days", "-o", out}, kUsage, "90s, 30m, 12h, 7d or 2w", out);
+    expect_failure({"-i", clip, "--segment", "2", "--retain-size", "5g", "-o", out}, kUsage, "500M, 20G", out);
+    expect_failure({"-i", clip, "--segment", "2", "--min-free", "150%", "-o", out}, kUsage, "such as 5%", out);
+    expect_failure({"serve", "--config", dir + "/nope.yaml", "--min-free", "x"}, kUsage, "--min-free 'x'");
 }
 
 TEST_F(Cli, NeverOverwritesTheInput) {

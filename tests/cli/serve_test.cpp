@@ -92,6 +92,15 @@ TEST(ServeConfig, ErrorsNameTheLineTheStreamAndTheField) {
     EXPECT_NE(usage_error("streams:\n  - {input: x, output: y}\n").find("field 'name' is missing"), std::string::npos);
     EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, metrics-port: 9000}\n").find("whole serve process"),
               std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, min-free: 5%}\n").find("whole serve process"),
+              std::string::npos);
+    EXPECT_NE(usage_error("defaults: {retain: 7d}\nstreams:\n  - {name: a, input: x, output: y.mp4}\n").find("add --segment"),
+              std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y.mp4, segment: 60, retain-size: lots}\n")
+                  .find("field 'retain-size': 'lots': expected a size"),
+              std::string::npos);
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, wait-for-input: maybe}\n").find("expected true or false"),
+              std::string::npos);
     EXPECT_NE(usage_error("streams:\n  - {name: a, input: [x, y], output: y}\n").find("expected a single value"), std::string::npos);
     EXPECT_NE(usage_error("stream:\n  - {name: a}\n").find("unknown section 'stream'"), std::string::npos);
     EXPECT_NE(usage_error("defaults: {filter: sobel}\n").find("'streams:' must be a list"), std::string::npos);

@@ -1,0 +1,77 @@
+#include "encode/recording_retention.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "config/quantities.hpp"
+
+namespace vf {
+
+namespace fs = std::filesystem;
+
+RecordingRetention::RecordingRetention(std::string stream, const std::string& pattern, RetentionLimits limits)
+    : stream_(std::move(stream)), series_(pattern), limits_(limits) {}
+
+namespace {
+
+// Finished files: every file of the series but the newest, which is being written.
+std::vector<SegmentFile> finished(std::vector<SegmentFile> files) {
+    if (!files.empty()) files.pop_back();
+    return files;
+}
+
+}  // namespace
+
+void RecordingRetention::enforce() {
+    const std::vector<SegmentFile> files = finished(series_.files());
+    int64_t total = 0;
+    for (const SegmentFile& f : files) total += f.bytes;
+    const auto now = fs::file_time_type::clock::now();
+    size_t first_kept = 0;
+    for (; first_kept < files.size(); ++first_kept) {
+        const SegmentFile& f = files[first_kept];
+        const double age_s = std::chrono::duration<double>(now - f.written).count();
+        const bool too_old = limits_.max_age_s > 0 && age_s > limits_.max_age_s;
+        const bool too_big = limits_.max_bytes > 0 && total > limits_.max_bytes;
+        if (!too_old && !too_big) break;
+        const std::string why = too_old ? "older than retain" : "beyond retain-size";
+        if (remove(f, why)) total -= f.bytes;
+        else break;  // could not delete it: leave the rest for the next look
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    counts_.kept_files = static_cast<int64_t>(files.size() - first_kept);
+    counts_.kept_bytes = total;
+}
+
+std::optional<SegmentFile> RecordingRetention::oldest_finished() const {
+    const std::vector<SegmentFile> files = finished(series_.files());
+    if (files.empty()) return std::nullopt;
+    return files.front();
+}
+
+bool RecordingRetention::remove(const SegmentFile& file, const std::string& why) {
+    std::error_code ec;
+    if (!fs::remove(file.path, ec)) {
+        if (ec) spdlog::warn("{}cannot delete old recording '{}': {}", who(), file.path, ec.message());
+        return false;
+    }
+    spdlog::info("{}deleted recording '{}' ({}, {})", who(), file.path, format_bytes(file.bytes), why);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++counts_.deleted_files;
+    counts_.deleted_bytes += file.bytes;
+    counts_.kept_files = std::max<int64_t>(0, counts_.kept_files - 1);
+    counts_.kept_bytes = std::max<int64_t>(0, counts_.kept_bytes - file.bytes);
+    return true;
+}
+
+std::string RecordingRetention::who() const { return stream_.empty() ? "" : "stream '" + stream_ + "': "; }
+
+RetentionCounts RecordingRetention::counts() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return counts_;
+}
+
+}  // namespace vf

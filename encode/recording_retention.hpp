@@ -1,0 +1,53 @@
+// Retention of one stream's --segment recordings: keep at most an age and/or a size of finished
+// files, the oldest deleted first. The newest file of the series is the one being written and is
+// never touched; files already on disk when the recorder starts (a restart) count like any other.
+// Thread-safe: the retention keeper applies it while the API reads its counts.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "encode/segment_series.hpp"
+
+namespace vf {
+
+struct RetentionLimits {
+    double max_age_s = 0;    // 0: no age limit
+    int64_t max_bytes = 0;   // 0: no size limit (finished files only)
+};
+
+struct RetentionCounts {
+    int64_t deleted_files = 0, deleted_bytes = 0;  // since this recorder started
+    int64_t kept_files = 0, kept_bytes = 0;        // finished files on disk at the last look
+};
+
+class RecordingRetention {
+public:
+    // `stream` names it in the log (empty for a single run); `pattern`: segment_pattern(output path).
+    RecordingRetention(std::string stream, const std::string& pattern, RetentionLimits limits);
+    const std::string& stream() const { return stream_; }
+    const std::string& folder() const { return series_.folder(); }
+    const RetentionLimits& limits() const { return limits_; }
+
+    // Deletes the oldest finished files beyond the limits and counts what is kept.
+    void enforce();
+    // The oldest finished file (the free-space floor deletes it first), if any.
+    std::optional<SegmentFile> oldest_finished() const;
+    // Deletes one finished file of the series, logged with `why`, and counts it. False when it was
+    // already gone or could not be deleted (the log says why).
+    bool remove(const SegmentFile& file, const std::string& why);
+    RetentionCounts counts() const;
+
+private:
+    std::string who() const;  // "stream 'NAME': " for the log
+
+    std::string stream_;
+    SegmentSeries series_;
+    RetentionLimits limits_;
+    mutable std::mutex mutex_;
+    RetentionCounts counts_;
+};
+
+}  // namespace vf

@@ -1,0 +1,76 @@
+#include "encode/segment_series.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "encode/output_target.hpp"
+
+namespace vf {
+
+namespace fs = std::filesystem;
+
+SegmentSeries::SegmentSeries(const std::string& pattern) : pattern_(pattern) {
+    const size_t slash = pattern.find_last_of('/');
+    folder_ = slash == std::string::npos ? "." : slash == 0 ? "/" : pattern.substr(0, slash);
+    const std::string name = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
+    numbered_ = !dated_pattern(pattern);
+    // The name as a regular expression: text literal, %d (with a width such as %03d) the number,
+    // any other strftime field one or more characters that are not a slash.
+    std::string re;
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        if (c == '%' && i + 1 < name.size()) {
+            size_t j = i + 1;
+            if (name[j] == '%') {
+                re += "%";
+                i = j;
+                continue;
+            }
+            while (j < name.size() && (std::isdigit(static_cast<unsigned char>(name[j])) || name[j] == 'E' || name[j] == 'O')) ++j;
+            if (j < name.size()) {
+                re += (numbered_ && name[j] == 'd') ? "([0-9]+)" : "[^/]+?";
+                i = j;
+                continue;
+            }
+        }
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') re += c;
+        else re += std::string("\\") + c;
+    }
+    name_ = std::regex(re);
+}
+
+bool SegmentSeries::matches(const std::string& file_name) const { return std::regex_match(file_name, name_); }
+
+std::vector<SegmentFile> SegmentSeries::files() const {
+    std::vector<SegmentFile> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder_, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file_name = it->path().filename().string();
+        if (!matches(file_name)) continue;
+        std::error_code e;
+        if (!it->is_regular_file(e)) continue;
+        SegmentFile f;
+        f.path = (folder_ == "." ? file_name : it->path().string());
+        f.bytes = static_cast<int64_t>(it->file_size(e));
+        f.written = it->last_write_time(e);
+        if (!e) out.push_back(std::move(f));
+    }
+    std::sort(out.begin(), out.end(), [](const SegmentFile& a, const SegmentFile& b) {
+        return a.written != b.written ? a.written < b.written : a.path < b.path;
+    });
+    return out;
+}
+
+int64_t SegmentSeries::next_number() const {
+    if (!numbered_) return 0;
+    int64_t next = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder_, ec), end; !ec && it != end; it.increment(ec)) {
+        std::smatch m;
+        const std::string file_name = it->path().filename().string();
+        if (std::regex_match(file_name, m, name_) && m.size() > 1 && m[1].length() < 18) next = std::max<int64_t>(next, std::stoll(m[1]) + 1);
+    }
+    return next;
+}
+
+}  // namespace vf

@@ -1,0 +1,40 @@
+// The files a --segment recording has written, found on disk by its name pattern (rec-%03d.mp4,
+// cam-%Y%m%d-%H%M%S.mp4): what retention counts and deletes, and where a numbered series goes on
+// after a restart. Reading the folder again each time keeps it true across restarts and files
+// removed by hand.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace vf {
+
+struct SegmentFile {
+    std::string path;
+    int64_t bytes = 0;
+    std::filesystem::file_time_type written;  // last modification
+};
+
+class SegmentSeries {
+public:
+    // `pattern`: segment_pattern(output path).
+    explicit SegmentSeries(const std::string& pattern);
+    const std::string& folder() const { return folder_; }
+    const std::string& pattern() const { return pattern_; }
+    // Whether a file name (no folder) is one of the series'.
+    bool matches(const std::string& file_name) const;
+    // The series' regular files now in its folder, oldest first (by last write, then by name).
+    std::vector<SegmentFile> files() const;
+    // A numbered series: one past the highest number on disk (0 when none). A dated one: 0.
+    int64_t next_number() const;
+
+private:
+    std::string pattern_, folder_;
+    bool numbered_ = false;
+    std::regex name_;  // the file name; numbered: group 1 is the number
+};
+
+}  // namespace vf

@@ -1,0 +1,115 @@
+// The files of a --segment series on disk and what retention does with them, on real files in a
+// temporary folder (their ages set with last_write_time).
+#include "encode/segment_series.hpp"
+#include "encode/recording_retention.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+namespace vf {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SegmentFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char name[] = "/tmp/vfilter-segments-XXXXXX";
+        dir = mkdtemp(name);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+    // A file of `bytes` last written `age_s` ago.
+    void write(const std::string& name, int bytes, double age_s) {
+        std::ofstream(dir + "/" + name) << std::string(bytes, 'x');
+        fs::last_write_time(dir + "/" + name, fs::file_time_type::clock::now() -
+                                                  std::chrono::duration_cast<fs::file_time_type::duration>(std::chrono::duration<double>(age_s)));
+    }
+    std::vector<std::string> names(const SegmentSeries& s) const {
+        std::vector<std::string> out;
+        for (const SegmentFile& f : s.files()) out.push_back(fs::path(f.path).filename().string());
+        return out;
+    }
+    std::string dir;
+};
+
+TEST_F(SegmentFiles, NumberedSeriesFindsItsOwnFilesOldestFirst) {
+    write("rec-003.mp4", 10, 30);
+    write("rec-001.mp4", 10, 50);
+    write("rec-010.mp4", 10, 10);
+    write("rec-002.mp4", 10, 40);
+    for (const char* other : {"rec-abc.mp4", "rec-004.mkv", "rec-005.mp4.partial", "xrec-006.mp4", "rec-.mp4", "other.mp4"})
+        write(other, 10, 100);
+    fs::create_directory(dir + "/rec-007.mp4");  // not a file
+    const SegmentSeries s(dir + "/rec-%03d.mp4");
+    EXPECT_EQ(names(s), (std::vector<std::string>{"rec-001.mp4", "rec-002.mp4", "rec-003.mp4", "rec-010.mp4"}));
+    EXPECT_EQ(s.next_number(), 11);
+    EXPECT_EQ(SegmentSeries(dir + "/none-%05d.mp4").next_number(), 0);
+    EXPECT_TRUE(SegmentSeries(dir + "/none-%05d.mp4").files().empty());
+}
+
+TEST_F(SegmentFiles, DatedSeriesMatchesItsFields) {
+    write("cam-20261126-081500.mp4", 10, 20);
+    write("cam-20261126-081000.mp4", 10, 30);
+    write("cam-2026.mp4", 10, 30);  // the pattern's dashes are missing
+    write("cam2-20261126-081000.mp4", 10, 30);
+    write("cam-20261126-081000.mkv", 10, 30);
+    const SegmentSeries s(dir + "/cam-%Y%m%d-%H%M%S.mp4");
+    const auto n = names(s);
+    EXPECT_EQ(n.size(), 2u);
+    EXPECT_EQ(n.back(), "cam-20261126-081500.mp4") << "the newest last";
+    EXPECT_EQ(s.next_number(), 0) << "dated names have no number";
+}
+
+TEST_F(SegmentFiles, LiteralCharactersOfThePatternAreNotExpressions) {
+    write("a.b+c-001.mp4", 10, 10);
+    write("aXb+c-001.mp4", 10, 10);
+    write("a.bbc-001.mp4", 10, 10);
+    write("50%-001.mp4", 10, 10);
+    EXPECT_EQ(names(SegmentSeries(dir + "/a.b+c-%03d.mp4")), std::vector<std::string>{"a.b+c-001.mp4"});
+    EXPECT_EQ(names(SegmentSeries(dir + "/50%%-%03d.mp4")), std::vector<std::string>{"50%-001.mp4"});
+}
+
+TEST_F(SegmentFiles, RetentionDeletesTheOldestBeyondTheSizeButNeverTheNewest) {
+    for (int i = 0; i < 6; ++i) write("rec-00" + std::to_string(i) + ".mp4", 100, 60 - i * 10);
+    RecordingRetention r("cam", dir + "/rec-%03d.mp4", RetentionLimits{0, 250});
+    r.enforce();
+    // Finished: 000..004 (500 bytes); 005 is being written. At most 250 bytes: 003 and 004 stay.
+    EXPECT_EQ(names(SegmentSeries(dir + "/rec-%03d.mp4")),
+              (std::vector<std::string>{"rec-003.mp4", "rec-004.mp4", "rec-005.mp4"}));
+    const RetentionCounts c = r.counts();
+    EXPECT_EQ(c.deleted_files, 3);
+    EXPECT_EQ(c.deleted_bytes, 300);
+    EXPECT_EQ(c.kept_files, 2);
+    EXPECT_EQ(c.kept_bytes, 200);
+    RecordingRetention tiny("cam", dir + "/rec-%03d.mp4", RetentionLimits{0, 1});
+    tiny.enforce();
+    EXPECT_EQ(names(SegmentSeries(dir + "/rec-%03d.mp4")), std::vector<std::string>{"rec-005.mp4"}) << "the file being written stays";
+    tiny.enforce();
+    EXPECT_EQ(names(SegmentSeries(dir + "/rec-%03d.mp4")), std::vector<std::string>{"rec-005.mp4"});
+}
+
+TEST_F(SegmentFiles, RetentionDeletesWhatIsOlderThanItsAge) {
+    write("cam-a.mp4", 10, 7200);
+    write("cam-b.mp4", 10, 3000);
+    write("cam-c.mp4", 10, 100);
+    write("cam-d.mp4", 10, 5000);  // named after c, written before it: age is by last write
+    write("cam-e.mp4", 10, 1);
+    RecordingRetention r("", dir + "/cam-%Y.mp4", RetentionLimits{3600, 0});
+    r.enforce();
+    EXPECT_EQ(names(SegmentSeries(dir + "/cam-%Y.mp4")), (std::vector<std::string>{"cam-b.mp4", "cam-c.mp4", "cam-e.mp4"}));
+    EXPECT_EQ(r.counts().deleted_files, 2);
+    EXPECT_EQ(r.counts().kept_files, 2);
+    const auto oldest = r.oldest_finished();
+    ASSERT_TRUE(oldest);
+    EXPECT_EQ(fs::path(oldest->path).filename(), "cam-b.mp4");
+    EXPECT_TRUE(r.remove(*oldest, "the floor"));
+    EXPECT_FALSE(r.remove(*oldest, "the floor")) << "already gone";
+    EXPECT_EQ(r.counts().deleted_files, 3);
+    EXPECT_EQ(r.counts().kept_files, 1);
+}
+
+}  // namespace
+}  // namespace vf
