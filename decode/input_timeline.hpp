@@ -19,7 +19,8 @@ public:
     explicit InputTimeline(const VideoInfo& video) : video_(video) {}
 
     // The frame's timestamp (in the video's time base) made monotonic; `index` names the frame in
-    // the one warning a jump back prints.
+    // the one warning a jump back prints. A frame without one (AV_NOPTS_VALUE) gets one frame
+    // interval after the last frame (none before the first frame).
     int64_t continuous_pts(int64_t pts, int64_t index);
 
     // The first packet of a new connection, in time base `tb`, continues the timeline after
@@ -40,6 +41,8 @@ public:
     std::string truncation(int64_t duration_us) const;
 
 private:
+    int64_t frame_step() const;  // one frame interval in the video's time base
+
     const VideoInfo& video_;
     int64_t last_pts_ = AV_NOPTS_VALUE;  // of the last video frame, after the offset
     int64_t offset_us_ = 0;              // added to every timestamp after a jump back or a reconnect

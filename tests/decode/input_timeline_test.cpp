@@ -24,7 +24,25 @@ TEST(InputTimeline, MonotonicTimestampsPassUnchanged) {
     const VideoInfo v = video_at_25fps();
     InputTimeline t(v);
     for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(t.continuous_pts(i * 40, i), i * 40);
-    EXPECT_EQ(t.continuous_pts(AV_NOPTS_VALUE, 5), AV_NOPTS_VALUE);
+}
+
+// The frame a decoder gives up when a camera's connection is cut inside it can come without a
+// timestamp: it is placed a frame interval after the last one, never a tick after it (which two
+// segments written under load showed as two frames at once).
+TEST(InputTimeline, AFrameWithoutATimestampComesAFrameAfterTheLast) {
+    const VideoInfo v = video_at_25fps();
+    InputTimeline t(v);
+    EXPECT_EQ(t.continuous_pts(AV_NOPTS_VALUE, 0), AV_NOPTS_VALUE) << "nothing to follow yet";
+    EXPECT_EQ(t.continuous_pts(1000, 1), 1000);
+    EXPECT_EQ(t.continuous_pts(1040, 2), 1040);
+    EXPECT_EQ(t.continuous_pts(AV_NOPTS_VALUE, 3), 1080);
+    EXPECT_EQ(t.continuous_pts(AV_NOPTS_VALUE, 4), 1120);
+    EXPECT_EQ(t.continuous_pts(1160, 5), 1160) << "a frame with its own timestamp after them is unchanged";
+    VideoInfo no_rate = v;
+    no_rate.frame_rate = {0, 1};
+    InputTimeline u(no_rate);
+    EXPECT_EQ(u.continuous_pts(0, 0), 0);
+    EXPECT_EQ(u.continuous_pts(AV_NOPTS_VALUE, 1), 40) << "no frame rate known: 25 fps";
 }
 
 TEST(InputTimeline, AJumpBackContinuesOneFrameAfterTheLastAndShiftsLaterFrames) {

@@ -1,0 +1,66 @@
+#include "support/recording_check.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <vector>
+#include <unistd.h>
+
+#include "support/run_command.hpp"
+
+namespace vf::test {
+
+RecordingCheck check_recording(const std::string& path, bool timing) {
+    RecordingCheck c;
+    char md5[] = "/tmp/vfilter-recording-XXXXXX";
+    const int fd = mkstemp(md5);
+    if (fd >= 0) close(fd);
+    // The frames' checksums go to a file, so what comes back on the terminal is the error lines
+    // alone. The null output takes the frames at the stream's frame rate, as players and
+    // `ffmpeg -f null` do: two frames a tick apart are an error there.
+    std::vector<std::string> command = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", path, "-map", "0:v:0", "-f", "framemd5", md5};
+    if (timing) command.insert(command.end(), {"-map", "0:v:0", "-f", "null", "-"});
+    const CommandResult decoded = run_command(command, 120);
+    c.frames = 0;
+    std::ifstream sums(md5);
+    for (std::string line; std::getline(sums, line);) c.frames += !line.empty() && line[0] != '#';
+    std::remove(md5);
+    c.errors = decoded.output;
+    if (decoded.exit_code != 0 && c.errors.empty()) c.errors = "ffmpeg exit " + std::to_string(decoded.exit_code);
+    // Timestamps: no two video packets at one presentation time, and decode times (where the
+    // container stores them: Matroska keeps presentation times only, and its demuxer's guessed
+    // decode times may step back across B-frames) strictly increasing.
+    if (!timing) {
+        c.clean = c.errors.empty() && c.frames > 0;
+        return c;
+    }
+    const CommandResult format =
+        run_command({"ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "default=nw=1:nk=1", path}, 60);
+    const bool stores_dts = format.output.find("matroska") == std::string::npos;
+    const CommandResult probe = run_command(
+        {"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts,dts", "-of", "csv=p=0", path}, 120);
+    std::istringstream rows(probe.output);
+    std::set<long long> seen_pts;
+    long long last_dts = 0;
+    bool first = true;
+    int index = 0;
+    for (std::string row; std::getline(rows, row); ++index) {
+        const size_t comma = row.find(',');
+        if (row.empty() || comma == std::string::npos) continue;
+        const std::string pts = row.substr(0, comma), dts = row.substr(comma + 1);
+        if (pts != "N/A" && !pts.empty() && !seen_pts.insert(std::stoll(pts)).second)
+            c.errors += "two video packets at one presentation time " + pts + " (packet " + std::to_string(index) + ")\n";
+        if (!stores_dts || dts == "N/A" || dts.empty()) continue;
+        const long long t = std::stoll(dts);
+        if (!first && t <= last_dts)
+            c.errors += "video decode times do not increase at packet " + std::to_string(index) + ": " + std::to_string(last_dts) +
+                        " then " + dts + "\n";
+        last_dts = t;
+        first = false;
+    }
+    c.clean = c.errors.empty() && c.frames > 0;
+    return c;
+}
+
+}  // namespace vf::test
