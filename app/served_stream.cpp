@@ -12,6 +12,7 @@
 #include "common/redact.hpp"
 #include "decode/live_input.hpp"
 #include "encode/output_target.hpp"
+#include "encode/partial_recovery.hpp"
 #include "pipeline/live_metrics.hpp"
 #include "pipeline/stats.hpp"
 
@@ -65,6 +66,10 @@ void ServedStream::run() {
     set_log_stream(config_.name);
     RunOptions o = config_.options;
     o.progress = false;
+    // A single-file recording a killed run left as OUT.partial: kept under a name of its own if
+    // anything in it plays, else removed, before this run writes OUT.partial again.
+    const RunOutput& out = o.output;
+    if (out.segment_s <= 0 && out.path != "null" && output_kind(out.path) == OutputKind::File) recover_partial_recording(out.path);
     while (run_job(o) && wait_for_space()) {
     }
     preview_->close();

@@ -1177,3 +1177,41 @@ TEST_F(Live, ServeRecordingOnAFullDiskFailsAloneAndRecordsAgainWhenSpaceReturns)
         EXPECT_TRUE(d.clean) << path << ": " << d.errors;
     }
 }
+
+// serve starting again after it was killed: the single-file recordings it left as OUT.partial are
+// made usable before the streams write again. One that holds complete fragments is kept under a
+// name of its own (and plays); one that nothing can play (a plain MP4 cut before its index) is
+// removed; both are said in the log.
+TEST_F(Live, ServeRecoversThePartialRecordingsAKilledRunLeft) {
+    // A fragmented MP4 of 3 s, as a killed recorder leaves it, and a plain one cut in half.
+    const CommandResult fragmented =
+        run_command({"ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "3", "-c:v", "libx264",
+                     "-preset", "ultrafast", "-g", "30", "-movflags", "+frag_keyframe+empty_moov", "-f", "mp4", dir + "/cam-a.mp4.partial"});
+    ASSERT_EQ(fragmented.exit_code, 0) << fragmented.output;
+    const std::string plain = clip("plain.mp4", "320x240", 3);
+    const auto plain_size = fs::file_size(plain);
+    fs::copy_file(plain, dir + "/cam-b.mp4.partial");
+    fs::resize_file(dir + "/cam-b.mp4.partial", plain_size / 2);
+
+    const std::string yaml = "defaults: {input: 'pattern://?size=320x240&rate=30', frames: 30, preset: ultrafast}\nstreams:\n"
+                             "  - {name: cam-a, output: " + dir + "/cam-a.mp4}\n"
+                             "  - {name: cam-b, output: " + dir + "/cam-b.mp4}\n";
+    std::ofstream(dir + "/streams.yaml") << yaml;
+    const CommandResult r = run_command({kVfilter, "serve", "--config", dir + "/streams.yaml"}, 120);
+    ASSERT_EQ(r.exit_code, kOk) << r.output;
+
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.output, m, std::regex("kept as '([^']*cam-a-recovered-[0-9]{8}-[0-9]{6}\\.mp4)'"))) << r.output;
+    const Decoded recovered = decode(m[1]);
+    EXPECT_TRUE(recovered.clean) << recovered.errors;
+    EXPECT_EQ(recovered.frames, 90) << "all 3 s of it";
+    EXPECT_NE(r.output.find("cam-b.mp4.partial"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("removed"), std::string::npos) << r.output;
+    EXPECT_FALSE(file_exists(dir + "/cam-a.mp4.partial"));
+    EXPECT_FALSE(file_exists(dir + "/cam-b.mp4.partial"));
+    for (const char* name : {"cam-a.mp4", "cam-b.mp4"}) {
+        const Decoded d = decode(dir + "/" + name);
+        EXPECT_TRUE(d.clean) << name << ": " << d.errors;
+        EXPECT_EQ(d.frames, 30) << name << ": the streams recorded as usual after";
+    }
+}
