@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
 #include "app/control_api.hpp"
+#include "app/service_manager.hpp"
 #include "app/stop_signals.hpp"
 #include "app/stream_service.hpp"
 #include "common/error.hpp"
@@ -126,6 +128,19 @@ int run_serve(const ServeOptions& options) {
     }
     service.apply(config);
     spdlog::info("serving {} stream(s) from {}", config.streams.size(), source);
+    ServiceManager manager;  // systemd (Type=notify), when serve runs under it
+    const auto status_line = [&] {
+        std::map<std::string, int> by_state;
+        for (const auto& s : service.list()) ++by_state[s["state"].get<std::string>()];
+        std::string line = std::to_string(service.size()) + " stream(s)";
+        const char* separator = ": ";
+        for (const auto& [state, n] : by_state) {
+            line += separator + std::to_string(n) + " " + state;
+            separator = ", ";
+        }
+        return line;
+    };
+    manager.ready(status_line());
     if (demo) {
         // The one line a newcomer needs, on stdout whatever the log level.
         std::printf("vfilter serve --demo: %zu streams of built-in pictures; open http://%s:%d/ in a browser (Ctrl-C stops)\n",
@@ -139,18 +154,26 @@ int run_serve(const ServeOptions& options) {
     const auto reload = [&](const char* why) {
         if (demo) return;  // no file to read again
         applied_text = file_text(o.config);
+        manager.reloading();
         try {
             service.apply(load());
             spdlog::info("{}: {} applied; {} stream(s)", why, o.config, service.size());
         } catch (const std::exception& e) {
             spdlog::error("{}: {}; nothing changed", why, redact_credentials(e.what()));
         }
+        manager.ready(status_line());
     };
     auto next_look = std::chrono::steady_clock::now();
+    auto next_status = next_look + std::chrono::seconds(10);
     int stops = 0;
     bool ended_on_their_own = false;
     for (;;) {
         const int sig = signals.next(std::chrono::milliseconds(200));
+        manager.keep_alive();
+        if (manager.present() && stops == 0 && std::chrono::steady_clock::now() >= next_status) {
+            next_status = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            manager.status(status_line());
+        }
         if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.watch_config_s));
@@ -163,6 +186,7 @@ int run_serve(const ServeOptions& options) {
             if (stops > 2) _exit(130);
             spdlog::info(stops == 1 ? "stopping: every stream finishes its output (signal again to finish at once)"
                                     : "stopping at once: frames in flight are discarded");
+            if (stops == 1) manager.stopping();
             service.stop_all(stops > 1);
         }
         const bool all_ended = service.all_ended();

