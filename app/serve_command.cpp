@@ -18,6 +18,7 @@
 
 #include "app/control_api.hpp"
 #include "app/service_manager.hpp"
+#include "common/free_memory.hpp"
 #include "app/stop_signals.hpp"
 #include "app/stream_service.hpp"
 #include "common/error.hpp"
@@ -165,6 +166,7 @@ int run_serve(const ServeOptions& options) {
     };
     auto next_look = std::chrono::steady_clock::now();
     auto next_status = next_look + std::chrono::seconds(10);
+    auto next_trim = next_look + std::chrono::seconds(60);
     int stops = 0;
     bool ended_on_their_own = false;
     for (;;) {
@@ -173,6 +175,10 @@ int run_serve(const ServeOptions& options) {
         if (manager.present() && stops == 0 && std::chrono::steady_clock::now() >= next_status) {
             next_status = std::chrono::steady_clock::now() + std::chrono::seconds(10);
             manager.status(status_line());
+        }
+        if (std::chrono::steady_clock::now() >= next_trim) {  // resident memory flat over months (common/free_memory.hpp)
+            next_trim = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            return_free_memory_to_system();
         }
         if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +
