@@ -17,11 +17,17 @@
 #            new; bench/compare_gpu_bench.py compares every auto row (fastest of each pair)
 #   repeat   the kernel suite REPEATS times (5), shuffled, in 16 processes side by side
 #   sanitize memcheck, initcheck, racecheck and synccheck on the whole kernel suite, side by side
+#   soak     bench/soak.sh with CAMERAS (8) GPU streams for MINUTES (8): ffmpeg cameras over TCP
+#            (no GStreamer there), GPU memory sampled; needs STATIC_FFMPEG built with --profile
+#            container (TCP, and an ffmpeg to be the cameras). Run it after `tests` on the same
+#            warm machine, which builds first.
+# STATIC_FFMPEG names the carried FFmpeg (default .static-ffmpeg). PYTHON=1 builds the Python
+# module against PyTorch's pybind11 too, and `tests` then runs tests/python there.
 # (kernels, repeat and sanitize build the kernels alone, without FFmpeg, into /tmp/vf-new.)
 # Results under $OUT (or gpu-out/); raw files under /tmp/vf-engine.
 set -uo pipefail
 mode=${1:-tests}
-case $mode in tests|e2e|gpus|churn|kernels|repeat|sanitize) ;; *) echo "usage: $0 [tests|e2e|gpus|churn|kernels|repeat|sanitize]"; exit 2 ;; esac
+case $mode in tests|e2e|gpus|churn|kernels|repeat|sanitize|soak) ;; *) echo "usage: $0 [tests|e2e|gpus|churn|kernels|repeat|sanitize|soak]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
@@ -72,9 +78,15 @@ if [ $mode = sanitize ]; then
   wait
   exit 0
 fi
-. scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
+static=${STATIC_FFMPEG:-.static-ffmpeg}
+. scripts/use_static_ffmpeg.sh "$static" || exit 1
 b=$PWD/build-device
-cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >$raw/build.log 2>&1 &&
+py_args=()
+if [ "${PYTHON:-0}" = 1 ]; then
+  py_inc=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "include"))') &&
+    py_args=(-DVF_PYBIND11_INCLUDE_DIR="$py_inc" -DPython_EXECUTABLE="$(command -v python3)")
+fi
+cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON "${py_args[@]}" >$raw/build.log 2>&1 &&
   cmake --build $b -j "$(nproc)" >>$raw/build.log 2>&1 || { grep -E "error|Error" -A3 $raw/build.log | head -40; exit 1; }
 el built
 if [ $mode = tests ]; then
@@ -83,6 +95,18 @@ if [ $mode = tests ]; then
   grep -E "^\s+[0-9]+ - |Failure|Expected|Which is|GPU memory after" "$out/ctest_gpu.txt" | head -40
   (cd $b && timeout 200 ./vfilter_tests --gtest_brief=1 --gtest_filter='Serve*' >"$out/serve_tests.txt" 2>&1)
   el "serve tests (GPU present) exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/serve_tests.txt" | tr '\n' ' ')"
+  if [ "${PYTHON:-0}" = 1 ]; then
+    VFILTER_BIN=$b/vfilter PYTHONPATH=$b/python timeout 240 python3 -m pytest -q tests/python >"$out/python_tests.txt" 2>&1
+    el "Python tests exit $?: $(tail -1 "$out/python_tests.txt")"
+  fi
+  exit 0
+fi
+if [ $mode = soak ]; then
+  PATH=$PWD/$static/bin:$PATH timeout 580 python3 bench/soak.py --camera tcp --ffmpeg "$PWD/$static/bin/ffmpeg" --device cuda \
+    --vfilter $b/vfilter --minutes "${MINUTES:-8}" --cameras "${CAMERAS:-8}" --size "${SIZE:-1280x720}" \
+    --out $raw/soak --json "$out/soak_gpu.json" --check | tee "$out/soak_gpu.txt"
+  el "soak exit ${PIPESTATUS[0]}"
+  tail -30 $raw/soak/serve.log >"$out/soak_serve_log_tail.txt" 2>/dev/null
   exit 0
 fi
 if [ $mode = e2e ]; then
