@@ -97,6 +97,11 @@ void StreamService::retire(const ServedStream& stream) {
     nlohmann::json entry = stream.summary();
     std::lock_guard<std::mutex> lock(mutex_);
     retired_.push_back(std::move(entry));
+    if (retired_.size() <= kRetiredKept) return;
+    retired_.pop_front();
+    if (retired_dropped_++ == 0)
+        spdlog::info("more than {} streams removed since serve started: --stats-json will list the last {} of them", kRetiredKept,
+                     kRetiredKept);
 }
 
 nlohmann::json StreamService::remove(const std::string& name) {
@@ -182,8 +187,8 @@ nlohmann::json StreamService::final_stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     nlohmann::json all = nlohmann::json::object();
     for (const auto& [name, stream] : streams_) all[name] = stream->summary();
-    // Streams removed while serving keep their entry: under their name when it is free, else
-    // as NAME@removed-N.
+    // Streams removed while serving keep their entry (the last kRetiredKept of them): under their
+    // name when it is free, else as NAME@removed-N.
     int n = 0;
     for (const nlohmann::json& entry : retired_) {
         const std::string name = entry["name"];

@@ -4,6 +4,7 @@
 // across streams instead of each stream taking every core.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,7 +48,7 @@ public:
     nlohmann::json list() const;              // every stream's describe(), by name
     std::shared_ptr<StreamPreview> preview(const std::string& name) const;  // 404
     bool closing() const;                     // stop_all() was called
-    nlohmann::json final_stats() const;       // {name: summary()}, removed streams included
+    nlohmann::json final_stats() const;       // {name: summary()}, the last 256 removed streams included
     std::string metrics() const;              // Prometheus text, every sample labelled by stream
     bool ready() const;                       // no stream is still opening
     bool all_ended() const;                   // every stream is stopped or failed (true when none)
@@ -72,7 +73,11 @@ private:
     std::map<std::string, std::string> defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;
-    std::vector<nlohmann::json> retired_;  // streams removed or replaced, for final_stats()
+    // The summaries of the last kRetiredKept streams removed or replaced, for final_stats():
+    // bounded, since a service that runs for months may see streams come and go without end.
+    static constexpr size_t kRetiredKept = 256;
+    std::deque<nlohmann::json> retired_;
+    size_t retired_dropped_ = 0;
     void retire(const ServedStream& stream);
 };
 

@@ -124,7 +124,7 @@ def make_clip(ffmpeg, path, size, fps):
                     "-f", "mpegts", path], check=True)
 
 
-def sample(pid, out_dir, gpu):
+def sample(pid, out_dir, gpu, api):
     s = {"t": time.time()}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -142,6 +142,13 @@ def sample(pid, out_dir, gpu):
             out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
                                  capture_output=True, text=True).stdout
             s["gpu_mib"] = sum(int(v) for v in out.split())
+        try:  # page-locked host memory for frames: resident, so part of rss_mib
+            _, body = request("GET", f"{api}/metrics", timeout=10)
+            m = re.search(r'^vfilter_host_pinned_bytes\{held="all"\} (\S+)', body.decode(errors="replace"), re.M)
+            if m:
+                s["pinned_mib"] = float(m.group(1)) / 2**20
+        except OSError:
+            pass
     return s
 
 
@@ -233,7 +240,7 @@ def main():
     def sampler():
         while not stop.is_set():
             try:
-                samples.append(sample(serve.pid, rec, gpu))
+                samples.append(sample(serve.pid, rec, gpu, api))
             except (FileNotFoundError, ProcessLookupError):
                 return
             stop.wait(5)
@@ -283,8 +290,9 @@ def main():
     steady = [s for s in samples if s["t"] - start >= warm]
     third = max(1, len(steady) // 3)
     first, last = steady[:third], steady[-third:]
-    keys = ["rss_mib", "fds", "threads", "recorded_mib"] + (["gpu_mib"] if gpu else [])
-    med = lambda part, key: statistics.median(s[key] for s in part) if part else 0
+    keys = ["rss_mib", "fds", "threads", "recorded_mib"] + (["gpu_mib"] if gpu else []) + \
+        (["pinned_mib"] if any("pinned_mib" in s for s in samples) else [])
+    med = lambda part, key: statistics.median([s[key] for s in part if key in s] or [0])
     report = {
         "minutes": a.minutes, "cameras": a.cameras, "size": a.size, "fps": a.fps, "segment_s": a.segment, "device": a.device,
         "rounds": rounds, "segments": len(segments), "bad_segments": [{"file": os.path.basename(p), "why": v} for p, v in bad],

@@ -32,6 +32,11 @@ public:
         cached_ -= size;
         return p;
     }
+    // A block fresh from cudaHostAlloc, counted until cudaFreeHost.
+    void pinned(size_t size) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        pinned_ += size;
+    }
     void give(void* p, size_t size) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -40,18 +45,20 @@ public:
                 cached_ += size;
                 return;
             }
+            pinned_ -= size;
         }
         cudaFreeHost(p);
     }
-    size_t cached() {
+    PinnedHostBytes bytes() {
         std::lock_guard<std::mutex> lock(mutex_);
-        return cached_;
+        return {pinned_, cached_};
     }
 
 private:
     std::mutex mutex_;
     std::multimap<size_t, void*> free_;
     size_t cached_ = 0;
+    size_t pinned_ = 0;
 };
 
 // Never destroyed: at exit the CUDA runtime may already be gone, and the OS takes the memory back.
@@ -63,18 +70,24 @@ PinnedBlocks& pinned_blocks() {
 }  // namespace
 #endif
 
-size_t pinned_bytes_kept() {
+PinnedHostBytes pinned_host_bytes() {
 #ifdef VF_HAVE_CUDA
-    return pinned_blocks().cached();
+    return pinned_blocks().bytes();
 #else
-    return 0;
+    return {};
 #endif
 }
+
+size_t pinned_bytes_kept() { return pinned_host_bytes().kept; }
 
 AVBufferRef* pinned_buffer_alloc(size_t size) {
 #ifdef VF_HAVE_CUDA
     void* p = pinned_blocks().take(size);
-    const cudaError_t err = p ? cudaSuccess : cudaHostAlloc(&p, size, cudaHostAllocDefault);
+    cudaError_t err = cudaSuccess;
+    if (!p) {
+        err = cudaHostAlloc(&p, size, cudaHostAllocDefault);
+        if (err == cudaSuccess) pinned_blocks().pinned(size);
+    }
     if (err == cudaSuccess) {
         std::memset(p, 0, size);  // decoders may rely on zeroed padding, as with av_buffer_allocz
         // The size rides in the free callback's opaque pointer, for the block's way back.

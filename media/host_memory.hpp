@@ -23,6 +23,14 @@ using BufferAllocator = AVBufferRef* (*)(size_t size);
 AVBufferRef* pinned_buffer_alloc(size_t size);
 // Bytes of page-locked blocks kept for reuse now (0 without CUDA).
 size_t pinned_bytes_kept();
+// Page-locked host memory of the whole process: every block pinned and not yet freed (in frames
+// or kept), and of those the ones kept for reuse. In /metrics, since it is resident memory that
+// no heap profiler sees.
+struct PinnedHostBytes {
+    size_t pinned = 0;
+    size_t kept = 0;
+};
+PinnedHostBytes pinned_host_bytes();
 
 // Device memory (cudaMalloc, on the calling thread's current GPU) for frames that stay on the GPU,
 // freed with cudaFree; nullptr (an allocation failure) without CUDA in the build or when the GPU

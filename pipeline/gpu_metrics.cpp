@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/cuda/device_context.hpp"
+#include "media/host_memory.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
 
 namespace vf {
@@ -30,6 +31,11 @@ void collect_gpu_metrics(MetricSet& set) {
             cudaGetLastError();
         }
     }
+    const PinnedHostBytes pinned = pinned_host_bytes();
+    set.add("vfilter_host_pinned_bytes", "gauge",
+            "Page-locked host memory for frames (resident): all of it, and what is kept for reuse by the next stream.",
+            static_cast<double>(pinned.pinned), metric_label("held", "all"));
+    set.add("vfilter_host_pinned_bytes", "gauge", "", static_cast<double>(pinned.kept), metric_label("held", "kept"));
     const GpuBatchTotals b = gpu_batch_totals();
     set.add("vfilter_gpu_batch_launches_total", "counter",
             "Batched launches of the shared GPU stage (one launch per filter and channel for all their frames).",

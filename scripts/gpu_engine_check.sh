@@ -17,6 +17,7 @@
 #            new; bench/compare_gpu_bench.py compares every auto row (fastest of each pair)
 #   repeat   the kernel suite REPEATS times (5), shuffled, in 16 processes side by side
 #   sanitize memcheck, initcheck, racecheck and synccheck on the whole kernel suite, side by side
+#   build    build both (the kernels alone, and everything against the static FFmpeg), nothing else
 #   soak     bench/soak.sh with CAMERAS (8) GPU streams for MINUTES (8): ffmpeg cameras over TCP
 #            (no GStreamer there), GPU memory sampled; needs STATIC_FFMPEG built with --profile
 #            container (TCP, and an ffmpeg to be the cameras). Run it after `tests` on the same
@@ -27,7 +28,7 @@
 # Results under $OUT (or gpu-out/); raw files under /tmp/vf-engine.
 set -uo pipefail
 mode=${1:-tests}
-case $mode in tests|e2e|gpus|churn|kernels|repeat|sanitize|soak) ;; *) echo "usage: $0 [tests|e2e|gpus|churn|kernels|repeat|sanitize|soak]"; exit 2 ;; esac
+case $mode in build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak) ;; *) echo "usage: $0 [build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
@@ -64,11 +65,17 @@ if [ $mode = repeat ]; then
   el "kernel suite x$repeats shuffled, 16 shards: $failed shards failed"
   exit 0
 fi
+if [ $mode = build ]; then build_new; el "built the kernels alone"; fi
 if [ $mode = sanitize ]; then
   [ -x $new/vfilter_gpu_tests ] || build_new
-  for tool in memcheck initcheck racecheck synccheck; do
+  # TOOLS and SHARDS_<tool> ("TOTAL:I,J,...") pick a part, e.g. the shards that ran out of time
+  # last: TOOLS=racecheck SHARDS_racecheck=24:0,6,12,18 (shard 0 of 6 is 0, 6, 12 and 18 of 24).
+  for tool in ${TOOLS:-memcheck initcheck racecheck synccheck}; do
     n=3; [ $tool = racecheck ] && n=6
-    for i in $(seq 0 $((n - 1))); do
+    picked=$(seq 0 $((n - 1)))
+    spec_var=SHARDS_$tool; spec=${!spec_var:-}
+    if [ -n "$spec" ]; then n=${spec%%:*}; picked=$(echo "${spec#*:}" | tr , ' '); fi
+    for i in $picked; do
       ( s=$(date +%s)
         GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout 540 compute-sanitizer --tool $tool --error-exitcode 99 \
           $new/vfilter_gpu_tests --gtest_brief=1 >$raw/sanitize_${tool}_$i.txt 2>&1
@@ -89,6 +96,7 @@ fi
 cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON "${py_args[@]}" >$raw/build.log 2>&1 &&
   cmake --build $b -j "$(nproc)" >>$raw/build.log 2>&1 || { grep -E "error|Error" -A3 $raw/build.log | head -40; exit 1; }
 el built
+[ $mode = build ] && exit 0
 if [ $mode = tests ]; then
   (cd $b && timeout 560 ctest -L gpu -j ${JOBS:-6} --timeout 500 --output-on-failure >"$out/ctest_gpu.txt" 2>&1)
   el "GPU tests exit $?: $(grep -E 'tests passed|tests failed' "$out/ctest_gpu.txt")"
