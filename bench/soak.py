@@ -15,7 +15,7 @@ hour after the warm-up (and writes them with every sample to --json).
                   [--out DIR] [--json FILE] [--check]
 
 --check exits 1 unless: serve answered all 200 requests and exited 0 on SIGTERM, every segment is
-clean, and after the warm-up the last third of the run's median RSS is within 10% (plus 8 MiB)
+clean, and after the warm-up the last third of the run's median RSS is within 20% (plus 16 MiB)
 of the first third's, file descriptors within 4 and threads within 8 of it (and GPU memory within
 10% plus 64 MiB). Exit 77: GStreamer's RTSP server is missing (--camera rtsp).
 """
@@ -301,7 +301,11 @@ def main():
         "first_third_median": {k: med(first, k) for k in keys}, "last_third_median": {k: med(last, k) for k in keys},
         "samples": [{k: round(v, 3) if isinstance(v, float) else v for k, v in s.items()} for s in samples],
     }
-    limits = {"rss_mib": lambda f: f * 1.10 + 8, "fds": lambda f: f + 4, "threads": lambda f: f + 8, "gpu_mib": lambda f: f * 1.10 + 64}
+    # RSS is still settling for the first minutes (malloc's arenas fill with reusable holes; serve
+    # gives the free pages back once a minute, so it also saws by some 30 MiB): 20% plus 16 MiB.
+    # A stream that left 16 MiB behind at each remove and add (as issue 44 once saw) fails it in
+    # the CI run's two minutes, which remove and add five; the slopes of a long run say the rest.
+    limits = {"rss_mib": lambda f: f * 1.20 + 16, "fds": lambda f: f + 4, "threads": lambda f: f + 8, "gpu_mib": lambda f: f * 1.10 + 64}
     grown = [k for k, lim in limits.items() if k in keys and steady and med(last, k) > lim(med(first, k))]
     report["grew"] = grown
 
