@@ -18,10 +18,10 @@
 
 #include "app/control_api.hpp"
 #include "app/service_manager.hpp"
-#include "common/free_memory.hpp"
 #include "app/stop_signals.hpp"
 #include "app/stream_service.hpp"
 #include "common/error.hpp"
+#include "common/free_memory.hpp"
 #include "common/http_server.hpp"
 #include "common/redact.hpp"
 #ifdef VF_HAVE_CUDA
@@ -178,7 +178,10 @@ int run_serve(const ServeOptions& options) {
         }
         if (std::chrono::steady_clock::now() >= next_trim) {  // resident memory flat over months (common/free_memory.hpp)
             next_trim = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            const auto began = std::chrono::steady_clock::now();
             return_free_memory_to_system();
+            spdlog::debug("free memory given back in {:.1f} ms",
+                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
         }
         if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +
