@@ -1,6 +1,5 @@
 #include "app/input_wait.hpp"
 
-#include <algorithm>
 
 #include <spdlog/spdlog.h>
 
@@ -29,7 +28,7 @@ std::unique_ptr<Job> make_job_when_input_opens(const RunOptions& options, bool w
             on_wait(InputWait{e.what(), attempts, delay});
         }
         if (!sleep_unless_stopped(delay, stop)) return nullptr;
-        delay = std::min(delay * 2, 30.0);
+        delay = next_reconnect_delay(delay);
     }
 }
 

@@ -30,10 +30,18 @@ const char* state_name(StreamState s) {
     return "?";
 }
 
+namespace {
+
+// Recordings on this machine's disk (not `null`, not a network output): what retention and the
+// recovery of a killed run's .partial look after.
+bool records_to_disk(const RunOutput& out) { return out.path != "null" && output_kind(out.path) == OutputKind::File; }
+
+}  // namespace
+
 ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper)
     : config_(std::move(config)), keeper_(keeper), filter_(config_.options.filter.chain) {
     const RunOutput& out = config_.options.output;
-    if (out.segment_s > 0 && out.path != "null" && output_kind(out.path) == OutputKind::File) {
+    if (out.segment_s > 0 && records_to_disk(out)) {
         retention_ = std::make_shared<RecordingRetention>(
             config_.name, segment_pattern(out.path), RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
         if (keeper_) keeper_->add(retention_);
@@ -69,7 +77,7 @@ void ServedStream::run() {
     // A single-file recording a killed run left as OUT.partial: kept under a name of its own if
     // anything in it plays, else removed, before this run writes OUT.partial again.
     const RunOutput& out = o.output;
-    if (out.segment_s <= 0 && out.path != "null" && output_kind(out.path) == OutputKind::File) recover_partial_recording(out.path);
+    if (out.segment_s <= 0 && records_to_disk(out)) recover_partial_recording(out.path);
     while (run_job(o) && wait_for_space()) {
     }
     preview_->close();

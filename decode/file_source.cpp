@@ -1,6 +1,7 @@
 #include "decode/file_source.hpp"
 
 #include "decode/input_open.hpp"
+#include "decode/live_input.hpp"
 #include "media/protocols.hpp"
 
 #include <spdlog/spdlog.h>
@@ -160,7 +161,7 @@ bool FileSource::reconnect() {
             if (stop_requested_) return false;
             spdlog::warn("{}", e.what());
         }
-        delay = std::min(delay * 2, 30.0);
+        delay = next_reconnect_delay(delay);
     }
     damage_.health().lost =
         "the live input went down and " + std::to_string(max) + " reconnect attempts failed (--reconnect-max)";

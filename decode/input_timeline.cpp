@@ -17,23 +17,18 @@ int64_t packet_time(const AVPacket* packet, bool dts_first) {
 
 }  // namespace
 
-int64_t InputTimeline::frame_step() const {
-    const AVRational rate = video_.frame_rate.num > 0 && video_.frame_rate.den > 0 ? video_.frame_rate : AVRational{25, 1};
-    return std::max<int64_t>(1, av_rescale_q(1, av_inv_q(rate), video_.time_base));
-}
-
 int64_t InputTimeline::continuous_pts(int64_t pts, int64_t index) {
     if (pts == AV_NOPTS_VALUE) {
         // A frame with no timestamp (the last one a decoder gives up when a camera's connection is
         // cut inside a frame): one frame interval after the last, as a player would show it. Left
         // without one, the output could only place it a tick after the last frame.
-        if (last_pts_ != AV_NOPTS_VALUE) last_pts_ += frame_step();
+        if (last_pts_ != AV_NOPTS_VALUE) last_pts_ += video_.frame_interval(video_.time_base);
         return last_pts_;
     }
     const AVRational tb = video_.time_base;
     pts += av_rescale_q(offset_us_, AV_TIME_BASE_Q, tb);
     if (last_pts_ != AV_NOPTS_VALUE && pts <= last_pts_) {
-        const int64_t target = last_pts_ + frame_step();
+        const int64_t target = last_pts_ + video_.frame_interval(video_.time_base);
         offset_us_ += av_rescale_q(target - pts, tb, AV_TIME_BASE_Q);
         if (!warned_jump_)
             spdlog::warn("timestamps go back {:.3f} s at frame {} (or repeat); continuing the timeline after the last frame",

@@ -41,8 +41,6 @@ public:
     std::string truncation(int64_t duration_us) const;
 
 private:
-    int64_t frame_step() const;  // one frame interval in the video's time base
-
     const VideoInfo& video_;
     int64_t last_pts_ = AV_NOPTS_VALUE;  // of the last video frame, after the offset
     int64_t offset_us_ = 0;              // added to every timestamp after a jump back or a reconnect

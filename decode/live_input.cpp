@@ -32,6 +32,8 @@ bool is_live_url(const std::string& url) {
            p == "tcp";
 }
 
+double next_reconnect_delay(double delay) { return std::min(delay * 2, 30.0); }
+
 AVDictionary* live_open_options(const std::string& url, const LiveInputOptions& o, const AVInputFormat** format) {
     *format = nullptr;
     AVDictionary* d = nullptr;

@@ -29,6 +29,10 @@ bool is_capture_device(const std::string& url, std::string* device = nullptr);
 // are live when they have no known duration (decided after opening).
 bool is_live_url(const std::string& url);
 
+// The reconnect backoff: the wait after `delay` seconds failed, doubled up to 30 s. A live input
+// that went down and one that cannot be opened at start are retried alike.
+double next_reconnect_delay(double delay);
+
 // Checks the capture and transport options (Usage errors) and returns the demuxer options for
 // opening `url` (the caller frees them) and, for capture devices, the demuxer to use.
 AVDictionary* live_open_options(const std::string& url, const LiveInputOptions& options, const AVInputFormat** format);

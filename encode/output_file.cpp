@@ -192,10 +192,9 @@ void OutputFile::write_frame(const AVFrame* frame, Clock::time_point read_at) {
     // Encoders need increasing timestamps. Sources hand on increasing ones; a frame that has none,
     // or one not after the last, is placed a frame interval after the last (a tick would make two
     // frames a player shows at once).
-    const AVRational rate = video_.frame_rate.num > 0 && video_.frame_rate.den > 0 ? video_.frame_rate : AVRational{25, 1};
-    const int64_t step = std::max<int64_t>(1, av_rescale_q(1, av_inv_q(rate), encoder_->time_base));
     int64_t pts = frame->pts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE : av_rescale_q(frame->pts, video_.time_base, encoder_->time_base);
-    if (last_pts_ != AV_NOPTS_VALUE && (pts == AV_NOPTS_VALUE || pts <= last_pts_)) pts = last_pts_ + step;
+    if (last_pts_ != AV_NOPTS_VALUE && (pts == AV_NOPTS_VALUE || pts <= last_pts_))
+        pts = last_pts_ + video_.frame_interval(encoder_->time_base);
     if (pts == AV_NOPTS_VALUE) pts = 0;
     last_pts_ = pts;
     f->pts = pts;

@@ -1,5 +1,7 @@
 #include "media/frame.hpp"
 
+#include <algorithm>
+
 namespace vf {
 
 std::vector<PlaneView> channel_views(AVPixelFormat format, int width, int height, uint8_t* const data[4],
@@ -21,6 +23,11 @@ std::vector<PlaneView> channel_views(AVPixelFormat format, int width, int height
         views.push_back(v);
     }
     return views;
+}
+
+int64_t VideoInfo::frame_interval(AVRational in_time_base) const {
+    const AVRational rate = frame_rate.num > 0 && frame_rate.den > 0 ? frame_rate : AVRational{25, 1};
+    return std::max<int64_t>(1, av_rescale_q(1, av_inv_q(rate), in_time_base));
 }
 
 }  // namespace vf

@@ -60,6 +60,10 @@ struct VideoInfo {
     AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
     double duration_s = 0;        // 0 when unknown
     int64_t expected_frames = 0;  // 0 when unknown
+
+    // One frame interval in `time_base` (at least 1 tick): where a frame without a timestamp, or
+    // one not after the last, is placed. 25 fps where the rate is unknown, as sources assume.
+    int64_t frame_interval(AVRational in_time_base) const;
 };
 
 }  // namespace vf
