@@ -185,12 +185,36 @@ FilterPlan build_gblur(const OptionValues& o) {
     return per_planes("gblur sigma=" + fmt_num(sx) + " sigmaV=" + fmt_num(sy), o, op);
 }
 
-// FFmpeg's avgblur: the mean of a (2 sizeX + 1) x (2 sizeY + 1) window (sizeY 0: sizeX).
+// FFmpeg's avgblur: the mean of a (2 sizeX + 1) x (2 sizeY + 1) window (sizeY 0: sizeX). As FFmpeg
+// 5.1 does, the radii are cut to half the chroma plane's width and height (rounded up planes) once
+// the input is known; round=down truncates each mean as FFmpeg does (with its border, replicate,
+// --compat ffmpeg gives its bytes), round=nearest rounds it.
 FilterPlan build_avgblur(const OptionValues& o) {
-    const int rx = o.integer("sizeX"), ry = o.integer("sizeY") == 0 ? rx : o.integer("sizeY");
+    int rx = o.integer("sizeX"), ry = o.integer("sizeY") == 0 ? rx : o.integer("sizeY");
+    const int limit = kMaxKernelSize / 2;
+    if (o.geometry.known()) {
+        const FrameGeometry& g = o.geometry;
+        const int cw = -((-g.width) >> g.log2_chroma_w), ch = -((-g.height) >> g.log2_chroma_h);  // FFmpeg's AV_CEIL_RSHIFT
+        rx = std::min(rx, cw / 2);
+        ry = std::min(ry, ch / 2);
+        if (rx > limit || ry > limit)
+            usage("filter 'avgblur': sizeX=" + std::to_string(rx) + " sizeY=" + std::to_string(ry) + " on " +
+                  std::to_string(g.width) + "x" + std::to_string(g.height) + " is a " + std::to_string(2 * rx + 1) + "x" +
+                  std::to_string(2 * ry + 1) + " window; vfilter takes radii up to " + std::to_string(limit));
+        if (rx < 1 || ry < 1)  // FFmpeg would average 1-sample-wide windows; no box row takes those
+            usage("filter 'avgblur': the " + std::to_string(g.width) + "x" + std::to_string(g.height) +
+                  " input is too small; its chroma planes must be at least 2 samples wide and tall");
+    } else {
+        // A placeholder until the input is open (the chain is built again for its frames).
+        rx = std::min(rx, limit);
+        ry = std::min(ry, limit);
+    }
     const std::vector<int> row(2 * rx + 1, 1), col(2 * ry + 1, 1);
-    PlaneOp op = convolve_op(2 * rx + 1, 2 * ry + 1, outer(col, row), 1.0 / ((2 * rx + 1) * (2 * ry + 1)), 0, parse_border(o));
-    return per_planes("avgblur sizeX=" + std::to_string(rx) + " sizeY=" + std::to_string(ry), o, op);
+    const int area = (2 * rx + 1) * (2 * ry + 1);
+    PlaneOp op = convolve_op(2 * rx + 1, 2 * ry + 1, outer(col, row), 1.0 / area, 0, parse_border(o));
+    const bool down = o.text("round") == "down";
+    if (down) op.conv.divisor = area;
+    return per_planes("avgblur sizeX=" + std::to_string(rx) + " sizeY=" + std::to_string(ry) + (down ? " round=down" : ""), o, op);
 }
 
 // Binomial taps 1, 2, 1 / 1, 4, 6, 4, 1 / ...: the blur FFmpeg's unsharp makes with its window of `size`.
@@ -439,12 +463,17 @@ std::vector<FilterDef> make_table() {
                  build_gblur});
     t.back().positions = {"sigma", "steps", "planes", "sigmaV"};
     t.push_back({"avgblur", "mean of a (2 sizeX + 1) x (2 sizeY + 1) window (FFmpeg's avgblur)",
-                 {{"sizeX", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "horizontal radius", false},
+                 {{"sizeX", OptionType::Integer, "1", 1, 1024, {},
+                   "horizontal radius (cut to half the chroma width, as FFmpeg does; up to 63 after that)", false},
                   planes_option("15"),
-                  {"sizeY", OptionType::Integer, "0", 0, kMaxKernelSize / 2, {}, "vertical radius; 0 = sizeX", false},
-                  rest_option("copy"), border_option()},
+                  {"sizeY", OptionType::Integer, "0", 0, 1024, {}, "vertical radius; 0 = sizeX", false},
+                  rest_option("copy"), border_option(),
+                  {"round", OptionType::Choice, "nearest", 0, 0, {"nearest", "down"},
+                   "each mean rounded to the nearest value, or down (FFmpeg's avgblur truncates)", false}},
                  build_avgblur});
     t.back().positions = {"sizeX", "planes", "sizeY"};
+    // FFmpeg's avgblur repeats the edge sample and truncates its means: --compat ffmpeg gives its bytes.
+    t.back().ffmpeg_defaults = {{"border", "replicate"}, {"round", "down"}};
     {
         auto size = [](const std::string& name, const std::string& what) {
             return OptionDef{name, OptionType::Integer, "5", 3, 23, {}, what + " (odd)", false};

@@ -102,6 +102,14 @@ void store_row(const PlaneView& dst, int y, const float* v) {
 
 template <typename Acc>
 void finish_convolve_row(const PlaneView& dst, int y, const Acc* acc, const ConvolveOp& c, float* v) {
+    if (c.divisor > 0) {  // whole-number sums only (FFmpeg's avgblur): the quotient rounded down
+        if constexpr (std::is_integral<Acc>::value) {
+            const Acc d = static_cast<Acc>(c.divisor);
+            for (int x = 0; x < dst.width; ++x) v[x] = acc[x] > 0 ? static_cast<float>(acc[x] / d) : 0.0f;
+            store_row(dst, y, v);
+            return;
+        }
+    }
     const float rdiv = c.rdiv, bias = c.bias;
     for (int x = 0; x < dst.width; ++x) v[x] = static_cast<float>(acc[x]) * rdiv + bias + 0.5f;
     store_row(dst, y, v);
@@ -423,7 +431,15 @@ void separable_band(const PlaneOp& op, const PlaneView& src, const PlaneView& ds
             }
             const Acc* out_row = ring.get(y - ry, fill);  // still in the ring: it is the oldest
             std::copy(out_row, out_row + w, leaving.begin());
-            for (int x = 0; x < w; ++x) vals[x] = static_cast<float>(acc[x] * col[0]) * c.rdiv + c.bias + 0.5f;
+            if (c.divisor > 0) {  // FFmpeg's avgblur: the quotient rounded down
+                const Acc d = static_cast<Acc>(c.divisor);
+                for (int x = 0; x < w; ++x) {
+                    const Acc sum = acc[x] * col[0];
+                    vals[x] = sum > 0 ? static_cast<float>(sum / d) : 0.0f;
+                }
+            } else {
+                for (int x = 0; x < w; ++x) vals[x] = static_cast<float>(acc[x] * col[0]) * c.rdiv + c.bias + 0.5f;
+            }
             store_row(dst, y, vals.data());
         }
         return;

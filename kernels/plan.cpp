@@ -96,6 +96,10 @@ std::string forced_kernel_problem(const std::vector<FilterPlan>& chain, const Ke
     for (const FilterPlan& plan : chain)
         for (const PlaneOp& op : plan.ops) {
             if (op.kind != OpKind::Convolve) continue;
+            if (op.conv.divisor > 0 && family != KernelFamily::Box && family != KernelFamily::Separable)
+                return std::string("--kernel ") + kernel_family_name(family) + ": not for '" + plan.description +
+                       "': its means are truncated as FFmpeg's avgblur truncates them, which only the box rows compute "
+                       "(auto, --kernel separable, box-staged or box-walk)";
             if (family == KernelFamily::Separable && !op.conv.separable())
                 return "--kernel separable: '" + plan.description + "' is not separable (its matrix has rank > 1)";
             if (family == KernelFamily::Tensor) {
@@ -114,7 +118,7 @@ bool same_operation(const PlaneOp& a, const PlaneOp& b) {
         return true;
     case OpKind::Convolve:
         return a.conv.kw == b.conv.kw && a.conv.kh == b.conv.kh && a.conv.k == b.conv.k && a.conv.rdiv == b.conv.rdiv &&
-               a.conv.bias == b.conv.bias;
+               a.conv.bias == b.conv.bias && a.conv.divisor == b.conv.divisor;
     case OpKind::Gradient:
         return a.grad.gx == b.grad.gx && a.grad.gy == b.grad.gy && a.grad.divisor == b.grad.divisor &&
                a.grad.scale == b.grad.scale && a.grad.delta == b.grad.delta && a.grad.compass == b.grad.compass;
@@ -139,7 +143,7 @@ uint64_t chain_fingerprint(const std::vector<FilterPlan>& chain) {
         for (const PlaneOp& op : plan.ops) {
             mix(static_cast<uint64_t>(op.kind));
             mix(static_cast<uint64_t>(op.border));
-            if (op.kind == OpKind::Convolve) mix(op.conv.fingerprint);
+            if (op.kind == OpKind::Convolve) mix(op.conv.fingerprint), mix(static_cast<uint64_t>(op.conv.divisor));
             if (op.kind == OpKind::Gradient)
                 for (int t = 0; t < 9; ++t) mix(static_cast<uint64_t>(op.grad.gx[static_cast<size_t>(t)] * 31 + op.grad.gy[static_cast<size_t>(t)]));
         }

@@ -15,12 +15,15 @@ namespace vf {
 
 // out = clamp((int)((float)sum * rdiv + bias + 0.5f), 0, peak), sum = sum over taps of k * pixel.
 // The rounding is FFmpeg's convolution filter's, so equal options give equal output.
+// With a divisor (whole-number taps only): out = clamp(floor(sum / divisor), 0, peak) in integers,
+// FFmpeg's avgblur, which truncates its means (finish_floor in kernels/reference.hpp).
 struct ConvolveOp {
     int kw = 1;                 // odd
     int kh = 1;                 // odd
     std::vector<double> k;      // kh rows of kw coefficients, row-major
     float rdiv = 1.0f;
     float bias = 0.0f;
+    int divisor = 0;            // > 0: the sum divided by it, rounded down; rdiv and bias unused
     bool integer = true;        // every coefficient is a whole number: sums are exact
     // k == col (outer) row, exactly, with whole numbers; empty when k has no such factorisation.
     std::vector<int> row, col;

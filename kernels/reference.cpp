@@ -27,6 +27,10 @@ void reference_convolve(const PlaneOp& op, const PlaneView& src, const PlaneView
                     for (int i = 0; i < c.kw; ++i)
                         acc += static_cast<int64_t>(c.k[j * c.kw + i]) *
                                sample(src, x + i - c.rx(), y + j - c.ry(), op.border);
+                if (c.divisor > 0) {
+                    dst.write(x, y, finish_floor(acc, c.divisor, dst.peak()));
+                    continue;
+                }
                 sum = static_cast<float>(acc);
             } else {
                 double acc = 0;

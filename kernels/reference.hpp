@@ -22,5 +22,11 @@ inline int clamp_to_peak(float v, int peak) {
 inline int finish_convolve(float sum, float rdiv, float bias, int peak) {
     return clamp_to_peak(sum * rdiv + bias + 0.5f, peak);
 }
+// A whole-number sum divided by `divisor` (> 0), rounded down, clamped: FFmpeg's avgblur.
+inline int finish_floor(long long sum, int divisor, int peak) {
+    if (sum <= 0) return 0;  // floor of a negative mean clamps to 0 either way
+    const long long q = sum / divisor;
+    return q >= peak ? peak : static_cast<int>(q);
+}
 
 }  // namespace vf

@@ -24,7 +24,10 @@ constexpr int kTimedFromTaps = 7 * 7;
 // 1080p (GPU kernels: dense 5x5; strip16-dp4a takes aligned planes before either).
 constexpr long long kDp4aFiveByFiveMinPixels = 4'000'000;
 
-bool is_convolve(const PlaneOp& op) { return op.kind == OpKind::Convolve; }
+// Convolutions finished by rdiv and bias (FFmpeg's convolution rounding): every convolution row
+// takes these. Truncated means (a divisor: FFmpeg's avgblur) only the box rows compute.
+bool is_convolve(const PlaneOp& op) { return op.kind == OpKind::Convolve && op.conv.divisor == 0; }
+bool is_box_op(const PlaneOp& op) { return op.kind == OpKind::Convolve && is_box(op.conv); }
 // Sobel-like gradients (two sums and a magnitude); compass ones (Kirsch) have a row of their own.
 bool is_gradient(const PlaneOp& op) { return op.kind == OpKind::Gradient && !op.grad.compass; }
 bool is_compass(const PlaneOp& op) { return op.kind == OpKind::Gradient && op.grad.compass; }
@@ -69,13 +72,15 @@ const std::vector<Variant> kTable = {
      [](Op op, S, L l) { gradient_tile(op.grad, l); }, nullptr},
 
     // Box filters (every tap equal): running sums, O(1) work a pixel whatever the size (device/box_sums.cuh).
-    {"box-staged", KernelFamily::Box, "box filters on 8-bit planar planes with 16-byte aligned rows",
+    {"box-staged", KernelFamily::Box,
+     "box filters on 8-bit planar planes with 16-byte aligned rows (FFmpeg's avgblur's truncated means too)",
      "always where it takes the plane (GPU kernels: box 63x63)",
-     [](Op op, L l) { return is_convolve(op) && box_staged_takes(op.conv, l); }, nullptr,
+     [](Op op, L l) { return is_box_op(op) && box_staged_takes(op.conv, l); }, nullptr,
      [](Op, L, Ctx ctx) { return box_staged_prepare(ctx); },
      [](Op op, S, L l) { box_staged(op.conv, l); }, nullptr},
-    {"box-walk", KernelFamily::Box, "box filters on any plane", "where box-staged does not take the plane",
-     [](Op op, L) { return is_convolve(op) && is_box(op.conv); }, nullptr, nullptr,
+    {"box-walk", KernelFamily::Box, "box filters on any plane (FFmpeg's avgblur's truncated means too)",
+     "where box-staged does not take the plane",
+     [](Op op, L) { return is_box_op(op); }, nullptr, nullptr,
      [](Op op, S, L l) { box_walk(op.conv, l); }, nullptr},
 
     // Other rank-1 kernels (Gaussians, custom separable matrices): separable_*.cu.

@@ -5,9 +5,9 @@
 
 namespace vf {
 
-static std::string usage_error(const std::string& spec) {
+static std::string usage_error(const std::string& spec, const FrameGeometry& geometry = {}) {
     try {
-        build_chain(spec);
+        build_chain(spec, FilterDefaults::Vfilter, geometry);
     } catch (const Error& e) {
         EXPECT_EQ(e.category(), ErrorCategory::Usage) << spec;
         return e.what();
@@ -155,6 +155,27 @@ TEST(FilterRegistry, FFmpegsOtherConvolutionFilters) {
     EXPECT_EQ(avg.ops[0].conv.kh, 7);
     EXPECT_EQ(avg.ops[1].kind, OpKind::Copy);
     EXPECT_EQ(build_chain("avgblur=sizeX=3")[0].ops[2].conv.kh, 7);  // sizeY 0: sizeX; every plane
+    // vfilter's avgblur rounds its means and mirrors at the edges; FFmpeg's (--compat ffmpeg)
+    // truncates them and repeats the edge sample.
+    const PlaneOp ours = build_chain("avgblur=sizeX=3")[0].ops[0];
+    EXPECT_EQ(ours.conv.divisor, 0);
+    EXPECT_EQ(ours.border, Border::Mirror);
+    const PlaneOp ffmpegs = build_chain("avgblur=sizeX=3", FilterDefaults::Ffmpeg)[0].ops[0];
+    EXPECT_EQ(ffmpegs.conv.divisor, 49);
+    EXPECT_EQ(ffmpegs.border, Border::Replicate);
+    EXPECT_FALSE(same_chain(build_chain("avgblur=sizeX=3"), build_chain("avgblur=sizeX=3:round=down")));
+    EXPECT_NE(chain_fingerprint(build_chain("avgblur=sizeX=3")), chain_fingerprint(build_chain("avgblur=sizeX=3:round=down")));
+    // FFmpeg cuts the radii to half the chroma plane (rounded up) once the frames are known:
+    // 75x41 4:2:0 has 38x21 chroma, so at most 19 across and 10 down.
+    const FrameGeometry small{75, 41, 1, 1};
+    const PlaneOp cut = build_chain("avgblur=sizeX=30", FilterDefaults::Ffmpeg, small)[0].ops[0];
+    EXPECT_EQ(cut.conv.kw, 2 * 19 + 1);
+    EXPECT_EQ(cut.conv.kh, 2 * 10 + 1);
+    EXPECT_EQ(cut.conv.divisor, 39 * 21);
+    EXPECT_EQ(build_chain("avgblur=sizeX=500:sizeY=1", FilterDefaults::Ffmpeg, FrameGeometry{101, 9, 0, 0})[0].ops[0].conv.kw, 101);
+    EXPECT_NE(usage_error("avgblur=sizeX=100", FrameGeometry{1920, 1080, 1, 1}).find("radii up to 63"), std::string::npos);
+    EXPECT_NE(usage_error("avgblur=sizeX=2", FrameGeometry{2, 2, 1, 1}).find("too small"), std::string::npos);
+    EXPECT_NE(usage_error("avgblur=sizeX=1025").find("1024"), std::string::npos);
     const PlaneOp g = build_chain("gblur=sigma=1:sigmaV=2")[0].ops[0];
     EXPECT_EQ(g.conv.kw, 9);
     EXPECT_EQ(g.conv.kh, 17);

@@ -39,6 +39,8 @@ const char* kSpecs[] = {
     "box=radius=2",
     "box=radius=9",
     "box=radius=40",
+    "avgblur=sizeX=4:sizeY=2:round=down",  // FFmpeg's truncated means
+    "avgblur=sizeX=30:sizeY=7:round=down",
     "convolution=m=3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3:rdiv=0.01",
     "sharpen=strength=0.8",
     "emboss=planes=all:bias=100",
@@ -119,6 +121,24 @@ TEST(Reference, RoundsAndClampsLikeFFmpeg) {
     op = build_chain("convolution=m=0 0 0 0 100 0 0 0 0:rdiv=1")[0].ops[0];
     reference_apply(op, src.view(), dst.view());
     EXPECT_EQ(dst.at(1, 1), 255);
+}
+
+// FFmpeg's avgblur truncates each mean: 3x3 windows of 0 and 255 whose means are x.67 and x.33.
+TEST(Reference, TruncatedMeansRoundDown) {
+    TestPlane src(3, 3, 8), dst(3, 3, 8);
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 3; ++x) src.view().write(x, y, x == 0 ? 255 : 0);
+    PlaneOp down = build_chain("avgblur=1:round=down:border=replicate")[0].ops[0];
+    PlaneOp nearest = build_chain("avgblur=1:border=replicate")[0].ops[0];
+    reference_apply(down, src.view(), dst.view());
+    EXPECT_EQ(dst.at(0, 1), 170);  // (6 x 255) / 9 = 170
+    EXPECT_EQ(dst.at(1, 1), 85);   // 765 / 9 = 85 exactly
+    EXPECT_EQ(dst.at(2, 1), 0);
+    src.view().write(1, 1, 8);  // centre sum 773: 85.9 truncates to 85, rounds to 86
+    reference_apply(down, src.view(), dst.view());
+    EXPECT_EQ(dst.at(1, 1), 85);
+    reference_apply(nearest, src.view(), dst.view());
+    EXPECT_EQ(dst.at(1, 1), 86);
 }
 
 TEST(Reference, ZeroBorderReadsZeros) {

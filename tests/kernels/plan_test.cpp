@@ -91,6 +91,11 @@ TEST(Plan, ForcedKernelsAreCheckedAgainstTheChain) {
     EXPECT_EQ(forced_kernel_problem(gauss, KernelFamily::Separable), "");
     EXPECT_EQ(forced_kernel_problem(dense, KernelFamily::Tensor), "");
     EXPECT_NE(forced_kernel_problem(gauss, KernelFamily::Tensor), "");  // its whole-number taps pass 2048
+    // FFmpeg's avgblur's truncated means: only the box rows (auto, or the separable family) compute them.
+    const auto truncated = build_chain("avgblur=sizeX=3:round=down");
+    EXPECT_EQ(forced_kernel_problem(truncated, KernelFamily::Separable), "");
+    for (KernelFamily f : {KernelFamily::Direct, KernelFamily::Tensor, KernelFamily::Fft, KernelFamily::Naive})
+        EXPECT_NE(forced_kernel_problem(truncated, f).find("only the box rows"), std::string::npos) << kernel_family_name(f);
     EXPECT_EQ(forced_kernel_problem(sobel, KernelFamily::Separable), "") << "gradients take their own kernel on every path";
     EXPECT_EQ(forced_kernel_problem(sobel, KernelFamily::Tensor), "");
 }

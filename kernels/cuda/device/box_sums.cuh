@@ -33,15 +33,27 @@ constexpr int kBoxBatch = 16;  // loads issued together in the walk down
 static_assert(kBoxH % kBoxBatch == 0, "whole batches");
 static_assert(kBoxW + kMaxTiledKernel - 1 <= kBoxThreads, "one thread per input column of the tile");
 
+// With a divisor (FFmpeg's avgblur) each output is the window sum divided by it, rounded down:
+// a float quotient corrected by one step either way, exact since sums stay below 2^24.
+__device__ __forceinline__ int floor_mean(int sum, float scale, int divisor, float inv, int peak) {
+    const int s = scale > 0.0f ? sum : -sum;
+    if (s <= 0) return 0;
+    int q = static_cast<int>(static_cast<float>(s) * inv);
+    q += (q + 1) * divisor <= s;
+    q -= q * divisor > s;
+    return min(q, peak);
+}
+
 // The across phase, shared by both kernels: a warp takes a row of column sums at a time, makes
 // their running total (8 per lane, then a shuffle scan across the lanes), and each output is the
 // difference of two totals.
 template <typename T>
 __device__ __forceinline__ void box_across(int (*colsum)[kBoxStride], const DevPlane& dst, int x0, int y0, int kw, float scale,
-                                           float rdiv, float bias) {
+                                           float rdiv, float bias, int divisor) {
     const int tid = threadIdx.x;
     const int lane = tid % 32, warp = tid / 32;
     const float peak = static_cast<float>(dst.peak);
+    const float inv = divisor > 0 ? 1.0f / static_cast<float>(divisor) : 0.0f;
     for (int q = warp; q < kBoxH; q += kBoxThreads / 32) {
         const int y = y0 + q;
         if (y >= dst.height) break;
@@ -68,8 +80,13 @@ __device__ __forceinline__ void box_across(int (*colsum)[kBoxStride], const DevP
             const int x = lane + 32 * i;
             if (x0 + x >= dst.width) break;
             const int sum = row[x + kw - 1] - (x ? row[x - 1] : 0);
-            const float f = fminf(fmaxf(finish_convolve(static_cast<float>(sum) * scale, rdiv, bias), 0.0f), peak);
-            out[(x0 + x) * dst.step] = static_cast<T>(static_cast<int>(f) << dst.shift);
+            int v;
+            if (divisor > 0) {
+                v = floor_mean(sum, scale, divisor, inv, dst.peak);
+            } else {
+                v = static_cast<int>(fminf(fmaxf(finish_convolve(static_cast<float>(sum) * scale, rdiv, bias), 0.0f), peak));
+            }
+            out[(x0 + x) * dst.step] = static_cast<T>(v << dst.shift);
         }
     }
 }

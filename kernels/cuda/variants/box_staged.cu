@@ -16,7 +16,7 @@ namespace {
 // kBoxW + 2 pad bytes (pad: the radius rounded up to 16, so that every 16-byte unit is aligned),
 // after the column sums in shared memory.
 __global__ void __launch_bounds__(kBoxThreads) box_staged_kernel(DevPlane src, DevPlane dst, int kw, int kh, int pad, float scale,
-                                                                 float rdiv, float bias, int border) {
+                                                                 float rdiv, float bias, int divisor, int border) {
     extern __shared__ __align__(16) uint8_t smem[];
     auto colsum = reinterpret_cast<int (*)[kBoxStride]>(smem);
     uint8_t* tile = smem + sizeof(int) * kBoxH * kBoxStride;
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kBoxThreads) box_staged_kernel(DevPlane src, D
         for (int q = 0; q < kBoxH; ++q) colsum[q][tid] = 0;  // summed into totals past the outputs only
     }
     __syncthreads();
-    box_across<uint8_t>(colsum, dst, x0, y0, kw, scale, rdiv, bias);
+    box_across<uint8_t>(colsum, dst, x0, y0, kw, scale, rdiv, bias, divisor);
 }
 
 // Shared memory of box_staged_kernel: the column sums, then the tile.
@@ -62,7 +62,7 @@ RowStatePtr box_staged_prepare(DeviceContext& ctx) {
 void box_staged(const ConvolveOp& op, const Launch& l) {
     const int pad = box_pad(op);
     box_staged_kernel<<<box_grid(l), kBoxThreads, staged_bytes(op.kh, pad), l.stream>>>(
-        to_dev(l.src), to_dev(l.dst), op.kw, op.kh, pad, box_scale(op), op.rdiv, op.bias, border_mode(l.border));
+        to_dev(l.src), to_dev(l.dst), op.kw, op.kh, pad, box_scale(op), op.rdiv, op.bias, op.divisor, border_mode(l.border));
     VF_CUDA_CHECK_LAUNCH("box_staged_kernel");
 }
 

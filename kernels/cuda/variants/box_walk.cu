@@ -12,7 +12,7 @@ namespace {
 
 template <typename T>
 __global__ void __launch_bounds__(kBoxThreads) box_kernel(DevPlane src, DevPlane dst, int kw, int kh, float scale, float rdiv,
-                                                          float bias, int border) {
+                                                          float bias, int divisor, int border) {
     __shared__ __align__(16) int colsum[kBoxH][kBoxStride];
     const int rx = kw / 2, ry = kh / 2;
     const int x0 = blockIdx.x * kBoxW, y0 = blockIdx.y * kBoxH;
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kBoxThreads) box_kernel(DevPlane src, DevPlane
         }
     }
     __syncthreads();
-    box_across<T>(colsum, dst, x0, y0, kw, scale, rdiv, bias);
+    box_across<T>(colsum, dst, x0, y0, kw, scale, rdiv, bias, divisor);
 }
 
 bool uniform(const std::vector<int>& v) {
@@ -95,10 +95,10 @@ void box_walk(const ConvolveOp& op, const Launch& l) {
     const int border = border_mode(l.border);
     if (l.src.bytes_per_sample == 1)
         box_kernel<uint8_t><<<box_grid(l), kBoxThreads, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh, box_scale(op),
-                                                                      op.rdiv, op.bias, border);
+                                                                      op.rdiv, op.bias, op.divisor, border);
     else
         box_kernel<uint16_t><<<box_grid(l), kBoxThreads, 0, l.stream>>>(to_dev(l.src), to_dev(l.dst), op.kw, op.kh, box_scale(op),
-                                                                       op.rdiv, op.bias, border);
+                                                                       op.rdiv, op.bias, op.divisor, border);
     VF_CUDA_CHECK_LAUNCH("box_kernel");
 }
 

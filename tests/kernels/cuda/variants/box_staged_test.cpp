@@ -18,7 +18,8 @@ TEST(BoxStaged, ForcedByNameMatchesReference) {
 // running totals across each row): sums of whole numbers, so they must match the reference
 // exactly at every tile edge (planes narrower, shorter or just over a tile; a window reaching
 // past the top or bottom, where the walk goes through the border rule; the widest box, 127),
-// for 8 and 10 bit, p010's shifted samples, nv12's interleaved chroma, rows aligned and not.
+// for 8 and 10 bit, p010's shifted samples, nv12's interleaved chroma, rows aligned and not;
+// FFmpeg's avgblur's truncated means too.
 TEST(BoxStaged, ExactAtEveryTileEdge) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(37);
@@ -31,6 +32,9 @@ TEST(BoxStaged, ExactAtEveryTileEdge) {
         {"box=radius=31", {{1, 1}, {5, 300}, {129, 65}, {260, 200}}},
         {"box=radius=63", {{2, 1}, {5, 300}, {260, 200}}},
         {"convolution=m=1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1:rdiv=0.05:bias=3", {{7, 3}, {131, 66}}},
+        // FFmpeg's avgblur: the means truncated (a divisor), not rounded.
+        {"avgblur=sizeX=4:sizeY=2:round=down", {{1, 1}, {3, 2}, {129, 65}, {639, 359}}},
+        {"avgblur=sizeX=63:sizeY=17:round=down", {{2, 1}, {260, 200}}},
     };
     for (const BoxCase& c : cases) {
         PlaneOp op = build_chain(c.spec)[0].ops[0];

@@ -17,7 +17,8 @@ TEST(BoxWalk, ForcedByNameMatchesReference) {
 // Box filters: the kernel that stages its tile by cp.async (8-bit planes with 16-byte aligned
 // rows) and the one that walks the plane (any other layout) against the reference, exactly:
 // square and rectangular windows from 3 to 127 (a tile halo of 16 to 64 columns), -1 taps,
-// planes smaller than one 128 x 32 block and over block edges, every border.
+// planes smaller than one 128 x 32 block and over block edges, every border, means rounded and
+// truncated (FFmpeg's avgblur).
 TEST(BoxWalk, BothWalksExactAgainstReference) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(59);
@@ -35,10 +36,12 @@ TEST(BoxWalk, BothWalksExactAgainstReference) {
                 for (bool aligned : {true, false}) {
                     if (bx.kw * bx.kh > 3000 && s.w * s.h > 300 * 70) continue;  // the CPU reference's time
                     op.border = b;
+                    // Rows not aligned truncate their means (a divisor, FFmpeg's avgblur), aligned ones round.
+                    op.conv.divisor = aligned || bx.tap < 0 ? 0 : bx.kw * bx.kh;
                     const Outcome o = run_case(op, s.w, s.h, 8, KernelFamily::Separable, rng(), 1, 0, 0, aligned);
                     expect_close(o, static_cast<long>(s.w) * s.h, true,
                                  "box " + std::to_string(bx.kw) + "x" + std::to_string(bx.kh) + " " + std::to_string(s.w) + "x" +
-                                     std::to_string(s.h) + " " + border_name(b) + (aligned ? " aligned" : ""));
+                                     std::to_string(s.h) + " " + border_name(b) + (aligned ? " aligned" : " truncated"));
                     ++tested;
                 }
     }
@@ -49,6 +52,12 @@ TEST(BoxWalk, BothWalksExactAgainstReference) {
         expect_close(run_case(big, 3841, 2161, 8, KernelFamily::Separable, rng(), 1, 0, 0, true), 3841L * 2161, true,
                      std::string("box 63x63, 3841x2161, ") + border_name(b));
     }
+    // The largest truncated mean at 10 bit: sums up to 127 x 127 x 1023, the quotient's float
+    // estimate corrected exactly (box_sums.cuh).
+    PlaneOp widest = build_chain("avgblur=sizeX=63:round=down:border=replicate")[0].ops[0];
+    ASSERT_EQ(widest.conv.divisor, 127 * 127);
+    expect_close(run_case(widest, 300, 200, 10, KernelFamily::Separable, rng(), 1, 0, 0, false), 300L * 200, true,
+                 "avgblur 127x127 truncated, 10 bit");
 }
 
 }  // namespace
