@@ -305,9 +305,11 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     std::mt19937 rng(2026);
     std::vector<Case> cases = {{"sobel", "sobel", 3, Case::Sobel},
                                {"gaussian s=3.2 (27x27)", "gaussian=sigma=3.2", 27, Case::Gaussian},
-                               {"box 63x63", "box=radius=31", 63, Case::Box}};
+                               {"box 63x63", "box=radius=31", 63, Case::Box},
+                               // FFmpeg's avgblur (--compat ffmpeg): the box above, its means truncated (the same border).
+                               {"avgblur 63x63 (truncated)", "avgblur=sizeX=31:round=down", 63, Case::Box}};
     for (int k : {3, 5, 7, 13, 27, 63}) cases.push_back({"dense " + std::to_string(k) + "x" + std::to_string(k), dense_spec(k, rng), k, Case::Dense});
-    if (o.quick) cases = {cases[0], cases[1], cases[3], cases[6]};
+    if (o.quick) cases = {cases[0], cases[1], cases[4], cases[7]};  // sobel, gaussian, dense 3x3, dense 13x13
     if (!o.only.empty()) {
         std::vector<Case> picked;
         for (const Case& c : cases)
@@ -366,6 +368,7 @@ int run_gpu_bench(const GpuBenchOptions& o) {
             if (c.kind == Case::Dense && (imma || (c.k >= 7 && cuda::tensor_eligible(op.conv, in0))))
                 variants.push_back(KernelFamily::Tensor);
             if (op.kind == OpKind::Gradient) variants = {KernelFamily::Direct};
+            if (op.kind == OpKind::Convolve && op.conv.divisor > 0) variants = {KernelFamily::Separable};  // only the box rows
             variants.push_back(KernelChoice{});
             for (const KernelChoice& v : variants) {
                 const bool slow = (v == KernelFamily::Naive || v == KernelFamily::Constant) && c.k >= 27;
