@@ -8,6 +8,7 @@
 #include "decode/file_source.hpp"
 #include "decode/pattern_url.hpp"
 #include "decode/synthetic_source.hpp"
+#include "encode/hls_output.hpp"
 #include "encode/output_target.hpp"
 #include "media/host_memory.hpp"
 
@@ -99,6 +100,9 @@ OutputOptions output_options(const RunOutput& out, const RunInput& in, const Run
     o.path = out.path;
     o.format = out.format;
     o.segment_s = out.segment_s;
+    o.hls_time_s = out.hls_time_s;
+    o.hls_fmp4 = out.hls_fmp4;
+    o.hls_window = out.hls_window;
     o.low_latency = c.low_latency;
     o.input_path = in.url;
     o.overwrite = out.overwrite;
@@ -118,8 +122,8 @@ void check_retention_fits(const RunOutput& out) {
 
 void output_options_for_input(OutputOptions& o, const RunOutput& out, const RunInput& in, bool live) {
     o.live = live;
-    o.fragmented = out.fragmented == FragmentedMode::Yes ||
-                   (out.fragmented == FragmentedMode::Auto && live && output_kind(out.path) == OutputKind::File);
+    o.fragmented = !is_hls_output(o) && (out.fragmented == FragmentedMode::Yes ||
+                                         (out.fragmented == FragmentedMode::Auto && live && output_kind(out.path) == OutputKind::File));
     if (in.timeout_s) o.timeout_s = *in.timeout_s;  // 0: never, as for inputs
 }
 

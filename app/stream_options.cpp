@@ -174,6 +174,16 @@ const std::vector<StreamOption>& stream_option_table() {
          }},
         {"--segment", "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)", nullptr, nullptr,
          false, [](RunOptions& o, const std::string& v) { o.output.segment_s = number(v, 0, 86400); }},
+        {"--hls-time", "an .m3u8 output (HLS): seconds a segment, each starting at a keyframe", "2", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.output.hls_time_s = number(v, 0.5, 3600); }},
+        {"--hls-segments",
+         "an .m3u8 output: ts (MPEG-TS segments, name-00001.ts) or fmp4 (fragmented MP4, name-00001.m4s after name-init.mp4, "
+         "what browsers' Media Source Extensions play)",
+         "ts", nullptr, false,
+         [](RunOptions& o, const std::string& v) { o.output.hls_fmp4 = choice<bool>(v, {{"ts", false}, {"fmp4", true}}); }},
+        {"--hls-window",
+         "an .m3u8 output of a live input: segments the playlist lists, older ones deleted (files list every segment)", "6",
+         nullptr, false, [](RunOptions& o, const std::string& v) { o.output.hls_window = whole(v, 1, 100000); }},
         {"--retain", "--segment recordings: delete finished files older than this (90s, 30m, 12h, 7d, 2w)", nullptr, nullptr, false,
          [](RunOptions& o, const std::string& v) {
              double s = 0;

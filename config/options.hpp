@@ -68,6 +68,9 @@ struct RunOutput {
     double segment_s = 0;                 // > 0: a new output file every this many seconds
     std::optional<double> retain_s;       // --segment: finished recordings older than this are deleted
     std::optional<int64_t> retain_bytes;  // --segment: finished recordings beyond this size are deleted, oldest first
+    double hls_time_s = 2;                // .m3u8 outputs: the length of each segment
+    bool hls_fmp4 = false;                // .m3u8 outputs: fragmented MP4 segments (.m4s) instead of MPEG-TS (.ts)
+    int hls_window = 6;                   // .m3u8 outputs of live inputs: segments the playlist keeps; older ones are deleted
 };
 
 // How the stages run between input and output (pipeline/).

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.hpp"
+#include "encode/hls_output.hpp"
 #include "encode/segment_series.hpp"
 #include "encode/video_encoder.hpp"
 #include "media/protocols.hpp"
@@ -99,6 +100,14 @@ void choose_muxer(const OutputOptions& options, OutputKind kind, const std::stri
     if (options.fragmented && is_mp4_family(ofmt)) set_fragmented(&mux_options);
     if (kind == OutputKind::Network && std::strcmp(ofmt->name, "rtsp") == 0) av_dict_set(&mux_options, "rtsp_transport", "tcp", 0);
     out.container = ofmt;
+    if (std::strcmp(ofmt->name, "hls") == 0) {
+        if (kind != OutputKind::File) fail(ErrorCategory::Usage, "HLS writes a playlist and segment files; '" + options.path + "' is not a file");
+        if (options.segment_s > 0)
+            fail(ErrorCategory::Usage, "an .m3u8 output is already cut into segments: give their length with --hls-time, not --segment");
+        set_hls_options(options, write_path, &mux_options);
+        out.muxer = ofmt;
+        return;
+    }
     if (options.segment_s > 0) {
         if (kind != OutputKind::File) fail(ErrorCategory::Usage, "--segment writes files; '" + options.path + "' is not a file");
         AVDictionary* inner = nullptr;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "encode/container.hpp"
+#include "encode/hls_output.hpp"
 #include "encode/video_encoder.hpp"
 #include "media/protocols.hpp"
 
@@ -33,9 +34,12 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
       video_(video),
       packet_(make_packet()),
       watchdog_(kind_ == OutputKind::Network ? options.timeout_s : 0, nullptr) {
-    partial_ = kind_ == OutputKind::File && options.segment_s <= 0;
+    hls_ = kind_ == OutputKind::File && is_hls_output(options);
+    cut_every_s_ = options.segment_s > 0 ? options.segment_s : hls_ ? options.hls_time_s : 0;
+    partial_ = kind_ == OutputKind::File && options.segment_s <= 0 && !hls_;
     write_path_ = kind_ == OutputKind::Stdout ? "pipe:1"
                   : options.segment_s > 0   ? segment_pattern(options.path)
+                  : hls_                    ? options.path
                   : partial_                ? options.path + ".partial"
                                             : options.path;
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
@@ -62,10 +66,10 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     if (kind_ != OutputKind::File || options.low_latency || options.live || options.fragmented) mux_->flush_packets = 1;
     // The segment muxer hands each segment's muxer its flags, not its flush_packets: without the
     // flag a killed recorder's current segment stayed in a write buffer, for seconds.
-    if (mux_->flush_packets == 1 && options.segment_s > 0) mux_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+    if (mux_->flush_packets == 1 && (options.segment_s > 0 || hls_)) mux_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
 
     const bool global_header =
-        (ofmt->flags & AVFMT_GLOBALHEADER) || options.segment_s > 0 || kind_ == OutputKind::Network;
+        (ofmt->flags & AVFMT_GLOBALHEADER) || options.segment_s > 0 || hls_ || kind_ == OutputKind::Network;
     encoder_ = open_video_encoder(options, video, global_header);
     AVCodecContext* enc = encoder_.get();
     int err = 0;
@@ -122,7 +126,7 @@ void OutputFile::release() {
     }
     // Never leave a broken file behind. A fragmented recording that holds a fragment is not
     // broken: every fragment written is playable, so it is kept unless no video was written.
-    if (finished_ || kind_ != OutputKind::File || options_.segment_s > 0) return;
+    if (finished_ || kind_ != OutputKind::File || options_.segment_s > 0 || hls_) return;
     if (partial_ || video_packets_ == 0) std::remove(write_path_.c_str());
 }
 
@@ -135,6 +139,12 @@ std::string OutputFile::describe() const {
         char buf[64];
         std::snprintf(buf, sizeof buf, "segments of %g s as '", options_.segment_s);
         how = buf + write_path_ + "'";
+    }
+    if (hls_) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g s", options_.hls_time_s);
+        how = std::string("HLS playlist, segments of ") + buf + " as '" + hls_segment_pattern(options_.path, options_.hls_fmp4) + "'" +
+              (options_.live ? ", the last " + std::to_string(options_.hls_window) + " listed" : ", all listed");
     }
     if (options_.fragmented) how += ", fragmented";
     return "'" + options_.path + "' (" + how + ", " + encoder_->codec->name + " " + av_get_pix_fmt_name(encoder_->pix_fmt) + ")";
@@ -199,11 +209,11 @@ void OutputFile::write_frame(const AVFrame* frame, Clock::time_point read_at) {
     last_pts_ = pts;
     f->pts = pts;
     f->pict_type = AV_PICTURE_TYPE_NONE;
-    if (options_.segment_s > 0) {  // a keyframe at each boundary, so segments are cut on time
+    if (cut_every_s_ > 0) {  // a keyframe at each boundary, so segments are cut on time
         const double t = pts * av_q2d(encoder_->time_base);
         if (t >= next_segment_s_) {
             f->pict_type = AV_PICTURE_TYPE_I;
-            next_segment_s_ = (std::floor(t / options_.segment_s + 1e-9) + 1) * options_.segment_s;
+            next_segment_s_ = (std::floor(t / cut_every_s_ + 1e-9) + 1) * cut_every_s_;
         }
     }
     read_at_.emplace_back(pts, read_at);
@@ -237,7 +247,7 @@ void OutputFile::finish() {
     drain_encoder();
     // Not one frame encoded (stopped before the first, or nothing decoded): a container without
     // video is no recording, and players cannot even probe it, so the file is not kept.
-    if (video_packets_ == 0 && kind_ == OutputKind::File && options_.segment_s <= 0) {
+    if (video_packets_ == 0 && kind_ == OutputKind::File && options_.segment_s <= 0 && !hls_) {
         spdlog::warn("no video frames were written: '{}' was not kept", options_.path);
         description_ = "'" + options_.path + "' (not kept: no video frames)";
         release();

@@ -46,8 +46,11 @@ private:
     std::string write_path_;    // what FFmpeg writes: <out>.partial, <out> itself, a URL or a pattern
     // A file lies under <out>.partial until it can be played: a plain file until its trailer is
     // written, a fragmented one until its first fragment is in it (its header alone plays nothing).
-    // Segments, network outputs and stdout are written in place.
+    // Segments, HLS (its muxer renames each finished segment and rewrites the playlist whole),
+    // network outputs and stdout are written in place.
     bool partial_ = false;
+    bool hls_ = false;          // an .m3u8 playlist and its segments
+    double cut_every_s_ = 0;    // > 0: segments of this length, each starting at a forced keyframe
     int64_t header_bytes_ = 0;  // the file's size once the header was written
     VideoInfo video_;
     AVFormatContext* mux_ = nullptr;

@@ -20,6 +20,9 @@ struct OutputOptions {
     std::string format;       // container; empty: from the name (files), the protocol (network), mpegts (stdout)
     bool fragmented = false;  // MP4/MOV written as 1 s fragments, in place (crash-safe recording)
     double segment_s = 0;     // > 0: a new file every this many seconds (the name holds %d or strftime fields)
+    double hls_time_s = 2;    // HLS outputs (.m3u8): seconds a segment
+    bool hls_fmp4 = false;    // HLS outputs: fragmented MP4 segments (.m4s, with an init segment) instead of MPEG-TS
+    int hls_window = 6;       // HLS outputs of live inputs: segments the playlist lists; older ones are deleted
     bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
     bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
     int encoder_threads = 0;  // 0: the encoder's own choice (x264: 1.5 per core)

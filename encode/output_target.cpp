@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
+#include "encode/hls_output.hpp"
 #include "media/protocols.hpp"
 
 extern "C" {
@@ -66,6 +67,9 @@ void check_output_path(const OutputOptions& o) {
     if (o.path.empty()) fail(ErrorCategory::Usage, "no output given: use --out FILE (or --out null to discard)");
     if (output_kind(o.path) != OutputKind::File) return;
     std::string path = o.path;
+    // A live HLS playlist goes on where it ended (its numbering too): a restarted recorder
+    // overwrites nothing.
+    if (is_hls_output(o) && o.live && !o.overwrite) return;
     if (o.segment_s > 0) {  // the first segment stands for the series
         const std::string pattern = segment_pattern(o.path);
         char first[4096];
