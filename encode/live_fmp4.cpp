@@ -1,0 +1,181 @@
+#include "encode/live_fmp4.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+#include <libavutil/opt.h>
+}
+
+#include "common/error.hpp"
+#include "encode/jpeg_encoder.hpp"
+
+namespace vf {
+namespace {
+
+void check(int err, const char* what) {
+    if (err < 0) fail(ErrorCategory::Internal, std::string("live video: ") + what + ": " + av_error_string(err));
+}
+
+// avc1.PPCCLL from an H.264 SPS: profile, constraint flags and level, as MSE asks for them. The
+// extradata is an avcC record (first byte 1) or Annex B NAL units (start codes).
+std::string avc1_codec(const uint8_t* d, int size) {
+    char s[32];
+    if (size >= 4 && d[0] == 1) {
+        std::snprintf(s, sizeof s, "avc1.%02x%02x%02x", d[1], d[2], d[3]);
+        return s;
+    }
+    for (int i = 0; i + 6 < size; ++i)
+        if (d[i] == 0 && d[i + 1] == 0 && d[i + 2] == 1 && (d[i + 3] & 0x1f) == 7) {
+            std::snprintf(s, sizeof s, "avc1.%02x%02x%02x", d[i + 4], d[i + 5], d[i + 6]);
+            return s;
+        }
+    return "avc1.42c01f";  // constrained baseline 3.1: what x264's ultrafast makes at these sizes
+}
+
+}  // namespace
+
+LiveFmp4Encoder::LiveFmp4Encoder(int width, double gop_s) : asked_width_(width), gop_s_(gop_s), packet_(make_packet()) {}
+
+LiveFmp4Encoder::~LiveFmp4Encoder() { close(); }
+
+void LiveFmp4Encoder::close() {
+    if (mux_) {
+        if (mux_->pb) {
+            av_freep(&mux_->pb->buffer);
+            avio_context_free(&mux_->pb);
+        }
+        avformat_free_context(mux_);
+        mux_ = nullptr;
+    }
+    encoder_.reset();
+    held_.reset();
+    stream_ = nullptr;
+}
+
+int LiveFmp4Encoder::write_bytes(void* self, AvioWriteBuffer data, int size) {
+    static_cast<LiveFmp4Encoder*>(self)->written_.append(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
+    return size;
+}
+
+void LiveFmp4Encoder::open(const AVFrame& frame) {
+    close();
+    in_width_ = frame.width;
+    in_height_ = frame.height;
+    in_format_ = frame.format;
+    const JpegSize size = jpeg_size(frame.width, frame.height, frame.sample_aspect_ratio, asked_width_);
+    out_width_ = size.width;
+    out_height_ = size.height;
+
+    const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
+    if (!codec) fail(ErrorCategory::Internal, "live video: this FFmpeg has no libx264 encoder");
+    encoder_.reset(avcodec_alloc_context3(codec));
+    if (!encoder_) fail(ErrorCategory::Internal, "live video: out of memory");
+    AVCodecContext* enc = encoder_.get();
+    enc->width = out_width_;
+    enc->height = out_height_;
+    enc->pix_fmt = AV_PIX_FMT_YUV420P;
+    enc->time_base = {1, 1000};  // milliseconds of a steady clock
+    enc->gop_size = 100000;      // keyframes are placed by encode(): every gop_s, and when asked
+    enc->max_b_frames = 0;
+    enc->thread_count = 2;
+    enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;  // the moov's avcC
+    av_opt_set(enc->priv_data, "preset", "ultrafast", 0);
+    av_opt_set(enc->priv_data, "tune", "zerolatency", 0);
+    av_opt_set(enc->priv_data, "crf", "26", 0);
+    check(avcodec_open2(enc, codec, nullptr), "opening libx264");
+    codec_ = avc1_codec(enc->extradata, enc->extradata_size);
+
+    check(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), "creating the MP4 muxer");
+    const int buffer_size = 64 * 1024;
+    auto* buffer = static_cast<unsigned char*>(av_malloc(buffer_size));
+    if (!buffer) fail(ErrorCategory::Internal, "live video: out of memory");
+    mux_->pb = avio_alloc_context(buffer, buffer_size, 1, this, nullptr, &LiveFmp4Encoder::write_bytes, nullptr);
+    if (!mux_->pb) {
+        av_free(buffer);
+        fail(ErrorCategory::Internal, "live video: out of memory");
+    }
+    mux_->flags |= AVFMT_FLAG_CUSTOM_IO;
+    stream_ = avformat_new_stream(mux_, nullptr);
+    if (!stream_) fail(ErrorCategory::Internal, "live video: out of memory");
+    check(avcodec_parameters_from_context(stream_->codecpar, enc), "stream setup");
+    stream_->time_base = enc->time_base;
+    AVDictionary* options = nullptr;
+    // Fragments only where encode() flushes one: one a frame. empty_moov: the init segment holds
+    // no samples; default_base_moof: what MSE expects of each fragment's offsets.
+    av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0);
+    const int err = avformat_write_header(mux_, &options);
+    av_dict_free(&options);
+    check(err, "starting the MP4 stream");
+    avio_flush(mux_->pb);
+    init_ = std::move(written_);
+    written_.clear();
+    ++init_generation_;
+    first_ms_ = -1;
+    last_pts_ = -1;
+    next_keyframe_ms_ = 0;
+}
+
+std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t taken_ms) {
+    const AVFrame* frame = &in;
+    AvFramePtr downloaded;
+    if (in.hw_frames_ctx) {
+        downloaded = make_frame();
+        check(av_hwframe_transfer_data(downloaded.get(), &in, 0), "downloading the frame");
+        check(av_frame_copy_props(downloaded.get(), &in), "copying frame properties");
+        frame = downloaded.get();
+    }
+    if (frame->width <= 0 || frame->height <= 0 || frame->format < 0)
+        fail(ErrorCategory::Internal, "live video: frames of this format or size cannot be shown");
+    if (!encoder_ || frame->width != in_width_ || frame->height != in_height_ || frame->format != in_format_) open(*frame);
+
+    if (!scaled_) scaled_ = make_frame();
+    converter_.convert(frame, scaled_.get(), out_width_, out_height_, AV_PIX_FMT_YUV420P);
+    if (first_ms_ < 0) first_ms_ = taken_ms;
+    int64_t pts = taken_ms - first_ms_;
+    if (pts <= last_pts_) pts = last_pts_ + 1;
+    last_pts_ = pts;
+    scaled_->pts = pts;
+    scaled_->pict_type = AV_PICTURE_TYPE_NONE;
+    if (keyframe_asked_ || pts >= next_keyframe_ms_) {
+        scaled_->pict_type = AV_PICTURE_TYPE_I;
+        keyframe_asked_ = false;
+        next_keyframe_ms_ = pts + static_cast<int64_t>(gop_s_ * 1000);
+    }
+    check(avcodec_send_frame(encoder_.get(), scaled_.get()), "encoding");
+    std::vector<LiveFragment> out;
+    for (;;) {
+        const int err = avcodec_receive_packet(encoder_.get(), packet_.get());
+        if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
+        check(err, "encoding");
+        // A frame's fragment is written when the next frame is here: its duration is then known
+        // exactly, so the fragments' times follow the frames' without a gap or an overlap (an
+        // MP4 fragment states each sample's duration, and the next starts where it ends).
+        if (held_) {
+            held_->duration = packet_->pts - held_pts_ms_;
+            out.push_back(write_fragment());
+        }
+        held_ = make_packet();
+        av_packet_move_ref(held_.get(), packet_.get());
+        held_pts_ms_ = held_->pts;
+    }
+    return out;
+}
+
+LiveFragment LiveFmp4Encoder::write_fragment() {
+    LiveFragment f;
+    f.keyframe = (held_->flags & AV_PKT_FLAG_KEY) != 0;
+    f.pts_ms = held_pts_ms_;
+    av_packet_rescale_ts(held_.get(), encoder_->time_base, stream_->time_base);
+    held_->stream_index = stream_->index;
+    check(av_write_frame(mux_, held_.get()), "writing a fragment");
+    check(av_write_frame(mux_, nullptr), "writing a fragment");  // the fragment, now
+    avio_flush(mux_->pb);
+    f.bytes = std::move(written_);
+    written_.clear();
+    held_.reset();
+    return f;
+}
+
+}  // namespace vf
