@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/filter_table_json.hpp"
+#include "app/live_api.hpp"
 #include "app/preview_query.hpp"
 #include "app/web_assets.hpp"
 #include "common/error.hpp"
@@ -127,6 +128,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     const std::string tail = slash == std::string::npos ? "" : rest.substr(slash);
     if (!valid_stream_name(name)) return error_answer(404, "no such resource: a stream's name is made of A-Z, a-z, 0-9, _ and -");
     if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
+    if (tail == "/live.mp4") return answer_live_mp4(service_, req, name, preview_streams_, options_.max_preview_streams);
     if (tail.empty()) {
         if (req.method == "GET" || req.method == "HEAD") {
             for (const nlohmann::json& j : service_.list())
@@ -142,7 +144,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
         for (const nlohmann::json& j : service_.list())
             if (j["name"] == name) return json_answer(200, j);
     }
-    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, snapshot.jpg or preview.mjpg");
+    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, snapshot.jpg, preview.mjpg or live.mp4");
 }
 
 HttpResponse ControlApi::answer(const HttpRequest& req) {
@@ -165,15 +167,16 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
             if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /metrics");
             return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics()};
         }
-        if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0) {
+        if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0 || req.path == "/live") {
             if (!token.empty() && !bearer_token_matches(req.authorization, token))
                 return error_answer(401, "this API needs \"Authorization: Bearer TOKEN\" (the --api-token of vfilter serve)");
-            HttpResponse r = answer_streams(req);
+            HttpResponse r = req.path == "/live" ? answer_live_tiles(service_, req, preview_streams_, options_.max_preview_streams)
+                                                 : answer_streams(req);
             if (req.method != "GET" && req.method != "HEAD")
                 spdlog::info("api: {} {} -> {}", req.method, req.path, r.status);
             return r;
         }
-        return error_answer(404, "vfilter serve answers /, /streams, /filters, /metrics, /healthz and /readyz");
+        return error_answer(404, "vfilter serve answers /, /streams, /live, /filters, /metrics, /healthz and /readyz");
     } catch (const ServiceError& e) {
         spdlog::info("api: {} {} -> {}: {}", req.method, req.path, e.status(), e.what());
         return error_answer(e.status(), e.what());

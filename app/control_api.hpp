@@ -1,8 +1,9 @@
 // The HTTP API of `vfilter serve` (docs/serve.md): GET /streams, GET /streams/NAME,
 // POST /streams, DELETE /streams/NAME, PUT /streams/NAME/filter, the previews
-// (GET /streams/NAME/snapshot.jpg, GET /streams/NAME/preview.mjpg), and beside them the page
+// (GET /streams/NAME/snapshot.jpg, GET /streams/NAME/preview.mjpg), live video (GET
+// /streams/NAME/live.mp4, GET /live for the page's tiles: app/live_api.hpp), and beside them the page
 // (GET /, its script, style and icon), GET /filters, /metrics, /healthz and /readyz.
-// With a token, every /streams request needs "Authorization: Bearer TOKEN"; the page, the filter
+// With a token, every /streams and /live request needs "Authorization: Bearer TOKEN"; the page, the filter
 // table, the probes and /metrics stay open (they change nothing and show no credentials or
 // pictures).
 #pragma once
@@ -17,7 +18,7 @@ namespace vf {
 
 struct ControlApiOptions {
     std::string token;            // empty: no token needed (loopback only; see serve_command.cpp)
-    int max_preview_streams = 8;  // preview.mjpg answered at once; more get 503
+    int max_preview_streams = 8;  // preview.mjpg, live.mp4 and /live answered at once; more get 503
 };
 
 // HTTP worker threads the API server needs: requests and every preview stream at once.

@@ -235,6 +235,12 @@ nlohmann::json ServedStream::summary() const {
 
 void ServedStream::collect_metrics(MetricSet& set) const {
     const std::string labels = metric_label("stream", config_.name);
+    LiveVideo& live = preview_->live();
+    set.add("vfilter_live_encoders", "gauge", "Preview encoders running for live video (one per side and width watched).",
+            live.encoders_running(), labels);
+    set.add("vfilter_live_viewers", "gauge", "Viewers of the stream's live video (live.mp4 and the page's tiles).", live.viewers(), labels);
+    set.add("vfilter_live_fragments_total", "counter", "Live video fragments made (one a frame).",
+            static_cast<double>(live.fragments_made()), labels);
     if (retention_) {
         const RetentionCounts c = retention_->counts();
         set.add("vfilter_recordings_kept_files", "gauge", "Finished --segment recordings on disk.", static_cast<double>(c.kept_files), labels);

@@ -46,6 +46,7 @@ std::optional<PreviewPicture> StreamPreview::picture(PreviewSide side, int width
 }
 
 void StreamPreview::close() {
+    live_.close();
     input_.close();
     output_.close();
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "app/live_video.hpp"
 #include "app/preview_query.hpp"
 #include "media/frame_tap.hpp"
 
@@ -34,6 +35,7 @@ public:
     std::optional<PreviewPicture> picture(PreviewSide side, int width);
     void close();  // the stream ended: no frames will come
     int64_t pictures_made() const;
+    LiveVideo& live() { return live_; }  // the stream as video (live.mp4, the page)
 
 private:
     struct Kept {
@@ -41,6 +43,7 @@ private:
         std::chrono::steady_clock::time_point made;
     };
     FrameTap input_, output_;
+    LiveVideo live_{input_, output_};  // after the taps it reads: destroyed before them
     std::mutex encode_mutex_;  // one picture made at a time per stream, so watchers share them
     mutable std::mutex kept_mutex_;
     std::map<std::pair<int, int>, Kept> kept_;  // by (side, width); a few entries

@@ -159,6 +159,7 @@ std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t tak
         held_ = make_packet();
         av_packet_move_ref(held_.get(), packet_.get());
         held_pts_ms_ = held_->pts;
+        held_taken_ms_ = taken_ms;
     }
     return out;
 }
@@ -167,6 +168,7 @@ LiveFragment LiveFmp4Encoder::write_fragment() {
     LiveFragment f;
     f.keyframe = (held_->flags & AV_PKT_FLAG_KEY) != 0;
     f.pts_ms = held_pts_ms_;
+    f.taken_ms = held_taken_ms_;
     av_packet_rescale_ts(held_.get(), encoder_->time_base, stream_->time_base);
     held_->stream_index = stream_->index;
     check(av_write_frame(mux_, held_.get()), "writing a fragment");

@@ -25,6 +25,7 @@ struct LiveFragment {
     std::string bytes;      // one moof+mdat: one frame
     bool keyframe = false;  // a viewer may start here
     int64_t pts_ms = 0;     // its presentation time in the fragments' timeline
+    int64_t taken_ms = 0;   // the time its frame was given to encode() with
 };
 
 class LiveFmp4Encoder {
@@ -66,7 +67,7 @@ private:
     AvFramePtr scaled_;
     AvPacketPtr packet_;
     AvPacketPtr held_;         // the last frame's packet, written once the next one is here
-    int64_t held_pts_ms_ = 0;
+    int64_t held_pts_ms_ = 0, held_taken_ms_ = 0;
     std::string written_;  // what the muxer wrote since it was last taken
     std::string init_;
     std::string codec_;

@@ -17,11 +17,14 @@ namespace vf {
 
 class FrameTap {
 public:
-    // Pipeline side, for every frame: one atomic load when nobody waits.
-    void offer(const AVFrame* frame);
+    using Clock = std::chrono::steady_clock;
+    // Pipeline side, for every frame: one atomic load when nobody waits. read_at: when the frame's
+    // data arrived at vfilter (what live video's latency counts from).
+    void offer(const AVFrame* frame, Clock::time_point read_at = Clock::now());
     // Reader side: the first frame offered after this call, or null when none comes within
-    // `timeout` or the tap is closed. The frame may be a hardware frame (NVDEC).
-    AvFramePtr next(std::chrono::milliseconds timeout);
+    // `timeout` or the tap is closed. The frame may be a hardware frame (NVDEC). read_at, when
+    // given, gets the time the frame arrived.
+    AvFramePtr next(std::chrono::milliseconds timeout, Clock::time_point* read_at = nullptr);
     // No more frames (the stream ended): waiting readers return at once, and later ones too.
     void close();
     int64_t frames_taken() const { return taken_.load(); }  // offers that found a reader
@@ -32,6 +35,7 @@ private:
     std::mutex mutex_;
     std::condition_variable offered_;
     AvFramePtr frame_;         // the last frame taken, while readers still wait for it
+    Clock::time_point read_at_;
     uint64_t generation_ = 0;  // frames taken so far
     bool closed_ = false;
 };

@@ -169,7 +169,7 @@ void Pipeline::filter_loop(Run& run) {
     try {
         while (std::optional<PipelineItem> item = run.decoded.pop()) {
             if (auto* v = std::get_if<VideoFrame>(&*item)) {
-                if (input_tap_) input_tap_->offer(v->frame.get());
+                if (input_tap_) input_tap_->offer(v->frame.get(), v->read_at);
                 const Clock::time_point t = Clock::now();
                 try {
                     filter_.submit(std::move(v->frame));
@@ -209,7 +209,7 @@ void Pipeline::encode_loop(Run& run) {
         const Clock::time_point t = Clock::now();
         const auto* v = std::get_if<VideoFrame>(&*item);
         if (v) {
-            if (output_tap_) output_tap_->offer(v->frame.get());
+            if (output_tap_) output_tap_->offer(v->frame.get(), v->read_at);
             sink_.write_frame(v->frame.get(), v->read_at);
             const Clock::time_point done = Clock::now();
             const int64_t n = ++clock.items;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <map>
+#include <regex>
 #include <set>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "support/clip_writer.hpp"
 #include "support/http_client.hpp"
 #include "support/jpeg_decode.hpp"
+#include "support/recording_check.hpp"
 #include "support/run_command.hpp"
 
 namespace vf {
@@ -574,6 +576,137 @@ TEST_F(Serve, WatchConfigAppliesAConfigMapSwappedInPlace) {
 
 namespace vf {
 namespace {
+
+// The body of a chunked HTTP/1.1 answer, as far as it came.
+std::string dechunked(const std::string& response) {
+    size_t at = response.find("\r\n\r\n");
+    if (at == std::string::npos) return "";
+    at += 4;
+    std::string body;
+    while (at < response.size()) {
+        const size_t eol = response.find("\r\n", at);
+        if (eol == std::string::npos) break;
+        const size_t n = std::stoul(response.substr(at, eol - at), nullptr, 16);
+        if (n == 0 || eol + 2 + n > response.size()) break;
+        body += response.substr(eol + 2, n);
+        at = eol + 2 + n + 2;
+    }
+    return body;
+}
+
+struct LiveTileMessage {
+    nlohmann::json header;
+    std::string bytes;
+};
+// The messages of /live: 4-byte big-endian lengths before a JSON header and before the bytes.
+std::vector<LiveTileMessage> live_messages(const std::string& body) {
+    std::vector<LiveTileMessage> out;
+    auto u32 = [&](size_t at) {
+        return (uint32_t(uint8_t(body[at])) << 24) | (uint32_t(uint8_t(body[at + 1])) << 16) | (uint32_t(uint8_t(body[at + 2])) << 8) |
+               uint32_t(uint8_t(body[at + 3]));
+    };
+    size_t at = 0;
+    while (at + 4 <= body.size()) {
+        const uint32_t hl = u32(at);
+        if (at + 4 + hl + 4 > body.size()) break;
+        const uint32_t bl = u32(at + 4 + hl);
+        if (at + 8 + hl + bl > body.size()) break;
+        out.push_back({nlohmann::json::parse(body.substr(at + 4, hl)), body.substr(at + 8 + hl, bl)});
+        at += 8 + hl + bl;
+    }
+    return out;
+}
+
+double metric(int port, const std::string& line_start) {
+    const std::string m = http(port, "GET", "/metrics");
+    const size_t at = m.find("\n" + line_start + " ");
+    return at == std::string::npos ? -1 : std::atof(m.c_str() + at + line_start.size() + 2);
+}
+
+// Live video: live.mp4 is fragmented MP4 that ffmpeg records and decodes without an error; /live
+// carries every tile of the page over one connection (init, fragments from a keyframe, a tile
+// that cannot be shown named as gone, ticks), each tile's bytes a clean stream; the preview
+// encoders stop once nobody watches (metrics); with a token, /live needs it like /streams.
+TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
+    if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
+    write("streams.yaml", "streams:\n"
+                          "  - {name: a, input: 'pattern://?size=320x240&rate=25', output: 'null', filter: sobel}\n"
+                          "  - {name: b, input: 'pattern://?size=320x240&rate=25', output: 'null'}\n");
+    auto p = serve({"--api-port", "0", "--api-token", "s3cret"});
+    const int port = api_port(*p);
+    ASSERT_GT(port, 0) << p->log();
+    const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/streams/a/live.mp4?width=160";
+    const CommandResult rec = run_command({"ffmpeg", "-v", "error", "-y", "-headers", "Authorization: Bearer s3cret\r\n", "-t", "2",
+                                           "-i", url, "-c", "copy", dir + "/a-live.mp4"}, 60);
+    ASSERT_EQ(rec.exit_code, 0) << rec.output;
+    EXPECT_EQ(rec.output, "") << "ffmpeg read live.mp4 without a complaint";
+    const test::RecordingCheck a = test::check_recording(dir + "/a-live.mp4");
+    EXPECT_TRUE(a.clean) << a.errors;
+    EXPECT_GE(a.frames, 40) << "2 s of a 25 fps stream";
+
+    EXPECT_EQ(status_of(http(port, "GET", "/live?streams=a")), 401) << "the token rule holds for /live";
+    HttpConnection page(port, "GET /live?streams=a,b:input,nosuch&width=160 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n");
+    std::string got = page.read_until("no such text", 3s);
+    ASSERT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got.substr(0, 300);
+    EXPECT_EQ(metric(port, "vfilter_live_viewers{stream=\"a\"}"), 1);
+    EXPECT_EQ(metric(port, "vfilter_live_encoders{stream=\"b\"}"), 1);
+    const std::vector<LiveTileMessage> messages = live_messages(dechunked(got));
+    std::map<int, std::string> stream_of_tile;
+    std::map<int, int> fragments;
+    int ticks = 0;
+    bool gone = false;
+    for (const LiveTileMessage& m : messages) {
+        const std::string type = m.header["type"];
+        if (type == "tick") {
+            ++ticks;
+            continue;
+        }
+        const int tile = m.header["tile"];
+        if (type == "gone") {
+            EXPECT_EQ(tile, 2);
+            EXPECT_NE(m.header["why"].get<std::string>().find("no stream named 'nosuch'"), std::string::npos);
+            gone = true;
+        } else if (type == "init") {
+            EXPECT_EQ(stream_of_tile.count(tile), 0u) << "one init per tile while the size stays";
+            EXPECT_TRUE(std::regex_match(m.header["codec"].get<std::string>(), std::regex("avc1\\.[0-9a-f]{6}"))) << m.header.dump();
+            EXPECT_EQ(m.header["width"], 160);
+            EXPECT_EQ(m.header["height"], 120);
+            stream_of_tile[tile] = m.bytes;
+        } else {
+            ASSERT_EQ(type, "fragment");
+            ASSERT_EQ(stream_of_tile.count(tile), 1u) << "a fragment before its tile's init";
+            if (fragments[tile]++ == 0) {
+                EXPECT_TRUE(m.header["key"].get<bool>()) << "a tile starts at a keyframe";
+            }
+            const int64_t now_ms =
+                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+            EXPECT_LE(m.header["arrived"].get<int64_t>(), now_ms);
+            EXPECT_GT(m.header["arrived"].get<int64_t>(), now_ms - 10000);
+            stream_of_tile[tile] += m.bytes;
+        }
+    }
+    EXPECT_TRUE(gone);
+    EXPECT_GE(ticks, 2);
+    for (int tile : {0, 1}) {
+        EXPECT_GE(fragments[tile], 40) << "tile " << tile << ": about 3 s of 25 fps";
+        const std::string path = dir + "/tile" + std::to_string(tile) + ".mp4";
+        std::ofstream(path, std::ios::binary) << stream_of_tile[tile];
+        const test::RecordingCheck t = test::check_recording(path);
+        EXPECT_TRUE(t.clean) << "tile " << tile << ": " << t.errors;
+        EXPECT_EQ(t.frames, fragments[tile]);
+    }
+    page.close_now();
+    bool stopped = false;
+    for (int i = 0; i < 60 && !stopped; ++i) {
+        stopped = metric(port, "vfilter_live_encoders{stream=\"a\"}") == 0 && metric(port, "vfilter_live_encoders{stream=\"b\"}") == 0;
+        if (!stopped) std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_TRUE(stopped) << "the preview encoders stop when the last viewer has gone";
+    EXPECT_EQ(metric(port, "vfilter_live_viewers{stream=\"a\"}"), 0);
+    EXPECT_GT(metric(port, "vfilter_live_fragments_total{stream=\"a\"}"), 80);
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30), 0) << p->log();
+}
 
 TEST(ServeGpus, FewestStreamsFirstAndListsAreChecked) {
     EXPECT_EQ(least_loaded_gpu({0, 1}, {}), 0);

@@ -1,0 +1,27 @@
+// serve's live video over HTTP (docs/serve.md, "Live video"):
+// - GET /streams/NAME/live.mp4?side=input|output&width=W: one stream as fragmented MP4 (an init
+//   segment, then one fragment a frame from a keyframe on), for ffplay, ffprobe, VLC or a
+//   <video> element; it ends when the picture size changes (a new init segment) or the stream ends.
+// - GET /live?streams=NAME[:side],...&width=W: every tile of the page over one connection (the
+//   browser's six-connection limit), as messages the page splits: a 4-byte big-endian length and a
+//   JSON header, then a 4-byte length and the bytes (an init segment or a fragment). Headers:
+//   {"tile": i, "type": "init", "codec": "avc1...", "width": W, "height": H},
+//   {"tile": i, "type": "fragment", "key": true|false, "pts": ms, "arrived": Unix ms},
+//   {"tile": i, "type": "gone", "why": "..."} (removed, ended, refused), and about once a second
+//   {"type": "tick", "now": Unix ms} so that either side notices the other has gone.
+// Both count against --max-previews (with preview.mjpg); with --api-token both need the token.
+#pragma once
+
+#include <atomic>
+
+#include "app/stream_service.hpp"
+#include "common/http_server.hpp"
+
+namespace vf {
+
+// `slots` counts the long answers running; more than `max_slots` get 503.
+HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::atomic<int>& slots,
+                             int max_slots);
+HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::atomic<int>& slots, int max_slots);
+
+}  // namespace vf

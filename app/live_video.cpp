@@ -1,0 +1,250 @@
+#include "app/live_video.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "app/service_error.hpp"
+#include "encode/live_fmp4.hpp"
+
+namespace vf {
+namespace {
+
+constexpr size_t kMaxKept = 600;  // fragments kept since the last keyframe (20 s at 30 fps)
+constexpr double kGopS = 2.0;     // a keyframe every 2 s besides those viewers ask for
+
+int64_t steady_ms(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+// A steady-clock time in milliseconds as Unix time in milliseconds (what the page's clock reads).
+int64_t unix_ms_of(int64_t steady) {
+    const auto now_steady = steady_ms(std::chrono::steady_clock::now());
+    const auto now_unix = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return now_unix - (now_steady - steady);
+}
+
+}  // namespace
+
+// One side and width: its encoder thread, the init segment and the fragments since the last
+// keyframe, shared by its viewers.
+class LiveChannel {
+public:
+    struct Kept {
+        uint64_t seq;
+        LiveMessage message;
+    };
+
+    LiveChannel(FrameTap& tap, int width) : tap_(tap), width_(width) {}
+    ~LiveChannel() {
+        close();
+        if (thread_.joinable()) thread_.join();
+    }
+
+    // Returns the last fragment made so far: the new viewer starts at the keyframe after it,
+    // which this asks for.
+    uint64_t add_viewer() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++viewers_;
+        keyframe_asked_ = true;
+        if (!running_ && !closed_) {
+            if (thread_.joinable()) thread_.join();  // the last run, which has ended or is ending
+            running_ = true;
+            thread_ = std::thread([this] { run(); });
+        }
+        return last_seq();
+    }
+    void remove_viewer() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --viewers_;
+    }
+    void close() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            closed_ = true;
+        }
+        changed_.notify_all();
+    }
+    int viewers() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return viewers_;
+    }
+    bool running() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return running_;
+    }
+    int64_t made() const { return made_.load(); }
+
+    std::mutex& mutex() { return mutex_; }
+    std::condition_variable& changed() { return changed_; }
+    // Under mutex():
+    bool closed() const { return closed_; }
+    int init_generation() const { return init_generation_; }
+    const LiveMessage& init() const { return init_; }
+    const std::deque<Kept>& kept() const { return kept_; }
+    uint64_t last_seq() const { return kept_.empty() ? sent_before_ : kept_.back().seq; }
+
+private:
+    void run() {
+        LiveFmp4Encoder encoder(width_, kGopS);
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (viewers_ == 0 || closed_) {
+                    running_ = false;
+                    return;
+                }
+                if (keyframe_asked_) encoder.request_keyframe();
+                keyframe_asked_ = false;
+            }
+            FrameTap::Clock::time_point read_at;
+            AvFramePtr frame = tap_.next(std::chrono::milliseconds(500), &read_at);
+            if (!frame) continue;
+            std::vector<LiveFragment> fragments;
+            try {
+                fragments = encoder.encode(*frame, steady_ms(read_at));
+            } catch (const std::exception& e) {
+                spdlog::warn("live video: {}", e.what());
+                std::lock_guard<std::mutex> lock(mutex_);
+                running_ = false;
+                closed_ = true;  // this side and width shows nothing more; its viewers finish
+                changed_.notify_all();
+                return;
+            }
+            frame.reset();  // the pipeline's buffer goes back at once
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (encoder.init_generation() != init_generation_) {
+                    init_generation_ = encoder.init_generation();
+                    init_.init = true;
+                    init_.bytes = encoder.init_segment();
+                    init_.codec = encoder.codec();
+                    init_.width = encoder.width();
+                    init_.height = encoder.height();
+                    sent_before_ = last_seq();
+                    kept_.clear();
+                }
+                for (LiveFragment& f : fragments) {
+                    if (f.keyframe || kept_.size() >= kMaxKept) {
+                        sent_before_ = last_seq();
+                        kept_.clear();
+                    }
+                    LiveMessage m;
+                    m.bytes = std::move(f.bytes);
+                    m.keyframe = f.keyframe;
+                    m.pts_ms = f.pts_ms;
+                    m.arrived_ms = unix_ms_of(f.taken_ms);
+                    kept_.push_back({++seq_, std::move(m)});
+                    ++made_;
+                }
+            }
+            if (!fragments.empty()) changed_.notify_all();
+        }
+    }
+
+    FrameTap& tap_;
+    const int width_;
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::thread thread_;
+    int viewers_ = 0;
+    bool running_ = false, closed_ = false, keyframe_asked_ = false;
+    LiveMessage init_;
+    int init_generation_ = 0;
+    std::deque<Kept> kept_;  // from the last keyframe on (or the last kMaxKept)
+    uint64_t seq_ = 0, sent_before_ = 0;
+    std::atomic<int64_t> made_{0};
+};
+
+LiveVideo::Viewer::Viewer(std::shared_ptr<LiveChannel> channel) : channel_(std::move(channel)) {
+    seen_ = channel_->add_viewer();  // start at the keyframe asked for, not at an older one
+}
+
+LiveVideo::Viewer::~Viewer() { channel_->remove_viewer(); }
+
+bool LiveVideo::Viewer::ended() const {
+    std::lock_guard<std::mutex> lock(channel_->mutex());
+    return channel_->closed();
+}
+
+std::vector<LiveMessage> LiveVideo::Viewer::next(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(channel_->mutex());
+    LiveChannel& c = *channel_;
+    const auto news = [&] {
+        return c.closed() || (c.init_generation() != init_sent_ && c.init_generation() > 0) || c.last_seq() > seen_;
+    };
+    c.changed().wait_for(lock, timeout, news);
+    std::vector<LiveMessage> out;
+    if (c.init_generation() != init_sent_ && c.init_generation() > 0) {
+        out.push_back(c.init());
+        init_sent_ = c.init_generation();
+        started_ = false;
+    }
+    const std::deque<LiveChannel::Kept>& kept = c.kept();
+    // Fragments missed (this viewer read too slowly, or a new picture size): on from the first
+    // keyframe kept, which the deque starts with.
+    if (started_ && !kept.empty() && kept.front().seq > seen_ + 1) started_ = false;
+    for (const LiveChannel::Kept& k : kept) {
+        if (k.seq <= seen_ && started_) continue;
+        if (!started_) {
+            if (!k.message.keyframe || k.seq <= seen_) continue;
+            started_ = true;
+        }
+        out.push_back(k.message);
+        seen_ = k.seq;
+    }
+    return out;
+}
+
+LiveVideo::~LiveVideo() { close(); }
+
+std::unique_ptr<LiveVideo::Viewer> LiveVideo::watch(PreviewSide side, int width) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) throw ServiceError(404, "the stream has ended");
+    // Channels nobody watches any more are let go (their threads have ended or are ending).
+    for (auto it = channels_.begin(); it != channels_.end();) {
+        if (it->second->viewers() == 0 && !it->second->running()) {
+            retired_made_ += it->second->made();
+            it = channels_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    const std::pair<int, int> key{static_cast<int>(side), width};
+    auto it = channels_.find(key);
+    if (it == channels_.end()) {
+        int widths = 0;
+        for (const auto& [k, c] : channels_) widths += k.first == key.first;
+        if (widths >= kMaxWidths)
+            throw ServiceError(503, std::to_string(kMaxWidths) + " widths of this side are being watched already; ask for one of those");
+        it = channels_.emplace(key, std::make_shared<LiveChannel>(side == PreviewSide::Input ? input_ : output_, width)).first;
+    }
+    return std::unique_ptr<Viewer>(new Viewer(it->second));
+}
+
+void LiveVideo::close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    for (auto& [k, c] : channels_) c->close();
+}
+
+int LiveVideo::encoders_running() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int n = 0;
+    for (const auto& [k, c] : channels_) n += c->running();
+    return n;
+}
+
+int LiveVideo::viewers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int n = 0;
+    for (const auto& [k, c] : channels_) n += c->viewers();
+    return n;
+}
+
+int64_t LiveVideo::fragments_made() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int64_t n = retired_made_;
+    for (const auto& [k, c] : channels_) n += c->made();
+    return n;
+}
+
+}  // namespace vf

@@ -1,0 +1,83 @@
+// Live video of one served stream for browsers (live.mp4, the page's tiles): per side (input or
+// output) and width, one preview encoder (encode/live_fmp4.hpp) that runs only while someone
+// watches and is shared by every viewer of that side and width. It reads frames from the stream's
+// frame tap on a thread of its own, never the stream's. A viewer gets the init segment, then
+// fragments from a keyframe on: joining asks the encoder for a keyframe at once, so nobody waits a
+// whole GOP. A viewer that falls behind skips ahead to the newest keyframe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/preview_query.hpp"
+#include "media/frame_tap.hpp"
+
+namespace vf {
+
+// What a viewer is sent, in order: an init segment (again whenever the picture size changes),
+// then fragments.
+struct LiveMessage {
+    bool init = false;
+    std::string bytes;
+    std::string codec;          // init: the MSE codec string (avc1.PPCCLL)
+    int width = 0, height = 0;  // init: the picture's size
+    bool keyframe = false;      // fragment
+    int64_t pts_ms = 0;         // fragment: its time in the stream's timeline (milliseconds)
+    int64_t arrived_ms = 0;     // fragment: when its frame's data reached vfilter (Unix time, ms)
+};
+
+class LiveChannel;
+
+class LiveVideo {
+public:
+    static constexpr int kMaxWidths = 4;  // widths encoded at once per side
+
+    LiveVideo(FrameTap& input, FrameTap& output) : input_(input), output_(output) {}
+    ~LiveVideo();
+
+    // A viewer of `side` at `width`: its encoder starts with the first viewer and stops after the
+    // last has gone. Throws ServiceError(503) beyond kMaxWidths widths of one side.
+    class Viewer {
+    public:
+        ~Viewer();
+        Viewer(const Viewer&) = delete;
+        Viewer& operator=(const Viewer&) = delete;
+        // The messages since the last call, waiting up to `timeout` for one; empty when none
+        // came (a camera reconnecting) or the stream ended (then ended() is true).
+        std::vector<LiveMessage> next(std::chrono::milliseconds timeout);
+        bool ended() const;
+
+    private:
+        friend class LiveVideo;
+        explicit Viewer(std::shared_ptr<LiveChannel> channel);
+        std::shared_ptr<LiveChannel> channel_;
+        uint64_t seen_ = 0;        // the last fragment sent
+        int init_sent_ = 0;        // the init generation sent
+        bool started_ = false;     // a keyframe was sent: later fragments follow on from it
+    };
+    std::unique_ptr<Viewer> watch(PreviewSide side, int width);
+
+    void close();                  // the stream ended: viewers finish
+    int encoders_running() const;  // for /metrics: encoders with at least one viewer
+    int viewers() const;
+    int64_t fragments_made() const;
+
+private:
+    FrameTap& input_;
+    FrameTap& output_;
+    mutable std::mutex mutex_;
+    std::map<std::pair<int, int>, std::shared_ptr<LiveChannel>> channels_;  // (side, width)
+    bool closed_ = false;
+    int64_t retired_made_ = 0;  // fragments of channels let go
+};
+
+}  // namespace vf
