@@ -1,8 +1,9 @@
 // The page of `vfilter serve` (docs/serve.md): every stream with its state, numbers and live
-// pictures, a filter editor built from the filter table, and the add and remove forms. It only
-// uses the control API that curl uses, with the same token rule: loopback without one; otherwise
-// the token is asked for once, kept in this tab's sessionStorage and sent as a Bearer header
-// (never in an address: pictures are fetched and shown from blobs).
+// video (live.js; snapshots where the browser cannot play it or a tile's video has stopped), a
+// filter editor built from the filter table, and the add and remove forms. It only uses the
+// control API that curl uses, with the same token rule: loopback without one; otherwise the token
+// is asked for once, kept in this tab's sessionStorage and sent as a Bearer header (never in an
+// address: pictures and video are fetched and shown from blobs).
 "use strict";
 
 const REFRESH_MS = 1000;        // GET /streams
@@ -16,6 +17,37 @@ const showInput = document.getElementById("show-input");
 const tiles = new Map();        // name -> tile state
 let filterTable = null;         // GET /filters
 let needToken = false;
+
+function authHeaders() {
+  return token() ? { Authorization: "Bearer " + token() } : {};
+}
+
+// Live video: one connection for every tile side in view (live.js).
+const live = liveSupported ? new LiveConnection((name, side) => tiles.get(name)?.players?.[side], authHeaders) : null;
+const inView = new Set();       // names of tiles on screen
+let liveTimer = null;
+function scheduleLive() {
+  if (!live) return;
+  clearTimeout(liveTimer);
+  liveTimer = setTimeout(() => {
+    const list = [];
+    for (const name of [...inView].sort()) {
+      if (!tiles.has(name)) continue;
+      list.push({ name, side: "output" });
+      if (showInput.checked) list.push({ name, side: "input" });
+    }
+    const width = Math.min(1920, Math.max(160, 16 * Math.round((grid.querySelector("figure")?.clientWidth || 480) * (window.devicePixelRatio || 1) / 16)));
+    live.show(needToken || document.hidden ? [] : list, width);
+  }, 250);
+}
+const visibility = typeof IntersectionObserver !== "undefined" ? new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    if (e.isIntersecting) inView.add(e.target.dataset.name);
+    else inView.delete(e.target.dataset.name);
+  }
+  scheduleLive();
+}) : null;
+document.addEventListener("visibilitychange", scheduleLive);
 
 class Refused extends Error {
   constructor(status, message) {
@@ -62,6 +94,8 @@ document.getElementById("token-form").addEventListener("submit", (event) => {
   field.value = "";
   needToken = false;
   document.getElementById("token-box").hidden = true;
+  if (live) live.key = "";  // reopened with the token
+  scheduleLive();
   refresh();
 });
 
@@ -77,6 +111,10 @@ function makeTile(name) {
     name, node, alive: true, filterShown: null,
     input: node.querySelector(".input-side img"),
     output: node.querySelector(".output-side img"),
+    players: liveSupported ? {
+      input: new LivePlayer(node.querySelector(".input-side video")),
+      output: new LivePlayer(node.querySelector(".output-side video")),
+    } : null,
   };
   node.dataset.name = name;
   node.querySelector(".name").textContent = name;
@@ -85,6 +123,8 @@ function makeTile(name) {
   setUpRemove(tile);
   grid.appendChild(node);
   tiles.set(name, tile);
+  if (visibility) visibility.observe(node);
+  else inView.add(name);
   showPictures(tile);
   return tile;
 }
@@ -102,6 +142,8 @@ function updateTile(tile, s) {
   n.querySelector(".reconnects").textContent = s.reconnects;
   n.querySelector(".latency").textContent = s.latency_p99_ms > 0 ? formatNumber(s.latency_p99_ms, 0) + " ms" : "–";
   n.querySelector(".device").textContent = s.device ? s.device.toUpperCase() : "–";
+  const delay = tile.players && tile.players.output.playing() ? livePercentile(tile.players.output.latency.slice(-100), 0.5) : NaN;
+  n.querySelector(".video-latency").textContent = Number.isFinite(delay) ? formatNumber(delay, 0) + " ms" : "–";
   n.querySelector(".filter").textContent = s.filter;
   const chain = n.querySelector(".chain");
   // The chain field follows the stream's filter until someone types in it.
@@ -111,6 +153,10 @@ function updateTile(tile, s) {
 
 function removeTile(tile) {
   tile.alive = false;
+  if (visibility) visibility.unobserve(tile.node);
+  inView.delete(tile.name);
+  if (tile.players) for (const p of Object.values(tile.players)) p.stop();
+  scheduleLive();
   tile.node.remove();
   tiles.delete(tile.name);
   for (const img of [tile.input, tile.output]) if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
@@ -165,8 +211,17 @@ async function loadPicture(tile, img, side) {
   }
 }
 
-// One loop per tile: a new picture as soon as the last one arrived (so a slow link skips
-// pictures instead of queueing them), paused while the tab is hidden.
+// Whether a side shows video (its player shows frames), else its snapshot; says which by the
+// figure's class.
+function sideIsLive(tile, side) {
+  const playing = !!tile.players && tile.players[side].playing();
+  tile.node.querySelector("." + side + "-side").classList.toggle("live", playing);
+  return playing;
+}
+
+// One loop per tile: snapshots for the sides that show no video, a new picture as soon as the
+// last one arrived (so a slow link skips pictures instead of queueing them), paused while the
+// tab is hidden.
 async function showPictures(tile) {
   while (tile.alive) {
     if (document.hidden || needToken) {
@@ -175,14 +230,19 @@ async function showPictures(tile) {
     }
     const withInput = showInput.checked;
     tile.node.querySelector(".input-side").hidden = !withInput;
-    const got = await loadPicture(tile, tile.output, "output");
-    if (withInput && tile.alive) await loadPicture(tile, tile.input, "input");
+    let got = true;
+    if (!sideIsLive(tile, "output")) got = await loadPicture(tile, tile.output, "output");
+    if (withInput && tile.alive && !sideIsLive(tile, "input")) await loadPicture(tile, tile.input, "input");
     await sleep(got ? PICTURE_GAP_MS : 1000);
   }
 }
 
 showInput.addEventListener("change", () => {
-  for (const tile of tiles.values()) tile.node.querySelector(".input-side").hidden = !showInput.checked;
+  for (const tile of tiles.values()) {
+    tile.node.querySelector(".input-side").hidden = !showInput.checked;
+    if (!showInput.checked && tile.players) tile.players.input.stop();
+  }
+  scheduleLive();
 });
 
 // ---- the filter editor ----------------------------------------------------------------------

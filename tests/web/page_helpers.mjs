@@ -105,16 +105,25 @@ export async function stream(base, name, token) {
 }
 
 // What the tile's picture shows, measured in the page from its pixels: mean luma, its spread,
-// and a 32x18 grid of luma samples to compare two moments by.
+// and a 32x18 grid of luma samples to compare two moments by. The picture is the side's video
+// while it plays (live.js), else its snapshot; `src` tells two moments apart.
 export async function pictureStats(page, name, side) {
   return page.evaluate(([name, side]) => {
-    const img = document.querySelector(`.tile[data-name="${name}"] .${side}-side img`);
-    if (!img || !img.src.startsWith("blob:") || !img.complete || !img.naturalWidth) return null;
+    const figure = document.querySelector(`.tile[data-name="${name}"] .${side}-side`);
+    const video = figure && figure.classList.contains("live") ? figure.querySelector("video") : null;
+    const img = figure && figure.querySelector("img");
+    let source, width, height, src;
+    if (video && video.readyState >= 2 && video.videoWidth) {
+      [source, width, height, src] = [video, video.videoWidth, video.videoHeight, "video@" + video.currentTime];
+    } else {
+      if (!img || !img.src.startsWith("blob:") || !img.complete || !img.naturalWidth) return null;
+      [source, width, height, src] = [img, img.naturalWidth, img.naturalHeight, img.src];
+    }
     const canvas = document.createElement("canvas");
-    canvas.width = img.naturalWidth;
-    canvas.height = img.naturalHeight;
+    canvas.width = width;
+    canvas.height = height;
     const ctx = canvas.getContext("2d", { willReadFrequently: true });
-    ctx.drawImage(img, 0, 0);
+    ctx.drawImage(source, 0, 0);
     const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
     let sum = 0, sq = 0, colour = 0;
     const n = data.length / 4;
@@ -132,7 +141,7 @@ export async function pictureStats(page, name, side) {
         grid.push(Math.round(0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2]));
       }
     const mean = sum / n;
-    return { src: img.src, width: canvas.width, mean, spread: Math.sqrt(Math.max(0, sq / n - mean * mean)), colour: colour / n, grid };
+    return { src, video: !!video, width: canvas.width, mean, spread: Math.sqrt(Math.max(0, sq / n - mean * mean)), colour: colour / n, grid };
   }, [name, side]);
 }
 export function changedShare(a, b) {
@@ -150,4 +159,24 @@ export async function finish(browser, outDir) {
   const failed = results.filter((r) => !r.ok);
   console.log(`${results.length - failed.length} of ${results.length} checks passed; screenshots and logs in ${outDir}`);
   return failed.length === 0 ? 0 : 1;
+}
+
+// What a tile side's <video> has done: frames decoded, its position, whether it plays live.
+export async function videoState(page, name, side) {
+  return page.evaluate(([name, side]) => {
+    const figure = document.querySelector(`.tile[data-name="${name}"] .${side}-side`);
+    const v = figure && figure.querySelector("video");
+    if (!v) return null;
+    return { live: figure.classList.contains("live"), frames: v.getVideoPlaybackQuality().totalVideoFrames, time: v.currentTime,
+      error: v.error ? v.error.message || String(v.error.code) : null };
+  }, [name, side]);
+}
+
+// The page's latency samples (ms from a frame's arrival at vfilter to its display) as p50 and p99.
+export async function videoLatency(page) {
+  return page.evaluate(() => {
+    const s = [...window.vfilterLive.latency].sort((a, b) => a - b);
+    const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+    return { samples: s.length, p50: at(0.5), p99: at(0.99) };
+  });
 }

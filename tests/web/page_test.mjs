@@ -11,7 +11,8 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { browserOrSkip, changedShare, check, Child, children, eventually, expect, freePort, pictureStats, results, sleep, stream, streams } from "./page_helpers.mjs";
+import { browserOrSkip, changedShare, check, Child, children, eventually, expect, freePort, pictureStats, results, sleep, stream, streams,
+  videoLatency, videoState } from "./page_helpers.mjs";
 
 const [vfilter, outDir] = process.argv.slice(2);
 if (!vfilter || !outDir) {
@@ -120,18 +121,39 @@ streams:
       expect(/2 streams: 2 running/.test(summary), `summary: ${summary}`);
     });
 
+    await check("each tile plays its camera as video (Media Source Extensions), all over one connection", async () => {
+      for (const name of ["cam-a", "cam-b"]) {
+        const first = await eventually(`${name}'s video playing`, async () => {
+          const v = await videoState(page, name, "output");
+          return v && v.live && v.frames > 0 ? v : null;
+        }, 15000);
+        await sleep(1500);
+        const later = await videoState(page, name, "output");
+        expect(!later.error, `${name}'s video: ${later.error}`);
+        expect(later.frames >= first.frames + 20, `${name}: ${later.frames - first.frames} frames decoded in 1.5 s`);
+        expect(later.time > first.time + 1, `${name}: the position moved ${(later.time - first.time).toFixed(2)} s in 1.5 s`);
+        expect((await pictureStats(page, name, "output")).video, `${name} measured from its snapshot, not its video`);
+      }
+      const connections = await page.evaluate(() => window.vfilterLive.connections);
+      expect(connections === 1, `${connections} connections to /live`);
+      const snapshots = await page.evaluate(() => performance.getEntriesByType("resource").filter((e) => /snapshot\.jpg/.test(e.name)).length);
+      await sleep(2000);
+      const more = await page.evaluate(() => performance.getEntriesByType("resource").filter((e) => /snapshot\.jpg/.test(e.name)).length);
+      expect(more === snapshots, `${more - snapshots} snapshots fetched in 2 s while the videos play`);
+    });
+
     let before = {};
     await check("previews are not blank and change over time", async () => {
       for (const name of ["cam-a", "cam-b"]) {
         const first = await eventually(`${name}'s first picture`, () => pictureStats(page, name, "output"), 15000);
         expect(first.spread > 10, `${name}'s picture is blank: spread ${first.spread.toFixed(1)}`);
-        const shot1 = await tile(name).locator(".output-side img").screenshot({ path: path.join(outDir, `${name}-1.png`) });
+        const shot1 = await tile(name).locator(".output-side").screenshot({ path: path.join(outDir, `${name}-1.png`) });
         await sleep(1500);
         const second = await eventually(`${name}'s next picture`, async () => {
           const s = await pictureStats(page, name, "output");
           return s && s.src !== first.src ? s : null;
         }, 10000);
-        const shot2 = await tile(name).locator(".output-side img").screenshot({ path: path.join(outDir, `${name}-2.png`) });
+        const shot2 = await tile(name).locator(".output-side").screenshot({ path: path.join(outDir, `${name}-2.png`) });
         expect(Buffer.compare(shot1, shot2) !== 0, `${name}: the two screenshots are the same`);
         const share = changedShare(first, second);
         expect(share > 0.02, `${name}: only ${(share * 100).toFixed(1)}% of the picture changed in 1.5 s`);
@@ -153,6 +175,7 @@ streams:
       expect((await a.locator(".chain").inputValue()) === "gaussian=sigma=3", `chain: ${await a.locator(".chain").inputValue()}`);
       await a.locator(".apply").click();
       await eventually("cam-a's filter in GET /streams", async () => (await stream(base, "cam-a")).filter === "gaussian=sigma=3", 5000);
+      const appliedAt = Date.now();
       expect((await stream(base, "cam-b")).filter === "sobel", "cam-b's filter changed too");
       expect((await a.locator(".filter-error").textContent()) === "", "an error is shown");
       // Sobel leaves grey edges on black; Gaussian leaves the colour bars, blurred.
@@ -160,6 +183,10 @@ streams:
         const s = await pictureStats(page, "cam-a", "output");
         return s && s.colour > before["cam-a"].colour + 20 && s.mean > before["cam-a"].mean + 30 ? s : null;
       }, 10000);
+      const took = Date.now() - appliedAt;
+      expect(after.video, "the change was seen in a snapshot, not in the video");
+      expect(took < 2000, `the filter change reached the video after ${took} ms`);
+      console.log(`      the new filter in the video ${took} ms after the service took it`);
       await sleep(1000);
       const b = await pictureStats(page, "cam-b", "output");
       expect(Math.abs(b.mean - before["cam-b"].mean) < 15 && b.colour < before["cam-b"].colour + 10,
@@ -205,6 +232,13 @@ streams:
       cams[1] = await camera(ports[1], "smpte", "cam-b-again.log");
       await tile("cam-b").and(page.locator('[data-state="running"]')).waitFor({ timeout: 30000 });
       expect(Number(await tile("cam-b").locator(".reconnects").textContent()) >= 1, "reconnects not counted");
+      const back = await eventually("cam-b's video playing again", async () => {
+        const v = await videoState(page, "cam-b", "output");
+        return v && v.live ? v : null;
+      }, 15000);
+      await sleep(1000);
+      const on = await videoState(page, "cam-b", "output");
+      expect(on.live && on.frames > back.frames + 10 && !on.error, `cam-b's video after the camera came back: ${JSON.stringify(on)}`);
     });
 
     await check("a camera is added and removed through the page", async () => {
@@ -325,6 +359,14 @@ streams:
       console.log(`      400 random queries: ${JSON.stringify(counts)}`);
     });
 
+    await check("video latency, from a frame's arrival at vfilter to its display, is under 1 s at p99", async () => {
+      const l = await videoLatency(page);
+      expect(l.samples >= 100, `only ${l.samples} latency samples`);
+      expect(l.p99 < 1000, `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms`);
+      fs.writeFileSync(path.join(outDir, "video-latency.json"), JSON.stringify(l) + "\n");
+      console.log(`      video latency over ${l.samples} frames: p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms`);
+    });
+
     await context.close();
 
     // A second service that needs a token (as when bound beyond loopback).
@@ -377,6 +419,49 @@ streams:
     });
     locked.child.kill("SIGTERM");
     await locked.child.exit;
+
+    // A grid of twelve streams: every tile in view plays at once over the one connection; tiles
+    // scrolled out of view stop, and their encoders with them.
+    const gridConfig = path.join(outDir, "streams-grid.yaml");
+    fs.writeFileSync(gridConfig, "defaults: {output: \"null\", filter: sobel}\nstreams:\n" +
+      Array.from({ length: 12 }, (_, i) => `  - {name: g${String(i).padStart(2, "0")}, input: "pattern://?size=192x108&rate=15&seed=${i}"}\n`).join(""));
+    const gridService = await serve(gridConfig, [], "serve-grid.log");
+    await check("a grid of 12 streams plays every tile at once; tiles out of view stop", async () => {
+      const ctx = await browser.newContext({ viewport: { width: 1700, height: 1600 } });
+      const p = await ctx.newPage();
+      watch(p);
+      await p.goto(gridService.base + "/");
+      const names = Array.from({ length: 12 }, (_, i) => `g${String(i).padStart(2, "0")}`);
+      for (const name of names)
+        await eventually(`${name} playing`, async () => (await videoState(p, name, "output"))?.live, 20000);
+      const counts = {};
+      for (const name of names) counts[name] = (await videoState(p, name, "output")).frames;
+      await sleep(2000);
+      for (const name of names) {
+        const v = await videoState(p, name, "output");
+        expect(v.live && v.frames >= counts[name] + 15 && !v.error, `${name}: ${v.frames - counts[name]} frames in 2 s, ${JSON.stringify(v)}`);
+      }
+      const connections = await p.evaluate(() => window.vfilterLive.connections);
+      expect(connections === 1, `${connections} connections to /live for 12 tiles`);
+      await p.screenshot({ path: path.join(outDir, "page-grid-12.png") });
+      await p.setViewportSize({ width: 1700, height: 500 });
+      const hidden = [];
+      for (const name of names) {
+        const box = await p.locator(`.tile[data-name="${name}"]`).boundingBox();
+        if (box.y > 600) hidden.push(name);
+      }
+      expect(hidden.length >= 4, `only ${hidden.length} tiles out of view`);
+      await eventually("the encoders of tiles out of view stopped", async () => {
+        const metrics = await (await fetch(gridService.base + "/metrics")).text();
+        return hidden.every((n) => metrics.includes(`vfilter_live_encoders{stream="${n}"} 0`));
+      }, 10000);
+      const shown = await videoState(p, names[0], "output");
+      await sleep(1000);
+      expect((await videoState(p, names[0], "output")).frames > shown.frames + 5, "the tile still in view stopped playing");
+      await ctx.close();
+    });
+    gridService.child.kill("SIGTERM");
+    await gridService.child.exit;
 
     await check("no script error and no content security policy violation in any page", async () => {
       expect(pageProblems.length === 0, pageProblems.join("\n"));
