@@ -200,7 +200,7 @@ JobStatus Job::status() const {
     return s;
 }
 
-void Job::tap_frames(FrameTap* input, FrameTap* output) { parts_->pipeline->tap(input, output); }
+void Job::tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets) { parts_->pipeline->tap(input, output, packets); }
 
 void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
 

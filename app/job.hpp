@@ -31,6 +31,7 @@ struct JobStatus {
 
 class Sink;
 class FrameTap;
+class PacketTap;
 
 class Job {
 public:
@@ -52,7 +53,7 @@ public:
     std::string filter() const;
     // Previews: frames entering the filter stage are offered to `input`, frames going to the
     // output to `output` (either may be null). Call before run(); the taps must outlive it.
-    void tap_frames(FrameTap* input, FrameTap* output);
+    void tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets);
 
 private:
     struct Parts;

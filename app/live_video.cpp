@@ -33,14 +33,18 @@ public:
         LiveMessage message;
     };
 
-    LiveChannel(FrameTap& tap, int width) : tap_(tap), width_(width) {}
+    // Frames encoded at `width`, or (packets) the output encoder's packets as they are.
+    LiveChannel(FrameTap& tap, int width) : tap_(&tap), width_(width) {}
+    explicit LiveChannel(PacketTap& packets) : packets_(&packets), width_(0) {}
+    bool passthrough() const { return packets_ != nullptr; }
     ~LiveChannel() {
         close();
         if (thread_.joinable()) thread_.join();
     }
 
-    // Returns the last fragment made so far: the new viewer starts at the keyframe after it,
-    // which this asks for.
+    // Returns the fragment before the one the new viewer starts at: for an encoder, the last one
+    // made (it starts at the keyframe this asks for); for packets, the one before the last
+    // keyframe kept (no keyframe can be asked of the output's encoder).
     uint64_t add_viewer() {
         std::lock_guard<std::mutex> lock(mutex_);
         ++viewers_;
@@ -48,8 +52,9 @@ public:
         if (!running_ && !closed_) {
             if (thread_.joinable()) thread_.join();  // the last run, which has ended or is ending
             running_ = true;
-            thread_ = std::thread([this] { run(); });
+            thread_ = std::thread([this] { passthrough() ? run_packets() : run(); });
         }
+        if (passthrough() && !kept_.empty() && kept_.front().message.keyframe) return kept_.front().seq - 1;
         return last_seq();
     }
     void remove_viewer() {
@@ -83,65 +88,131 @@ public:
     uint64_t last_seq() const { return kept_.empty() ? sent_before_ : kept_.back().seq; }
 
 private:
+    // Under mutex_: whether the thread should end (nobody watches, or closed).
+    bool ending() {
+        if (viewers_ > 0 && !closed_) return false;
+        running_ = false;
+        return true;
+    }
+    void failed(const std::exception& e) {
+        spdlog::warn("live video: {}", e.what());
+        std::lock_guard<std::mutex> lock(mutex_);
+        running_ = false;
+        closed_ = true;  // this side and width shows nothing more; its viewers finish
+        changed_.notify_all();
+    }
+    // Under mutex_: a new init segment; viewers start again from the next keyframe.
+    void publish_init(const std::string& bytes, const std::string& codec, int width, int height) {
+        ++init_generation_;
+        init_.init = true;
+        init_.bytes = bytes;
+        init_.codec = codec;
+        init_.width = width;
+        init_.height = height;
+        sent_before_ = last_seq();
+        kept_.clear();
+    }
+    // Under mutex_.
+    void publish(std::vector<LiveFragment>& fragments) {
+        for (LiveFragment& f : fragments) {
+            if (f.keyframe || kept_.size() >= kMaxKept) {
+                sent_before_ = last_seq();
+                kept_.clear();
+            }
+            LiveMessage m;
+            m.bytes = std::move(f.bytes);
+            m.keyframe = f.keyframe;
+            m.pts_ms = f.pts_ms;
+            m.arrived_ms = unix_ms_of(f.taken_ms);
+            kept_.push_back({++seq_, std::move(m)});
+            ++made_;
+        }
+    }
+
+    // The output encoder's packets, as they are.
+    void run_packets() {
+        if (!packets_->attach()) {
+            failed(std::runtime_error("the output's packets are read already"));
+            return;
+        }
+        std::unique_ptr<LiveFmp4Writer> writer;
+        uint64_t generation = 0;
+        bool synced = false;  // a keyframe was written: the packets after it decode
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (ending()) break;
+            }
+            bool lost = false;
+            std::vector<PacketTap::Item> items = packets_->take(std::chrono::milliseconds(500), &lost);
+            const std::shared_ptr<const PacketFormat> format = packets_->format();
+            if (!format || items.empty()) continue;
+            std::vector<LiveFragment> fragments;
+            try {
+                if (!writer || format->generation != generation) {
+                    writer = std::make_unique<LiveFmp4Writer>(*format->parameters, format->time_base);
+                    generation = format->generation;
+                    synced = false;
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    publish_init(writer->init_segment(), writer->codec(), format->parameters->width, format->parameters->height);
+                }
+                if (lost) synced = false;
+                for (PacketTap::Item& item : items) {
+                    if (!synced && !(item.packet->flags & AV_PKT_FLAG_KEY)) continue;
+                    synced = true;
+                    for (LiveFragment& f : writer->write(*item.packet, steady_ms(item.read_at))) fragments.push_back(std::move(f));
+                }
+            } catch (const std::exception& e) {
+                packets_->detach();
+                failed(e);
+                return;
+            }
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                publish(fragments);
+            }
+            if (!fragments.empty()) changed_.notify_all();
+        }
+        packets_->detach();
+    }
+
+    // Frames, encoded at width_.
     void run() {
         LiveFmp4Encoder encoder(width_, kGopS);
         for (;;) {
             {
                 std::lock_guard<std::mutex> lock(mutex_);
-                if (viewers_ == 0 || closed_) {
-                    running_ = false;
-                    return;
-                }
+                if (ending()) return;
                 if (keyframe_asked_) encoder.request_keyframe();
                 keyframe_asked_ = false;
             }
             FrameTap::Clock::time_point read_at;
-            AvFramePtr frame = tap_.next(std::chrono::milliseconds(500), &read_at);
+            AvFramePtr frame = tap_->next(std::chrono::milliseconds(500), &read_at);
             if (!frame) continue;
             std::vector<LiveFragment> fragments;
             try {
                 fragments = encoder.encode(*frame, steady_ms(read_at));
             } catch (const std::exception& e) {
-                spdlog::warn("live video: {}", e.what());
-                std::lock_guard<std::mutex> lock(mutex_);
-                running_ = false;
-                closed_ = true;  // this side and width shows nothing more; its viewers finish
-                changed_.notify_all();
+                failed(e);
                 return;
             }
             frame.reset();  // the pipeline's buffer goes back at once
             {
                 std::lock_guard<std::mutex> lock(mutex_);
-                if (encoder.init_generation() != init_generation_) {
-                    init_generation_ = encoder.init_generation();
-                    init_.init = true;
-                    init_.bytes = encoder.init_segment();
-                    init_.codec = encoder.codec();
-                    init_.width = encoder.width();
-                    init_.height = encoder.height();
-                    sent_before_ = last_seq();
-                    kept_.clear();
+                if (encoder.init_generation() != encoder_generation_) {
+                    encoder_generation_ = encoder.init_generation();
+                    publish_init(encoder.init_segment(), encoder.codec(), encoder.width(), encoder.height());
                 }
-                for (LiveFragment& f : fragments) {
-                    if (f.keyframe || kept_.size() >= kMaxKept) {
-                        sent_before_ = last_seq();
-                        kept_.clear();
-                    }
-                    LiveMessage m;
-                    m.bytes = std::move(f.bytes);
-                    m.keyframe = f.keyframe;
-                    m.pts_ms = f.pts_ms;
-                    m.arrived_ms = unix_ms_of(f.taken_ms);
-                    kept_.push_back({++seq_, std::move(m)});
-                    ++made_;
-                }
+                publish(fragments);
             }
             if (!fragments.empty()) changed_.notify_all();
         }
     }
 
-    FrameTap& tap_;
+    FrameTap* tap_ = nullptr;
+    PacketTap* packets_ = nullptr;
     const int width_;
+    int encoder_generation_ = 0;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::thread thread_;
@@ -208,9 +279,14 @@ std::unique_ptr<LiveVideo::Viewer> LiveVideo::watch(PreviewSide side, int width)
             ++it;
         }
     }
-    const std::pair<int, int> key{static_cast<int>(side), width};
+    // The output's own packets where they are H.264 and at least as wide as asked (width 0 keys them).
+    const std::shared_ptr<const PacketFormat> own = side == PreviewSide::Output ? packets_.format() : nullptr;
+    const bool passthrough = own && own->h264_with_extradata() && width >= own->parameters->width;
+    const std::pair<int, int> key{static_cast<int>(side), passthrough ? 0 : width};
     auto it = channels_.find(key);
-    if (it == channels_.end()) {
+    if (it == channels_.end() && passthrough) {
+        it = channels_.emplace(key, std::make_shared<LiveChannel>(packets_)).first;
+    } else if (it == channels_.end()) {
         int widths = 0;
         for (const auto& [k, c] : channels_) widths += k.first == key.first;
         if (widths >= kMaxWidths)
@@ -229,7 +305,14 @@ void LiveVideo::close() {
 int LiveVideo::encoders_running() const {
     std::lock_guard<std::mutex> lock(mutex_);
     int n = 0;
-    for (const auto& [k, c] : channels_) n += c->running();
+    for (const auto& [k, c] : channels_) n += c->running() && !c->passthrough();
+    return n;
+}
+
+int LiveVideo::passthrough_running() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int n = 0;
+    for (const auto& [k, c] : channels_) n += c->running() && c->passthrough();
     return n;
 }
 

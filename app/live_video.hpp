@@ -1,9 +1,14 @@
-// Live video of one served stream for browsers (live.mp4, the page's tiles): per side (input or
-// output) and width, one preview encoder (encode/live_fmp4.hpp) that runs only while someone
-// watches and is shared by every viewer of that side and width. It reads frames from the stream's
-// frame tap on a thread of its own, never the stream's. A viewer gets the init segment, then
-// fragments from a keyframe on: joining asks the encoder for a keyframe at once, so nobody waits a
-// whole GOP. A viewer that falls behind skips ahead to the newest keyframe.
+// Live video of one served stream for browsers (live.mp4, the page's tiles), per side (input or
+// output) and width, shared by every viewer of that side and width and made only while someone
+// watches, on a thread of its own (never the stream's):
+// - where the stream's output is H.264 with its SPS and PPS as extradata (a file, segments, an
+//   RTSP or RTMP output) and the output side is asked for at its width or wider, the output
+//   encoder's own packets, sent as they are (media/packet_tap.hpp): no second encoder. A new
+//   viewer starts at the last keyframe sent (the page then jumps to the newest frame);
+// - otherwise a preview encoder (encode/live_fmp4.hpp) on the side's frames at that width; a new
+//   viewer asks it for a keyframe and starts there, so nobody waits a whole GOP.
+// A viewer gets the init segment, then fragments from a keyframe on; one that falls behind skips
+// ahead to the newest keyframe.
 #pragma once
 
 #include <atomic>
@@ -20,6 +25,7 @@
 
 #include "app/preview_query.hpp"
 #include "media/frame_tap.hpp"
+#include "media/packet_tap.hpp"
 
 namespace vf {
 
@@ -41,7 +47,7 @@ class LiveVideo {
 public:
     static constexpr int kMaxWidths = 4;  // widths encoded at once per side
 
-    LiveVideo(FrameTap& input, FrameTap& output) : input_(input), output_(output) {}
+    LiveVideo(FrameTap& input, FrameTap& output, PacketTap& packets) : input_(input), output_(output), packets_(packets) {}
     ~LiveVideo();
 
     // A viewer of `side` at `width`: its encoder starts with the first viewer and stops after the
@@ -67,13 +73,15 @@ public:
     std::unique_ptr<Viewer> watch(PreviewSide side, int width);
 
     void close();                  // the stream ended: viewers finish
-    int encoders_running() const;  // for /metrics: encoders with at least one viewer
+    int encoders_running() const;  // for /metrics: preview encoders running
+    int passthrough_running() const;  // 0 or 1: the output's own packets being sent
     int viewers() const;
     int64_t fragments_made() const;
 
 private:
     FrameTap& input_;
     FrameTap& output_;
+    PacketTap& packets_;
     mutable std::mutex mutex_;
     std::map<std::pair<int, int>, std::shared_ptr<LiveChannel>> channels_;  // (side, width)
     bool closed_ = false;

@@ -105,7 +105,7 @@ bool ServedStream::run_job(const RunOptions& o) {
         input_attempts_ = 0;
         return false;
     }
-    job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output));
+    job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output), &preview_->packets());
     Job* running = job.get();
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -238,6 +238,9 @@ void ServedStream::collect_metrics(MetricSet& set) const {
     LiveVideo& live = preview_->live();
     set.add("vfilter_live_encoders", "gauge", "Preview encoders running for live video (one per side and width watched).",
             live.encoders_running(), labels);
+    set.add("vfilter_live_passthrough", "gauge",
+            "1 while the output encoder's own packets are sent to live video viewers (no second encoder).",
+            live.passthrough_running(), labels);
     set.add("vfilter_live_viewers", "gauge", "Viewers of the stream's live video (live.mp4 and the page's tiles).", live.viewers(), labels);
     set.add("vfilter_live_fragments_total", "counter", "Live video fragments made (one a frame).",
             static_cast<double>(live.fragments_made()), labels);

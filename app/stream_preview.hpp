@@ -29,6 +29,7 @@ public:
     static constexpr std::chrono::milliseconds kFrameWait{1000};  // then the last picture is shown
 
     FrameTap& tap(PreviewSide side) { return side == PreviewSide::Input ? input_ : output_; }
+    PacketTap& packets() { return packets_; }  // the output encoder's, for live video
     // The picture of `side` at `width`: of the next frame to pass (waiting up to kFrameWait), or
     // the last one made when no frame comes (a camera reconnecting); nothing when there never was
     // one. Throws Error(Internal) when FFmpeg cannot encode it.
@@ -43,7 +44,8 @@ private:
         std::chrono::steady_clock::time_point made;
     };
     FrameTap input_, output_;
-    LiveVideo live_{input_, output_};  // after the taps it reads: destroyed before them
+    PacketTap packets_;
+    LiveVideo live_{input_, output_, packets_};  // after the taps it reads: destroyed before them
     std::mutex encode_mutex_;  // one picture made at a time per stream, so watchers share them
     mutable std::mutex kept_mutex_;
     std::map<std::pair<int, int>, Kept> kept_;  // by (side, width); a few entries

@@ -31,16 +31,54 @@ std::string avc1_codec(const uint8_t* d, int size) {
             std::snprintf(s, sizeof s, "avc1.%02x%02x%02x", d[i + 4], d[i + 5], d[i + 6]);
             return s;
         }
-    return "avc1.42c01f";  // constrained baseline 3.1: what x264's ultrafast makes at these sizes
+    return "avc1.42c01f";  // constrained baseline 3.1
 }
+
+const std::string kNothing;
 
 }  // namespace
 
-LiveFmp4Encoder::LiveFmp4Encoder(int width, double gop_s) : asked_width_(width), gop_s_(gop_s), packet_(make_packet()) {}
+// ---- LiveFmp4Writer -----------------------------------------------------------------------------
 
-LiveFmp4Encoder::~LiveFmp4Encoder() { close(); }
+LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational time_base) : time_base_(time_base) {
+    if (codecpar.codec_id != AV_CODEC_ID_H264 || codecpar.extradata_size <= 0)
+        fail(ErrorCategory::Internal, "live video: needs H.264 with its SPS and PPS as extradata");
+    codec_ = avc1_codec(codecpar.extradata, codecpar.extradata_size);
+    try {
+        check(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), "creating the MP4 muxer");
+        const int buffer_size = 64 * 1024;
+        auto* buffer = static_cast<unsigned char*>(av_malloc(buffer_size));
+        if (!buffer) fail(ErrorCategory::Internal, "live video: out of memory");
+        mux_->pb = avio_alloc_context(buffer, buffer_size, 1, this, nullptr, &LiveFmp4Writer::write_bytes, nullptr);
+        if (!mux_->pb) {
+            av_free(buffer);
+            fail(ErrorCategory::Internal, "live video: out of memory");
+        }
+        mux_->flags |= AVFMT_FLAG_CUSTOM_IO;
+        stream_ = avformat_new_stream(mux_, nullptr);
+        if (!stream_) fail(ErrorCategory::Internal, "live video: out of memory");
+        check(avcodec_parameters_copy(stream_->codecpar, &codecpar), "stream setup");
+        stream_->codecpar->codec_tag = 0;
+        stream_->time_base = time_base;
+        AVDictionary* options = nullptr;
+        // Fragments only where write() flushes one: one a frame. empty_moov: the init segment
+        // holds no samples; default_base_moof: what MSE expects of each fragment's offsets.
+        av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0);
+        const int err = avformat_write_header(mux_, &options);
+        av_dict_free(&options);
+        check(err, "starting the MP4 stream");
+        avio_flush(mux_->pb);
+    } catch (...) {
+        release();  // a constructor that throws runs no destructor
+        throw;
+    }
+    init_ = std::move(written_);
+    written_.clear();
+}
 
-void LiveFmp4Encoder::close() {
+LiveFmp4Writer::~LiveFmp4Writer() { release(); }
+
+void LiveFmp4Writer::release() {
     if (mux_) {
         if (mux_->pb) {
             av_freep(&mux_->pb->buffer);
@@ -49,18 +87,60 @@ void LiveFmp4Encoder::close() {
         avformat_free_context(mux_);
         mux_ = nullptr;
     }
-    encoder_.reset();
-    held_.reset();
-    stream_ = nullptr;
 }
 
-int LiveFmp4Encoder::write_bytes(void* self, AvioWriteBuffer data, int size) {
-    static_cast<LiveFmp4Encoder*>(self)->written_.append(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
+int LiveFmp4Writer::write_bytes(void* self, AvioWriteBuffer data, int size) {
+    static_cast<LiveFmp4Writer*>(self)->written_.append(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
     return size;
 }
 
+std::vector<LiveFragment> LiveFmp4Writer::write(const AVPacket& packet, int64_t taken_ms) {
+    AvPacketPtr p = make_packet();
+    check(av_packet_ref(p.get(), &packet), "taking a packet");
+    if (p->dts == AV_NOPTS_VALUE) p->dts = p->pts;
+    if (first_dts_ == AV_NOPTS_VALUE) first_dts_ = p->dts;
+    p->dts -= first_dts_;  // the timeline starts at 0, B-frames' decode times included
+    p->pts -= first_dts_;
+    std::vector<LiveFragment> out;
+    if (held_) {
+        if (p->dts <= held_->dts) p->dts = held_->dts + 1;  // a muxer takes only increasing times
+        if (p->pts < p->dts) p->pts = p->dts;
+        held_->duration = p->dts - held_->dts;
+        out.push_back(flush_held());
+    }
+    held_ = std::move(p);
+    held_taken_ms_ = taken_ms;
+    return out;
+}
+
+LiveFragment LiveFmp4Writer::flush_held() {
+    LiveFragment f;
+    f.keyframe = (held_->flags & AV_PKT_FLAG_KEY) != 0;
+    f.pts_ms = av_rescale_q(held_->pts, time_base_, {1, 1000});
+    f.taken_ms = held_taken_ms_;
+    av_packet_rescale_ts(held_.get(), time_base_, stream_->time_base);
+    held_->stream_index = stream_->index;
+    check(av_write_frame(mux_, held_.get()), "writing a fragment");
+    check(av_write_frame(mux_, nullptr), "writing a fragment");  // the fragment, now
+    avio_flush(mux_->pb);
+    f.bytes = std::move(written_);
+    written_.clear();
+    held_.reset();
+    return f;
+}
+
+// ---- LiveFmp4Encoder ----------------------------------------------------------------------------
+
+LiveFmp4Encoder::LiveFmp4Encoder(int width, double gop_s) : asked_width_(width), gop_s_(gop_s), packet_(make_packet()) {}
+
+LiveFmp4Encoder::~LiveFmp4Encoder() = default;
+
+const std::string& LiveFmp4Encoder::init_segment() const { return writer_ ? writer_->init_segment() : kNothing; }
+const std::string& LiveFmp4Encoder::codec() const { return writer_ ? writer_->codec() : kNothing; }
+
 void LiveFmp4Encoder::open(const AVFrame& frame) {
-    close();
+    writer_.reset();
+    encoder_.reset();
     in_width_ = frame.width;
     in_height_ = frame.height;
     in_format_ = frame.format;
@@ -85,32 +165,19 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
     av_opt_set(enc->priv_data, "tune", "zerolatency", 0);
     av_opt_set(enc->priv_data, "crf", "26", 0);
     check(avcodec_open2(enc, codec, nullptr), "opening libx264");
-    codec_ = avc1_codec(enc->extradata, enc->extradata_size);
-
-    check(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), "creating the MP4 muxer");
-    const int buffer_size = 64 * 1024;
-    auto* buffer = static_cast<unsigned char*>(av_malloc(buffer_size));
-    if (!buffer) fail(ErrorCategory::Internal, "live video: out of memory");
-    mux_->pb = avio_alloc_context(buffer, buffer_size, 1, this, nullptr, &LiveFmp4Encoder::write_bytes, nullptr);
-    if (!mux_->pb) {
-        av_free(buffer);
-        fail(ErrorCategory::Internal, "live video: out of memory");
+    AVCodecParameters* par = avcodec_parameters_alloc();
+    if (!par) fail(ErrorCategory::Internal, "live video: out of memory");
+    const int err = avcodec_parameters_from_context(par, enc);
+    if (err >= 0) {
+        try {
+            writer_ = std::make_unique<LiveFmp4Writer>(*par, enc->time_base);
+        } catch (...) {
+            avcodec_parameters_free(&par);
+            throw;
+        }
     }
-    mux_->flags |= AVFMT_FLAG_CUSTOM_IO;
-    stream_ = avformat_new_stream(mux_, nullptr);
-    if (!stream_) fail(ErrorCategory::Internal, "live video: out of memory");
-    check(avcodec_parameters_from_context(stream_->codecpar, enc), "stream setup");
-    stream_->time_base = enc->time_base;
-    AVDictionary* options = nullptr;
-    // Fragments only where encode() flushes one: one a frame. empty_moov: the init segment holds
-    // no samples; default_base_moof: what MSE expects of each fragment's offsets.
-    av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0);
-    const int err = avformat_write_header(mux_, &options);
-    av_dict_free(&options);
-    check(err, "starting the MP4 stream");
-    avio_flush(mux_->pb);
-    init_ = std::move(written_);
-    written_.clear();
+    avcodec_parameters_free(&par);
+    check(err, "stream setup");
     ++init_generation_;
     first_ms_ = -1;
     last_pts_ = -1;
@@ -149,35 +216,11 @@ std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t tak
         const int err = avcodec_receive_packet(encoder_.get(), packet_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
         check(err, "encoding");
-        // A frame's fragment is written when the next frame is here: its duration is then known
-        // exactly, so the fragments' times follow the frames' without a gap or an overlap (an
-        // MP4 fragment states each sample's duration, and the next starts where it ends).
-        if (held_) {
-            held_->duration = packet_->pts - held_pts_ms_;
-            out.push_back(write_fragment());
-        }
-        held_ = make_packet();
-        av_packet_move_ref(held_.get(), packet_.get());
-        held_pts_ms_ = held_->pts;
-        held_taken_ms_ = taken_ms;
+        // With zero latency the packet is this frame's: it arrived at taken_ms.
+        for (LiveFragment& f : writer_->write(*packet_, taken_ms)) out.push_back(std::move(f));
+        av_packet_unref(packet_.get());
     }
     return out;
-}
-
-LiveFragment LiveFmp4Encoder::write_fragment() {
-    LiveFragment f;
-    f.keyframe = (held_->flags & AV_PKT_FLAG_KEY) != 0;
-    f.pts_ms = held_pts_ms_;
-    f.taken_ms = held_taken_ms_;
-    av_packet_rescale_ts(held_.get(), encoder_->time_base, stream_->time_base);
-    held_->stream_index = stream_->index;
-    check(av_write_frame(mux_, held_.get()), "writing a fragment");
-    check(av_write_frame(mux_, nullptr), "writing a fragment");  // the fragment, now
-    avio_flush(mux_->pb);
-    f.bytes = std::move(written_);
-    written_.clear();
-    held_.reset();
-    return f;
 }
 
 }  // namespace vf

@@ -1,9 +1,13 @@
-// Live video for browsers: frames scaled to a width, encoded as H.264 (libx264 ultrafast with
-// zero-latency tuning: no B-frames, no look-ahead, one frame in, one packet out) and written as
-// fragmented MP4, one fragment a frame, the way Media Source Extensions take it: an init segment
-// (ftyp and moov), then moof+mdat fragments. A frame's fragment leaves when the next frame is
-// encoded (one frame interval later: its duration is then exact). A keyframe every `gop_s`
-// seconds, and one more at once when asked (a new viewer starts without waiting for the next).
+// Live video for browsers as fragmented MP4, the way Media Source Extensions take it: an init
+// segment (ftyp and moov), then one moof+mdat fragment a frame.
+// - LiveFmp4Writer puts H.264 packets into that form, a packet's fragment leaving when the next
+//   packet is there (its duration is then exact, so fragments follow on without gap or overlap).
+//   It takes the packets of any H.264 encoder that gives its SPS and PPS as extradata: the
+//   stream's own output encoder (app/live_video.cpp sends those as they are), or the one below.
+// - LiveFmp4Encoder scales frames to a width and encodes them with libx264 ultrafast and
+//   zero-latency tuning (no B-frames, no look-ahead: one frame in, one packet out) for the writer:
+//   a keyframe every `gop_s` seconds, and one at once when asked (a new viewer starts without
+//   waiting for the next).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +29,35 @@ struct LiveFragment {
     std::string bytes;      // one moof+mdat: one frame
     bool keyframe = false;  // a viewer may start here
     int64_t pts_ms = 0;     // its presentation time in the fragments' timeline
-    int64_t taken_ms = 0;   // the time its frame was given to encode() with
+    int64_t taken_ms = 0;   // what the packet was given with (when its frame arrived)
+};
+
+class LiveFmp4Writer {
+public:
+    // codecpar: an H.264 stream with its extradata (Annex B or avcC); time_base: its packets'.
+    LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational time_base);
+    ~LiveFmp4Writer();
+    LiveFmp4Writer(const LiveFmp4Writer&) = delete;
+    LiveFmp4Writer& operator=(const LiveFmp4Writer&) = delete;
+
+    const std::string& init_segment() const { return init_; }
+    const std::string& codec() const { return codec_; }  // the MSE codec string, e.g. avc1.42c01f
+    // Takes the packet (its timestamps in the time base given; B-frames allowed) and returns the
+    // previous one's fragment, if any. Throws Error(Internal) when FFmpeg fails.
+    std::vector<LiveFragment> write(const AVPacket& packet, int64_t taken_ms);
+
+private:
+    static int write_bytes(void* self, AvioWriteBuffer data, int size);
+    LiveFragment flush_held();
+    void release();
+
+    AVFormatContext* mux_ = nullptr;
+    AVStream* stream_ = nullptr;
+    AVRational time_base_;
+    std::string written_, init_, codec_;
+    AvPacketPtr held_;
+    int64_t held_taken_ms_ = 0;
+    int64_t first_dts_ = AV_NOPTS_VALUE;  // the timeline starts at the first packet
 };
 
 class LiveFmp4Encoder {
@@ -43,34 +75,24 @@ public:
     void request_keyframe() { keyframe_asked_ = true; }
 
     // ftyp+moov for the fragments made so far; empty before the first frame.
-    const std::string& init_segment() const { return init_; }
+    const std::string& init_segment() const;
     int init_generation() const { return init_generation_; }
-    // The MSE codec string of the stream, e.g. avc1.42c01f ("" before the first frame).
-    const std::string& codec() const { return codec_; }
+    const std::string& codec() const;  // "" before the first frame
     int width() const { return out_width_; }
     int height() const { return out_height_; }
 
 private:
     void open(const AVFrame& frame);
-    LiveFragment write_fragment();  // the held packet as one fragment
-    void close();
-    static int write_bytes(void* self, AvioWriteBuffer data, int size);
 
     int asked_width_;
     double gop_s_;
     int in_width_ = 0, in_height_ = 0, in_format_ = -1;
     int out_width_ = 0, out_height_ = 0;
     AvCodecContextPtr encoder_;
-    AVFormatContext* mux_ = nullptr;
-    AVStream* stream_ = nullptr;
+    std::unique_ptr<LiveFmp4Writer> writer_;
     FrameConverter converter_;
     AvFramePtr scaled_;
     AvPacketPtr packet_;
-    AvPacketPtr held_;         // the last frame's packet, written once the next one is here
-    int64_t held_pts_ms_ = 0, held_taken_ms_ = 0;
-    std::string written_;  // what the muxer wrote since it was last taken
-    std::string init_;
-    std::string codec_;
     int init_generation_ = 0;
     int64_t first_ms_ = -1, last_pts_ = -1, next_keyframe_ms_ = 0;
     bool keyframe_asked_ = false;

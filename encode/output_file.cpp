@@ -130,7 +130,15 @@ void OutputFile::release() {
     if (partial_ || video_packets_ == 0) std::remove(write_path_.c_str());
 }
 
-OutputFile::~OutputFile() { release(); }
+OutputFile::~OutputFile() {
+    if (packet_tap_) packet_tap_->close();
+    release();
+}
+
+void OutputFile::tap_packets(PacketTap* tap) {
+    packet_tap_ = tap;
+    if (tap && encoder_) tap->open(*encoder_);
+}
 
 std::string OutputFile::describe() const {
     if (!mux_) return description_;
@@ -176,16 +184,21 @@ void OutputFile::drain_encoder() {
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return;
         VF_AV_CHECK(err, ErrorCategory::Output, "encoding");
         const int64_t pts = packet_->pts;
+        Clock::time_point read_at = Clock::now();
+        bool known = false;
+        for (auto it = read_at_.begin(); it != read_at_.end(); ++it)
+            if (it->first == pts) {
+                read_at = it->second;
+                known = true;
+                read_at_.erase(it);
+                break;
+            }
+        if (packet_tap_) packet_tap_->offer(packet_.get(), read_at);  // in the encoder's time base
         av_packet_rescale_ts(packet_.get(), encoder_->time_base, video_stream_->time_base);
         packet_->stream_index = video_stream_->index;
         write(packet_.get());
         ++video_packets_;
-        for (auto it = read_at_.begin(); it != read_at_.end(); ++it)
-            if (it->first == pts) {
-                latency_.add(it->second);
-                read_at_.erase(it);
-                break;
-            }
+        if (known) latency_.add(read_at);
     }
 }
 

@@ -31,6 +31,7 @@ public:
     void finish() override;
     std::string describe() const override;
     void hurry() override { hurry_ = true; }
+    void tap_packets(PacketTap* tap) override;
 
 private:
     void open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
@@ -38,6 +39,7 @@ private:
     void release();  // closes and frees the muxer; removes the partial file unless finished
     void drain_encoder();
     void write(AVPacket* packet);
+    PacketTap* packet_tap_ = nullptr;
     void publish();  // moves <out>.partial to <out>: from now on a kill leaves a playable file
     void let_receivers_catch_up();  // SRT: stays connected until the receiver has its last packets
 

@@ -7,6 +7,7 @@
 
 #include "common/histogram.hpp"
 #include "media/frame.hpp"
+#include "media/packet_tap.hpp"
 
 namespace vf {
 
@@ -48,6 +49,9 @@ public:
     virtual std::string describe() const = 0;
     // A second Ctrl-C: finish() must not wait for receivers. Called from another thread.
     virtual void hurry() {}
+    // Where the sink's encoded packets are offered too (live video that sends them as they are);
+    // a sink that encodes nothing ignores it. Set before the run starts.
+    virtual void tap_packets(PacketTap*) {}
     const LatencyLog& latency() const { return latency_; }
     void set_latency_warmup(int64_t frames) { latency_.set_warmup(frames); }
 

@@ -48,7 +48,12 @@ public:
     const PipelineProgress& progress() const { return progress_; }
     // Previews (vfilter serve's page): every frame is offered to `input` as it enters the filter
     // stage and to `output` as it goes to the sink (host frames there). Set before run().
-    void tap(FrameTap* input, FrameTap* output) { input_tap_ = input, output_tap_ = output; }
+    // Frames before and after the filter, and the sink's encoded packets, for previews and live
+    // video. Set before run().
+    void tap(FrameTap* input, FrameTap* output, PacketTap* packets) {
+        input_tap_ = input, output_tap_ = output;
+        sink_.tap_packets(packets);
+    }
 
 private:
     struct Run;

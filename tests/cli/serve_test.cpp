@@ -626,12 +626,14 @@ double metric(int port, const std::string& line_start) {
 // Live video: live.mp4 is fragmented MP4 that ffmpeg records and decodes without an error; /live
 // carries every tile of the page over one connection (init, fragments from a keyframe, a tile
 // that cannot be shown named as gone, ticks), each tile's bytes a clean stream; the preview
-// encoders stop once nobody watches (metrics); with a token, /live needs it like /streams.
+// encoders stop once nobody watches (metrics); a stream that records H.264 at the size asked is
+// sent as its own packets, no encoder started; with a token, /live needs it like /streams.
 TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
     if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
     write("streams.yaml", "streams:\n"
                           "  - {name: a, input: 'pattern://?size=320x240&rate=25', output: 'null', filter: sobel}\n"
-                          "  - {name: b, input: 'pattern://?size=320x240&rate=25', output: 'null'}\n");
+                          "  - {name: b, input: 'pattern://?size=320x240&rate=25', output: 'null'}\n"
+                          "  - {name: c, input: 'pattern://?size=320x240&rate=25', output: " + dir + "/c.mkv}\n");
     auto p = serve({"--api-port", "0", "--api-token", "s3cret"});
     const int port = api_port(*p);
     ASSERT_GT(port, 0) << p->log();
@@ -704,6 +706,21 @@ TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
     EXPECT_TRUE(stopped) << "the preview encoders stop when the last viewer has gone";
     EXPECT_EQ(metric(port, "vfilter_live_viewers{stream=\"a\"}"), 0);
     EXPECT_GT(metric(port, "vfilter_live_fragments_total{stream=\"a\"}"), 80);
+
+    // c records H.264 at 320x240: a viewer asking that width or more gets the recording's own
+    // packets (B-frames and all), with no second encoder.
+    HttpConnection own(port, "GET /streams/c/live.mp4?width=640 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n");
+    got = own.read_until("no such text", 3s);
+    EXPECT_EQ(metric(port, "vfilter_live_passthrough{stream=\"c\"}"), 1);
+    EXPECT_EQ(metric(port, "vfilter_live_encoders{stream=\"c\"}"), 0);
+    own.close_now();
+    std::ofstream(dir + "/c-live.mp4", std::ios::binary) << dechunked(got);
+    const test::RecordingCheck c = test::check_recording(dir + "/c-live.mp4");
+    EXPECT_TRUE(c.clean) << c.errors;
+    EXPECT_GE(c.frames, 20) << "from the last keyframe on, about 3 s of 25 fps";
+    const CommandResult probe = run_command({"ffprobe", "-v", "error", "-show_entries", "stream=profile,has_b_frames", "-of", "csv=p=0",
+                                             dir + "/c-live.mp4"});
+    EXPECT_NE(probe.output.find("High"), std::string::npos) << "the recording's own High-profile packets: " << probe.output;
     p->signal(SIGTERM);
     EXPECT_EQ(p->wait(30), 0) << p->log();
 }
