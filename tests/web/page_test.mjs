@@ -359,6 +359,45 @@ streams:
       console.log(`      400 random queries: ${JSON.stringify(counts)}`);
     });
 
+    await check("an fMP4 HLS recording plays in the browser through Media Source Extensions", async () => {
+      // vfilter writes it (-o x.m3u8 --hls-segments fmp4); the page appends the playlist's init
+      // segment and segments, in the playlist's order, to a SourceBuffer and plays them.
+      const hlsDir = path.join(outDir, "hls");
+      fs.mkdirSync(hlsDir, { recursive: true });
+      const made = await new Child(vfilter, ["-i", "pattern://?size=320x240&rate=25", "--frames", "100", "-f", "sobel",
+        "-o", path.join(hlsDir, "rec.m3u8"), "--hls-segments", "fmp4", "--hls-time", "1", "-y"], path.join(outDir, "hls.log")).exit;
+      expect(made.code === 0, `vfilter exit ${made.code}`);
+      const playlist = fs.readFileSync(path.join(hlsDir, "rec.m3u8"), "latin1");
+      const names = [...playlist.matchAll(/^#EXT-X-MAP:URI="([^"]+)"|^([^#\s].*)$/gm)].map((m) => m[1] || m[2]);
+      expect(names[0] === "rec-init.mp4" && names.length >= 4, `playlist entries: ${names.join(" ")}`);
+      const parts = names.map((n) => fs.readFileSync(path.join(hlsDir, n)).toString("base64"));
+      const played = await page.evaluate(async (parts) => {
+        const video = document.createElement("video");
+        video.muted = true;
+        document.body.append(video);
+        const source = new MediaSource();
+        video.src = URL.createObjectURL(source);
+        await new Promise((resolve) => source.addEventListener("sourceopen", resolve, { once: true }));
+        const init = Uint8Array.from(atob(parts[0]), (c) => c.charCodeAt(0));
+        let codec = "avc1.42c01e";
+        for (let i = 0; i + 8 < init.length; ++i)  // the avcC box: profile, compatibility, level
+          if (init[i] === 0x61 && init[i + 1] === 0x76 && init[i + 2] === 0x63 && init[i + 3] === 0x43)
+            codec = "avc1." + [init[i + 5], init[i + 6], init[i + 7]].map((b) => b.toString(16).padStart(2, "0")).join("");
+        const buffer = source.addSourceBuffer(`video/mp4; codecs="${codec}"`);
+        for (const p of parts) {
+          buffer.appendBuffer(Uint8Array.from(atob(p), (c) => c.charCodeAt(0)));
+          await new Promise((resolve) => buffer.addEventListener("updateend", resolve, { once: true }));
+        }
+        source.endOfStream();
+        await video.play();
+        await new Promise((resolve) => video.addEventListener("ended", resolve, { once: true }));
+        const result = { frames: video.getVideoPlaybackQuality().totalVideoFrames, duration: video.duration, error: video.error && video.error.code };
+        video.remove();
+        return result;
+      }, parts);
+      expect(!played.error && played.frames >= 95 && Math.abs(played.duration - 4) < 0.2, `played: ${JSON.stringify(played)}`);
+    });
+
     await check("video latency, from a frame's arrival at vfilter to its display, is under 1 s at p99", async () => {
       const l = await videoLatency(page);
       expect(l.samples >= 100, `only ${l.samples} latency samples`);
