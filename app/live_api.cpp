@@ -49,44 +49,13 @@ struct Tile {
     std::unique_ptr<LiveVideo::Viewer> viewer;
 };
 
-std::string percent_decoded(const std::string& s) {
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-            std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-            out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-            i += 2;
-        } else if (s[i] == '%') {
-            throw ServiceError(400, "bad percent-encoding in the query");
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
-
 // streams=a:output,b:input&width=W (at most 64 tiles).
 std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
-    if (raw.size() > 4096) throw ServiceError(400, "the query is too long");
     std::vector<Tile> tiles;
-    bool have_streams = false, have_width = false;
-    size_t at = 0;
-    while (at <= raw.size()) {
-        size_t end = raw.find('&', at);
-        if (end == std::string::npos) end = raw.size();
-        const std::string pair = raw.substr(at, end - at);
-        at = end + 1;
-        if (pair.empty()) continue;
-        const size_t eq = pair.find('=');
-        const std::string key = pair.substr(0, eq), value = eq == std::string::npos ? "" : percent_decoded(pair.substr(eq + 1));
-        if (key == "width" && !have_width) {
-            have_width = true;
-            if (value.empty() || value.size() > 5 || value.find_first_not_of("0123456789") != std::string::npos)
-                throw ServiceError(400, "width: expected a whole number in 16..1920");
-            *width = std::stoi(value);
-            if (*width < kPreviewMinWidth || *width > kPreviewMaxWidth) throw ServiceError(400, "width: must be in 16..1920");
-        } else if (key == "streams" && !have_streams) {
-            have_streams = true;
+    for (const auto& [key, value] : query_pairs(raw, 4096)) {
+        if (key == "width") {
+            *width = query_whole_number(key, value, kPreviewMinWidth, kPreviewMaxWidth);
+        } else if (key == "streams") {
             size_t from = 0;
             while (from <= value.size()) {
                 size_t comma = value.find(',', from);
@@ -105,7 +74,7 @@ std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
                 if (tiles.size() > 64) throw ServiceError(400, "streams: at most 64 tiles on one connection");
             }
         } else {
-            throw ServiceError(400, "expected streams=NAME[:side],... and width=W, each once");
+            throw ServiceError(400, "unknown parameter: expected streams=NAME[:side],... and width=W");
         }
     }
     if (tiles.empty()) throw ServiceError(400, "streams: name at least one stream, e.g. streams=cam1,cam2:input");

@@ -48,9 +48,9 @@ int whole_number(const std::string& name, const std::string& v, int lo, int hi) 
 
 }  // namespace
 
-PreviewQuery parse_preview_query(const std::string& raw, bool with_fps) {
-    if (raw.size() > 256) throw ServiceError(400, "the query is too long");
-    PreviewQuery q;
+std::vector<std::pair<std::string, std::string>> query_pairs(const std::string& raw, size_t max_length) {
+    if (raw.size() > max_length) throw ServiceError(400, "the query is too long");
+    std::vector<std::pair<std::string, std::string>> pairs;
     std::set<std::string> seen;
     size_t at = 0;
     while (at <= raw.size()) {
@@ -60,9 +60,19 @@ PreviewQuery parse_preview_query(const std::string& raw, bool with_fps) {
         at = end + 1;
         if (pair.empty()) continue;  // "a=1&&b=2", a trailing '&'
         const size_t eq = pair.find('=');
-        const std::string name = percent_decoded(pair.substr(0, eq));
-        const std::string value = eq == std::string::npos ? "" : percent_decoded(pair.substr(eq + 1));
+        std::string name = percent_decoded(pair.substr(0, eq));
+        std::string value = eq == std::string::npos ? "" : percent_decoded(pair.substr(eq + 1));
         if (!seen.insert(name).second) throw ServiceError(400, "'" + shown(name) + "' is given twice");
+        pairs.emplace_back(std::move(name), std::move(value));
+    }
+    return pairs;
+}
+
+int query_whole_number(const std::string& name, const std::string& value, int lo, int hi) { return whole_number(name, value, lo, hi); }
+
+PreviewQuery parse_preview_query(const std::string& raw, bool with_fps) {
+    PreviewQuery q;
+    for (const auto& [name, value] : query_pairs(raw, 256)) {
         if (name == "side") {
             if (value == "input") q.side = PreviewSide::Input;
             else if (value == "output") q.side = PreviewSide::Output;

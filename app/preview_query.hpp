@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace vf {
 
@@ -20,5 +22,12 @@ constexpr int kPreviewMaxFps = 10;
 
 // raw: after '?', percent-encoded as sent. with_fps: the parameter fps is allowed.
 PreviewQuery parse_preview_query(const std::string& raw, bool with_fps);
+
+// The name=value pairs of a query (raw: after '?', as sent), percent-decoded, in order, empty
+// pairs skipped; ServiceError 400 for a query longer than max_length, bad percent-encoding or a
+// name given twice.
+std::vector<std::pair<std::string, std::string>> query_pairs(const std::string& raw, size_t max_length);
+// A whole number in lo..hi for parameter `name`, or ServiceError 400 saying so.
+int query_whole_number(const std::string& name, const std::string& value, int lo, int hi);
 
 }  // namespace vf

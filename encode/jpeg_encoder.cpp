@@ -6,7 +6,6 @@
 
 extern "C" {
 #include <libavcodec/avcodec.h>
-#include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
@@ -60,14 +59,8 @@ JpegSize jpeg_size(int width, int height, AVRational sar, int asked_width) {
 }
 
 std::string encode_jpeg(const AVFrame& in, int width, int quality) {
-    const AVFrame* frame = &in;
     AvFramePtr downloaded;
-    if (in.hw_frames_ctx) {
-        downloaded = make_frame();
-        check(av_hwframe_transfer_data(downloaded.get(), &in, 0), "downloading the frame");
-        check(av_frame_copy_props(downloaded.get(), &in), "copying frame properties");
-        frame = downloaded.get();
-    }
+    const AVFrame* frame = host_frame(in, downloaded, "preview picture");
     if (frame->width <= 0 || frame->height <= 0 || frame->format < 0 || !sws_isSupportedInput(static_cast<AVPixelFormat>(frame->format)))
         fail(ErrorCategory::Internal, "preview picture: frames of this format or size cannot be shown");
     const JpegSize size = jpeg_size(frame->width, frame->height, frame->sample_aspect_ratio, width);

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 extern "C" {
-#include <libavutil/hwcontext.h>
 #include <libavutil/opt.h>
 }
 
@@ -185,14 +184,8 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
 }
 
 std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t taken_ms) {
-    const AVFrame* frame = &in;
     AvFramePtr downloaded;
-    if (in.hw_frames_ctx) {
-        downloaded = make_frame();
-        check(av_hwframe_transfer_data(downloaded.get(), &in, 0), "downloading the frame");
-        check(av_frame_copy_props(downloaded.get(), &in), "copying frame properties");
-        frame = downloaded.get();
-    }
+    const AVFrame* frame = host_frame(in, downloaded, "live video");
     if (frame->width <= 0 || frame->height <= 0 || frame->format < 0)
         fail(ErrorCategory::Internal, "live video: frames of this format or size cannot be shown");
     if (!encoder_ || frame->width != in_width_ || frame->height != in_height_ || frame->format != in_format_) open(*frame);

@@ -5,6 +5,10 @@
 #include <cstdarg>
 #include <cstdio>
 
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
 namespace vf {
 
 std::string av_error_string(int err) {
@@ -16,6 +20,14 @@ std::string av_error_string(int err) {
 int av_check(int err, ErrorCategory category, const std::string& what) {
     if (err < 0) throw Error(category, what + ": " + av_error_string(err));
     return err;
+}
+
+const AVFrame* host_frame(const AVFrame& frame, AvFramePtr& holder, const std::string& what) {
+    if (!frame.hw_frames_ctx) return &frame;
+    holder = make_frame();
+    av_check(av_hwframe_transfer_data(holder.get(), &frame, 0), ErrorCategory::Internal, what + ": downloading the frame");
+    av_check(av_frame_copy_props(holder.get(), &frame), ErrorCategory::Internal, what + ": copying frame properties");
+    return holder.get();
 }
 
 AvFramePtr make_frame() {

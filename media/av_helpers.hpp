@@ -38,6 +38,10 @@ using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
 AvFramePtr make_frame();
 AvPacketPtr make_packet();
 
+// `frame` itself, or where it lives on a device (NVDEC, CUDA) a copy of it in host memory, kept
+// in `holder`. Throws Error(Internal) naming `what` when the download fails.
+const AVFrame* host_frame(const AVFrame& frame, AvFramePtr& holder, const std::string& what);
+
 // Pixel formats the filters run on directly; anything else is converted once on input.
 bool is_native_format(AVPixelFormat f);
 // The native format an unsupported input is converted to (keeps depth and chroma resolution

@@ -657,6 +657,16 @@ TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
     EXPECT_GE(a.frames, 25) << "2.5 s of a 25 fps stream (at least a second of it on a loaded machine)";
 
     EXPECT_EQ(status_of(http(port, "GET", "/live?streams=a")), 401) << "the token rule holds for /live";
+    for (const auto& [query, why] : std::vector<std::pair<std::string, std::string>>{
+             {"", "name at least one stream"}, {"streams=a:left", "input or output"}, {"streams=a&width=9", "16..1920"},
+             {"streams=a&colour=red", "unknown parameter"}, {"streams=a&streams=b", "given twice"}, {"streams=a%zz", "percent-encoding"},
+             {"streams=a%20b", "A-Z, a-z"}}) {
+        const std::string r = http(port, "GET", "/live?" + query, "", "s3cret");
+        EXPECT_EQ(status_of(r), 400) << query << ": " << r.substr(0, 200);
+        EXPECT_NE(r.find(why), std::string::npos) << query << ": " << r;
+    }
+    EXPECT_EQ(status_of(http(port, "GET", "/streams/a/live.mp4?width=abc", "", "s3cret")), 400);
+    EXPECT_EQ(status_of(http(port, "GET", "/streams/nosuch/live.mp4", "", "s3cret")), 404);
     HttpConnection page(port, "GET /live?streams=a,b:input,nosuch&width=160 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n");
     std::string got = page.read_until("no such text", 3s);
     ASSERT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got.substr(0, 300);
