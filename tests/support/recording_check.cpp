@@ -1,5 +1,6 @@
 #include "support/recording_check.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -65,7 +66,11 @@ void check_timestamps(const std::string& path, RecordingCheck& c) {
     int index = 0;
     for (std::string row; std::getline(rows, row); ++index) {
         const size_t comma = row.find(',');
-        if (row.empty() || comma == std::string::npos) continue;
+        if (row.empty()) continue;
+        if (comma == std::string::npos || !(std::isdigit(static_cast<unsigned char>(row[0])) || row[0] == '-' || row[0] == 'N')) {
+            c.errors += "ffprobe: " + row + "\n";  // a complaint of ffprobe's, not a packet's times
+            continue;
+        }
         const std::string pts = row.substr(0, comma), dts = row.substr(comma + 1);
         if (pts != "N/A" && !pts.empty() && !seen_pts.insert(std::stoll(pts)).second)
             c.errors += "two video packets at one presentation time " + pts + " (packet " + std::to_string(index) + ")\n";
