@@ -41,6 +41,24 @@ const char* const kBoundary = "vfilterframe";
 
 }  // namespace
 
+bool ControlApi::take_preview_slot(std::shared_ptr<void>* slot) {
+    if (preview_streams_.fetch_add(1) >= options_.max_preview_streams) {
+        --preview_streams_;
+        return false;
+    }
+    // Given back when the last copy is gone (the answer's function, whether it ran or not: a
+    // client that left before its first byte, a HEAD request, a refused query).
+    *slot = std::shared_ptr<void>(nullptr, [this](void*) { --preview_streams_; });
+    return true;
+}
+
+HttpResponse ControlApi::previews_busy() const {
+    HttpResponse r = error_answer(503, std::to_string(options_.max_preview_streams) +
+                                           " previews are being watched already (snapshot.jpg still answers)");
+    r.headers.push_back({"Retry-After", "5"});
+    return r;
+}
+
 HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::string& name, const std::string& what) {
     if (req.method != "GET" && req.method != "HEAD") return error_answer(405, req.method + " /streams/NAME/" + what + ": use GET");
     const bool stream = what == "preview.mjpg";
@@ -55,18 +73,10 @@ HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::strin
         }
         return {200, "image/jpeg", p->jpeg};
     }
-    if (preview_streams_.fetch_add(1) >= options_.max_preview_streams) {
-        --preview_streams_;
-        HttpResponse r = error_answer(503, std::to_string(options_.max_preview_streams) +
-                                               " previews are being watched already (snapshot.jpg still answers)");
-        r.headers.push_back({"Retry-After", "5"});
-        return r;
-    }
+    std::shared_ptr<void> slot;
+    if (!take_preview_slot(&slot)) return previews_busy();
     HttpResponse r;
     r.content_type = std::string("multipart/x-mixed-replace; boundary=") + kBoundary;
-    // The slot is given back when the stream's function is gone, whether it ran or not (a client
-    // that left before its first byte, a HEAD request).
-    std::shared_ptr<void> slot(nullptr, [this](void*) { --preview_streams_; });
     r.stream = [this, preview, name, q, slot](const HttpBodyWriter& write) {
         const auto interval = std::chrono::milliseconds(1000 / q.fps);
         // A stream that passes no frame (a camera reconnecting) gets its last picture again this
@@ -128,7 +138,11 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     const std::string tail = slash == std::string::npos ? "" : rest.substr(slash);
     if (!valid_stream_name(name)) return error_answer(404, "no such resource: a stream's name is made of A-Z, a-z, 0-9, _ and -");
     if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
-    if (tail == "/live.mp4") return answer_live_mp4(service_, req, name, preview_streams_, options_.max_preview_streams);
+    if (tail == "/live.mp4") {
+        std::shared_ptr<void> slot;
+        if (!take_preview_slot(&slot)) return previews_busy();
+        return answer_live_mp4(service_, req, name, slot);
+    }
     if (tail.empty()) {
         if (req.method == "GET" || req.method == "HEAD") {
             for (const nlohmann::json& j : service_.list())
@@ -170,8 +184,10 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
         if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0 || req.path == "/live") {
             if (!token.empty() && !bearer_token_matches(req.authorization, token))
                 return error_answer(401, "this API needs \"Authorization: Bearer TOKEN\" (the --api-token of vfilter serve)");
-            HttpResponse r = req.path == "/live" ? answer_live_tiles(service_, req, preview_streams_, options_.max_preview_streams)
-                                                 : answer_streams(req);
+            std::shared_ptr<void> slot;
+            HttpResponse r = req.path != "/live"               ? answer_streams(req)
+                             : take_preview_slot(&slot) ? answer_live_tiles(service_, req, slot)
+                                                                 : previews_busy();
             if (req.method != "GET" && req.method != "HEAD")
                 spdlog::info("api: {} {} -> {}", req.method, req.path, r.status);
             return r;

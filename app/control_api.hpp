@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "app/stream_service.hpp"
@@ -32,6 +33,10 @@ public:
 private:
     HttpResponse answer_streams(const HttpRequest& request);
     HttpResponse answer_preview(const HttpRequest& request, const std::string& name, const std::string& what);
+    // A place among the long answers (preview.mjpg, live.mp4, /live), held by *slot's copies;
+    // false when max_preview_streams are running.
+    bool take_preview_slot(std::shared_ptr<void>* slot);
+    HttpResponse previews_busy() const;  // 503 with Retry-After
 
     StreamService& service_;
     ControlApiOptions options_;

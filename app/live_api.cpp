@@ -20,16 +20,6 @@ int64_t unix_ms_now() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// A long answer's place among --max-previews, given back when its function is gone (whether it
-// ran or not: a client that left before its first byte, a HEAD request).
-std::shared_ptr<void> take_slot(std::atomic<int>& slots, int max_slots) {
-    if (slots.fetch_add(1) >= max_slots) {
-        --slots;
-        throw ServiceError(503, std::to_string(max_slots) + " previews are being watched already (snapshot.jpg still answers)");
-    }
-    return std::shared_ptr<void>(nullptr, [&slots](void*) { --slots; });
-}
-
 std::string be32(size_t n) {
     std::string s(4, '\0');
     for (int i = 0; i < 4; ++i) s[static_cast<size_t>(i)] = static_cast<char>((n >> (24 - 8 * i)) & 0xff);
@@ -83,12 +73,10 @@ std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
 
 }  // namespace
 
-HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::atomic<int>& slots,
-                             int max_slots) {
+HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::shared_ptr<void> slot) {
     if (req.method != "GET" && req.method != "HEAD") throw ServiceError(405, req.method + " /streams/NAME/live.mp4: use GET");
     const PreviewQuery q = parse_preview_query(req.query, false);
     std::shared_ptr<StreamPreview> preview = service.preview(name);  // 404
-    std::shared_ptr<void> slot = take_slot(slots, max_slots);
     HttpResponse r;
     r.content_type = "video/mp4";
     r.stream = [&service, preview, name, q, slot](const HttpBodyWriter& write) {
@@ -112,11 +100,10 @@ HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, con
     return r;
 }
 
-HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::atomic<int>& slots, int max_slots) {
+HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::shared_ptr<void> slot) {
     if (req.method != "GET" && req.method != "HEAD") throw ServiceError(405, req.method + " /live: use GET");
     int width = 480;
     auto tiles = std::make_shared<std::vector<Tile>>(parse_tiles(req.query, &width));
-    std::shared_ptr<void> slot = take_slot(slots, max_slots);
     HttpResponse r;
     r.content_type = "application/octet-stream";
     r.stream = [&service, tiles, width, slot](const HttpBodyWriter& write) {

@@ -9,19 +9,18 @@
 //   {"tile": i, "type": "fragment", "key": true|false, "pts": ms, "arrived": Unix ms},
 //   {"tile": i, "type": "gone", "why": "..."} (removed, ended, refused), and about once a second
 //   {"type": "tick", "now": Unix ms} so that either side notices the other has gone.
-// Both count against --max-previews (with preview.mjpg); with --api-token both need the token.
+// Both count against --max-previews (with preview.mjpg: the caller holds the place, `slot`, which
+// the answer keeps until it ends); with --api-token both need the token.
 #pragma once
 
-#include <atomic>
+#include <memory>
 
 #include "app/stream_service.hpp"
 #include "common/http_server.hpp"
 
 namespace vf {
 
-// `slots` counts the long answers running; more than `max_slots` get 503.
-HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::atomic<int>& slots,
-                             int max_slots);
-HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::atomic<int>& slots, int max_slots);
+HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::shared_ptr<void> slot);
+HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::shared_ptr<void> slot);
 
 }  // namespace vf

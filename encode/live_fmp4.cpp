@@ -1,6 +1,5 @@
 #include "encode/live_fmp4.hpp"
 
-#include <algorithm>
 #include <cstdio>
 
 extern "C" {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace vf {
@@ -184,21 +185,19 @@ void OutputFile::drain_encoder() {
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return;
         VF_AV_CHECK(err, ErrorCategory::Output, "encoding");
         const int64_t pts = packet_->pts;
-        Clock::time_point read_at = Clock::now();
-        bool known = false;
+        std::optional<Clock::time_point> read_at;
         for (auto it = read_at_.begin(); it != read_at_.end(); ++it)
             if (it->first == pts) {
                 read_at = it->second;
-                known = true;
                 read_at_.erase(it);
                 break;
             }
-        if (packet_tap_) packet_tap_->offer(packet_.get(), read_at);  // in the encoder's time base
+        if (packet_tap_) packet_tap_->offer(packet_.get(), read_at.value_or(Clock::now()));  // in the encoder's time base
         av_packet_rescale_ts(packet_.get(), encoder_->time_base, video_stream_->time_base);
         packet_->stream_index = video_stream_->index;
         write(packet_.get());
         ++video_packets_;
-        if (known) latency_.add(read_at);
+        if (read_at) latency_.add(*read_at);
     }
 }
 
