@@ -350,9 +350,14 @@ streams:
         const target = `/streams/cam-a/${i % 2 ? "preview.mjpg" : "snapshot.jpg"}?${q}`;
         const { status, text } = await rawRequest(apiPort, target);
         counts[status] = (counts[status] || 0) + 1;
-        expect([200, 400].includes(status), `${JSON.stringify(target)} answered ${status}: ${text.slice(0, 300)}`);
+        // A well-formed preview.mjpg may find the preview places taken (the page's live video holds
+        // one, and each stream the fuzz left holds its own until its next picture shows it gone):
+        // then the documented 503 with Retry-After.
+        const busy = status === 503 && i % 2 === 1 && /Retry-After: 5/.test(text);
+        expect([200, 400].includes(status) || busy, `${JSON.stringify(target)} answered ${status}: ${text.slice(0, 300)}`);
         if (status === 400 && /application\/json/.test(text)) expect(/"error"/.test(text), "a 400 without its reason");
       }
+      expect((counts[200] || 0) >= 10, `only ${counts[200] || 0} of the random queries were answered 200`);
       const health = await fetch(base + "/healthz");
       expect(health.ok, "the service stopped answering");
       expect((await stream(base, "cam-a")).state === "running", "cam-a stopped");
