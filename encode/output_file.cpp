@@ -4,6 +4,7 @@
 
 #include "encode/container.hpp"
 #include "encode/hls_output.hpp"
+#include "encode/recording_repair.hpp"
 #include "encode/video_encoder.hpp"
 #include "media/protocols.hpp"
 
@@ -20,13 +21,17 @@ namespace {
 
 [[noreturn]] void output_error(const std::string& msg) { fail(ErrorCategory::Output, msg); }
 
-// A failure of FFmpeg's writing: a full disk says so first (serve waits for space and records again).
-[[noreturn]] void output_error(const std::string& msg, int err) {
-    if (err == AVERROR(ENOSPC) || err == AVERROR(EDQUOT)) throw Error(ErrorCategory::Output, "disk full: " + msg, false, true);
+}  // namespace
+
+// A failure of FFmpeg's writing: a full disk says so first (serve waits for space and records
+// again), and what it cut short is repaired when the muxer is released.
+void OutputFile::writing_failed(const std::string& msg, int err) {
+    if (err == AVERROR(ENOSPC) || err == AVERROR(EDQUOT)) {
+        disk_full_ = true;
+        throw Error(ErrorCategory::Output, "disk full: " + msg, false, true);
+    }
     output_error(msg);
 }
-
-}  // namespace
 
 OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                        const std::vector<PassthroughStream>& passthrough, const AVDictionary* metadata)
@@ -43,6 +48,7 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                   : hls_                    ? options.path
                   : partial_                ? options.path + ".partial"
                                             : options.path;
+    opened_at_ = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(1);  // mtimes are coarser
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
     try {
         open(options, video, passthrough, metadata);
@@ -108,14 +114,14 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
         err = avio_open2(&mux_->pb, write_path_.c_str(), AVIO_FLAG_WRITE, &mux_->interrupt_callback, &io_options);
         av_dict_free(&io_options);
         if (err < 0)
-            output_error("cannot " + std::string(kind_ == OutputKind::Network ? "connect to" : "write") + " output '" +
-                             options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
-                         err);
+            writing_failed("cannot " + std::string(kind_ == OutputKind::Network ? "connect to" : "write") + " output '" +
+                               options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
+                           err);
     }
     err = avformat_write_header(mux_, &muxer.options);
     if (err < 0)
-        output_error("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
-                     err);
+        writing_failed("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
+                       err);
     if (mux_->pb) header_bytes_ = avio_tell(mux_->pb);
 }
 
@@ -127,8 +133,14 @@ void OutputFile::release() {
     }
     // Never leave a broken file behind. A fragmented recording that holds a fragment is not
     // broken: every fragment written is playable, so it is kept unless no video was written.
-    if (finished_ || kind_ != OutputKind::File || options_.segment_s > 0 || hls_) return;
+    // One that a full disk cut inside a fragment is cut back to its last whole one.
+    if (finished_ || kind_ != OutputKind::File || hls_) return;
+    if (options_.segment_s > 0) {
+        if (disk_full_) repair_segments_cut_by_full_disk(write_path_, opened_at_);
+        return;
+    }
     if (partial_ || video_packets_ == 0) std::remove(write_path_.c_str());
+    else if (disk_full_) repair_cut_recording(write_path_);
 }
 
 OutputFile::~OutputFile() {
@@ -163,10 +175,10 @@ void OutputFile::write(AVPacket* pkt) {
     watchdog_.arm();
     const int err = av_interleaved_write_frame(mux_, pkt);
     if (err < 0)
-        output_error("writing output '" + options_.path + "' failed: " +
-                         (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
-                                              : av_error_string(err)),
-                     err);
+        writing_failed("writing output '" + options_.path + "' failed: " +
+                           (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
+                                                : av_error_string(err)),
+                       err);
     // Fragmented files flush every packet (flush_packets), so once the file has grown past its
     // header a whole fragment has reached it.
     if (partial_ && options_.fragmented && avio_tell(mux_->pb) > header_bytes_) publish();
@@ -266,11 +278,11 @@ void OutputFile::finish() {
         return;
     }
     int err = av_write_trailer(mux_);
-    if (err < 0) output_error("finishing output '" + options_.path + "' failed: " + av_error_string(err), err);
+    if (err < 0) writing_failed("finishing output '" + options_.path + "' failed: " + av_error_string(err), err);
     let_receivers_catch_up();
     if (mux_->pb) {
         err = avio_closep(&mux_->pb);
-        if (err < 0) output_error("closing output '" + options_.path + "' failed: " + av_error_string(err), err);
+        if (err < 0) writing_failed("closing output '" + options_.path + "' failed: " + av_error_string(err), err);
     }
     if (partial_) publish();
     finished_ = true;

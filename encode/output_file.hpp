@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ private:
     void open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
               const AVDictionary* metadata);
     void release();  // closes and frees the muxer; removes the partial file unless finished
+    [[noreturn]] void writing_failed(const std::string& msg, int av_error);
     void drain_encoder();
     void write(AVPacket* packet);
     PacketTap* packet_tap_ = nullptr;
@@ -71,6 +73,8 @@ private:
     int64_t video_packets_ = 0;
     std::string description_;  // describe() once the muxer is gone (an empty output not kept)
     bool finished_ = false;
+    bool disk_full_ = false;  // a write found no room: release() repairs what it cut short
+    std::filesystem::file_time_type opened_at_;
     std::atomic<bool> hurry_{false};
 };
 

@@ -9,61 +9,13 @@
 #include <spdlog/spdlog.h>
 
 #include "config/quantities.hpp"
-#include "media/av_helpers.hpp"
+#include "encode/recording_repair.hpp"
 
 namespace vf {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// The video packets a demuxer reads from `path` and the time they span; an error when it cannot
-// open the file or find a video stream.
-struct ReadableVideo {
-    int64_t packets = 0;
-    double seconds = 0;
-    std::string error;
-};
-
-ReadableVideo readable_video(const std::string& path) {
-    ReadableVideo r;
-    AVFormatContext* raw = nullptr;
-    AVDictionary* options = nullptr;
-    av_dict_set(&options, "protocol_whitelist", "file", 0);
-    int err = avformat_open_input(&raw, path.c_str(), nullptr, &options);
-    av_dict_free(&options);
-    if (err < 0) {
-        r.error = av_error_string(err);
-        return r;
-    }
-    AvInputPtr input(raw);
-    if ((err = avformat_find_stream_info(input.get(), nullptr)) < 0) {
-        r.error = av_error_string(err);
-        return r;
-    }
-    const int video = av_find_best_stream(input.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-    if (video < 0) {
-        r.error = "no video stream";
-        return r;
-    }
-    const AVRational tb = input->streams[video]->time_base;
-    AvPacketPtr packet = make_packet();
-    int64_t first = AV_NOPTS_VALUE, last = AV_NOPTS_VALUE;
-    while (av_read_frame(input.get(), packet.get()) >= 0) {
-        if (packet->stream_index == video) {
-            ++r.packets;
-            const int64_t t = packet->pts != AV_NOPTS_VALUE ? packet->pts : packet->dts;
-            if (t != AV_NOPTS_VALUE) {
-                if (first == AV_NOPTS_VALUE || t < first) first = t;
-                if (last == AV_NOPTS_VALUE || t > last) last = t;
-            }
-        }
-        av_packet_unref(packet.get());
-    }
-    if (first != AV_NOPTS_VALUE) r.seconds = (last - first) * av_q2d(tb);
-    if (r.packets == 0) r.error = "no video packet can be read";
-    return r;
-}
 
 // OUT-recovered-YYYYmmdd-HHMMSS.EXT, from when the partial file was last written; -2, -3 ... when
 // that name is taken.

@@ -36,7 +36,7 @@ namespace {
 const std::string kVfilter = VFILTER_BIN;
 const std::string kRtspServer = std::string(VF_SOURCE_DIR) + "/tests/live/rtsp_server.py";
 const std::string kCutStreamServer = std::string(VF_SOURCE_DIR) + "/tests/live/cut_stream_server.py";
-constexpr int kOk = 0, kUsage = 2, kInput = 3, kDamaged = 5;
+constexpr int kOk = 0, kUsage = 2, kInput = 3, kOutput = 4, kDamaged = 5;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitizerBuild = true;  // timing targets and slow-on-purpose runs do not apply
 #else
@@ -1239,19 +1239,22 @@ TEST_F(Live, ServeRecordingOnAFullDiskFailsAloneAndRecordsAgainWhenSpaceReturns)
     ServeProcess serve(dir, yaml, {}, "24m", "head -c 20971520 /dev/zero > '" + disk + "/ballast' &&");
     ASSERT_TRUE(serve.ready()) << serve.log();
     const std::string seen = serve.seen(disk);
-    ASSERT_TRUE(serve.wait_for("full", "failed", 0, 90)) << serve.log();
+    ASSERT_TRUE(serve.wait_for("full", "failed", 0, 90)) << serve.log() << "\ncamera:\n" << cam.log();
     const nlohmann::json failed = serve.stream("full");
     const std::string why = failed["last_error"];
     EXPECT_EQ(why.rfind("disk full: ", 0), 0u) << why;
     EXPECT_NE(why.find("recording again once space returns"), std::string::npos) << why;
     const nlohmann::json fine = serve.stream("fine");
     EXPECT_EQ(fine["state"], "running") << fine.dump();
+    // Every file plays without one error, the one the disk filled in included: it was cut back to
+    // its last whole fragment (or removed had it none, as is a segment opened after the disk filled).
     const auto written = files_named(seen, "full-");
     ASSERT_GE(written.size(), 3u);
-    for (size_t i = 0; i + 1 < written.size(); ++i) {  // the last one ends where the disk did
-        const Decoded d = decode(written[i].first);
-        EXPECT_TRUE(d.clean) << written[i].first << ": " << d.errors;
+    for (const auto& [path, bytes] : written) {
+        const Decoded d = decode(path);
+        EXPECT_TRUE(d.clean) << path << ": " << d.errors << "\n" << serve.log();
     }
+    EXPECT_NE(serve.log().find("was cut short by the full disk"), std::string::npos) << serve.log();
     std::this_thread::sleep_for(3s);
     EXPECT_EQ(serve.stream("full")["state"], "failed") << "no space yet: it does not run";
     EXPECT_GT(serve.stream("fine")["frames_out"].get<int>(), fine["frames_out"].get<int>()) << "the other stream goes on";
@@ -1279,6 +1282,31 @@ TEST_F(Live, ServeRecordingOnAFullDiskFailsAloneAndRecordsAgainWhenSpaceReturns)
         const Decoded d = decode(path);
         EXPECT_TRUE(d.clean) << path << ": " << d.errors;
     }
+}
+
+// The single-stream command recording a fragmented MP4 when the disk fills: exit 4 with the disk
+// full reason, and the recording kept, cut back to its last whole fragment, plays without an error.
+TEST_F(Live, RecordingCutByAFullDiskEndsAfterItsLastWholeFragment) {
+    NEED_SMALL_DISK();
+    const std::string disk = dir + "/disk";
+    fs::create_directories(disk);
+    // Noise: sobel of it encodes to about 1 MiB a second, so 3 MiB fill mid-fragment.
+    const std::string noisy = dir + "/noisy.mkv";
+    const CommandResult made = run_command({"ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+                                            "-vf", "noise=alls=80:allf=t", "-t", "10", "-c:v", "libx264", "-preset", "ultrafast", noisy},
+                                           120);
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const std::vector<std::string> args = {
+        "unshare", "-rm", "sh", "-c",
+        "mount -t tmpfs -o size=3m tmpfs '" + disk + "' && \"$0\" \"$@\"; code=$?; cp -r '" + disk + "' '" + dir + "/kept'; exit $code",
+        kVfilter, "-i", noisy, "-f", "sobel", "-o", disk + "/rec.mp4", "--fragmented", "yes", "--preset", "ultrafast", "--no-progress"};
+    ChildProcess v(args, dir + "/vfilter.log");
+    ASSERT_EQ(v.wait(120), kOutput) << v.log();
+    EXPECT_NE(v.log().find("disk full: "), std::string::npos) << v.log();
+    EXPECT_NE(v.log().find("cut after its last complete fragment"), std::string::npos) << v.log();
+    const Decoded d = decode(dir + "/kept/rec.mp4");
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_GE(d.frames, 30) << "at least its first one-second fragment";
 }
 
 // serve starting again after it was killed: the single-file recordings it left as OUT.partial are

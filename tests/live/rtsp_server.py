@@ -17,6 +17,7 @@ Needs python3-gi, gir1.2-gst-rtsp-server-1.0 and gstreamer1.0-plugins-{base,good
 (scripts/install_deps.sh --test installs them).
 """
 import argparse
+import faulthandler
 import signal
 import sys
 
@@ -38,6 +39,7 @@ def main():
     ap.add_argument("--speed", type=int, default=0)
     ap.add_argument("--auth")
     args = ap.parse_args()
+    faulthandler.enable()  # a crash says where in the log the test prints
     width, height = (int(v) for v in args.size.split("x"))
 
     Gst.init(None)

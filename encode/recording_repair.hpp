@@ -1,0 +1,42 @@
+// Recordings cut short by a full disk. The write that found no room ended the file inside a
+// fragment (or its muxer opened the next segment before the error surfaced, leaving a file with
+// a header and nothing else): players then report the file as damaged. A fragmented MP4 is made
+// whole again by cutting it after its last complete fragment, and removed when not one fragment
+// is complete (a header alone: nothing can play it). Other containers are left as written.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace vf {
+
+// The video packets a demuxer reads from `path` and the time they span; an error when it cannot
+// open the file, finds no video stream or reads no video packet.
+struct ReadableVideo {
+    int64_t packets = 0;
+    double seconds = 0;
+    std::string error;
+};
+ReadableVideo readable_video(const std::string& path);
+
+struct CutRepair {
+    enum class Outcome { Whole, Trimmed, Removed, Left } outcome = Outcome::Left;
+    int64_t bytes_before = 0, bytes_after = 0;
+    std::string why;  // Removed: what a demuxer said; Left: why nothing was done
+};
+
+// How much of `path`, an MP4 cut anywhere, is whole: the end of its last complete top-level box
+// that does not open an unfinished fragment. 0 when nothing is (fewer than 8 bytes, or a header
+// cut before its moov); -1 when it is not an MP4 (no leading ftyp) or is a plain MP4 without its
+// index, which only recovery tools can read.
+int64_t mp4_whole_length(const std::string& path);
+
+// Makes one recording cut short by a full disk whole (see above), logged.
+CutRepair repair_cut_recording(const std::string& path);
+
+// Repairs the files of a --segment series (`pattern`: segment_pattern(output)) written since
+// `since`: the newest two at most, the one the disk filled in and one opened after it.
+void repair_segments_cut_by_full_disk(const std::string& pattern, std::filesystem::file_time_type since);
+
+}  // namespace vf
