@@ -2,9 +2,10 @@
 # it, never of one above, and decode/ and encode/ (side by side) never each other's. Included by
 # CMakeLists.txt, so a wrong include fails the configure step; also run as a test, alone
 # (cmake -DVF_LAYERS_ROOT=DIR -P cmake/check_layers.cmake), to check any tree.
-#   common < media < kernels < config < decode, encode < pipeline < app, bench < python
+#   common < media < kernels < config < decode, encode < pipeline < app, bench < python, gst
 # bench/ (the benchmarks, their own programs) and app/ sit side by side: neither includes the other,
-# so no benchmark is linked into vfilter. python/ (the module) sits on app/.
+# so no benchmark is linked into vfilter. python/ (the module) and gst/ (the GStreamer element)
+# sit on app/, side by side.
 set(vf_layer_rank_common 0)
 set(vf_layer_rank_media 1)
 set(vf_layer_rank_kernels 2)
@@ -15,13 +16,14 @@ set(vf_layer_rank_pipeline 5)
 set(vf_layer_rank_app 6)
 set(vf_layer_rank_bench 6)
 set(vf_layer_rank_python 7)
+set(vf_layer_rank_gst 7)
 if(NOT DEFINED VF_LAYERS_ROOT)
   set(VF_LAYERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
 endif()
 get_filename_component(VF_LAYERS_ROOT "${VF_LAYERS_ROOT}" ABSOLUTE)
 
 set(vf_layer_violations "")
-foreach(layer common media kernels config decode encode pipeline app bench python)
+foreach(layer common media kernels config decode encode pipeline app bench python gst)
   file(GLOB_RECURSE vf_layer_files "${VF_LAYERS_ROOT}/${layer}/*.cpp" "${VF_LAYERS_ROOT}/${layer}/*.hpp"
        "${VF_LAYERS_ROOT}/${layer}/*.cu" "${VF_LAYERS_ROOT}/${layer}/*.cuh")
   foreach(file IN LISTS vf_layer_files)

@@ -1,0 +1,92 @@
+#include "gst/element_engine.hpp"
+
+#include "app/run_parts.hpp"
+#include "common/error.hpp"
+#include "config/filter_registry.hpp"
+
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
+
+namespace vf {
+
+namespace {
+
+bool changes_nothing(const std::vector<FilterPlan>& chain) {
+    for (const FilterPlan& p : chain)
+        if (!p.is_identity()) return false;
+    return true;
+}
+
+std::string names_of(const std::vector<FilterPlan>& chain) {
+    std::string s;
+    for (const FilterPlan& p : chain) s += (s.empty() ? "" : ", ") + p.description;
+    return s.empty() ? "identity" : s;
+}
+
+}  // namespace
+
+void ElementEngine::check_filter(const std::string& text, FilterDefaults compat, const KernelChoice& kernel) {
+    const std::vector<FilterPlan> chain = build_chain(text, compat);
+    if (const std::string why = forced_kernel_problem(chain, kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+}
+
+ElementEngine::ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format) : settings_(settings) {
+    if (!is_native_format(format)) fail(ErrorCategory::Internal, "the element negotiated a format vfilter does not filter");
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
+    geometry_.width = width;
+    geometry_.height = height;
+    geometry_.log2_chroma_w = d->log2_chroma_w;
+    geometry_.log2_chroma_h = d->log2_chroma_h;
+    std::vector<FilterPlan> chain = chain_for(settings.filter);
+    device_ = resolve_device(settings.device, settings.kernel);
+#ifdef VF_HAVE_CUDA
+    if (device_ == Device::Cuda) {
+        std::string why;
+        if (!select_gpu(settings.gpu_id, &why)) fail(ErrorCategory::Device, why);
+    }
+#endif
+    identity_ = changes_nothing(chain);
+    description_ = names_of(chain);
+    RunFilter f;
+    f.chain = settings.filter;
+    f.compat = settings.compat;
+    f.device = settings.device;
+    f.kernel = settings.kernel;
+    f.gpu_index = settings.gpu_id;
+    // One frame at a time: the element hands each buffer on before it gets the next.
+    f.gpu_streams = 1;
+    RunContext c;
+    c.device = device_;
+    stage_ = make_filter_stage(f, std::move(chain), c);
+}
+
+ElementEngine::~ElementEngine() = default;
+
+std::vector<FilterPlan> ElementEngine::chain_for(const std::string& text) const {
+    std::vector<FilterPlan> chain = build_chain(text, settings_.compat, geometry_);
+    if (const std::string why = forced_kernel_problem(chain, settings_.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    return chain;
+}
+
+AvFramePtr ElementEngine::filter(AvFramePtr in) { return stage_->process(std::move(in)); }
+
+void ElementEngine::set_filter(const std::string& text) {
+    std::vector<FilterPlan> chain = chain_for(text);
+    std::lock_guard<std::mutex> lock(mutex_);
+    identity_ = changes_nothing(chain);
+    description_ = names_of(chain);
+    stage_->set_chain(std::move(chain));
+}
+
+bool ElementEngine::identity() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return identity_;
+}
+
+std::string ElementEngine::describe() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return description_ + (device_ == Device::Cuda ? " on GPU " + std::to_string(settings_.gpu_id) : " on the CPU");
+}
+
+}  // namespace vf

@@ -1,0 +1,62 @@
+// What the GStreamer element filters with: the command line's own filter strings, chain building
+// and filter stage (CPU, or the GPU stage with its prepared chains), driven one frame at a time.
+// No GStreamer here, so it is the same code path as `vfilter -f ...` and testable on its own.
+//
+// Thread use: settings (check/set_filter) come from the application's thread while frames are
+// filtered on GStreamer's streaming thread; a new filter applies from the next frame.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "config/options.hpp"
+#include "media/av_helpers.hpp"
+#include "pipeline/filter_stage.hpp"
+
+namespace vf {
+
+struct ElementSettings {
+    std::string filter = "identity";
+    FilterDefaults compat = FilterDefaults::Vfilter;
+    DeviceChoice device = DeviceChoice::Auto;
+    int gpu_id = 0;
+    KernelChoice kernel;
+};
+
+class ElementEngine {
+public:
+    // Checks a filter string as far as it can be without frames (the filter and option names,
+    // types and ranges); throws Error(Usage) with the command line's one-line reason.
+    static void check_filter(const std::string& text, FilterDefaults compat, const KernelChoice& kernel);
+
+    // Ready to filter frames of this size and native format (media/av_helpers is_native_format).
+    // Throws Error: Usage for a chain that cannot run on these frames, Device when `cuda` was
+    // asked for and no GPU answers.
+    ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format);
+    ~ElementEngine();
+
+    // Filters one frame (the caller's planes, read and not kept) into a frame of the engine's
+    // own; the input frame itself for a chain that changes nothing.
+    AvFramePtr filter(AvFramePtr in);
+    // A new filter string from the next frame; throws Error(Usage) and keeps the old one when
+    // it cannot run on these frames.
+    void set_filter(const std::string& text);
+    // True when the current chain changes nothing (the element then passes buffers through).
+    bool identity() const;
+    bool on_gpu() const { return device_ == Device::Cuda; }
+    std::string describe() const;  // "sobel on the CPU" for the log
+
+private:
+    std::vector<FilterPlan> chain_for(const std::string& text) const;
+
+    ElementSettings settings_;
+    FrameGeometry geometry_;
+    Device device_ = Device::Cpu;
+    mutable std::mutex mutex_;  // identity_, description_
+    bool identity_ = true;
+    std::string description_;
+    std::unique_ptr<FilterStage> stage_;
+};
+
+}  // namespace vf

@@ -1,0 +1,304 @@
+#include "gst/gstvfilter.hpp"
+
+#include <gst/video/video.h>
+
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/error.hpp"
+#include "config/filter_registry.hpp"
+#include "gst/element_engine.hpp"
+#include "gst/video_frames.hpp"
+
+GST_DEBUG_CATEGORY_STATIC(gst_vfilter_debug);
+#define GST_CAT_DEFAULT gst_vfilter_debug
+
+namespace {
+
+enum { PROP_0, PROP_FILTER, PROP_COMPAT, PROP_DEVICE, PROP_GPU_ID, PROP_KERNEL };
+
+// What the element holds besides its GObject parts; settings are read and written under the
+// object lock, the engine only on the streaming thread (and set_filter, which it makes safe).
+struct State {
+    vf::ElementSettings settings;
+    std::string refused;  // why the filter string given before start cannot run (start fails)
+    std::unique_ptr<vf::ElementEngine> engine;
+    std::mutex engine_mutex;  // the engine's replacement (set_info, stop) against set_filter
+};
+
+GType compat_type() {
+    static GType type = 0;
+    static const GEnumValue values[] = {
+        {static_cast<gint>(vf::FilterDefaults::Vfilter), "vfilter's defaults (a bare sobel edges luma and greys the chroma)", "vfilter"},
+        {static_cast<gint>(vf::FilterDefaults::Ffmpeg), "FFmpeg's defaults: the same string gives the ffmpeg command's output", "ffmpeg"},
+        {0, nullptr, nullptr}};
+    if (g_once_init_enter(&type)) g_once_init_leave(&type, g_enum_register_static("GstVfilterCompat", values));
+    return type;
+}
+
+GType device_type() {
+    static GType type = 0;
+    static const GEnumValue values[] = {{static_cast<gint>(vf::DeviceChoice::Auto), "the GPU when one answers, else the CPU", "auto"},
+                                        {static_cast<gint>(vf::DeviceChoice::Cpu), "the CPU", "cpu"},
+                                        {static_cast<gint>(vf::DeviceChoice::Cuda), "the GPU (CUDA); an error without one", "cuda"},
+                                        {0, nullptr, nullptr}};
+    if (g_once_init_enter(&type)) g_once_init_leave(&type, g_enum_register_static("GstVfilterDevice", values));
+    return type;
+}
+
+}  // namespace
+
+struct _GstVfilter {
+    GstVideoFilter parent;
+    State* state;
+};
+
+G_DEFINE_TYPE(GstVfilter, gst_vfilter, GST_TYPE_VIDEO_FILTER)
+
+namespace {
+
+State& state_of(GstVfilter* self) { return *self->state; }
+
+void post_error(GstVfilter* self, const std::exception& e) {
+    const auto* err = dynamic_cast<const vf::Error*>(&e);
+    if (err && err->category() == vf::ErrorCategory::Usage)
+        GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("%s", e.what()), (nullptr));
+    else if (err && err->category() == vf::ErrorCategory::Device)
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", e.what()), (nullptr));
+    else
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", e.what()), (nullptr));
+}
+
+// A new filter string: checked at once; refused (the previous one kept) with its reason.
+void set_filter(GstVfilter* self, const std::string& text) {
+    State& s = state_of(self);
+    vf::FilterDefaults compat;
+    vf::KernelChoice kernel;
+    {
+        GST_OBJECT_LOCK(self);
+        compat = s.settings.compat;
+        kernel = s.settings.kernel;
+        GST_OBJECT_UNLOCK(self);
+    }
+    std::string why;
+    bool running = false;
+    try {
+        vf::ElementEngine::check_filter(text, compat, kernel);
+        std::lock_guard<std::mutex> lock(s.engine_mutex);
+        running = s.engine != nullptr;
+        if (running) {
+            s.engine->set_filter(text);  // throws when it cannot run on these frames
+            gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), s.engine->identity());
+            GST_INFO_OBJECT(self, "filter changed to '%s' from the next buffer", text.c_str());
+        }
+    } catch (const std::exception& e) {
+        why = e.what();
+    }
+    GST_OBJECT_LOCK(self);
+    if (why.empty()) {
+        s.settings.filter = text;
+        s.refused.clear();
+    } else if (!running) {
+        s.refused = why;  // start fails with it unless a good string comes first
+    }
+    GST_OBJECT_UNLOCK(self);
+    if (!why.empty()) {
+        GST_WARNING_OBJECT(self, "filter '%s' refused: %s", text.c_str(), why.c_str());
+        if (running)
+            GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("%s", why.c_str()), ("filter '%s' refused; the previous one goes on", text.c_str()));
+    }
+}
+
+void gst_vfilter_set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
+    GstVfilter* self = GST_VFILTER(object);
+    State& s = state_of(self);
+    switch (id) {
+    case PROP_FILTER: {
+        const gchar* text = g_value_get_string(value);
+        set_filter(self, text ? text : "identity");
+        break;
+    }
+    case PROP_COMPAT:
+        GST_OBJECT_LOCK(self);
+        s.settings.compat = static_cast<vf::FilterDefaults>(g_value_get_enum(value));
+        GST_OBJECT_UNLOCK(self);
+        break;
+    case PROP_DEVICE:
+        GST_OBJECT_LOCK(self);
+        s.settings.device = static_cast<vf::DeviceChoice>(g_value_get_enum(value));
+        GST_OBJECT_UNLOCK(self);
+        break;
+    case PROP_GPU_ID:
+        GST_OBJECT_LOCK(self);
+        s.settings.gpu_id = g_value_get_int(value);
+        GST_OBJECT_UNLOCK(self);
+        break;
+    case PROP_KERNEL: {
+        const gchar* text = g_value_get_string(value);
+        vf::KernelChoice choice;
+        if (!vf::parse_kernel_choice(text ? text : "auto", &choice)) {
+            GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("kernel '%s': use one of %s", text, vf::kernel_choices().c_str()), (nullptr));
+            break;
+        }
+        GST_OBJECT_LOCK(self);
+        s.settings.kernel = choice;
+        GST_OBJECT_UNLOCK(self);
+        break;
+    }
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+}
+
+void gst_vfilter_get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
+    GstVfilter* self = GST_VFILTER(object);
+    State& s = state_of(self);
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_FILTER: g_value_set_string(value, s.settings.filter.c_str()); break;
+    case PROP_COMPAT: g_value_set_enum(value, static_cast<gint>(s.settings.compat)); break;
+    case PROP_DEVICE: g_value_set_enum(value, static_cast<gint>(s.settings.device)); break;
+    case PROP_GPU_ID: g_value_set_int(value, s.settings.gpu_id); break;
+    case PROP_KERNEL: g_value_set_string(value, vf::kernel_choice_name(s.settings.kernel).c_str()); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+gboolean gst_vfilter_start(GstBaseTransform* trans) {
+    GstVfilter* self = GST_VFILTER(trans);
+    State& s = state_of(self);
+    GST_OBJECT_LOCK(self);
+    const std::string refused = s.refused;
+    GST_OBJECT_UNLOCK(self);
+    if (!refused.empty()) {
+        GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("%s", refused.c_str()), (nullptr));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean gst_vfilter_stop(GstBaseTransform* trans) {
+    State& s = state_of(GST_VFILTER(trans));
+    std::unique_ptr<vf::ElementEngine> engine;
+    {
+        std::lock_guard<std::mutex> lock(s.engine_mutex);
+        engine = std::move(s.engine);  // its GPU state is freed here, outside the lock
+    }
+    return TRUE;
+}
+
+gboolean gst_vfilter_set_info(GstVideoFilter* filter, GstCaps*, GstVideoInfo* in_info, GstCaps*, GstVideoInfo* out_info) {
+    GstVfilter* self = GST_VFILTER(filter);
+    State& s = state_of(self);
+    const AVPixelFormat format = vf::av_format_of(GST_VIDEO_INFO_FORMAT(in_info));
+    if (format == AV_PIX_FMT_NONE || GST_VIDEO_INFO_FORMAT(out_info) != GST_VIDEO_INFO_FORMAT(in_info) ||
+        GST_VIDEO_INFO_WIDTH(out_info) != GST_VIDEO_INFO_WIDTH(in_info) || GST_VIDEO_INFO_HEIGHT(out_info) != GST_VIDEO_INFO_HEIGHT(in_info)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("vfilter keeps the format and size of its input"), (nullptr));
+        return FALSE;
+    }
+    GST_OBJECT_LOCK(self);
+    const vf::ElementSettings settings = s.settings;
+    GST_OBJECT_UNLOCK(self);
+    try {
+        auto engine = std::make_unique<vf::ElementEngine>(settings, GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info), format);
+        GST_INFO_OBJECT(self, "%dx%d %s: %s", GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
+                        GST_VIDEO_INFO_NAME(in_info), engine->describe().c_str());
+        std::lock_guard<std::mutex> lock(s.engine_mutex);
+        gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), engine->identity());
+        s.engine = std::move(engine);
+    } catch (const std::exception& e) {
+        post_error(self, e);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+GstFlowReturn gst_vfilter_transform_frame_ip(GstVideoFilter* filter, GstVideoFrame* frame) {
+    GstVfilter* self = GST_VFILTER(filter);
+    State& s = state_of(self);
+    try {
+        if (!s.engine) throw vf::Error(vf::ErrorCategory::Internal, "a buffer before the caps");
+        vf::AvFramePtr out = s.engine->filter(vf::frame_over(*frame));
+        vf::copy_into(*out, *frame);
+    } catch (const std::exception& e) {
+        post_error(self, e);
+        return GST_FLOW_ERROR;
+    }
+    return GST_FLOW_OK;
+}
+
+void gst_vfilter_finalize(GObject* object) {
+    GstVfilter* self = GST_VFILTER(object);
+    delete self->state;
+    self->state = nullptr;
+    G_OBJECT_CLASS(gst_vfilter_parent_class)->finalize(object);
+}
+
+}  // namespace
+
+static void gst_vfilter_class_init(GstVfilterClass* klass) {
+    GObjectClass* object_class = G_OBJECT_CLASS(klass);
+    GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+    GstBaseTransformClass* transform_class = GST_BASE_TRANSFORM_CLASS(klass);
+    GstVideoFilterClass* video_class = GST_VIDEO_FILTER_CLASS(klass);
+
+    object_class->set_property = gst_vfilter_set_property;
+    object_class->get_property = gst_vfilter_get_property;
+    object_class->finalize = gst_vfilter_finalize;
+
+    const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+    const auto flags_ready = static_cast<GParamFlags>(flags | GST_PARAM_MUTABLE_READY);
+    const auto flags_playing = static_cast<GParamFlags>(flags | GST_PARAM_MUTABLE_PLAYING);
+    g_object_class_install_property(
+        object_class, PROP_FILTER,
+        g_param_spec_string("filter", "Filter",
+                            "The filter chain, as vfilter's -f takes it (FFmpeg's syntax: \"sobel\", \"gaussian=sigma=2,unsharp\"; "
+                            "vfilter --list-filters lists them). May change while playing: it applies from the next buffer. "
+                            "A string that cannot run is refused with its reason (a warning while playing, the previous "
+                            "filter going on; an error at start)",
+                            "identity", flags_playing));
+    g_object_class_install_property(object_class, PROP_COMPAT,
+                                    g_param_spec_enum("compat", "Compat", "Whose defaults the filter string gets (vfilter's --compat)",
+                                                      compat_type(), static_cast<gint>(vf::FilterDefaults::Vfilter), flags_ready));
+    g_object_class_install_property(object_class, PROP_DEVICE,
+                                    g_param_spec_enum("device", "Device", "Where the filters run (vfilter's --device)", device_type(),
+                                                      static_cast<gint>(vf::DeviceChoice::Auto), flags_ready));
+    g_object_class_install_property(object_class, PROP_GPU_ID,
+                                    g_param_spec_int("gpu-id", "GPU", "The CUDA device the filters run on (vfilter's --gpu)", 0, 63, 0,
+                                                     flags_ready));
+    g_object_class_install_property(
+        object_class, PROP_KERNEL,
+        g_param_spec_string("kernel", "Kernel",
+                            "auto, a kernel family or a row of the GPU dispatch table (vfilter's --kernel; vfilter --list-kernels)",
+                            "auto", flags_ready));
+
+    const std::string caps_text = "video/x-raw, format = (string) " + vf::element_formats() +
+                                  ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
+    GstCaps* caps = gst_caps_from_string(caps_text.c_str());
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    gst_element_class_set_static_metadata(
+        element_class, "vfilter", "Filter/Effect/Video",
+        "vfilter's convolution filters (sobel, gaussian, unsharp, avgblur, FFmpeg's convolution strings, ...) on the GPU or "
+        "the CPU, byte for byte as the vfilter command filters",
+        "vfilter developers");
+
+    transform_class->start = gst_vfilter_start;
+    transform_class->stop = gst_vfilter_stop;
+    transform_class->passthrough_on_same_caps = FALSE;
+    video_class->set_info = gst_vfilter_set_info;
+    video_class->transform_frame_ip = gst_vfilter_transform_frame_ip;
+    GST_DEBUG_CATEGORY_INIT(gst_vfilter_debug, "vfilter", 0, "vfilter's filters");
+}
+
+static void gst_vfilter_init(GstVfilter* self) {
+    self->state = new State();
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+    gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
+}
+
+gboolean gst_vfilter_register(GstPlugin* plugin) { return gst_element_register(plugin, "vfilter", GST_RANK_NONE, GST_TYPE_VFILTER); }

@@ -1,0 +1,25 @@
+// GStreamer's raw video as vfilter's frames: which GstVideoFormats the element takes (those whose
+// planes vfilter filters natively), and a mapped GstVideoFrame seen as an AVFrame over the same
+// memory (no copy), or written from one.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <string>
+
+#include "media/av_helpers.hpp"
+
+namespace vf {
+
+// The native format of `f`, or AV_PIX_FMT_NONE for one the element does not take.
+AVPixelFormat av_format_of(GstVideoFormat f);
+// The element's formats, as a caps list: "{ I420, YV12, ... }".
+std::string element_formats();
+
+// An AVFrame whose planes are the mapped frame's (Y, U, V in that order whatever the buffer's
+// plane order: YV12 included). It refers to the buffer's memory: drop it before unmapping.
+AvFramePtr frame_over(const GstVideoFrame& frame);
+// Copies `src` (of the same size and format) into the mapped frame, row by row.
+void copy_into(const AVFrame& src, GstVideoFrame& dst);
+
+}  // namespace vf
