@@ -83,11 +83,10 @@ void set_filter(GstVfilter* self, const std::string& text) {
         GST_OBJECT_UNLOCK(self);
     }
     std::string why;
-    bool running = false;
+    std::lock_guard<std::mutex> lock(s.engine_mutex);
+    const bool running = s.engine != nullptr;
     try {
         vf::ElementEngine::check_filter(text, compat, kernel);
-        std::lock_guard<std::mutex> lock(s.engine_mutex);
-        running = s.engine != nullptr;
         if (running) {
             s.engine->set_filter(text);  // throws when it cannot run on these frames
             gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), s.engine->identity());
