@@ -31,7 +31,8 @@ void ElementEngine::check_filter(const std::string& text, FilterDefaults compat,
     if (const std::string why = forced_kernel_problem(chain, kernel); !why.empty()) fail(ErrorCategory::Usage, why);
 }
 
-ElementEngine::ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format) : settings_(settings) {
+ElementEngine::ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format, bool gpu_memory)
+    : settings_(settings) {
     if (!is_native_format(format)) fail(ErrorCategory::Internal, "the element negotiated a format vfilter does not filter");
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
     geometry_.width = width;
@@ -39,7 +40,9 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
     geometry_.log2_chroma_w = d->log2_chroma_w;
     geometry_.log2_chroma_h = d->log2_chroma_h;
     std::vector<FilterPlan> chain = chain_for(settings.filter);
-    device_ = resolve_device(settings.device, settings.kernel);
+    if (gpu_memory && settings.device == DeviceChoice::Cpu)
+        fail(ErrorCategory::Usage, "device=cpu cannot filter CUDA memory: use device=auto or cuda, or cudadownload before vfilter");
+    device_ = resolve_device(gpu_memory ? DeviceChoice::Cuda : settings.device, settings.kernel);
 #ifdef VF_HAVE_CUDA
     if (device_ == Device::Cuda) {
         std::string why;
@@ -54,6 +57,7 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
     f.device = settings.device;
     f.kernel = settings.kernel;
     f.gpu_index = settings.gpu_id;
+    f.frames_on_device = gpu_memory;
     // One frame at a time: the element hands each buffer on before it gets the next.
     f.gpu_streams = 1;
     RunContext c;

@@ -31,9 +31,10 @@ public:
     static void check_filter(const std::string& text, FilterDefaults compat, const KernelChoice& kernel);
 
     // Ready to filter frames of this size and native format (media/av_helpers is_native_format).
-    // Throws Error: Usage for a chain that cannot run on these frames, Device when `cuda` was
-    // asked for and no GPU answers.
-    ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format);
+    // gpu_memory: the frames' planes are GPU memory and the results stay there (GStreamer's CUDA
+    // buffers); it needs the GPU. Throws Error: Usage for a chain that cannot run on these
+    // frames, Device when the GPU was asked for (or is needed) and none answers.
+    ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format, bool gpu_memory = false);
     ~ElementEngine();
 
     // Filters one frame (the caller's planes, read and not kept) into a frame of the engine's

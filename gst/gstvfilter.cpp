@@ -12,6 +12,15 @@
 #include "gst/element_engine.hpp"
 #include "gst/video_frames.hpp"
 
+#ifdef VF_GST_CUDA
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gst/cuda_memory.hpp"
+#include "kernels/cuda_backend.hpp"
+#endif
+
 GST_DEBUG_CATEGORY_STATIC(gst_vfilter_debug);
 #define GST_CAT_DEFAULT gst_vfilter_debug
 
@@ -26,6 +35,14 @@ struct State {
     std::string refused;  // why the filter string given before start cannot run (start fails)
     std::unique_ptr<vf::ElementEngine> engine;
     std::mutex engine_mutex;  // the engine's replacement (set_info, stop) against set_filter
+#ifdef VF_GST_CUDA
+    // CUDA memory (cuda_memory.hpp). Guarded by the object lock: queries come from any thread.
+    std::unique_ptr<vf::PrimaryCudaContext> own_cuda;  // offered to the pipeline; kept until finalize
+    GstCudaContext* pipeline_cuda = nullptr;           // the context the pipeline shares
+    bool cuda_caps = false;                            // the negotiated caps are CUDA memory
+    bool in_place = false;                             // ... in vfilter's context: read in place
+    GstVideoInfo info;
+#endif
 };
 
 GType compat_type() {
@@ -110,6 +127,108 @@ void set_filter(GstVfilter* self, const std::string& text) {
     }
 }
 
+#ifdef VF_GST_CUDA
+GstBaseTransformClass* video_filter_class = nullptr;  // GstVideoFilter's transform_ip, for system memory
+
+// Makes the context vfilter offers (the GPU's primary one) and takes it as the pipeline's when
+// the pipeline has none yet. False where there is no usable GPU (or device=cpu).
+bool ensure_own_cuda(GstVfilter* self) {
+    State& s = state_of(self);
+    GST_OBJECT_LOCK(self);
+    const bool have = s.own_cuda != nullptr;
+    const int gpu = s.settings.gpu_id;
+    const bool cpu = s.settings.device == vf::DeviceChoice::Cpu;
+    GST_OBJECT_UNLOCK(self);
+    if (have) return true;
+    if (cpu || !vf::gst_cuda_usable()) return false;
+    std::unique_ptr<vf::PrimaryCudaContext> made;
+    try {
+        std::string why;
+        if (!vf::cuda_device_available(&why)) return false;
+        made = std::make_unique<vf::PrimaryCudaContext>(gpu);
+    } catch (const std::exception& e) {
+        GST_INFO_OBJECT(self, "no CUDA context: %s", e.what());
+        return false;
+    }
+    GST_OBJECT_LOCK(self);
+    if (!s.own_cuda) s.own_cuda = std::move(made);
+    if (!s.pipeline_cuda) s.pipeline_cuda = static_cast<GstCudaContext*>(gst_object_ref(s.own_cuda->get()));
+    GST_OBJECT_UNLOCK(self);
+    return true;
+}
+
+void gst_vfilter_set_context(GstElement* element, GstContext* context) {
+    GstVfilter* self = GST_VFILTER(element);
+    State& s = state_of(self);
+    GST_OBJECT_LOCK(self);
+    const int gpu = s.settings.gpu_id;
+    GST_OBJECT_UNLOCK(self);
+    gst_cuda_handle_set_context(element, context, gpu, &s.pipeline_cuda);
+    GST_ELEMENT_CLASS(gst_vfilter_parent_class)->set_context(element, context);
+}
+
+gboolean gst_vfilter_query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* query) {
+    GstVfilter* self = GST_VFILTER(trans);
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT) {
+        // Asked first, vfilter answers with the GPU's primary context: then every element of the
+        // pipeline allocates where vfilter's kernels can read in place.
+        ensure_own_cuda(self);
+        if (gst_cuda_handle_context_query(GST_ELEMENT(self), query, state_of(self).pipeline_cuda)) return TRUE;
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_vfilter_parent_class)->query(trans, direction, query);
+}
+
+gboolean gst_vfilter_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* query) {
+    GstVfilter* self = GST_VFILTER(trans);
+    State& s = state_of(self);
+    GstCaps* caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    GstCapsFeatures* features = caps ? gst_caps_get_features(caps, 0) : nullptr;
+    if (!features || !gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY) || !s.pipeline_cuda)
+        return GST_BASE_TRANSFORM_CLASS(gst_vfilter_parent_class)->propose_allocation(trans, decide_query, query);
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, caps)) return FALSE;
+    if (gst_query_get_n_allocation_pools(query) == 0) {
+        GstBufferPool* pool = gst_cuda_buffer_pool_new(s.pipeline_cuda);
+        GstStructure* config = gst_buffer_pool_get_config(pool);
+        gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
+        gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+        if (!gst_buffer_pool_set_config(pool, config)) {
+            gst_object_unref(pool);
+            return FALSE;
+        }
+        gst_query_add_allocation_pool(query, pool, GST_VIDEO_INFO_SIZE(&info), 0, 0);
+        gst_object_unref(pool);
+    }
+    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+    return TRUE;
+}
+
+// CUDA memory in vfilter's context: mapped for CUDA (device addresses, no copy to the host) and
+// filtered there. Everything else goes through GstVideoFilter's own mapping (a system map of a
+// CUDA buffer in another context is a copy through host memory).
+GstFlowReturn gst_vfilter_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
+    GstVfilter* self = GST_VFILTER(trans);
+    State& s = state_of(self);
+    if (!s.cuda_caps || !s.in_place) return video_filter_class->transform_ip(trans, buffer);
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, &s.info, buffer, static_cast<GstMapFlags>(GST_MAP_READWRITE | GST_MAP_CUDA))) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a CUDA buffer"), (nullptr));
+        return GST_FLOW_ERROR;
+    }
+    GstFlowReturn r = GST_FLOW_OK;
+    try {
+        vf::AvFramePtr out = s.engine->filter(vf::frame_over(frame));
+        vf::copy_frame_on_gpu(*out, frame);
+    } catch (const std::exception& e) {
+        post_error(self, e);
+        r = GST_FLOW_ERROR;
+    }
+    gst_video_frame_unmap(&frame);
+    return r;
+}
+#endif
+
 void gst_vfilter_set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
     GstVfilter* self = GST_VFILTER(object);
     State& s = state_of(self);
@@ -176,6 +295,16 @@ gboolean gst_vfilter_start(GstBaseTransform* trans) {
         GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("%s", refused.c_str()), (nullptr));
         return FALSE;
     }
+#ifdef VF_GST_CUDA
+    // The pipeline's CUDA context: a neighbour's or the application's where it gave one, else
+    // vfilter's own, made known to the pipeline so that elements asking later share it.
+    State& cs = state_of(self);
+    GST_OBJECT_LOCK(self);
+    const bool had = cs.pipeline_cuda != nullptr;
+    GST_OBJECT_UNLOCK(self);
+    if (!had && ensure_own_cuda(self))
+        gst_element_post_message(GST_ELEMENT(self), gst_message_new_have_context(GST_OBJECT(self), gst_context_new_cuda_context(cs.pipeline_cuda)));
+#endif
     return TRUE;
 }
 
@@ -189,7 +318,7 @@ gboolean gst_vfilter_stop(GstBaseTransform* trans) {
     return TRUE;
 }
 
-gboolean gst_vfilter_set_info(GstVideoFilter* filter, GstCaps*, GstVideoInfo* in_info, GstCaps*, GstVideoInfo* out_info) {
+gboolean gst_vfilter_set_info(GstVideoFilter* filter, GstCaps* in_caps, GstVideoInfo* in_info, GstCaps*, GstVideoInfo* out_info) {
     GstVfilter* self = GST_VFILTER(filter);
     State& s = state_of(self);
     const AVPixelFormat format = vf::av_format_of(GST_VIDEO_INFO_FORMAT(in_info));
@@ -198,11 +327,31 @@ gboolean gst_vfilter_set_info(GstVideoFilter* filter, GstCaps*, GstVideoInfo* in
         GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("vfilter keeps the format and size of its input"), (nullptr));
         return FALSE;
     }
+    bool gpu_memory = false;
+#ifdef VF_GST_CUDA
+    GstCapsFeatures* features = gst_caps_get_features(in_caps, 0);
+    s.cuda_caps = features && gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    s.info = *in_info;
+    if (s.cuda_caps) {
+        ensure_own_cuda(self);
+        GST_OBJECT_LOCK(self);
+        s.in_place = s.own_cuda && s.own_cuda->same(s.pipeline_cuda);
+        GST_OBJECT_UNLOCK(self);
+        gpu_memory = s.in_place;
+        if (!s.in_place)
+            GST_WARNING_OBJECT(self, "the pipeline's CUDA context is not the GPU's primary one (a neighbour made its own): "
+                                     "buffers go through host memory. Put vfilter where it is asked for the context first, or give "
+                                     "the pipeline a GstCudaContext that wraps the primary context");
+    }
+#else
+    (void)in_caps;
+#endif
     GST_OBJECT_LOCK(self);
     const vf::ElementSettings settings = s.settings;
     GST_OBJECT_UNLOCK(self);
     try {
-        auto engine = std::make_unique<vf::ElementEngine>(settings, GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info), format);
+        auto engine = std::make_unique<vf::ElementEngine>(settings, GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info), format,
+                                                          gpu_memory);
         GST_INFO_OBJECT(self, "%dx%d %s: %s", GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
                         GST_VIDEO_INFO_NAME(in_info), engine->describe().c_str());
         std::lock_guard<std::mutex> lock(s.engine_mutex);
@@ -231,6 +380,9 @@ GstFlowReturn gst_vfilter_transform_frame_ip(GstVideoFilter* filter, GstVideoFra
 
 void gst_vfilter_finalize(GObject* object) {
     GstVfilter* self = GST_VFILTER(object);
+#ifdef VF_GST_CUDA
+    if (self->state->pipeline_cuda) gst_object_unref(self->state->pipeline_cuda);
+#endif
     delete self->state;
     self->state = nullptr;
     G_OBJECT_CLASS(gst_vfilter_parent_class)->finalize(object);
@@ -274,8 +426,13 @@ static void gst_vfilter_class_init(GstVfilterClass* klass) {
                             "auto, a kernel family or a row of the GPU dispatch table (vfilter's --kernel; vfilter --list-kernels)",
                             "auto", flags_ready));
 
-    const std::string caps_text = "video/x-raw, format = (string) " + vf::element_formats() +
-                                  ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
+    const std::string fields = ", format = (string) " + vf::element_formats() +
+                               ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
+    std::string caps_text = "video/x-raw" + fields;
+#ifdef VF_GST_CUDA
+    // CUDA memory first: negotiation prefers it where both neighbours offer it.
+    if (vf::gst_cuda_usable()) caps_text = "video/x-raw(memory:CUDAMemory)" + fields + "; " + caps_text;
+#endif
     GstCaps* caps = gst_caps_from_string(caps_text.c_str());
     gst_element_class_add_pad_template(element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
     gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
@@ -289,6 +446,13 @@ static void gst_vfilter_class_init(GstVfilterClass* klass) {
     transform_class->start = gst_vfilter_start;
     transform_class->stop = gst_vfilter_stop;
     transform_class->passthrough_on_same_caps = FALSE;
+#ifdef VF_GST_CUDA
+    video_filter_class = GST_BASE_TRANSFORM_CLASS(gst_vfilter_parent_class);
+    transform_class->transform_ip = gst_vfilter_transform_ip;
+    transform_class->query = gst_vfilter_query;
+    transform_class->propose_allocation = gst_vfilter_propose_allocation;
+    element_class->set_context = gst_vfilter_set_context;
+#endif
     video_class->set_info = gst_vfilter_set_info;
     video_class->transform_frame_ip = gst_vfilter_transform_frame_ip;
     GST_DEBUG_CATEGORY_INIT(gst_vfilter_debug, "vfilter", 0, "vfilter's filters");

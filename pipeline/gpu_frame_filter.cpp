@@ -43,6 +43,17 @@ struct Layout {
     }
 };
 
+// A frame of a native format whose planes are GPU memory (GStreamer's CUDA buffers, through
+// the element): read in place like NVDEC's frames.
+bool in_device_memory(const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeDevice;
+}
+
 }  // namespace
 
 // A frame waiting in the batch window: which engine's chain it runs and on which slot.
@@ -299,7 +310,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     m.make_current();
     if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "GPU stage: submit with every stream busy");
     Slot& s = *m.slots[static_cast<size_t>(m.submitted % capacity())];
-    const bool on_device = in->format == AV_PIX_FMT_CUDA;
+    const bool on_device = in->format == AV_PIX_FMT_CUDA || in_device_memory(in->data[0]);
     const AVPixelFormat layout_format = frame_layout_format(in.get());
     if (!s.layout.matches(layout_format, in->width, in->height)) {
         Layout l;
@@ -341,7 +352,8 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     cudaStream_t st = s.stream.get();
     s.start.record(st);
     if (on_device) {
-        // NVDEC maps the frame on CUDA's legacy default stream; order our stream after it.
+        // NVDEC maps the frame on CUDA's legacy default stream; order our stream after it (a
+        // device frame from elsewhere was finished before it was handed over).
         VF_CUDA_CHECK(cudaEventRecord(s.hw_ready.get(), nullptr));
         VF_CUDA_CHECK(cudaStreamWaitEvent(st, s.hw_ready.get(), 0));
         s.staged = false;

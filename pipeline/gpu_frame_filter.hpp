@@ -11,8 +11,9 @@
 // prepared chain until it leaves, so an old chain is freed with its last frame.
 //
 // Input frames come from host memory (page-locked when the decoder used vfilter's buffers:
-// then the upload is a DMA with no host copy) or from device memory (NVDEC frames, read in
-// place: no upload at all). Outputs are written into page-locked frames from the given pool.
+// then the upload is a DMA with no host copy) or from device memory (NVDEC frames, and frames
+// of a native format whose planes are in this device's primary context, such as GStreamer's CUDA
+// buffers through the element: read in place, no upload at all). Outputs are written into page-locked frames from the given pool.
 //
 // With a batch window (serve), the kernels of a frame do not launch from submit(): the frame
 // waits in its device's shared window (pipeline/batch_window.hpp) for frames of other streams with

@@ -1,0 +1,122 @@
+// vfilter_gst_bench: frames per second of the `vfilter` element at 1080p and 4K (I420), on
+// GStreamer's CUDA memory (in the GPU's primary context), on system memory with the GPU, and on
+// system memory with the CPU. Buffers come from a pool of 8 (as from a decoder), pass
+// appsrc ! vfilter ! fakesink, and the time runs from the first push to end of stream.
+//   vfilter_gst_bench [FRAMES] [FILTER]    (default 600 frames, sobel)
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#ifdef VF_GST_CUDA
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gst/cuda_memory.hpp"
+#endif
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "gst/gstvfilter.hpp"
+
+namespace {
+
+struct Mode {
+    const char* name;
+    bool cuda_memory;
+    const char* device;
+};
+
+double frames_per_second(const GstVideoInfo& info, const Mode& mode, int frames, const std::string& filter, GstCudaContext* cuda) {
+    GstCaps* caps = gst_video_info_to_caps(&info);
+    GstBufferPool* pool = nullptr;
+#ifdef VF_GST_CUDA
+    if (mode.cuda_memory) {
+        gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+        pool = gst_cuda_buffer_pool_new(cuda);
+    }
+#else
+    (void)cuda;
+#endif
+    if (!pool) pool = gst_video_buffer_pool_new();
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 8, 8);
+    gst_buffer_pool_set_config(pool, config);
+    gst_buffer_pool_set_active(pool, TRUE);
+
+    const std::string text = "appsrc name=src format=time block=true max-buffers=4 ! vfilter device=" + std::string(mode.device) +
+                             " filter=\"" + filter + "\" ! fakesink sync=false";
+    GstElement* pipeline = gst_parse_launch(text.c_str(), nullptr);
+#ifdef VF_GST_CUDA
+    if (cuda) {
+        GstContext* context = gst_context_new_cuda_context(cuda);
+        gst_element_set_context(pipeline, context);
+        gst_context_unref(context);
+    }
+#endif
+    GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+    gst_app_src_set_caps(GST_APP_SRC(src), caps);
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    auto push = [&](int n) {
+        GstBuffer* b = nullptr;
+        gst_buffer_pool_acquire_buffer(pool, &b, nullptr);
+        GST_BUFFER_PTS(b) = n * GST_SECOND / 30;
+        gst_app_src_push_buffer(GST_APP_SRC(src), b);
+    };
+    for (int n = 0; n < 10; ++n) push(n);  // warm-up: the engine and its prepared chain are made
+    const auto start = std::chrono::steady_clock::now();
+    for (int n = 10; n < 10 + frames; ++n) push(n);
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    GstBus* bus = gst_element_get_bus(pipeline);
+    GstMessage* m = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool ok = GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+    gst_message_unref(m);
+    gst_object_unref(bus);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(src);
+    gst_object_unref(pipeline);
+    gst_buffer_pool_set_active(pool, FALSE);
+    gst_object_unref(pool);
+    gst_caps_unref(caps);
+    return ok ? (frames + 10) / seconds * frames / (frames + 10) : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gst_init(&argc, &argv);
+    gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "vfilter", "vfilter's filters", gst_vfilter_register, "0.1.0", "unknown",
+                               "vfilter", "vfilter", "vfilter_gst_bench");
+    const int frames = argc > 1 ? std::atoi(argv[1]) : 600;
+    const std::string filter = argc > 2 ? argv[2] : "sobel";
+    GstCudaContext* cuda = nullptr;
+#ifdef VF_GST_CUDA
+    std::unique_ptr<vf::PrimaryCudaContext> primary;
+    if (vf::gst_cuda_usable()) {
+        try {
+            primary = std::make_unique<vf::PrimaryCudaContext>(0);
+            cuda = primary->get();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "no GPU: %s\n", e.what());
+        }
+    }
+#endif
+    const Mode modes[] = {{"cuda-memory", true, "cuda"}, {"system-memory-gpu", false, "cuda"}, {"system-memory-cpu", false, "cpu"}};
+    std::printf("filter,size,mode,fps\n");
+    for (const auto& [w, h] : {std::pair<int, int>{1920, 1080}, {3840, 2160}}) {
+        GstVideoInfo info;
+        gst_video_info_set_format(&info, GST_VIDEO_FORMAT_I420, w, h);
+        for (const Mode& mode : modes) {
+            if ((mode.cuda_memory || std::string(mode.device) == "cuda") && !cuda) continue;
+            const double fps = frames_per_second(info, mode, std::string(mode.device) == "cpu" ? frames / 4 : frames, filter, cuda);
+            std::printf("%s,%dx%d,%s,%.1f\n", filter.c_str(), w, h, mode.name, fps);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
