@@ -45,8 +45,9 @@ double frames_per_second(const GstVideoInfo& info, const Mode& mode, int frames,
     if (!pool) pool = gst_video_buffer_pool_new();
     GstStructure* config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 8, 8);
-    gst_buffer_pool_set_config(pool, config);
-    gst_buffer_pool_set_active(pool, TRUE);
+    // A pool that adjusts the config (CUDA's pitch) says FALSE once; the adjusted one is taken.
+    if (!gst_buffer_pool_set_config(pool, config) && !gst_buffer_pool_set_config(pool, gst_buffer_pool_get_config(pool))) return -1;
+    if (!gst_buffer_pool_set_active(pool, TRUE)) return -1;
 
     const std::string text = "appsrc name=src format=time block=true max-buffers=4 ! vfilter device=" + std::string(mode.device) +
                              " filter=\"" + filter + "\" ! fakesink sync=false";
@@ -63,7 +64,7 @@ double frames_per_second(const GstVideoInfo& info, const Mode& mode, int frames,
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     auto push = [&](int n) {
         GstBuffer* b = nullptr;
-        gst_buffer_pool_acquire_buffer(pool, &b, nullptr);
+        if (gst_buffer_pool_acquire_buffer(pool, &b, nullptr) != GST_FLOW_OK) return;
         GST_BUFFER_PTS(b) = n * GST_SECOND / 30;
         gst_app_src_push_buffer(GST_APP_SRC(src), b);
     };

@@ -193,7 +193,8 @@ gboolean gst_vfilter_propose_allocation(GstBaseTransform* trans, GstQuery* decid
         GstStructure* config = gst_buffer_pool_get_config(pool);
         gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
         gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-        if (!gst_buffer_pool_set_config(pool, config)) {
+        // A pool that adjusts the config (CUDA's pitch) says FALSE once; the adjusted one is taken.
+        if (!gst_buffer_pool_set_config(pool, config) && !gst_buffer_pool_set_config(pool, gst_buffer_pool_get_config(pool))) {
             gst_object_unref(pool);
             return FALSE;
         }

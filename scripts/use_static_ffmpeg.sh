@@ -14,5 +14,5 @@ for vf_pc in "$vf_static_ffmpeg"/lib/pkgconfig/*.pc; do
   [ -n "$vf_old" ] && [ "$vf_old" != '${prefix}' ] && sed -i "s|$vf_old|\${prefix}|g" "$vf_pc"
   sed -i "s|^prefix=.*|prefix=$vf_static_ffmpeg|" "$vf_pc"
 done
-export PKG_CONFIG_PATH="$vf_static_ffmpeg/lib/pkgconfig" PATH="$vf_static_ffmpeg/bin:$PATH"
+export PKG_CONFIG_PATH="$vf_static_ffmpeg/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" PATH="$vf_static_ffmpeg/bin:$PATH"
 unset vf_pc vf_old

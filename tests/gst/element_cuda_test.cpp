@@ -121,7 +121,10 @@ TEST(GstElementCuda, CudaMemoryGivesTheCpuElementsBytes) {
                 GstBufferPool* pool = gst_cuda_buffer_pool_new(cuda.get());
                 GstStructure* config = gst_buffer_pool_get_config(pool);
                 gst_buffer_pool_config_set_params(config, cuda_caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
-                ASSERT_TRUE(gst_buffer_pool_set_config(pool, config));
+                // A pool that adjusts the config (its pitch, its size) says FALSE once; the adjusted one is taken.
+                if (!gst_buffer_pool_set_config(pool, config)) {
+                    ASSERT_TRUE(gst_buffer_pool_set_config(pool, gst_buffer_pool_get_config(pool)));
+                }
                 ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
                 std::vector<GstBuffer*> on_gpu, in_memory;
                 for (int n = 0; n < 3; ++n) {
