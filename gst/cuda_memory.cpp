@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
 
 #include <string>
 
@@ -17,7 +18,11 @@ extern "C" {
 
 namespace vf {
 
-bool gst_cuda_usable() { return gst_cuda_load_library(); }
+bool gst_cuda_usable() {
+    if (!gst_cuda_load_library()) return false;
+    gst_cuda_memory_init_once();  // registers GStreamer's CUDA allocator, which its buffer pools need
+    return true;
+}
 
 namespace {
 

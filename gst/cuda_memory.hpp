@@ -15,7 +15,8 @@
 
 namespace vf {
 
-// Loads GStreamer's CUDA library (libcuda through its loader); false where there is no driver.
+// Loads GStreamer's CUDA library (libcuda through its loader) and registers its CUDA allocator;
+// false where there is no driver.
 bool gst_cuda_usable();
 
 // The device's primary context as a GstCudaContext, held while this lives.
