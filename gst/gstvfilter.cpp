@@ -205,22 +205,29 @@ gboolean gst_vfilter_propose_allocation(GstBaseTransform* trans, GstQuery* decid
     return TRUE;
 }
 
-// CUDA memory in vfilter's context: mapped for CUDA (device addresses, no copy to the host) and
-// filtered there. Everything else goes through GstVideoFilter's own mapping (a system map of a
-// CUDA buffer in another context is a copy through host memory).
+// CUDA memory: in vfilter's context mapped for CUDA (device addresses, no copy to the host) and
+// filtered there; in another context through a system map (a copy through host memory). The
+// planes lie where the buffer's video meta says, or, without one, where GStreamer's CUDA
+// allocator put them (its pitch), never at the default strides. System memory goes through
+// GstVideoFilter's own mapping.
 GstFlowReturn gst_vfilter_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
     GstVfilter* self = GST_VFILTER(trans);
     State& s = state_of(self);
-    if (!s.cuda_caps || !s.in_place) return video_filter_class->transform_ip(trans, buffer);
+    if (!s.cuda_caps) return video_filter_class->transform_ip(trans, buffer);
+    GstVideoInfo* info = &s.info;
+    GstMemory* memory = gst_buffer_peek_memory(buffer, 0);
+    if (!gst_buffer_get_video_meta(buffer) && gst_is_cuda_memory(memory)) info = &GST_CUDA_MEMORY_CAST(memory)->info;
+    const auto flags = static_cast<GstMapFlags>(s.in_place ? GST_MAP_READWRITE | GST_MAP_CUDA : GST_MAP_READWRITE);
     GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, &s.info, buffer, static_cast<GstMapFlags>(GST_MAP_READWRITE | GST_MAP_CUDA))) {
+    if (!gst_video_frame_map(&frame, info, buffer, flags)) {
         GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a CUDA buffer"), (nullptr));
         return GST_FLOW_ERROR;
     }
     GstFlowReturn r = GST_FLOW_OK;
     try {
         vf::AvFramePtr out = s.engine->filter(vf::frame_over(frame));
-        vf::copy_frame_on_gpu(*out, frame);
+        if (s.in_place) vf::copy_frame_on_gpu(*out, frame);
+        else vf::copy_into(*out, frame);
     } catch (const std::exception& e) {
         post_error(self, e);
         r = GST_FLOW_ERROR;
@@ -427,12 +434,12 @@ static void gst_vfilter_class_init(GstVfilterClass* klass) {
                             "auto, a kernel family or a row of the GPU dispatch table (vfilter's --kernel; vfilter --list-kernels)",
                             "auto", flags_ready));
 
-    const std::string fields = ", format = (string) " + vf::element_formats() +
-                               ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
-    std::string caps_text = "video/x-raw" + fields;
+    const std::string fields = ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
+    std::string caps_text = "video/x-raw, format = (string) " + vf::element_formats() + fields;
 #ifdef VF_GST_CUDA
     // CUDA memory first: negotiation prefers it where both neighbours offer it.
-    if (vf::gst_cuda_usable()) caps_text = "video/x-raw(memory:CUDAMemory)" + fields + "; " + caps_text;
+    if (vf::gst_cuda_usable())
+        caps_text = "video/x-raw(memory:CUDAMemory), format = (string) " + vf::element_formats(true) + fields + "; " + caps_text;
 #endif
     GstCaps* caps = gst_caps_from_string(caps_text.c_str());
     gst_element_class_add_pad_template(element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));

@@ -41,9 +41,12 @@ AVPixelFormat av_format_of(GstVideoFormat f) {
     return AV_PIX_FMT_NONE;
 }
 
-std::string element_formats() {
+std::string element_formats(bool cuda_memory) {
     std::string s = "{ ";
-    for (const FormatPair& p : kFormats) s += std::string(s.size() > 2 ? ", " : "") + gst_video_format_to_string(p.gst);
+    for (const FormatPair& p : kFormats) {
+        if (cuda_memory && (p.gst == GST_VIDEO_FORMAT_GRAY8 || p.gst == GST_VIDEO_FORMAT_Y444_10LE)) continue;
+        s += std::string(s.size() > 2 ? ", " : "") + gst_video_format_to_string(p.gst);
+    }
     return s + " }";
 }
 
