@@ -434,12 +434,11 @@ static void gst_vfilter_class_init(GstVfilterClass* klass) {
                             "auto, a kernel family or a row of the GPU dispatch table (vfilter's --kernel; vfilter --list-kernels)",
                             "auto", flags_ready));
 
-    const std::string fields = ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
-    std::string caps_text = "video/x-raw, format = (string) " + vf::element_formats() + fields;
+    std::string caps_text = "video/x-raw, format = (string) " + vf::element_formats() +
+                            ", width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ], framerate = (fraction) [ 0, max ]";
 #ifdef VF_GST_CUDA
     // CUDA memory first: negotiation prefers it where both neighbours offer it.
-    if (vf::gst_cuda_usable())
-        caps_text = "video/x-raw(memory:CUDAMemory), format = (string) " + vf::element_formats(true) + fields + "; " + caps_text;
+    if (vf::gst_cuda_usable()) caps_text = vf::element_cuda_caps(", framerate = (fraction) [ 0, max ]") + "; " + caps_text;
 #endif
     GstCaps* caps = gst_caps_from_string(caps_text.c_str());
     gst_element_class_add_pad_template(element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));

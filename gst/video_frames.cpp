@@ -41,13 +41,16 @@ AVPixelFormat av_format_of(GstVideoFormat f) {
     return AV_PIX_FMT_NONE;
 }
 
-std::string element_formats(bool cuda_memory) {
+std::string element_formats() {
     std::string s = "{ ";
-    for (const FormatPair& p : kFormats) {
-        if (cuda_memory && (p.gst == GST_VIDEO_FORMAT_GRAY8 || p.gst == GST_VIDEO_FORMAT_Y444_10LE)) continue;
-        s += std::string(s.size() > 2 ? ", " : "") + gst_video_format_to_string(p.gst);
-    }
+    for (const FormatPair& p : kFormats) s += std::string(s.size() > 2 ? ", " : "") + gst_video_format_to_string(p.gst);
     return s + " }";
+}
+
+std::string element_cuda_caps(const std::string& size_fields) {
+    const std::string cuda = "video/x-raw(memory:CUDAMemory), format = (string) ";
+    return cuda + "{ NV12, P010_10LE, Y42B, I422_10LE, Y444 }, width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]" + size_fields +
+           "; " + cuda + "{ I420, YV12, I420_10LE }, width = (int) [ 1, 65535 ], height = (int) [ 2, 65534, 2 ]" + size_fields;
 }
 
 AvFramePtr frame_over(const GstVideoFrame& frame) {
