@@ -15,7 +15,7 @@ arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-g
 sys=/usr/lib/$arch
 rm -rf "$dir"
 mkdir -p "$dir/lib/gstreamer-1.0" "$dir/bin" "$dir/include" "$dir/lib/pkgconfig"
-plugins=(coreelements videotestsrc app videoconvertscale nvcodec)
+plugins=(coreelements videotestsrc app videoconvertscale nvcodec videoparsersbad)
 programs=(/usr/bin/gst-launch-1.0 /usr/bin/gst-inspect-1.0)
 libs=(libgstreamer-1.0.so.0 libgstbase-1.0.so.0 libgstvideo-1.0.so.0 libgstapp-1.0.so.0 libgstcuda-1.0.so.0)
 objects=("${programs[@]}")

@@ -29,6 +29,16 @@ for size in 1920x1080 333x197; do
   else echo "cudaupload ! vfilter ! cudadownload $size: DIFFERENT or empty ($(stat -c %s $raw/gpu.nv12 $raw/cpu.nv12 2>/dev/null | tr '\n' ' '))"; fi
   grep -i "primary\|host memory\|warn" "$out/cudaupload_$size.txt" | head -3
 done
+# NVDEC's frames (CUDA memory) straight into the element, against the same decoded frames
+# downloaded and filtered by the CPU element.
+"${STATIC_FFMPEG:-.static-ffmpeg}/bin/ffmpeg" -v error -y -f lavfi -i testsrc2=size=1280x720:rate=30 -frames:v 60 -c:v libx264 \
+  -pix_fmt yuv420p -f h264 $raw/clip.h264
+dec="filesrc location=$raw/clip.h264 ! h264parse ! nvh264dec"
+GST_DEBUG=vfilter:4 gst-launch-1.0 -q $dec ! vfilter filter=sobel ! cudadownload ! filesink location=$raw/nvdec_gpu.raw >"$out/nvdec.txt" 2>&1
+gst-launch-1.0 -q $dec ! cudadownload ! vfilter device=cpu filter=sobel ! filesink location=$raw/nvdec_cpu.raw >>"$out/nvdec.txt" 2>&1
+if cmp -s $raw/nvdec_gpu.raw $raw/nvdec_cpu.raw && [ -s $raw/nvdec_cpu.raw ]; then echo "nvh264dec ! vfilter ! cudadownload: equal to the CPU element"
+else echo "nvh264dec ! vfilter ! cudadownload: DIFFERENT or empty ($(stat -c %s $raw/nvdec_gpu.raw $raw/nvdec_cpu.raw 2>/dev/null | tr '\n' ' '))"; fi
+grep -i "primary\|host memory\|error" "$out/nvdec.txt" | head -3
 el compared
 for filter in sobel "gaussian=sigma=3"; do "$b/vfilter_gst_bench" 600 "$filter"; done >"$out/gst_bench.csv" 2>"$out/gst_bench.err"
 cat "$out/gst_bench.csv"
