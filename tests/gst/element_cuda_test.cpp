@@ -18,6 +18,7 @@
 
 #include "gst/cuda_memory.hpp"
 #include "gst/gstvfilter.hpp"
+#include "element_registration.hpp"
 #include "gst/video_frames.hpp"
 #include "kernels/cuda_backend.hpp"
 
@@ -27,16 +28,6 @@ extern "C" {
 
 namespace vf {
 namespace {
-
-class GstEnvironment : public ::testing::Environment {
-public:
-    void SetUp() override {
-        gst_init(nullptr, nullptr);
-        ASSERT_TRUE(gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "vfilter", "vfilter's filters (this test)",
-                                               gst_vfilter_register, "0.1.0", "unknown", "vfilter", "vfilter", "vfilter tests"));
-    }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new GstEnvironment);
 
 // Where a buffer's planes lie: its video meta, else its CUDA memory's own layout (the pool pitches
 // rows), else the default.
@@ -109,7 +100,7 @@ std::vector<std::string> run_element(GstCaps* caps, const GstVideoInfo& info, co
     return out;
 }
 
-TEST(GstElementCuda, CudaMemoryGivesTheCpuElementsBytes) {
+TEST(GstElementCuda, CudaMemoryGivesTheSystemMemoryElementsBytes) {
     std::string why;
     if (!gst_cuda_usable() || !cuda_device_available(&why)) GTEST_SKIP() << "no GPU: " << why;
     PrimaryCudaContext cuda(0);

@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "gst/gstvfilter.hpp"
+#include "element_registration.hpp"
 #include "gst/video_frames.hpp"
 #include "support/child_process.hpp"
 #include "support/recording_check.hpp"
@@ -45,16 +46,6 @@ namespace fs = std::filesystem;
 const std::string kVfilter = VFILTER_BIN;
 const std::string kPluginDir = VF_GST_PLUGIN_BUILD_DIR;
 const std::string kRtspServer = std::string(VF_SOURCE_DIR) + "/tests/live/rtsp_server.py";
-
-class GstEnvironment : public ::testing::Environment {
-public:
-    void SetUp() override {
-        gst_init(nullptr, nullptr);
-        ASSERT_TRUE(gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "vfilter", "vfilter's filters (this test)",
-                                               gst_vfilter_register, "0.1.0", "unknown", "vfilter", "vfilter", "vfilter tests"));
-    }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new GstEnvironment);
 
 // `ffmpeg`: the planar layout of the same samples, as FFmpeg's rawvideo names it. The command
 // line gets NV12 and P010 frames as planar ones, converted here: FFmpeg's own conversion of P010
