@@ -13,6 +13,8 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "gst/cuda_memory.hpp"
+#else
+typedef struct _GstCudaContext GstCudaContext;  // system memory only in a build without CUDA
 #endif
 
 #include <chrono>
