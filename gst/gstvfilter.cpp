@@ -100,17 +100,20 @@ void set_filter(GstVfilter* self, const std::string& text) {
         GST_OBJECT_UNLOCK(self);
     }
     std::string why;
-    std::lock_guard<std::mutex> lock(s.engine_mutex);
-    const bool running = s.engine != nullptr;
-    try {
-        vf::ElementEngine::check_filter(text, compat, kernel);
-        if (running) {
-            s.engine->set_filter(text);  // throws when it cannot run on these frames
-            gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), s.engine->identity());
-            GST_INFO_OBJECT(self, "filter changed to '%s' from the next buffer", text.c_str());
+    bool running = false;
+    {
+        std::lock_guard<std::mutex> lock(s.engine_mutex);  // not held while posting: a bus handler may set it again
+        running = s.engine != nullptr;
+        try {
+            vf::ElementEngine::check_filter(text, compat, kernel);
+            if (running) {
+                s.engine->set_filter(text);  // throws when it cannot run on these frames
+                gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), s.engine->identity());
+                GST_INFO_OBJECT(self, "filter changed to '%s' from the next buffer", text.c_str());
+            }
+        } catch (const std::exception& e) {
+            why = e.what();
         }
-    } catch (const std::exception& e) {
-        why = e.what();
     }
     GST_OBJECT_LOCK(self);
     if (why.empty()) {
