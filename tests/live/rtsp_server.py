@@ -67,7 +67,9 @@ def main():
             f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={args.fps} bitrate=800 ! "
             "rtph264pay name=pay0 pt=96 config-interval=1 )"
         )
-        factory.set_shared(True)
+        # A pipeline per client, as a camera's encoder serves each session: with one shared media,
+        # two clients setting up at once crash the 1.22 server (gst_rtsp_media_get_rates asserts).
+        factory.set_shared(False)
         return factory
 
     mounts = server.get_mount_points()
