@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "gst/video_frames.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 
 extern "C" {
@@ -80,12 +81,12 @@ bool PrimaryCudaContext::same(GstCudaContext* other) const { return other && gst
 void copy_frame_on_gpu(const AVFrame& src, GstVideoFrame& dst) {
     const AVPixelFormat format = static_cast<AVPixelFormat>(src.format);
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
-    const bool by_component = GST_VIDEO_FRAME_N_PLANES(&dst) == GST_VIDEO_FRAME_N_COMPONENTS(&dst);
+    uint8_t* to[4];
+    int stride[4];
+    plane_pointers(dst, to, stride);
     for (int p = 0; p < av_pix_fmt_count_planes(format); ++p) {
-        void* to = by_component ? GST_VIDEO_FRAME_COMP_DATA(&dst, p) : GST_VIDEO_FRAME_PLANE_DATA(&dst, p);
-        const int stride = by_component ? GST_VIDEO_FRAME_COMP_STRIDE(&dst, p) : GST_VIDEO_FRAME_PLANE_STRIDE(&dst, p);
         const int rows = (p == 1 || p == 2) ? AV_CEIL_RSHIFT(src.height, d->log2_chroma_h) : src.height;
-        VF_CUDA_CHECK(cudaMemcpy2D(to, stride, src.data[p], src.linesize[p], av_image_get_linesize(format, src.width, p), rows,
+        VF_CUDA_CHECK(cudaMemcpy2D(to[p], stride[p], src.data[p], src.linesize[p], av_image_get_linesize(format, src.width, p), rows,
                                    cudaMemcpyDefault));
     }
 }

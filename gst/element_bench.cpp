@@ -86,7 +86,7 @@ double frames_per_second(const GstVideoInfo& info, const Mode& mode, int frames,
     gst_buffer_pool_set_active(pool, FALSE);
     gst_object_unref(pool);
     gst_caps_unref(caps);
-    return ok ? (frames + 10) / seconds * frames / (frames + 10) : -1;
+    return ok ? frames / seconds : -1;
 }
 
 }  // namespace

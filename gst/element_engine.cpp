@@ -51,10 +51,7 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
 #endif
     identity_ = changes_nothing(chain);
     description_ = names_of(chain);
-    RunFilter f;
-    f.chain = settings.filter;
-    f.compat = settings.compat;
-    f.device = settings.device;
+    RunFilter f;  // what the filter stage reads of it: the chain itself is built above
     f.kernel = settings.kernel;
     f.gpu_index = settings.gpu_id;
     f.frames_on_device = gpu_memory;

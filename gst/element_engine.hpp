@@ -45,7 +45,6 @@ public:
     void set_filter(const std::string& text);
     // True when the current chain changes nothing (the element then passes buffers through).
     bool identity() const;
-    bool on_gpu() const { return device_ == Device::Cuda; }
     std::string describe() const;  // "sobel on the CPU" for the log
 
 private:

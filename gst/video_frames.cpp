@@ -1,7 +1,5 @@
 #include "gst/video_frames.hpp"
 
-#include <cstring>
-
 #include "common/error.hpp"
 
 extern "C" {
@@ -53,6 +51,16 @@ std::string element_cuda_caps(const std::string& size_fields) {
            "; " + cuda + "{ I420, YV12, I420_10LE }, width = (int) [ 1, 65535 ], height = (int) [ 2, 65534, 2 ]" + size_fields;
 }
 
+void plane_pointers(const GstVideoFrame& frame, uint8_t* data[4], int linesize[4]) {
+    const bool comp = by_component(frame);
+    for (int p = 0; p < 4; ++p) {
+        const bool there = p < static_cast<int>(comp ? GST_VIDEO_FRAME_N_COMPONENTS(&frame) : GST_VIDEO_FRAME_N_PLANES(&frame));
+        data[p] = !there ? nullptr
+                  : static_cast<uint8_t*>(comp ? GST_VIDEO_FRAME_COMP_DATA(&frame, p) : GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+        linesize[p] = !there ? 0 : comp ? GST_VIDEO_FRAME_COMP_STRIDE(&frame, p) : GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+    }
+}
+
 AvFramePtr frame_over(const GstVideoFrame& frame) {
     const AVPixelFormat format = av_format_of(GST_VIDEO_FRAME_FORMAT(&frame));
     if (format == AV_PIX_FMT_NONE) fail(ErrorCategory::Internal, "a buffer of a format the element did not negotiate");
@@ -60,12 +68,7 @@ AvFramePtr frame_over(const GstVideoFrame& frame) {
     f->format = format;
     f->width = GST_VIDEO_FRAME_WIDTH(&frame);
     f->height = GST_VIDEO_FRAME_HEIGHT(&frame);
-    const bool comp = by_component(frame);
-    const int planes = av_pix_fmt_count_planes(format);
-    for (int p = 0; p < planes; ++p) {
-        f->data[p] = static_cast<uint8_t*>(comp ? GST_VIDEO_FRAME_COMP_DATA(&frame, p) : GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-        f->linesize[p] = comp ? GST_VIDEO_FRAME_COMP_STRIDE(&frame, p) : GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-    }
+    plane_pointers(frame, f->data, f->linesize);
     // A reference that frees nothing: the frame is the mapping's, for as long as it is mapped.
     f->buf[0] = av_buffer_create(f->data[0], static_cast<size_t>(f->linesize[0]) * f->height, no_free, nullptr, 0);
     if (!f->buf[0]) fail(ErrorCategory::Internal, "out of memory wrapping a buffer");
@@ -73,19 +76,12 @@ AvFramePtr frame_over(const GstVideoFrame& frame) {
 }
 
 void copy_into(const AVFrame& src, GstVideoFrame& dst) {
-    const AVPixelFormat format = static_cast<AVPixelFormat>(src.format);
-    const bool comp = by_component(dst);
-    const int planes = av_pix_fmt_count_planes(format);
-    for (int p = 0; p < planes; ++p) {
-        uint8_t* to = static_cast<uint8_t*>(comp ? GST_VIDEO_FRAME_COMP_DATA(&dst, p) : GST_VIDEO_FRAME_PLANE_DATA(&dst, p));
-        const int stride = comp ? GST_VIDEO_FRAME_COMP_STRIDE(&dst, p) : GST_VIDEO_FRAME_PLANE_STRIDE(&dst, p);
-        if (to == src.data[p] && stride == src.linesize[p]) continue;  // the same memory (a chain that changed nothing)
-        const int bytes = av_image_get_linesize(format, src.width, p);
-        const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
-        const int rows = (p == 1 || p == 2) ? AV_CEIL_RSHIFT(src.height, d->log2_chroma_h) : src.height;
-        for (int y = 0; y < rows; ++y)
-            std::memcpy(to + static_cast<size_t>(y) * stride, src.data[p] + static_cast<size_t>(y) * src.linesize[p], static_cast<size_t>(bytes));
-    }
+    uint8_t* to[4];
+    int stride[4];
+    plane_pointers(dst, to, stride);
+    if (to[0] == src.data[0] && stride[0] == src.linesize[0]) return;  // the same memory (a chain that changed nothing)
+    av_image_copy(to, stride, const_cast<const uint8_t**>(src.data), src.linesize, static_cast<AVPixelFormat>(src.format), src.width,
+                  src.height);
 }
 
 }  // namespace vf

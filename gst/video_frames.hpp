@@ -21,6 +21,9 @@ std::string element_formats();
 // first are the same memory).
 std::string element_cuda_caps(const std::string& size_fields);
 
+// The mapped frame's planes in vfilter's order (Y, U, V, whatever the buffer's plane order: YV12
+// included; NV12/P010: Y, UV) and their strides; the rest are null.
+void plane_pointers(const GstVideoFrame& frame, uint8_t* data[4], int linesize[4]);
 // An AVFrame whose planes are the mapped frame's (Y, U, V in that order whatever the buffer's
 // plane order: YV12 included). It refers to the buffer's memory: drop it before unmapping.
 AvFramePtr frame_over(const GstVideoFrame& frame);

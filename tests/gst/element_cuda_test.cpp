@@ -14,11 +14,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <random>
 
 #include "gst/cuda_memory.hpp"
 #include "gst/gstvfilter.hpp"
-#include "element_registration.hpp"
+#include "gst_test_support.hpp"
 #include "gst/video_frames.hpp"
 #include "kernels/cuda_backend.hpp"
 
@@ -50,21 +49,9 @@ std::string packed(GstBuffer* buffer, const GstVideoInfo& info) {
 }
 
 void fill_random(GstBuffer* buffer, const GstVideoInfo& info, uint32_t seed) {
-    std::mt19937 rng(seed);
     GstVideoFrame frame;
     ASSERT_TRUE(gst_video_frame_map(&frame, layout_of(buffer, info), buffer, GST_MAP_WRITE));  // uploaded at unmap
-    const bool deep = GST_VIDEO_FORMAT_INFO_DEPTH(info.finfo, 0) > 8;
-    const bool msb = GST_VIDEO_INFO_FORMAT(&info) == GST_VIDEO_FORMAT_P010_10LE;
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
-        auto* data = static_cast<uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-        const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-        const int rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p == 0 ? 0 : 1);
-        for (int y = 0; y < rows; ++y)
-            for (int x = 0; x < stride / (deep ? 2 : 1); ++x) {
-                if (!deep) data[y * stride + x] = static_cast<uint8_t>(rng());
-                else reinterpret_cast<uint16_t*>(data + y * stride)[x] = static_cast<uint16_t>(msb ? (rng() & 1023) << 6 : rng() & 1023);
-            }
-    }
+    test::fill_random(frame, seed);
     gst_video_frame_unmap(&frame);
 }
 

@@ -17,12 +17,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <regex>
 #include <sstream>
 
 #include "gst/gstvfilter.hpp"
-#include "element_registration.hpp"
+#include "gst_test_support.hpp"
 #include "gst/video_frames.hpp"
 #include "support/child_process.hpp"
 #include "support/recording_check.hpp"
@@ -53,14 +52,13 @@ const std::string kRtspServer = std::string(VF_SOURCE_DIR) + "/tests/live/rtsp_s
 struct Format {
     GstVideoFormat gst;
     const char* ffmpeg;
-    int bits;
 };
 const Format kFormats[] = {
-    {GST_VIDEO_FORMAT_I420, "yuv420p", 8},          {GST_VIDEO_FORMAT_YV12, "yuv420p", 8},
-    {GST_VIDEO_FORMAT_NV12, "yuv420p", 8},          {GST_VIDEO_FORMAT_Y42B, "yuv422p", 8},
-    {GST_VIDEO_FORMAT_Y444, "yuv444p", 8},          {GST_VIDEO_FORMAT_GRAY8, "gray", 8},
-    {GST_VIDEO_FORMAT_I420_10LE, "yuv420p10le", 10}, {GST_VIDEO_FORMAT_I422_10LE, "yuv422p10le", 10},
-    {GST_VIDEO_FORMAT_Y444_10LE, "yuv444p10le", 10}, {GST_VIDEO_FORMAT_P010_10LE, "yuv420p10le", 10},
+    {GST_VIDEO_FORMAT_I420, "yuv420p"},          {GST_VIDEO_FORMAT_YV12, "yuv420p"},
+    {GST_VIDEO_FORMAT_NV12, "yuv420p"},          {GST_VIDEO_FORMAT_Y42B, "yuv422p"},
+    {GST_VIDEO_FORMAT_Y444, "yuv444p"},          {GST_VIDEO_FORMAT_GRAY8, "gray"},
+    {GST_VIDEO_FORMAT_I420_10LE, "yuv420p10le"}, {GST_VIDEO_FORMAT_I422_10LE, "yuv422p10le"},
+    {GST_VIDEO_FORMAT_Y444_10LE, "yuv444p10le"}, {GST_VIDEO_FORMAT_P010_10LE, "yuv420p10le"},
 };
 
 // A frame's samples, Y then U then V, rows packed: FFmpeg's rawvideo layout of its planar format
@@ -94,28 +92,14 @@ std::string packed(const GstVideoFrame& frame) {
     return out;
 }
 
-// Random frames of `format` (GStreamer's default layout), with each sample in its format's range.
-std::vector<GstBuffer*> random_frames(const GstVideoInfo& info, int count, int bits, uint32_t seed) {
-    std::mt19937 rng(seed);
+// Random frames of `info` (GStreamer's default layout), a fresh seed each.
+std::vector<GstBuffer*> random_frames(const GstVideoInfo& info, int count, uint32_t seed) {
     std::vector<GstBuffer*> frames;
-    const bool msb = GST_VIDEO_INFO_FORMAT(&info) == GST_VIDEO_FORMAT_P010_10LE;
     for (int n = 0; n < count; ++n) {
         GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
         GstVideoFrame frame;
         EXPECT_TRUE(gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buffer, GST_MAP_WRITE));
-        for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
-            auto* data = static_cast<uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-            const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-            const int rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p == 0 ? 0 : 1);
-            for (int y = 0; y < rows; ++y) {
-                if (bits == 8) {
-                    for (int x = 0; x < stride; ++x) data[y * stride + x] = static_cast<uint8_t>(rng());
-                } else {
-                    auto* row = reinterpret_cast<uint16_t*>(data + y * stride);
-                    for (int x = 0; x < stride / 2; ++x) row[x] = static_cast<uint16_t>(msb ? (rng() & 1023) << 6 : rng() & 1023);
-                }
-            }
-        }
+        test::fill_random(frame, seed * 16 + static_cast<uint32_t>(n));
         gst_video_frame_unmap(&frame);
         GST_BUFFER_PTS(buffer) = n * GST_SECOND / 10;
         GST_BUFFER_DURATION(buffer) = GST_SECOND / 10;
@@ -243,7 +227,7 @@ TEST(GstElement, EveryFormatGivesTheCommandLinesBytes) {
                              c.filter + (c.compat[0] ? " --compat " : "") + c.compat);
                 GstVideoInfo info;
                 gst_video_info_set_format(&info, f.gst, w, h);
-                const std::vector<GstBuffer*> frames = random_frames(info, 3, f.bits, seed++);
+                const std::vector<GstBuffer*> frames = random_frames(info, 3, seed++);
                 std::string raw;
                 for (GstBuffer* b : frames) {
                     GstVideoFrame frame;
@@ -273,7 +257,7 @@ TEST(GstElement, EveryFormatGivesTheCommandLinesBytes) {
 TEST(GstElement, FilterChangedWhilePlayingAppliesFromTheNextBuffer) {
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_I420, 97, 55);
-    const std::vector<GstBuffer*> frames = random_frames(info, 3, 8, 7);
+    const std::vector<GstBuffer*> frames = random_frames(info, 3, 7);
     // What each filter makes of each frame, from runs that never change it.
     auto through = [&](const std::string& filter) {
         ElementRun run(info, "device=cpu filter=" + filter);
@@ -308,7 +292,7 @@ TEST(GstElement, FilterChangedWhilePlayingAppliesFromTheNextBuffer) {
 TEST(GstElement, ABadFilterIsRefusedWithItsReason) {
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 36);
-    const std::vector<GstBuffer*> frames = random_frames(info, 2, 8, 3);
+    const std::vector<GstBuffer*> frames = random_frames(info, 2, 3);
     {
         ElementRun run(info, "device=cpu filter=bogus");
         EXPECT_EQ(run.play(), GST_STATE_CHANGE_FAILURE);
