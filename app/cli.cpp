@@ -112,6 +112,15 @@ Command parse_command_line(int argc, char** argv) {
                       "look at the file every SECONDS and apply it, as SIGHUP does, when its content changed "
                       "(for a mounted Kubernetes ConfigMap; 0 = only on SIGHUP)")
         ->default_str("0")->check(CLI::Range(0.0, 86400.0))->envname("VFILTER_WATCH_CONFIG");
+    serve->add_option("--peers", so.peers,
+                      "the other shards' API addresses, comma separated: http://HOST:PORT, or dns:NAME:PORT for every "
+                      "address NAME resolves to (a StatefulSet's headless Service); then any process answers for the "
+                      "fleet (GET /streams?scope=fleet, the page) and passes requests for another shard's stream to it")
+        ->envname("VFILTER_PEERS");
+    serve->add_option("--api-state", so.api_state,
+                      "keep the streams added, removed and re-filtered through the API in this file, so that they stay "
+                      "so when serve restarts (without it they last until serve stops; the config file's edits win)")
+        ->envname("VFILTER_API_STATE");
     serve->add_option("--stats-json", so.stats_json, "write every stream's summary as one JSON object at the end");
     std::string serve_min_free;
     serve->add_option("--min-free", serve_min_free,

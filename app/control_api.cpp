@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/filter_table_json.hpp"
+#include "app/fleet_live.hpp"
 #include "app/live_api.hpp"
 #include "app/preview_query.hpp"
 #include "app/web_assets.hpp"
@@ -113,11 +114,34 @@ HttpResponse ControlApi::answer_preview(const HttpRequest& req, const std::strin
     return r;
 }
 
+int ControlApi::forward_to(const HttpRequest& req, const std::string& name) const {
+    if (!fleet_ || !fleet_->has_peers() || !req.forwarded_by.empty() || !valid_stream_name(name)) return -1;
+    const int owner = fleet_->owner_of(name);
+    return owner == fleet_->shard_index() ? -1 : owner;
+}
+
+HttpResponse ControlApi::answer_stream_list(const HttpRequest& req) {
+    std::string scope = "shard";
+    for (const auto& [key, value] : query_pairs(req.query, 256)) {
+        if (key != "scope") throw ServiceError(400, "unknown parameter: GET /streams takes scope=shard (the default) or scope=fleet");
+        scope = value;
+    }
+    if (scope == "shard") return json_answer(200, service_.list());
+    if (scope != "fleet") throw ServiceError(400, "scope=" + scope + ": expected shard (this process's streams) or fleet (every shard's)");
+    if (!fleet_) throw ServiceError(400, "scope=fleet: this process has no fleet view");
+    return json_answer(200, fleet_->view());
+}
+
 HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     const std::string& path = req.path;
     if (path == "/streams" || path == "/streams/") {
-        if (req.method == "GET" || req.method == "HEAD") return json_answer(200, service_.list());
+        if (req.method == "GET" || req.method == "HEAD") return answer_stream_list(req);
         if (req.method == "POST") {
+            const nlohmann::json entry = nlohmann::json::parse(req.body, nullptr, false);
+            if (entry.is_object() && entry.contains("name") && entry["name"].is_string()) {
+                const int owner = forward_to(req, entry["name"].get<std::string>());
+                if (owner >= 0) return fleet_->forward(owner, req, false);
+            }
             StreamConfig s;
             try {
                 s = stream_from_json(req.body, service_.defaults());
@@ -125,7 +149,9 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
                 throw ServiceError(400, e.what());
             }
             const std::string name = s.name;
+            const StreamConfig added = s;
             service_.add(std::move(s));
+            if (changes_) changes_->added(added, entry);
             for (const nlohmann::json& j : service_.list())
                 if (j["name"] == name) return json_answer(201, j);
             return json_answer(201, nlohmann::json{{"name", name}});
@@ -137,6 +163,14 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     const std::string name = rest.substr(0, slash);
     const std::string tail = slash == std::string::npos ? "" : rest.substr(slash);
     if (!valid_stream_name(name)) return error_answer(404, "no such resource: a stream's name is made of A-Z, a-z, 0-9, _ and -");
+    if (const int owner = forward_to(req, name); owner >= 0) {
+        if (tail != "/preview.mjpg" && tail != "/live.mp4") return fleet_->forward(owner, req, false);
+        std::shared_ptr<void> slot;  // a relayed stream takes a place here too: it holds a thread
+        if (!take_preview_slot(&slot)) return previews_busy();
+        HttpResponse r = fleet_->forward(owner, req, true);
+        if (r.stream) r.stream = [slot, stream = std::move(r.stream)](const HttpBodyWriter& write) { stream(write); };
+        return r;
+    }
     if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
     if (tail == "/live.mp4") {
         std::shared_ptr<void> slot;
@@ -149,12 +183,18 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
                 if (j["name"] == name) return json_answer(200, j);
             throw ServiceError(404, "no stream named '" + name + "'");
         }
-        if (req.method == "DELETE") return json_answer(200, service_.remove(name));
+        if (req.method == "DELETE") {
+            nlohmann::json last = service_.remove(name);
+            if (changes_) changes_->removed(name);
+            return json_answer(200, last);
+        }
         return error_answer(405, req.method + " /streams/NAME: use GET or DELETE");
     }
     if (tail == "/filter") {
         if (req.method != "PUT") return error_answer(405, req.method + " /streams/NAME/filter: use PUT");
-        service_.set_filter(name, filter_from_body(req.body));
+        const std::string chain = filter_from_body(req.body);
+        service_.set_filter(name, chain);
+        if (changes_) changes_->filter_set(name, chain);
         for (const nlohmann::json& j : service_.list())
             if (j["name"] == name) return json_answer(200, j);
     }
@@ -179,20 +219,27 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
         }
         if (req.path == "/metrics") {
             if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /metrics");
-            return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics()};
+            return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics() + (fleet_ ? fleet_->metrics() : "")};
         }
-        if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0 || req.path == "/live") {
+        if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0 || req.path == "/live" || req.path == "/fleet/shard") {
             if (!token.empty() && !bearer_token_matches(req.authorization, token))
                 return error_answer(401, "this API needs \"Authorization: Bearer TOKEN\" (the --api-token of vfilter serve)");
+            if (req.path == "/fleet/shard") {
+                if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /fleet/shard");
+                if (!fleet_) return error_answer(404, "this process has no fleet view");
+                return json_answer(200, fleet_->describe_self());
+            }
             std::shared_ptr<void> slot;
-            HttpResponse r = req.path != "/live"               ? answer_streams(req)
-                             : take_preview_slot(&slot) ? answer_live_tiles(service_, req, slot)
-                                                                 : previews_busy();
+            const bool relayed = fleet_ && fleet_->has_peers() && req.forwarded_by.empty();
+            HttpResponse r = req.path != "/live"        ? answer_streams(req)
+                             : !take_preview_slot(&slot) ? previews_busy()
+                             : relayed                   ? answer_fleet_live(service_, *fleet_, req, slot)
+                                                         : answer_live_tiles(service_, req, slot);
             if (req.method != "GET" && req.method != "HEAD")
                 spdlog::info("api: {} {} -> {}", req.method, req.path, r.status);
             return r;
         }
-        return error_answer(404, "vfilter serve answers /, /streams, /live, /filters, /metrics, /healthz and /readyz");
+        return error_answer(404, "vfilter serve answers /, /streams, /live, /fleet/shard, /filters, /metrics, /healthz and /readyz");
     } catch (const ServiceError& e) {
         spdlog::info("api: {} {} -> {}: {}", req.method, req.path, e.status(), e.what());
         return error_answer(e.status(), e.what());

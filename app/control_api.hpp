@@ -3,7 +3,10 @@
 // (GET /streams/NAME/snapshot.jpg, GET /streams/NAME/preview.mjpg), live video (GET
 // /streams/NAME/live.mp4, GET /live for the page's tiles: app/live_api.hpp), and beside them the page
 // (GET /, its script, style and icon), GET /filters, /metrics, /healthz and /readyz.
-// With a token, every /streams and /live request needs "Authorization: Bearer TOKEN"; the page, the filter
+// With --peers (app/fleet.hpp) it answers for the fleet: GET /streams?scope=fleet, and requests for
+// a stream of another shard passed to that shard's process; GET /fleet/shard is what peers ask.
+// Changes that succeed are recorded in ApiChanges (kept over reloads and, with a file, restarts).
+// With a token, every /streams, /live and /fleet request needs "Authorization: Bearer TOKEN"; the page, the filter
 // table, the probes and /metrics stay open (they change nothing and show no credentials or
 // pictures).
 #pragma once
@@ -12,6 +15,8 @@
 #include <memory>
 #include <string>
 
+#include "app/api_changes.hpp"
+#include "app/fleet.hpp"
 #include "app/stream_service.hpp"
 #include "common/http_server.hpp"
 
@@ -27,11 +32,17 @@ inline int control_api_workers(const ControlApiOptions& o) { return 4 + o.max_pr
 
 class ControlApi {
 public:
-    ControlApi(StreamService& service, ControlApiOptions options) : service_(service), options_(std::move(options)) {}
+    // fleet, changes: may be null (no fleet view or forwarding; changes not recorded).
+    ControlApi(StreamService& service, ControlApiOptions options, Fleet* fleet = nullptr, ApiChanges* changes = nullptr)
+        : service_(service), options_(std::move(options)), fleet_(fleet), changes_(changes) {}
     HttpResponse answer(const HttpRequest& request);  // any thread
 
 private:
     HttpResponse answer_streams(const HttpRequest& request);
+    HttpResponse answer_stream_list(const HttpRequest& request);  // GET /streams[?scope=shard|fleet]
+    // The shard whose process answers for stream `name` when that is not this one (and the request
+    // was not forwarded already): -1 when this process answers.
+    int forward_to(const HttpRequest& request, const std::string& name) const;
     HttpResponse answer_preview(const HttpRequest& request, const std::string& name, const std::string& what);
     // A place among the long answers (preview.mjpg, live.mp4, /live), held by *slot's copies;
     // false when max_preview_streams are running.
@@ -40,6 +51,8 @@ private:
 
     StreamService& service_;
     ControlApiOptions options_;
+    Fleet* fleet_;
+    ApiChanges* changes_;
     std::atomic<int> preview_streams_{0};
 };
 

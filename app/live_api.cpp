@@ -26,11 +26,6 @@ std::string be32(size_t n) {
     return s;
 }
 
-// One message of /live: the header's length and the header, the bytes' length and the bytes.
-std::string framed(const nlohmann::json& header, const std::string& bytes = "") {
-    const std::string h = header.dump();
-    return be32(h.size()) + h + be32(bytes.size()) + bytes;
-}
 
 struct Tile {
     std::string name;
@@ -39,9 +34,10 @@ struct Tile {
     std::unique_ptr<LiveVideo::Viewer> viewer;
 };
 
-// streams=a:output,b:input&width=W (at most 64 tiles).
-std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
-    std::vector<Tile> tiles;
+}  // namespace
+
+std::vector<LiveTileAsk> parse_live_query(const std::string& raw, int* width) {
+    std::vector<LiveTileAsk> tiles;
     for (const auto& [key, value] : query_pairs(raw, 4096)) {
         if (key == "width") {
             *width = query_whole_number(key, value, kPreviewMinWidth, kPreviewMaxWidth);
@@ -53,7 +49,7 @@ std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
                 const std::string item = value.substr(from, comma - from);
                 from = comma + 1;
                 if (item.empty()) continue;
-                Tile t;
+                LiveTileAsk t;
                 const size_t colon = item.find(':');
                 t.name = item.substr(0, colon);
                 const std::string side = colon == std::string::npos ? "output" : item.substr(colon + 1);
@@ -61,7 +57,7 @@ std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
                 else if (side != "output") throw ServiceError(400, "streams: a tile's side is input or output");
                 if (!valid_stream_name(t.name)) throw ServiceError(400, "streams: a stream's name is made of A-Z, a-z, 0-9, _ and -");
                 tiles.push_back(std::move(t));
-                if (tiles.size() > 64) throw ServiceError(400, "streams: at most 64 tiles on one connection");
+                if (tiles.size() > kLiveMaxTiles) throw ServiceError(400, "streams: at most 64 tiles on one connection");
             }
         } else {
             throw ServiceError(400, "unknown parameter: expected streams=NAME[:side],... and width=W");
@@ -71,7 +67,17 @@ std::vector<Tile> parse_tiles(const std::string& raw, int* width) {
     return tiles;
 }
 
-}  // namespace
+std::string live_query(const std::vector<LiveTileAsk>& tiles, int width) {
+    std::string q = "streams=";
+    for (size_t i = 0; i < tiles.size(); ++i)
+        q += (i ? "%2C" : "") + tiles[i].name + (tiles[i].side == PreviewSide::Input ? "%3Ainput" : "%3Aoutput");
+    return q + "&width=" + std::to_string(width);
+}
+
+std::string live_message(const nlohmann::json& header, const std::string& bytes) {
+    const std::string h = header.dump();
+    return be32(h.size()) + h + be32(bytes.size()) + bytes;
+}
 
 HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::shared_ptr<void> slot) {
     if (req.method != "GET" && req.method != "HEAD") throw ServiceError(405, req.method + " /streams/NAME/live.mp4: use GET");
@@ -103,7 +109,8 @@ HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, con
 HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::shared_ptr<void> slot) {
     if (req.method != "GET" && req.method != "HEAD") throw ServiceError(405, req.method + " /live: use GET");
     int width = 480;
-    auto tiles = std::make_shared<std::vector<Tile>>(parse_tiles(req.query, &width));
+    auto tiles = std::make_shared<std::vector<Tile>>();
+    for (LiveTileAsk& t : parse_live_query(req.query, &width)) tiles->push_back(Tile{std::move(t.name), t.side, nullptr, nullptr});
     HttpResponse r;
     r.content_type = "application/octet-stream";
     r.stream = [&service, tiles, width, slot](const HttpBodyWriter& write) {
@@ -111,7 +118,7 @@ HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, s
             Tile& t = (*tiles)[i];
             t.viewer.reset();  // before the preview whose taps it reads
             t.preview.reset();
-            return write(framed({{"tile", i}, {"type", "gone"}, {"why", why}}));
+            return write(live_message({{"tile", i}, {"type", "gone"}, {"why", why}}));
         };
         for (size_t i = 0; i < tiles->size(); ++i) {
             Tile& t = (*tiles)[i];
@@ -132,7 +139,7 @@ HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, s
                     any = true;
                     nlohmann::json h = m.init ? nlohmann::json{{"tile", i}, {"type", "init"}, {"codec", m.codec}, {"width", m.width}, {"height", m.height}}
                                               : nlohmann::json{{"tile", i}, {"type", "fragment"}, {"key", m.keyframe}, {"pts", m.pts_ms}, {"arrived", m.arrived_ms}};
-                    if (!write(framed(h, m.bytes))) return;  // the page went
+                    if (!write(live_message(h, m.bytes))) return;  // the page went
                 }
                 if (t.viewer->ended() && !gone(i, "the stream ended")) return;
             }
@@ -149,7 +156,7 @@ HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, s
                     }
                     if (current != t.preview && !gone(i, current ? "the stream was replaced" : "the stream was removed")) return;
                 }
-                if (!write(framed({{"type", "tick"}, {"now", unix_ms_now()}}))) return;
+                if (!write(live_message({{"type", "tick"}, {"now", unix_ms_now()}}))) return;
             }
             if (!any) std::this_thread::sleep_for(5ms);
         }

@@ -14,11 +14,28 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
+#include "app/preview_query.hpp"
 #include "app/stream_service.hpp"
 #include "common/http_server.hpp"
 
 namespace vf {
+
+// One tile that /live is asked for.
+struct LiveTileAsk {
+    std::string name;
+    PreviewSide side = PreviewSide::Output;
+};
+constexpr size_t kLiveMaxTiles = 64;
+// streams=a:output,b:input&width=W; ServiceError 400 with the reason for anything else.
+std::vector<LiveTileAsk> parse_live_query(const std::string& raw, int* width);
+// The query that asks for these tiles (the inverse of parse_live_query).
+std::string live_query(const std::vector<LiveTileAsk>& tiles, int width);
+// One message of /live: the header's length and the header, the bytes' length and the bytes.
+std::string live_message(const nlohmann::json& header, const std::string& bytes = "");
 
 HttpResponse answer_live_mp4(StreamService& service, const HttpRequest& req, const std::string& name, std::shared_ptr<void> slot);
 HttpResponse answer_live_tiles(StreamService& service, const HttpRequest& req, std::shared_ptr<void> slot);

@@ -16,7 +16,9 @@
 #include <sstream>
 #include <thread>
 
+#include "app/api_changes.hpp"
 #include "app/control_api.hpp"
+#include "app/fleet.hpp"
 #include "app/service_manager.hpp"
 #include "app/stop_signals.hpp"
 #include "app/stream_service.hpp"
@@ -68,6 +70,38 @@ std::string file_text(const std::string& path) {
     return text.str();
 }
 
+// This process's name in the fleet's lists: a StatefulSet pod's host name is the pod's name.
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "";
+    return name;
+}
+
+// Streams added through the API that another shard serves now (the shard count changed since):
+// handed to that shard through its API, and forgotten here once it has them.
+void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
+    for (const nlohmann::json& entry : changes.added_elsewhere(fleet.shard_index(), fleet.shard_count())) {
+        const std::string name = entry["name"];
+        const int owner = fleet.owner_of(name);
+        std::string why;
+        std::optional<HttpCall> call = fleet.call_to(owner, &why);
+        if (!call) continue;  // asked again later
+        call->method = "POST";
+        call->target = "/streams";
+        call->body = entry.dump();
+        call->content_type = "application/json";
+        const HttpReply r = http_call(*call);
+        if (r.status == 201 || r.status == 409) {
+            spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now: handed over ({})", name, owner,
+                         fleet.shard_count(), r.status == 201 ? "started there" : "it had one of that name");
+            changes.forget(name);
+        } else if (r.status != 0) {
+            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in --api-state",
+                         name, owner, fleet.shard_count(), r.status);
+        }
+    }
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
@@ -82,9 +116,23 @@ int run_serve(const ServeOptions& options) {
         for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
         return 0;
     }
+    std::vector<PeerSource> peers;
+    if (!o.peers.empty()) {
+        if (o.api_port < 0) fail(ErrorCategory::Usage, "--peers needs --api-port: the processes of a fleet talk through their APIs");
+        peers = parse_peers(o.peers);
+    }
+    ApiChanges changes(o.api_state);
+    std::mutex names_mutex;
+    std::vector<std::string> names;  // every stream of the list, every shard's (the fleet view lists them)
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
-    const auto load = [&o, demo] {
-        return shard_config(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config), o.shard_index, o.shard_count);
+    const auto load = [&] {
+        ServeConfig whole = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
+        {
+            std::lock_guard<std::mutex> lock(names_mutex);
+            names.clear();
+            for (const StreamConfig& s : whole.streams) names.push_back(s.name);
+        }
+        return shard_config(std::move(whole), o.shard_index, o.shard_count);
     };
     const ServeConfig config = load();
     const std::string source = demo ? "--demo" : o.config;
@@ -111,6 +159,29 @@ int run_serve(const ServeOptions& options) {
     if (gpus.size() > 1) spdlog::info("GPU streams are placed on GPUs {} (fewest streams first)", o.gpus);
     if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
     service.set_gpus(gpus);
+    std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
+    if (o.api_port >= 0) {
+        FleetOptions fo;
+        fo.peers = peers;
+        fo.token = o.api_token;
+        fo.shard_index = o.shard_index;
+        fo.shard_count = o.shard_count;
+        fo.pod = host_name();
+        fleet = std::make_unique<Fleet>(fo, [&service] { return service.list(); }, [&] {
+            std::lock_guard<std::mutex> lock(names_mutex);
+            return names;
+        });
+        if (!peers.empty()) spdlog::info("fleet: shard {}/{} of {}, peers {}", o.shard_index, o.shard_count, fo.pod, o.peers);
+    }
+    if (!peers.empty() || o.shard_count == 1)
+        for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count))
+            spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now", entry["name"].get<std::string>(),
+                         shard_of(entry["name"], o.shard_count), o.shard_count);
+    else
+        for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count))
+            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now and is not served here; without --peers "
+                         "it cannot be handed over: add it there, or to the config file",
+                         entry["name"].get<std::string>(), shard_of(entry["name"], o.shard_count), o.shard_count);
     std::unique_ptr<ControlApi> control;  // outlives the server that calls it
     std::unique_ptr<HttpServer> api;
     if (o.api_port >= 0) {
@@ -122,7 +193,7 @@ int run_serve(const ServeOptions& options) {
         ControlApiOptions ao;
         ao.token = o.api_token;
         ho.workers = control_api_workers(ao);
-        control = std::make_unique<ControlApi>(service, ao);
+        control = std::make_unique<ControlApi>(service, ao, fleet.get(), &changes);
         api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });
         spdlog::info("control API: http://{0}:{1}/streams, page: http://{0}:{1}/{2}", o.api_bind, api->port(),
                      ao.token.empty() ? "" : " (token required)");
@@ -167,6 +238,7 @@ int run_serve(const ServeOptions& options) {
     auto next_look = std::chrono::steady_clock::now();
     auto next_status = next_look + std::chrono::seconds(10);
     auto next_trim = next_look + std::chrono::seconds(60);
+    auto next_handover = next_look + std::chrono::seconds(3);
     int stops = 0;
     bool ended_on_their_own = false;
     for (;;) {
@@ -182,6 +254,10 @@ int run_serve(const ServeOptions& options) {
             return_free_memory_to_system();
             spdlog::debug("free memory given back in {:.1f} ms",
                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
+        }
+        if (fleet && fleet->has_peers() && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
+            next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            hand_over_streams(changes, *fleet);
         }
         if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +

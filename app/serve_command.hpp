@@ -26,6 +26,8 @@ struct ServeOptions {
     int shard_plan = 0;               // > 0: print each stream's shard of this many and exit
     double watch_config_s = 0;        // > 0: look at the file this often and apply it when it changed
     FreeSpaceFloor min_free;          // recordings' disks keep this free; the oldest finished recordings go first
+    std::string peers;                // --peers: the other shards' APIs (app/fleet.hpp)
+    std::string api_state;            // --api-state: the API's changes kept here over restarts (app/api_changes.hpp)
 };
 
 // The API port of --demo when none is given.

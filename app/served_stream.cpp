@@ -272,6 +272,10 @@ void ServedStream::set_filter(const std::string& chain) {
     if (!job_ || state_ != StreamState::Running)
         fail(ErrorCategory::Usage, std::string("stream '") + config_.name + "' is " + state_name(state_) + ", not running");
     job_->set_filter(chain);
+    // What it runs now: the config file applied again leaves it alone while the file's entry, with
+    // the API's change over it (app/api_changes.hpp), says the same.
+    config_.fields["filter"] = chain;
+    config_.options.filter.chain = chain;
 }
 
 }  // namespace vf

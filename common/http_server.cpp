@@ -95,6 +95,8 @@ public:
             if (q != std::string::npos) r.query = req.target.substr(q + 1);
             r.body = req.body;
             r.authorization = req.get_header_value("Authorization");
+            r.content_type = req.get_header_value("Content-Type");
+            r.forwarded_by = req.get_header_value("X-Vfilter-Forwarded-By");
             HttpResponse answer = handler_(r);
             res.status = answer.status;
             for (const auto& [name, value] : answer.headers) res.set_header(name, value);

@@ -21,6 +21,8 @@ struct HttpRequest {
     std::string query;          // after '?', as sent (still percent-encoded)
     std::string body;
     std::string authorization;  // the Authorization header, as sent
+    std::string content_type;   // of the body
+    std::string forwarded_by;   // X-Vfilter-Forwarded-By: the serve process that passed this on (app/fleet.hpp)
 };
 
 // Writes one piece of a body that is sent while it is made; false once the client has gone or

@@ -1,0 +1,69 @@
+// Calls from one vfilter serve to another (app/fleet.hpp) on cpp-httplib's client, so no other
+// header includes httplib: plain http:// only (pods talk inside the cluster's network), bounded
+// connect and read times, no redirects followed (a pod never talks to an address it was not given).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vf {
+
+// Where a call goes: an IPv4 or IPv6 address or a host name, and a port.
+struct HttpAddress {
+    std::string host;
+    int port = 80;
+    std::string url() const;  // http://host:port (IPv6 in brackets)
+    bool operator==(const HttpAddress& o) const { return host == o.host && port == o.port; }
+    bool operator<(const HttpAddress& o) const { return host != o.host ? host < o.host : port < o.port; }
+};
+
+// "http://HOST[:PORT][/]"; false with *why for anything else (https, a path, a bad port).
+bool parse_http_address(const std::string& url, HttpAddress* address, std::string* why);
+
+struct HttpCall {
+    HttpAddress to;
+    std::string method = "GET";
+    std::string target = "/";  // path and query, as sent
+    std::string body;
+    std::string content_type;  // of the body, when there is one
+    std::vector<std::pair<std::string, std::string>> headers;
+    int connect_timeout_ms = 1000;
+    int read_timeout_ms = 5000;  // between two reads of the answer
+};
+
+struct HttpReply {
+    int status = 0;      // 0: no answer (error says why)
+    std::string error;   // "connection refused", "timed out", ...
+    std::string content_type;
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;  // Retry-After and others worth passing on
+};
+
+// The whole answer.
+HttpReply http_call(const HttpCall& call);
+
+// An answer read while it comes (an MJPEG preview, live video): open() waits for the status and
+// headers, next() hands over the body's pieces. Destroying it leaves the connection.
+class HttpStreamedCall {
+public:
+    // The head of the answer (body empty), or status 0 and the error when it did not come within
+    // the call's timeouts.
+    static std::pair<std::unique_ptr<HttpStreamedCall>, HttpReply> open(const HttpCall& call);
+    ~HttpStreamedCall();
+    HttpStreamedCall(const HttpStreamedCall&) = delete;
+    HttpStreamedCall& operator=(const HttpStreamedCall&) = delete;
+    enum class Next { Piece, Nothing, Ended };
+    // The next piece of the body; Nothing when `timeout_ms` passed without one, Ended once the
+    // body is complete or the connection broke.
+    Next next(std::string* piece, int timeout_ms);
+
+private:
+    struct State;
+    explicit HttpStreamedCall(std::shared_ptr<State> state);
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace vf
