@@ -346,6 +346,10 @@ HttpResponse Fleet::forward(int shard, const HttpRequest& req, bool streamed) {
         if (r.status == 0) return json_error(502, "this is served by " + where + ", which did not answer: " + r.error);
         HttpResponse answer{r.status, r.content_type, r.body, r.headers};
         answer.headers.push_back({"X-Vfilter-Shard", std::to_string(shard)});
+        if (req.method != "GET" && req.method != "HEAD") {
+            std::lock_guard<std::mutex> lock(mutex_);
+            refreshed_at_ = {};  // the fleet list asks again: it shows the change at once
+        }
         return answer;
     }
     call->read_timeout_ms = 10000;  // every streamed answer sends something at least every 5 s

@@ -14,6 +14,8 @@ const grid = document.getElementById("grid");
 const summary = document.getElementById("summary");
 const pageError = document.getElementById("error");
 const showInput = document.getElementById("show-input");
+const shardList = document.getElementById("shards");
+const shardFilter = document.getElementById("shard-filter");
 const tiles = new Map();        // name -> tile state
 let filterTable = null;         // GET /filters
 let needToken = false;
@@ -32,7 +34,8 @@ function scheduleLive() {
   liveTimer = setTimeout(() => {
     const list = [];
     for (const name of [...inView].sort()) {
-      if (!tiles.has(name)) continue;
+      const tile = tiles.get(name);
+      if (!tile || tile.node.hidden || tile.node.dataset.state === "unreachable") continue;
       list.push({ name, side: "output" });
       if (showInput.checked) list.push({ name, side: "input" });
     }
@@ -129,12 +132,24 @@ function makeTile(name) {
   return tile;
 }
 
-function updateTile(tile, s) {
+function updateTile(tile, s, shardCount) {
   const n = tile.node;
-  n.dataset.state = s.state;
-  n.querySelector(".state").textContent = s.state;
+  // An answer of the stream's own (a PUT) says nothing of its shard: the fleet list's is kept.
+  if (s.shard === undefined) s = { ...s, shard: tile.shard, pod: tile.pod };
+  if (shardCount === undefined) shardCount = tile.shardCount;
+  [tile.shard, tile.pod, tile.shardCount] = [s.shard, s.pod, shardCount];
+  // A stream of a shard that does not answer keeps its last known numbers, marked unreachable.
+  const state = s.reachable === false ? "unreachable" : s.state;
+  n.dataset.state = state;
+  n.dataset.shard = s.shard;
+  n.querySelector(".state").textContent = state;
+  const badge = n.querySelector(".shard");
+  badge.hidden = shardCount < 2;
+  badge.textContent = "shard " + s.shard + (s.pod ? " · " + s.pod : "");
+  n.hidden = shardFilter.value !== "" && shardFilter.value !== String(s.shard);
   // A stream waiting for its camera says why and when it tries again.
   let reason = s.last_error ? s.last_error : "";
+  if (s.reachable === false) reason = "Its shard does not answer; last known state: " + s.state + ".";
   if (s.state === "waiting" && s.next_attempt_s !== undefined) reason += " (next attempt in " + Math.ceil(s.next_attempt_s) + " s)";
   n.querySelector(".reason").textContent = reason;
   n.querySelector(".fps").textContent = formatNumber(s.fps, 1);
@@ -162,27 +177,55 @@ function removeTile(tile) {
   for (const img of [tile.input, tile.output]) if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
 }
 
+// The fleet's shards (serve --peers): their states, and the choice of one to show.
+function showShards(shards) {
+  const several = shards.length > 1;
+  shardList.hidden = !several;
+  document.getElementById("shard-choice").hidden = !several;
+  const items = shards.map((shard) => {
+    const li = document.createElement("li");
+    li.dataset.reachable = String(shard.reachable);
+    const what = "shard " + shard.index + (shard.pod ? " (" + shard.pod + (shard.self ? ", this page's" : "") + ")" : "");
+    const state = document.createElement("span");
+    state.className = "shard-state";
+    state.textContent = shard.reachable ? "answers" : "does not answer" + (shard.error ? ": " + shard.error : "");
+    li.append(what + ": " + shard.streams + (shard.streams === 1 ? " stream, " : " streams, "), state);
+    return li;
+  });
+  shardList.replaceChildren(...items);
+  const chosen = shardFilter.value;
+  const options = [new Option("all", "")].concat(shards.map((shard) => new Option(String(shard.index), String(shard.index))));
+  if (shardFilter.options.length !== options.length) shardFilter.replaceChildren(...options);
+  shardFilter.value = chosen;
+}
+shardFilter.addEventListener("change", () => refresh());
+
 async function refresh() {
   if (needToken) return;
-  let streams;
+  let fleet;
   try {
-    streams = await (await api("GET", "/streams")).json();
+    fleet = await (await api("GET", "/streams?scope=fleet")).json();
     pageError.textContent = "";
   } catch (e) {
     if (!(e instanceof Refused && e.status === 401)) pageError.textContent = "The service does not answer: " + e.message;
     return;
   }
+  const streams = fleet.streams;
+  showShards(fleet.shards);
   const seen = new Set();
   const counts = {};
   for (const s of streams) {
     seen.add(s.name);
-    counts[s.state] = (counts[s.state] || 0) + 1;
-    updateTile(tiles.get(s.name) || makeTile(s.name), s);
+    const state = s.reachable === false ? "unreachable" : s.state;
+    counts[state] = (counts[state] || 0) + 1;
+    updateTile(tiles.get(s.name) || makeTile(s.name), s, fleet.shards.length);
   }
   for (const [name, tile] of tiles) if (!seen.has(name)) removeTile(tile);
   document.getElementById("empty").hidden = streams.length > 0;
   const parts = Object.keys(counts).sort().map((state) => counts[state] + " " + state);
-  summary.textContent = streams.length + (streams.length === 1 ? " stream" : " streams") + (parts.length ? ": " + parts.join(", ") : "");
+  const where = fleet.shards.length > 1 ? " on " + fleet.shards.length + " shards" : "";
+  summary.textContent = streams.length + (streams.length === 1 ? " stream" : " streams") + where + (parts.length ? ": " + parts.join(", ") : "");
+  scheduleLive();
 }
 
 // ---- pictures -------------------------------------------------------------------------------
