@@ -190,6 +190,7 @@ void Fleet::refresh() {
 
     std::lock_guard<std::mutex> lock(mutex_);
     std::set<int> answered;
+    std::string failures;  // addresses that gave no usable answer, for the shards none answered for
     const auto warn_once = [this](const HttpAddress& at, const std::string& what) {
         std::string& last = warned_[at.url()];
         if (last != what) spdlog::warn("peer {}: {}", at.url(), what);
@@ -198,6 +199,7 @@ void Fleet::refresh() {
     for (const Answer& a : answers) {
         if (!a.error.empty()) {
             warn_once(a.at, a.error);
+            failures += "; " + a.at.url() + ": " + a.error;
             for (auto& [k, s] : shards_)
                 if (s.address && *s.address == a.at) s.error = a.error;
             continue;
@@ -232,7 +234,7 @@ void Fleet::refresh() {
         if (answered.count(k)) continue;
         if (s.reachable) spdlog::warn("shard {} does not answer{}", shard_text(k, o_.shard_count), s.error.empty() ? "" : ": " + s.error);
         s.reachable = false;
-        if (s.error.empty()) s.error = "no address of --peers answers for this shard";
+        if (s.error.empty() || !s.address) s.error = "no address of --peers answers for this shard" + failures;
     }
     refreshed_at_ = std::chrono::steady_clock::now();
 }
