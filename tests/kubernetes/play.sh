@@ -141,6 +141,23 @@ echo "vfilter-0 serves: $shard0; vfilter-1 serves: $shard1"
 running() { [ "$(api "$1" /streams | json 'all(s["state"] == "running" for s in d)')" = True ]; }
 wait_until 30 "every camera of vfilter-0 to run" running "${ports[0]}"
 wait_until 30 "every camera of vfilter-1 to run" running "${ports[1]}"
+
+step "the fleet view (--peers from the headless Service): either pod lists all four cameras"
+fleet_names() { api "$1" '/streams?scope=fleet' | json '" ".join(sorted("%s@%d" % (s["name"], s["shard"]) for s in d["streams"] if s["reachable"]))'; }
+expected=$(for c in $shard0; do echo "$c@0"; done; for c in $shard1; do echo "$c@1"; done)
+expected=$(echo $expected | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
+for k in 0 1; do
+  fleet_complete() { [ "$(fleet_names "${ports[$k]}")" = "$expected" ]; }
+  wait_until 20 "vfilter-$k's fleet list to show every camera ($expected)" fleet_complete
+  echo "vfilter-$k's fleet list: $(fleet_names "${ports[$k]}")"
+done
+[ "$(status "${ports[0]}" '/streams?scope=fleet')" = 401 ] || fail "the fleet list answered without the token"
+# A camera of vfilter-1 re-filtered through vfilter-0: the change is vfilter-1's.
+cam=${shard1%% *}
+curl -s --max-time 10 -o /dev/null -X PUT -H "Authorization: Bearer $token" -d 'gaussian=sigma=2' \
+  "http://127.0.0.1:${ports[0]}/streams/$cam/filter"
+[ "$(api "${ports[1]}" "/streams/$cam" | json 'd["filter"]')" = "gaussian=sigma=2" ] \
+  || fail "PUT through vfilter-0 did not reach $cam's pod: $(api "${ports[1]}" "/streams/$cam")"
 sleep 3
 
 step "kill vfilter-1's process (SIGKILL, as an OOM kill would); podman restarts it"

@@ -8,6 +8,8 @@
 // What differs from a cluster, for this machine (no cluster network, no volume provisioner):
 //   - hostNetwork, with the API port moved to PORT_BASE + ordinal so the shards do not collide
 //     (and the containers' declared ports left out: podman would map them);
+//   - --peers dns:SERVICE:PORT (VFILTER_PEERS) becomes the pods' loopback addresses, which is what
+//     the headless Service's name resolves to in a cluster;
 //   - ConfigMap, Secret and PersistentVolumeClaim volumes become host folders under DIR;
 //   - probes are left out (podman would turn them into systemd timers); the test asks /healthz
 //     and /readyz itself.
@@ -76,6 +78,9 @@ function podFrom(template, name, ordinal, extra) {
     delete c.readinessProbe;
     const env = resolveEnv(c, pod);
     if (env.VFILTER_API_PORT) env.VFILTER_API_PORT = String(portBase + ordinal);
+    // No cluster DNS here: the headless Service's addresses are the pods' loopback ports.
+    if (env.VFILTER_PEERS?.startsWith("dns:"))
+      env.VFILTER_PEERS = Array.from({ length: extra.replicas ?? 1 }, (_, i) => `http://127.0.0.1:${portBase + i}`).join(",");
     delete c.ports;  // podman maps declared ports, which host networking does not take
     c.env = Object.entries(env).map(([k, v]) => ({ name: k, value: v }));
     c.args = (c.args ?? []).map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, v) => env[v] ?? all));
@@ -101,6 +106,7 @@ for (const d of docs) {
         labels: { "apps.kubernetes.io/pod-index": String(i), "statefulset.kubernetes.io/pod-name": `${d.metadata.name}-${i}` },
         claims: d.spec.volumeClaimTemplates,
         restartPolicy: "Always",
+        replicas: d.spec.replicas,
       }));
   } else if (d.kind === "Job") {
     if (d.spec.completionMode !== "Indexed") throw new Error(`Job ${d.metadata.name} is not Indexed`);

@@ -99,6 +99,14 @@ function checkWorkloads(overlay, docs, gpu) {
       if (env(c, "VFILTER_SHARD_COUNT")?.value !== String(d.spec.replicas))
         problem(where, `VFILTER_SHARD_COUNT ${env(c, "VFILTER_SHARD_COUNT")?.value} is not the replica count ${d.spec.replicas}`);
       if (!c.args.includes("--shard=$(POD_NAME)/$(VFILTER_SHARD_COUNT)")) problem(where, "no --shard from the pod's name");
+      // The fleet view: the pods find each other through the headless Service that governs them.
+      const peers = env(c, "VFILTER_PEERS")?.value ?? "";
+      const governing = docs.find((x) => x.kind === "Service" && x.metadata.name === d.spec.serviceName);
+      if (!governing || governing.spec.clusterIP !== "None") problem(where, `no headless Service ${d.spec.serviceName}`);
+      else if (peers !== `dns:${governing.metadata.name}:${governing.spec.ports[0].port}`)
+        problem(where, `VFILTER_PEERS '${peers}' is not the headless Service's name and port`);
+      else if (governing.spec.publishNotReadyAddresses !== true) problem(where, "the headless Service hides pods whose cameras are still opening");
+      if (!c.args.some((a) => a.startsWith("--api-state=/recordings/"))) problem(where, "API changes are not kept on the pod's volume (--api-state)");
       if (c.readinessProbe?.httpGet?.path !== "/readyz" || c.livenessProbe?.httpGet?.path !== "/healthz")
         problem(where, "probes are not vfilter's /readyz and /healthz");
       if (d.spec.template.metadata?.annotations?.["prometheus.io/scrape"] !== "true") problem(where, "no Prometheus scrape annotations");
