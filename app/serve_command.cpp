@@ -173,15 +173,16 @@ int run_serve(const ServeOptions& options) {
         });
         if (!peers.empty()) spdlog::info("fleet: shard {}/{} of {}, peers {}", o.shard_index, o.shard_count, fo.pod, o.peers);
     }
-    if (!peers.empty() || o.shard_count == 1)
-        for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count))
-            spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now", entry["name"].get<std::string>(),
-                         shard_of(entry["name"], o.shard_count), o.shard_count);
-    else
-        for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count))
-            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now and is not served here; without --peers "
-                         "it cannot be handed over: add it there, or to the config file",
-                         entry["name"].get<std::string>(), shard_of(entry["name"], o.shard_count), o.shard_count);
+    for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count)) {
+        const std::string name = entry["name"];
+        const std::string where = std::to_string(shard_of(name, o.shard_count)) + "/" + std::to_string(o.shard_count);
+        if (!peers.empty())
+            spdlog::info("stream '{}', added through the API, belongs to shard {} now: handed over once it answers", name, where);
+        else
+            spdlog::warn("stream '{}', added through the API, belongs to shard {} now and is not served here; without --peers it "
+                         "cannot be handed over: add it there, or to the config file",
+                         name, where);
+    }
     std::unique_ptr<ControlApi> control;  // outlives the server that calls it
     std::unique_ptr<HttpServer> api;
     if (o.api_port >= 0) {
