@@ -31,6 +31,7 @@ std::unique_ptr<httplib::Client> client_for(const HttpCall& call) {
     client->set_write_timeout(5, 0);
     client->set_follow_location(false);
     client->set_keep_alive(false);
+    client->set_tcp_nodelay(true);  // a request's headers and body are two writes (see http_server.cpp)
     return client;
 }
 
