@@ -98,6 +98,15 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("2")->check(CLI::Range(0.0, 100.0));
     serve->add_option("--gpus", so.gpus, "GPUs to place GPU streams on, fewest streams first: all, or numbers such as 0,1")
         ->default_str("all");
+    serve->add_option("--nvdec-capacity", so.nvdec_capacity,
+                      "1080p30 camera streams (H.264, about 4 Mb/s) one GPU's NVDEC decodes in real time with the filters "
+                      "running; streams with hwdec auto go to NVDEC or the CPU decoders, whichever is less loaded "
+                      "(0 = 148, measured on an H100)")
+        ->default_str("0")->check(CLI::Range(0.0, 100000.0));
+    serve->add_option("--cpu-decode-capacity", so.cpu_decode_capacity,
+                      "the same for the CPU decoders (0 = 5.8 for each core beyond two, less one for each stream that "
+                      "encodes on the CPU)")
+        ->default_str("0")->check(CLI::Range(0.0, 100000.0));
     std::string serve_shard = "0/1";
     serve->add_option("--shard", serve_shard,
                       "INDEX/COUNT: run only the file's streams of this shard (assigned by name; going from N to N+1 "

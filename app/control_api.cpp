@@ -129,7 +129,9 @@ HttpResponse ControlApi::answer_stream_list(const HttpRequest& req) {
     if (scope == "shard") return json_answer(200, service_.list());
     if (scope != "fleet") throw ServiceError(400, "scope=" + scope + ": expected shard (this process's streams) or fleet (every shard's)");
     if (!fleet_) throw ServiceError(400, "scope=fleet: this process has no fleet view");
-    return json_answer(200, fleet_->view());
+    nlohmann::json view = fleet_->view();
+    if (const nlohmann::json left = service_.capacity_left(); !left.is_null()) view["capacity_left"] = left;
+    return json_answer(200, view);
 }
 
 HttpResponse ControlApi::answer_streams(const HttpRequest& req) {

@@ -158,7 +158,10 @@ int run_serve(const ServeOptions& options) {
     const std::vector<int> gpus = parse_gpus(o.gpus, available);
     if (gpus.size() > 1) spdlog::info("GPU streams are placed on GPUs {} (fewest streams first)", o.gpus);
     if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
-    service.set_gpus(gpus);
+    DecoderCapacity capacity;
+    capacity.nvdec_streams = o.nvdec_capacity;
+    capacity.cpu_streams = o.cpu_decode_capacity;
+    service.set_gpus(gpus, capacity);
     std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
     if (o.api_port >= 0) {
         FleetOptions fo;

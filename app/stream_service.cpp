@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/redact.hpp"
+#include "decode/pattern_url.hpp"
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
 #include "pipeline/gpu_metrics.hpp"
@@ -36,6 +37,32 @@ int least_loaded_gpu(const std::vector<int>& gpus, const std::map<int, int>& loa
 void StreamService::unplace(const ServedStream& stream) {
     const RunOptions& o = stream.config().options;
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu && gpu_load_[o.filter.gpu_index] > 0) --gpu_load_[o.filter.gpu_index];
+    if (decoders_) decoders_->release(stream.name());
+}
+
+void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
+    gpus_ = std::move(gpus);
+    decoders_.reset();
+    if (!gpus_.empty())
+        decoders_ = std::make_unique<DecoderBalance>(capacity, static_cast<int>(std::thread::hardware_concurrency()), gpus_);
+}
+
+void StreamService::place_decoder_locked(StreamConfig& s) {
+    RunOptions& o = s.options;
+    if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
+    const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
+    if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
+        const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index);
+        o.filter.gpu_index = p.gpu;
+        if (!p.nvdec) o.input.hwdec = HwDecode::None;
+        spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
+    } else {
+        const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;
+        decoders_->count(s.name, nvdec, o.filter.gpu_index,
+                         !gpu_filter ? "it filters on the CPU" : nvdec ? "hwdec: cuda in its entry" : "hwdec: none in its entry");
+    }
+    const bool cpu_encoder = o.output.path != "null" && o.output.codec != "copy" && o.output.codec.find("nvenc") == std::string::npos;
+    if (cpu_encoder) decoders_->encoder_started(s.name);
 }
 
 StreamService::StreamService(int host_threads, int gpu_frames, FreeSpaceFloor min_free)
@@ -70,10 +97,9 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     // Each queued NVDEC frame holds a decode and an output surface of its decoder.
     if (!o.pipeline.queue_frames) o.pipeline.queue_frames = std::min(kDefaultQueueFrames, gpu_share);
     o.filter.batch_wait_us = batch_wait_us_;
-    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) {
-        o.filter.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
-        ++gpu_load_[o.filter.gpu_index];
-    }
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) o.filter.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
+    place_decoder_locked(s);  // may move it to the GPU whose NVDEC is the least loaded
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
     stream->start();
@@ -179,9 +205,16 @@ void StreamService::apply(const ServeConfig& config) {
 nlohmann::json StreamService::list() const {
     std::lock_guard<std::mutex> lock(mutex_);
     nlohmann::json all = nlohmann::json::array();
-    for (const auto& [name, stream] : streams_) all.push_back(stream->describe());
+    for (const auto& [name, stream] : streams_) {
+        nlohmann::json j = stream->describe();
+        if (decoders_)
+            if (const auto p = decoders_->placement(name)) j["decoding"] = p->describe();
+        all.push_back(std::move(j));
+    }
     return all;
 }
+
+nlohmann::json StreamService::capacity_left() const { return decoders_ ? decoders_->capacity_left() : nlohmann::json(); }
 
 nlohmann::json StreamService::final_stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -212,6 +245,7 @@ std::string StreamService::metrics() const {
     }
     for (const auto& [state, n] : by_state)
         set.add("vfilter_streams", "gauge", "Streams by state.", n, metric_label("state", state));
+    if (decoders_) decoders_->collect_metrics(set);
 #ifdef VF_HAVE_CUDA
     // Only once a stream runs on the GPU: asking earlier would create a CUDA context for nothing.
     if (gpu_in_use) collect_gpu_metrics(set);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/decoder_balance.hpp"
 #include "app/retention_keeper.hpp"
 #include "app/served_stream.hpp"
 #include "app/service_error.hpp"
@@ -39,13 +40,15 @@ public:
     const std::map<std::string, std::string>& defaults() const { return defaults_; }
     // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
-    // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU).
-    void set_gpus(std::vector<int> gpus) { gpus_ = std::move(gpus); }
+    // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU), and
+    // those that may decode on NVDEC (hwdec auto) on NVDEC or the CPU by load (app/decoder_balance.hpp).
+    void set_gpus(std::vector<int> gpus, DecoderCapacity capacity = {});
     // GPU streams started from now on filter through their device's batch window, a frame
     // waiting at most `ms` for other streams' frames to share its launch (0: no window).
     void set_batch_wait(double ms) { batch_wait_us_ = ms > 0 ? static_cast<int>(ms * 1000) : -1; }
 
-    nlohmann::json list() const;              // every stream's describe(), by name
+    nlohmann::json list() const;              // every stream's describe(), by name, with where it decodes
+    nlohmann::json capacity_left() const;     // decoder capacity left (null without a GPU)
     std::shared_ptr<StreamPreview> preview(const std::string& name) const;  // 404
     bool closing() const;                     // stop_all() was called
     nlohmann::json final_stats() const;       // {name: summary()}, the last 256 removed streams included
@@ -69,6 +72,8 @@ private:
     int shard_index_ = 0, shard_count_ = 1;
     std::vector<int> gpus_;
     std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
+    std::unique_ptr<DecoderBalance> decoders_;  // with GPUs: where streams decode
+    void place_decoder_locked(StreamConfig& stream);
     void unplace(const ServedStream& stream);  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed

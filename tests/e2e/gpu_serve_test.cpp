@@ -207,3 +207,67 @@ TEST(GpuServe, StreamsOnEveryGpuEqualTheirSingleRuns) {
 
 }  // namespace
 }  // namespace vf
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+// Decoders placed by load (app/decoder_balance.hpp), with capacities small enough that eight
+// H.264 streams fill NVDEC past half: some decode on NVDEC and some on the CPU, each where its
+// placement says, and every one writes the frames the single-stream command writes with NVDEC.
+TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    const ServedCase c{"cam", "gaussian=sigma=3.2", AV_PIX_FMT_YUV420P, 640, 352, "libx264"};
+    const ClipSpec clip = write_case_clip(dir, c, 500);
+    RunOptions single = make_stream_config("single", {{"input", clip.path}, {"output", dir + "/single.mkv"}, {"filter", c.filter},
+                                                      {"codec", "ffv1"}, {"device", "cuda"}},
+                                           {})
+                            .options;
+    single.progress = false;
+    Job job(single);
+    const JobResult one = job.run();
+    ASSERT_EQ(one.stats.frames_out, 24);
+    ASSERT_EQ(one.stats.hw_decode, "cuda");
+    ServeConfig config;
+    for (int k = 0; k < 8; ++k)
+        config.streams.push_back(make_stream_config("cam" + std::to_string(k), {{"input", clip.path},
+                                                                                 {"output", dir + "/cam" + std::to_string(k) + ".mkv"},
+                                                                                 {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"}},
+                                                    {}));
+    std::map<std::string, std::string> decoder;
+    {
+        StreamService service;
+        DecoderCapacity capacity;
+        capacity.nvdec_streams = 4;
+        capacity.cpu_streams = 4;
+        service.set_gpus({0}, capacity);
+        service.apply(config);
+        service.wait_all();
+        const nlohmann::json stats = service.final_stats();
+        for (const nlohmann::json& s : service.list()) {
+            const std::string name = s["name"];
+            ASSERT_TRUE(s.contains("decoding")) << s.dump();
+            decoder[name] = s["decoding"]["decoder"];
+            EXPECT_EQ(stats[name]["stats"]["hw_decode"], decoder[name] == "nvdec" ? "cuda" : "none") << s.dump();
+        }
+    }
+    const auto on = [&](const std::string& d) { return std::count_if(decoder.begin(), decoder.end(), [&](const auto& e) { return e.second == d; }); };
+    EXPECT_EQ(on("nvdec"), 4);
+    EXPECT_EQ(on("cpu"), 4);
+    const auto expected = read_video_frames(dir + "/single.mkv");
+    for (const auto& [name, d] : decoder) {
+        const auto served = read_video_frames(dir + "/" + name + ".mkv");
+        ASSERT_EQ(served.size(), expected.size()) << name;
+        for (size_t i = 0; i < served.size(); ++i) {
+            std::string where;
+            EXPECT_EQ(frame_differences(served[i].get(), expected[i].get(), false, &where), 0)
+                << name << " (" << d << ") frame " << i << " " << where;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace vf

@@ -1,0 +1,77 @@
+// Where serve's GPU streams decode (docs/serve.md, "Decoders placed by load"): a stream that may
+// decode on NVDEC (hwdec auto) goes, when it starts, to NVDEC while that is less than half full,
+// then to whichever of its GPU's NVDEC and the host's CPU decoders would then be the less
+// loaded, each load counted in camera streams
+// (1080p30 H.264) against a capacity measured for such streams. NVDEC binds long before the host's
+// cores do (docs/benchmarks.md, "Decoders on NVDEC and the CPU"), so a machine decodes more
+// cameras with both. Streams whose decoder is forced (hwdec cuda or none, CPU filtering) are
+// counted where they decode. A stream placed while both are full is reported over capacity.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/metric_set.hpp"
+
+namespace vf {
+
+struct DecoderCapacity {
+    // 1080p30 camera streams one GPU's NVDEC decodes with the GPU filters running (H100: about
+    // 148, docs/benchmarks.md); 0: this default.
+    double nvdec_streams = 0;
+    // The same for the host's CPU decoders; 0: from the cores (kCpuStreamsPerCore for each core
+    // beyond the two kept for demuxing, NVDEC's own threads and the API), less a core for each
+    // stream that encodes on the CPU.
+    double cpu_streams = 0;
+};
+
+constexpr double kNvdecStreamsH100 = 148;
+constexpr double kCpuStreamsPerCore = 5.8;
+constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
+
+struct DecoderPlacement {
+    bool nvdec = true;
+    int gpu = 0;               // where it filters (and decodes, on NVDEC)
+    bool chosen = true;        // false: forced by its entry (hwdec cuda/none, CPU filtering)
+    bool over_capacity = false;
+    std::string why;
+    nlohmann::json describe() const;
+};
+
+class DecoderBalance {
+public:
+    DecoderBalance(DecoderCapacity capacity, int cores, std::vector<int> gpus);
+
+    // A GPU stream that may decode on NVDEC: the GPU (of those given, the one whose NVDEC is the
+    // least loaded) and the decoder.
+    DecoderPlacement place(const std::string& stream, double load = 1);
+    // A stream whose decoder is set: counted where it decodes (nvdec: on `gpu`).
+    DecoderPlacement count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load = 1);
+    // A stream that encodes on the CPU takes a core from the CPU decoders while it runs.
+    void encoder_started(const std::string& stream);
+    void release(const std::string& stream);
+
+    std::optional<DecoderPlacement> placement(const std::string& stream) const;
+    // Camera streams that still fit: {"nvdec": {"GPU": left}, "cpu": left, "total": left}.
+    nlohmann::json capacity_left() const;
+    void collect_metrics(MetricSet& set) const;
+
+private:
+    double cpu_capacity_locked() const;
+    double nvdec_capacity() const { return capacity_.nvdec_streams > 0 ? capacity_.nvdec_streams : kNvdecStreamsH100; }
+
+    DecoderCapacity capacity_;
+    int cores_;
+    std::vector<int> gpus_;
+    mutable std::mutex mutex_;
+    std::map<int, double> nvdec_load_;  // per GPU
+    double cpu_load_ = 0;
+    std::map<std::string, std::pair<DecoderPlacement, double>> streams_;  // placement, load
+    std::map<std::string, bool> encoders_;
+};
+
+}  // namespace vf

@@ -1,0 +1,81 @@
+// DecoderBalance (app/decoder_balance.hpp): where streams that may decode on NVDEC go. NVDEC takes
+// every stream until it is half full, then both sides fill up together in proportion to their
+// capacities; several GPUs share the NVDEC streams evenly; forced streams count where they
+// decode; CPU encoders take cores from the CPU decoders; streams beyond both are over capacity;
+// a removed stream gives its place back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "app/decoder_balance.hpp"
+
+namespace vf {
+namespace {
+
+int on_nvdec(DecoderBalance& b, int streams, const std::string& prefix = "s") {
+    int n = 0;
+    for (int i = 0; i < streams; ++i) n += b.place(prefix + std::to_string(i)).nvdec;
+    return n;
+}
+
+TEST(DecoderBalance, NvdecAloneUntilHalfFullThenBothInProportion) {
+    DecoderBalance b({}, 16, {0});  // NVDEC 148, CPU (16 - 2) x 5.8 = 81.2
+    EXPECT_EQ(on_nvdec(b, 74), 74) << "NVDEC below half its capacity takes every stream";
+    const int more = on_nvdec(b, 126, "t");  // 200 in all
+    const int nvdec = 74 + more, cpu = 200 - nvdec;
+    EXPECT_NEAR(nvdec / 148.0, cpu / 81.2, 0.02) << nvdec << " on NVDEC, " << cpu << " on the CPU";
+    const nlohmann::json left = b.capacity_left();
+    EXPECT_EQ(left["total"].get<double>(), std::floor(148 - nvdec) + std::floor(81.2 - cpu));
+    EXPECT_FALSE(b.placement("t0")->over_capacity);
+    // Beyond both: still placed, on the less loaded side, and said so.
+    on_nvdec(b, 30, "u");
+    const DecoderPlacement over = *b.placement("u29");
+    EXPECT_TRUE(over.over_capacity);
+    EXPECT_NE(over.why.find("over capacity"), std::string::npos) << over.why;
+    EXPECT_EQ(b.capacity_left()["total"], 0);
+}
+
+TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
+    DecoderBalance b({}, 16, {0, 1});
+    int gpu1 = 0;
+    for (int i = 0; i < 100; ++i) {
+        const DecoderPlacement p = b.place("s" + std::to_string(i));
+        EXPECT_TRUE(p.nvdec) << i << ": two NVDECs below half their capacity";
+        gpu1 += p.gpu == 1;
+    }
+    EXPECT_EQ(gpu1, 50);
+}
+
+TEST(DecoderBalance, ForcedStreamsEncodersAndRemovalsCount) {
+    DecoderBalance b({10, 10}, 16, {0});
+    for (int i = 0; i < 5; ++i) b.count("forced" + std::to_string(i), true, 0, "hwdec: cuda in its entry");
+    EXPECT_FALSE(b.place("a").nvdec) << "NVDEC half full with the forced streams: the CPU is less loaded";
+    EXPECT_EQ(b.placement("forced0")->why, "hwdec: cuda in its entry");
+    EXPECT_FALSE(b.placement("forced0")->chosen);
+    for (int i = 0; i < 5; ++i) b.release("forced" + std::to_string(i));
+    EXPECT_TRUE(b.place("b").nvdec);
+    EXPECT_FALSE(b.placement("forced0"));
+    // From the cores: two kept, one more for each CPU encoder.
+    DecoderBalance cores({}, 8, {0});
+    EXPECT_NEAR(cores.capacity_left()["cpu"].get<double>(), std::floor(6 * kCpuStreamsPerCore), 1e-9);
+    cores.encoder_started("x");
+    cores.encoder_started("y");
+    EXPECT_NEAR(cores.capacity_left()["cpu"].get<double>(), std::floor(4 * kCpuStreamsPerCore), 1e-9);
+    cores.release("x");
+    EXPECT_NEAR(cores.capacity_left()["cpu"].get<double>(), std::floor(5 * kCpuStreamsPerCore), 1e-9);
+}
+
+TEST(DecoderBalance, MetricsSayLoadCapacityAndWhatIsLeft) {
+    DecoderBalance b({20, 10}, 16, {0});
+    on_nvdec(b, 12);
+    MetricSet set;
+    b.collect_metrics(set);
+    const std::string text = set.text();
+    for (const char* line : {"vfilter_decoder_capacity_streams{decoder=\"nvdec\",gpu=\"0\"} 20",
+                             "vfilter_decoder_capacity_streams{decoder=\"cpu\"} 10", "vfilter_decoder_capacity_left_streams 18"})
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+}  // namespace
+}  // namespace vf
