@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Camera-like streams through `vfilter serve` on the GPU machine (docs/benchmarks.md, "Decoders
+# on NVDEC and the CPU"): builds vfilter against the carried static FFmpeg (as
+# scripts/gpu_serve_bench.sh), makes a clip like a camera's (1080p30 H.264 main profile, 4 Mb/s
+# CBR, no B-frames, a key frame every 2 s, 60 s; testsrc2 with moving noise so the bits carry
+# picture) and then, with gaussian=sigma=3.2 to null:
+#   unpaced   N (NS, default "64 128") streams as fast as they go (the first FRAMES frames of
+#             each, default 900): NVDEC only (hwdec: cuda) against decoders placed by load (hwdec:
+#             auto), aggregate fps, where the streams decoded, NVDEC, SM and CPU utilisation
+#   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
+#             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
+#   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs)
+#   tests     the GPU end-to-end tests of serve (GpuServe.*)
+#   all       tests, unpaced, realtime
+# Output to the terminal; scratch under /tmp/vf-cam (the clip is kept between calls).
+set -u
+mode=${1:-all}
+case $mode in unpaced|realtime|gpus|tests|all) ;; *) echo "usage: $0 [unpaced|realtime|gpus|tests|all]"; exit 2 ;; esac
+raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
+t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+. scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
+b=$PWD/build-device
+cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >$raw/build.log 2>&1 &&
+  cmake --build $b -j "$(nproc)" --target vfilter vfilter_gpu_e2e_tests >>$raw/build.log 2>&1 || { grep -E "error" -A3 $raw/build.log | head -40; exit 1; }
+el "built; $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ')"
+if [ $mode = all ] || [ $mode = tests ]; then
+  timeout 300 $b/vfilter_gpu_e2e_tests --gtest_brief=1 --gtest_filter='GpuServe.*' >$raw/e2e.txt 2>&1
+  el "GpuServe.* exit $?: $(grep -E '^\[  (PASSED|FAILED)' $raw/e2e.txt | tr '\n' ' ')"; grep -B2 -A8 "Failure" $raw/e2e.txt | head -40
+fi
+[ $mode = tests ] && exit 0
+clip=$clips/cam.mp4
+if [ ! -f $clip ]; then
+  ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=30" -vf "noise=alls=10:allf=t" -t 60 -an -pix_fmt yuv420p \
+    -c:v libx264 -preset veryfast -profile:v main -bf 0 -g 60 -keyint_min 60 -sc_threshold 0 \
+    -b:v 4M -minrate 4M -maxrate 4M -bufsize 4M -x264-params nal-hrd=cbr -movflags +faststart $clip.tmp.mp4 && mv $clip.tmp.mp4 $clip
+fi
+el "clip: $(ffprobe -v error -show_entries format=bit_rate,duration -show_entries stream=profile,has_b_frames,nb_frames -of compact=p=0:nk=0 $clip | tr '\n' ' ')"
+for k in $(seq 256); do [ -e $clips/c$k.mp4 ] || ln $clip $clips/c$k.mp4; done  # one name per stream, one page cache
+now() { date +%s.%N; }
+calc() { awk "BEGIN{printf \"%.1f\", $1}"; }
+config() {  # file N hwdec extra
+  { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', device: cuda, hwdec: $3 $4}"; echo "streams:"
+    for k in $(seq $2); do echo "  - {name: cam$k, input: $clips/c$k.mp4}"; done; } >$1
+}
+# NVDEC and SM utilisation sampled every 500 ms, CPU from /proc/stat: "dec% sm% cpu%" over a run.
+util_start() { nvidia-smi --query-gpu=utilization.decoder,utilization.gpu --format=csv,noheader,nounits -lms 500 >$raw/util.txt 2>/dev/null & upid=$!; cpu0=$(head -1 /proc/stat); }
+util_end() {
+  kill $upid 2>/dev/null; wait $upid 2>/dev/null
+  local cpu1; cpu1=$(head -1 /proc/stat)
+  local cpu; cpu=$(python3 -c "a='$cpu0'.split()[1:];b='$cpu1'.split()[1:];d=[int(y)-int(x) for x,y in zip(a,b)];print('%.0f' % (100*(1-(d[3]+d[4])/sum(d))))")
+  awk -F', ' -v cpu=$cpu '{if ($1+0>0 || $2+0>0) {d+=$1; s+=$2; n++}} END{if (n) printf "NVDEC %.0f%% SM %.0f%% CPU %s%%", d/n, s/n, cpu; else printf "CPU %s%%", cpu}' $raw/util.txt
+}
+decoders() { python3 -c "import json,collections;d=json.load(open('$1'));c=collections.Counter(v['stats']['hw_decode'] for v in d.values());print('NVDEC %d, CPU %d' % (c['cuda'], c['none']))"; }
+run() {  # name yaml extra-args -> sets rate (aggregate fps over the wall clock)
+  local s e; util_start; s=$(now); $b/vfilter serve --config $2 -q --stats-json $raw/$1.json $3; e=$(now); u=$(util_end)
+  frames=$(python3 -c "import json;d=json.load(open('$raw/$1.json'));print(sum(v['frames_out'] for v in d.values()))")
+  rate=$(calc "$frames/($e-$s)"); wall=$(calc "$e-$s")
+}
+F=${FRAMES:-900}
+if [ $mode = all ] || [ $mode = unpaced ]; then
+  for N in ${NS:-64 128}; do
+    config $raw/nv$N.yaml $N cuda ", frames: $F"; config $raw/hy$N.yaml $N auto ", frames: $F"
+    run nv$N $raw/nv$N.yaml ""; nv=$rate; echo "N=$N NVDEC only: $nv fps ($frames frames, $wall s; $u; $(decoders $raw/nv$N.json))"
+    run hy$N $raw/hy$N.yaml ""; hy=$rate; echo "N=$N placed by load: $hy fps ($frames frames, $wall s; $u; $(decoders $raw/hy$N.json)) -> $(calc "$hy/$nv")x NVDEC only"
+  done
+  el "unpaced done"
+fi
+if [ $mode = all ] || [ $mode = realtime ]; then
+  RF=${RFRAMES:-900}
+  summary() { python3 - "$raw/$1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); v = list(d.values())
+kept = [s for s in v if s['frames_dropped'] == 0 and s['stats']['average_fps'] >= 29.5]
+p99 = sorted(s['stats']['latency_ms']['p99'] for s in v)
+fps = sorted(s['stats']['average_fps'] for s in v)
+dec = sum(1 for s in v if s['stats']['hw_decode'] == 'cuda')
+print('%d streams: %d kept 30 fps with nothing dropped; fps min %.1f median %.1f; dropped %d; p99 latency ms median %.1f max %.1f; NVDEC %d, CPU %d'
+      % (len(v), len(kept), fps[0], fps[len(fps) // 2], sum(s['frames_dropped'] for s in v), p99[len(p99) // 2], p99[-1], dec, len(v) - dec))
+PY
+  }
+  config $raw/rt1.yaml 1 auto ", realtime: true, frames: $RF"
+  run rt1 $raw/rt1.yaml ""; echo "realtime 1 stream: $(summary rt1)"
+  RN=${RN:-200}
+  config $raw/rthy.yaml $RN auto ", realtime: true, frames: $RF"
+  run rthy $raw/rthy.yaml ""; echo "realtime placed by load: $(summary rthy); $u"
+  config $raw/rtnv.yaml $RN cuda ", realtime: true, frames: $RF"
+  run rtnv $raw/rtnv.yaml ""; echo "realtime NVDEC only: $(summary rtnv); $u"
+  el "realtime done"
+fi
+if [ $mode = gpus ]; then
+  config $raw/g64.yaml 64 auto ""
+  run g1 $raw/g64.yaml "--gpus 0"; one=$rate; echo "64 streams, 1800 frames each, GPU 0: $one fps ($wall s; $u; $(decoders $raw/g1.json))"
+  run g2 $raw/g64.yaml "--gpus all"; two=$rate; echo "64 streams, --gpus all: $two fps ($wall s; $u; $(decoders $raw/g2.json)) -> $(calc "$two/$one")x"
+  el "gpus done"
+fi
