@@ -32,7 +32,7 @@ double DecoderBalance::cpu_capacity_locked() const {
     return cores_left * kCpuStreamsPerCore;
 }
 
-DecoderPlacement DecoderBalance::place(const std::string& stream, double load) {
+DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load) {
     std::lock_guard<std::mutex> lock(mutex_);
     const double nv_cap = nvdec_capacity(), cpu_cap = cpu_capacity_locked();
     int gpu = gpus_.front();
@@ -44,7 +44,7 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, double load) {
     // Up to half its capacity NVDEC takes every stream, leaving the cores to encoders and to what
     // the counts miss; beyond, the less loaded side (so both fill up together).
     p.nvdec = nv_after <= std::max(cpu_after, kNvdecAlone);
-    p.gpu = gpu;
+    p.gpu = p.nvdec ? gpu : cpu_decoded_gpu;
     p.over_capacity = std::min(nv_after, cpu_after) > 1;
     const std::string nv = "NVDEC of GPU " + std::to_string(gpu) + " " + percent(nvdec_load_[gpu], nv_cap) + " used";
     const std::string cpu = "CPU decoders " + percent(cpu_load_, cpu_cap) + " used";

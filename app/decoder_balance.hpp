@@ -46,9 +46,10 @@ class DecoderBalance {
 public:
     DecoderBalance(DecoderCapacity capacity, int cores, std::vector<int> gpus);
 
-    // A GPU stream that may decode on NVDEC: the GPU (of those given, the one whose NVDEC is the
-    // least loaded) and the decoder.
-    DecoderPlacement place(const std::string& stream, double load = 1);
+    // A GPU stream that may decode on NVDEC: the decoder, and the GPU: on NVDEC, of those given,
+    // the one whose NVDEC is the least loaded; on the CPU, `cpu_decoded_gpu` (the caller's choice,
+    // the GPU with the fewest streams).
+    DecoderPlacement place(const std::string& stream, int cpu_decoded_gpu, double load = 1);
     // A stream whose decoder is set: counted where it decodes (nvdec: on `gpu`).
     DecoderPlacement count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load = 1);
     // A stream that encodes on the CPU takes a core from the CPU decoders while it runs.

@@ -15,7 +15,7 @@ namespace {
 
 int on_nvdec(DecoderBalance& b, int streams, const std::string& prefix = "s") {
     int n = 0;
-    for (int i = 0; i < streams; ++i) n += b.place(prefix + std::to_string(i)).nvdec;
+    for (int i = 0; i < streams; ++i) n += b.place(prefix + std::to_string(i), 0).nvdec;
     return n;
 }
 
@@ -40,7 +40,7 @@ TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
     DecoderBalance b({}, 16, {0, 1});
     int gpu1 = 0;
     for (int i = 0; i < 100; ++i) {
-        const DecoderPlacement p = b.place("s" + std::to_string(i));
+        const DecoderPlacement p = b.place("s" + std::to_string(i), 0);
         EXPECT_TRUE(p.nvdec) << i << ": two NVDECs below half their capacity";
         gpu1 += p.gpu == 1;
     }
@@ -50,11 +50,11 @@ TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
 TEST(DecoderBalance, ForcedStreamsEncodersAndRemovalsCount) {
     DecoderBalance b({10, 10}, 16, {0});
     for (int i = 0; i < 5; ++i) b.count("forced" + std::to_string(i), true, 0, "hwdec: cuda in its entry");
-    EXPECT_FALSE(b.place("a").nvdec) << "NVDEC half full with the forced streams: the CPU is less loaded";
+    EXPECT_FALSE(b.place("a", 0).nvdec) << "NVDEC half full with the forced streams: the CPU is less loaded";
     EXPECT_EQ(b.placement("forced0")->why, "hwdec: cuda in its entry");
     EXPECT_FALSE(b.placement("forced0")->chosen);
     for (int i = 0; i < 5; ++i) b.release("forced" + std::to_string(i));
-    EXPECT_TRUE(b.place("b").nvdec);
+    EXPECT_TRUE(b.place("b", 0).nvdec);
     EXPECT_FALSE(b.placement("forced0"));
     // From the cores: two kept, one more for each CPU encoder.
     DecoderBalance cores({}, 8, {0});

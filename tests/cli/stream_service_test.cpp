@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "app/serve_config.hpp"
@@ -50,4 +51,32 @@ TEST(StreamService, KeepsTheSummariesOfTheLast256RemovedStreamsOnly) {
         lowest = std::min(lowest, seed_of(entry));
     }
     EXPECT_GT(lowest, kRemoved - 256) << "an older summary was kept instead of a newer one";
+}
+
+// Streams that may decode on NVDEC are placed by load when they start, and give their place back
+// when removed (GET /streams says where each decodes). Nominal where no GPU answers: the streams
+// then run on the CPU; tests/e2e/gpu_serve_test.cpp checks the frames on a GPU.
+TEST(StreamService, StreamsThatMayDecodeOnNvdecArePlacedByLoad) {
+    StreamService service(2);
+    DecoderCapacity capacity;
+    capacity.nvdec_streams = 4;
+    capacity.cpu_streams = 4;
+    service.set_gpus({0}, capacity);
+    const auto stream = [](const std::string& name) {
+        return make_stream_config(name, {{"input", "/nonexistent/" + name + ".mp4"}, {"output", "null"}, {"wait-for-input", "false"}}, {});
+    };
+    for (int i = 0; i < 8; ++i) service.add(stream("cam" + std::to_string(i)));
+    std::map<std::string, int> on;
+    for (const nlohmann::json& s : service.list()) ++on[s["decoding"]["decoder"].get<std::string>()];
+    EXPECT_EQ(on["nvdec"], 4);
+    EXPECT_EQ(on["cpu"], 4);
+    EXPECT_EQ(service.capacity_left()["total"], 0);
+    service.remove("cam0");
+    service.remove("cam2");
+    EXPECT_EQ(service.capacity_left()["total"], 2);
+    service.add(stream("late"));
+    for (const nlohmann::json& s : service.list())
+        if (s["name"] == "late") {
+            EXPECT_FALSE(s["decoding"].contains("over_capacity")) << s.dump();
+        }
 }
