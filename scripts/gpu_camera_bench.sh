@@ -12,7 +12,8 @@
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs)
 #   tests     the GPU end-to-end tests of serve (GpuServe.*)
 #   all       tests, unpaced, realtime
-# Output to the terminal; scratch under /tmp/vf-cam (the clip is kept between calls).
+# EXTRA=", field: value" adds fields to every stream's entry. Output to the terminal; scratch
+# under /tmp/vf-cam (the clip is kept between calls).
 set -u
 mode=${1:-all}
 case $mode in unpaced|realtime|gpus|tests|all) ;; *) echo "usage: $0 [unpaced|realtime|gpus|tests|all]"; exit 2 ;; esac
@@ -39,7 +40,7 @@ for k in $(seq 256); do [ -e $clips/c$k.mp4 ] || ln $clip $clips/c$k.mp4; done  
 now() { date +%s.%N; }
 calc() { awk "BEGIN{printf \"%.1f\", $1}"; }
 config() {  # file N hwdec extra
-  { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', device: cuda, hwdec: $3 $4}"; echo "streams:"
+  { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', device: cuda, hwdec: $3 $4 ${EXTRA:-}}"; echo "streams:"
     for k in $(seq $2); do echo "  - {name: cam$k, input: $clips/c$k.mp4}"; done; } >$1
 }
 # NVDEC and SM utilisation sampled every 500 ms, CPU from /proc/stat: "dec% sm% cpu%" over a run.
