@@ -32,6 +32,7 @@ struct DecoderCapacity {
 constexpr double kNvdecStreamsH100 = 148;
 constexpr double kCpuStreamsPerCore = 5.8;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
+constexpr int kCpuDecoderNice = 10;  // the nice value of the threads of streams placed on the CPU decoders
 
 struct DecoderPlacement {
     bool nvdec = true;
