@@ -2,7 +2,14 @@
 
 extern "C" {
 #include <libavutil/hwcontext.h>
+#ifdef VF_HAVE_CUDA
+#include <libavutil/hwcontext_cuda.h>
+#endif
 }
+
+#ifdef VF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace vf {
 
@@ -54,6 +61,22 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, i
         *why = "cannot open a CUDA device for NVDEC: " + av_error_string(err);
         return false;
     }
+#ifdef VF_HAVE_CUDA
+    // A stream of its own for the decoder's frame mapping (FFmpeg's default, none, is the legacy
+    // default stream, which every decoder of the context would share: one frame at a time across
+    // all of them). The device context owns it: destroyed when the context goes.
+    auto* dc = reinterpret_cast<AVHWDeviceContext*>(device->data);
+    int current = -1;
+    cudaGetDevice(&current);
+    if (current != gpu_index) cudaSetDevice(gpu_index);  // its primary context exists now (above)
+    cudaStream_t stream = nullptr;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess) {
+        static_cast<AVCUDADeviceContext*>(dc->hwctx)->stream = stream;
+        dc->user_opaque = stream;
+        dc->free = [](AVHWDeviceContext* c) { cudaStreamDestroy(static_cast<cudaStream_t>(c->user_opaque)); };
+    }
+    if (current >= 0 && current != gpu_index) cudaSetDevice(current);
+#endif
     decoder->hw_device_ctx = device;  // the decoder owns the reference now
     decoder->get_format = pick_cuda;
     // Frames held by the queues and the GPU stage keep their decode surfaces mapped.
@@ -63,6 +86,17 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, i
     if (decoder->thread_count == 0) decoder->thread_count = 1;
     decoder->extra_hw_frames += decoder->thread_count - 1;
     return true;
+}
+
+void* nvdec_stream_of(const AVFrame* f) {
+#ifdef VF_HAVE_CUDA
+    if (f->format != AV_PIX_FMT_CUDA || !f->hw_frames_ctx) return nullptr;
+    const auto* frames = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
+    return static_cast<const AVCUDADeviceContext*>(frames->device_ctx->hwctx)->stream;
+#else
+    (void)f;
+    return nullptr;
+#endif
 }
 
 AVPixelFormat frame_layout_format(const AVFrame* f) {

@@ -25,4 +25,9 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, i
 // The software layout of a frame: its own format, or for a CUDA frame the format in device memory.
 AVPixelFormat frame_layout_format(const AVFrame* f);
 
+// The CUDA stream (a cudaStream_t) on which NVDEC mapped a decoded CUDA frame: each decoder has
+// its own, so that the decoders of many streams do not map their frames one after another on
+// CUDA's legacy default stream. nullptr (that default stream) for other frames.
+void* nvdec_stream_of(const AVFrame* f);
+
 }  // namespace vf

@@ -352,9 +352,9 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     cudaStream_t st = s.stream.get();
     s.start.record(st);
     if (on_device) {
-        // NVDEC maps the frame on CUDA's legacy default stream; order our stream after it (a
-        // device frame from elsewhere was finished before it was handed over).
-        VF_CUDA_CHECK(cudaEventRecord(s.hw_ready.get(), nullptr));
+        // NVDEC maps the frame on its decoder's stream; order our stream after it (a device
+        // frame from elsewhere was finished before it was handed over: the legacy default stream).
+        VF_CUDA_CHECK(cudaEventRecord(s.hw_ready.get(), static_cast<cudaStream_t>(nvdec_stream_of(in.get()))));
         VF_CUDA_CHECK(cudaStreamWaitEvent(st, s.hw_ready.get(), 0));
         s.staged = false;
     } else {
