@@ -98,9 +98,15 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("2")->check(CLI::Range(0.0, 100.0));
     serve->add_option("--gpus", so.gpus, "GPUs to place GPU streams on, fewest streams first: all, or numbers such as 0,1")
         ->default_str("all");
+    std::string decoder_placement = "nvdec";
+    serve->add_option("--decoder-placement", decoder_placement,
+                      "where GPU streams with hwdec auto decode: nvdec (every one that NVDEC can), or load (NVDEC until "
+                      "it is half full, then NVDEC or the CPU decoders, whichever is less loaded; not yet faster: "
+                      "docs/benchmarks.md)")
+        ->default_str("nvdec")->check(CLI::IsMember({"nvdec", "load"}));
     serve->add_option("--nvdec-capacity", so.nvdec_capacity,
                       "1080p30 camera streams (H.264, about 4 Mb/s) one GPU's NVDEC decodes in real time with the filters "
-                      "running; streams with hwdec auto go to NVDEC or the CPU decoders, whichever is less loaded "
+                      "running, for the capacity GET /streams and /metrics report and for --decoder-placement load "
                       "(0 = 148, measured on an H100)")
         ->default_str("0")->check(CLI::Range(0.0, 100000.0));
     serve->add_option("--cpu-decode-capacity", so.cpu_decode_capacity,
@@ -183,6 +189,7 @@ Command parse_command_line(int argc, char** argv) {
     else if (bench->parsed()) cmd.kind = Command::Bench;
     else if (health->parsed()) cmd.kind = Command::Health;
     else if (serve->parsed()) {
+        so.decoders_by_load = decoder_placement == "load";
         std::string why;
         if (so.config.empty() == (so.demo_streams == 0))
             why = so.config.empty() ? "serve needs --config FILE (or --demo to try it with built-in pictures, no camera needed)"

@@ -43,12 +43,14 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     DecoderPlacement p;
     // Up to half its capacity NVDEC takes every stream, leaving the cores to encoders and to what
     // the counts miss; beyond, the less loaded side (so both fill up together).
-    p.nvdec = nv_after <= std::max(cpu_after, kNvdecAlone);
+    p.nvdec = !capacity_.by_load || nv_after <= std::max(cpu_after, kNvdecAlone);
     p.gpu = p.nvdec ? gpu : cpu_decoded_gpu;
     p.over_capacity = std::min(nv_after, cpu_after) > 1;
     const std::string nv = "NVDEC of GPU " + std::to_string(gpu) + " " + percent(nvdec_load_[gpu], nv_cap) + " used";
     const std::string cpu = "CPU decoders " + percent(cpu_load_, cpu_cap) + " used";
-    p.why = (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
+    if (!capacity_.by_load) p.over_capacity = nv_after > 1;
+    p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
+                               : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
     if (p.nvdec) nvdec_load_[gpu] += load;
     else cpu_load_ += load;
     streams_[stream] = {p, load};

@@ -1,5 +1,5 @@
-// Where serve's GPU streams decode (docs/serve.md, "Decoders placed by load"): a stream that may
-// decode on NVDEC (hwdec auto) goes, when it starts, to NVDEC while that is less than half full,
+// Where serve's GPU streams decode (docs/serve.md, "Where streams decode"): with placement by
+// load, a stream that may decode on NVDEC (hwdec auto) goes, when it starts, to NVDEC while that is less than half full,
 // then to whichever of its GPU's NVDEC and the host's CPU decoders would then be the less
 // loaded, each load counted in camera streams
 // (1080p30 H.264) against a capacity measured for such streams. NVDEC binds long before the host's
@@ -20,6 +20,11 @@
 namespace vf {
 
 struct DecoderCapacity {
+    // false (the default): every stream that may decode on NVDEC does (counted all the same);
+    // true: NVDEC and the CPU decoders by load (serve --decoder-placement load). Measured on an
+    // H100 with 128 and 200 camera streams, by load did not yet beat NVDEC alone
+    // (docs/benchmarks.md, "Decoders on NVDEC and the CPU").
+    bool by_load = false;
     // 1080p30 camera streams one GPU's NVDEC decodes with the GPU filters running (H100: about
     // 148, docs/benchmarks.md); 0: this default.
     double nvdec_streams = 0;

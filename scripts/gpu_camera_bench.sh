@@ -6,7 +6,8 @@
 # picture) and then, with gaussian=sigma=3.2 to null:
 #   unpaced   N (NS, default "64 128") streams as fast as they go (the first FRAMES frames of
 #             each, default 900): NVDEC only (hwdec: cuda) against decoders placed by load (hwdec:
-#             auto), aggregate fps, where the streams decoded, NVDEC, SM and CPU utilisation
+#             auto, --decoder-placement load), aggregate fps, where the streams decoded, NVDEC, SM
+#             and CPU utilisation
 #   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs)
@@ -62,7 +63,7 @@ if [ $mode = all ] || [ $mode = unpaced ]; then
   for N in ${NS:-64 128}; do
     config $raw/nv$N.yaml $N cuda ", frames: $F"; config $raw/hy$N.yaml $N auto ", frames: $F"
     run nv$N $raw/nv$N.yaml ""; nv=$rate; echo "N=$N NVDEC only: $nv fps ($frames frames, $wall s; $u; $(decoders $raw/nv$N.json))"
-    run hy$N $raw/hy$N.yaml ""; hy=$rate; echo "N=$N placed by load: $hy fps ($frames frames, $wall s; $u; $(decoders $raw/hy$N.json)) -> $(calc "$hy/$nv")x NVDEC only"
+    run hy$N $raw/hy$N.yaml "--decoder-placement load"; hy=$rate; echo "N=$N placed by load: $hy fps ($frames frames, $wall s; $u; $(decoders $raw/hy$N.json)) -> $(calc "$hy/$nv")x NVDEC only"
   done
   el "unpaced done"
 fi
@@ -83,7 +84,7 @@ PY
   run rt1 $raw/rt1.yaml ""; echo "realtime 1 stream: $(summary rt1)"
   RN=${RN:-200}
   config $raw/rthy.yaml $RN auto ", realtime: true, frames: $RF"
-  run rthy $raw/rthy.yaml ""; echo "realtime placed by load: $(summary rthy); $u"
+  run rthy $raw/rthy.yaml "--decoder-placement load"; echo "realtime placed by load: $(summary rthy); $u"
   config $raw/rtnv.yaml $RN cuda ", realtime: true, frames: $RF"
   run rtnv $raw/rtnv.yaml ""; echo "realtime NVDEC only: $(summary rtnv); $u"
   el "realtime done"

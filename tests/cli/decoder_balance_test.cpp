@@ -20,7 +20,7 @@ int on_nvdec(DecoderBalance& b, int streams, const std::string& prefix = "s") {
 }
 
 TEST(DecoderBalance, NvdecAloneUntilHalfFullThenBothInProportion) {
-    DecoderBalance b({}, 16, {0});  // NVDEC 148, CPU (16 - 2) x 5.8 = 81.2
+    DecoderBalance b({true}, 16, {0});  // NVDEC 148, CPU (16 - 2) x 5.8 = 81.2
     EXPECT_EQ(on_nvdec(b, 74), 74) << "NVDEC below half its capacity takes every stream";
     const int more = on_nvdec(b, 126, "t");  // 200 in all
     const int nvdec = 74 + more, cpu = 200 - nvdec;
@@ -37,7 +37,7 @@ TEST(DecoderBalance, NvdecAloneUntilHalfFullThenBothInProportion) {
 }
 
 TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
-    DecoderBalance b({}, 16, {0, 1});
+    DecoderBalance b({true}, 16, {0, 1});
     int gpu1 = 0;
     for (int i = 0; i < 100; ++i) {
         const DecoderPlacement p = b.place("s" + std::to_string(i), 0);
@@ -48,7 +48,7 @@ TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
 }
 
 TEST(DecoderBalance, ForcedStreamsEncodersAndRemovalsCount) {
-    DecoderBalance b({10, 10}, 16, {0});
+    DecoderBalance b({true, 10, 10}, 16, {0});
     for (int i = 0; i < 5; ++i) b.count("forced" + std::to_string(i), true, 0, "hwdec: cuda in its entry");
     EXPECT_FALSE(b.place("a", 0).nvdec) << "NVDEC half full with the forced streams: the CPU is less loaded";
     EXPECT_EQ(b.placement("forced0")->why, "hwdec: cuda in its entry");
@@ -57,7 +57,7 @@ TEST(DecoderBalance, ForcedStreamsEncodersAndRemovalsCount) {
     EXPECT_TRUE(b.place("b", 0).nvdec);
     EXPECT_FALSE(b.placement("forced0"));
     // From the cores: two kept, one more for each CPU encoder.
-    DecoderBalance cores({}, 8, {0});
+    DecoderBalance cores({true}, 8, {0});
     EXPECT_NEAR(cores.capacity_left()["cpu"].get<double>(), std::floor(6 * kCpuStreamsPerCore), 1e-9);
     cores.encoder_started("x");
     cores.encoder_started("y");
@@ -67,7 +67,7 @@ TEST(DecoderBalance, ForcedStreamsEncodersAndRemovalsCount) {
 }
 
 TEST(DecoderBalance, MetricsSayLoadCapacityAndWhatIsLeft) {
-    DecoderBalance b({20, 10}, 16, {0});
+    DecoderBalance b({true, 20, 10}, 16, {0});
     on_nvdec(b, 12);
     MetricSet set;
     b.collect_metrics(set);
@@ -75,6 +75,20 @@ TEST(DecoderBalance, MetricsSayLoadCapacityAndWhatIsLeft) {
     for (const char* line : {"vfilter_decoder_capacity_streams{decoder=\"nvdec\",gpu=\"0\"} 20",
                              "vfilter_decoder_capacity_streams{decoder=\"cpu\"} 10", "vfilter_decoder_capacity_left_streams 18"})
         EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+TEST(DecoderBalance, TheDefaultKeepsEveryStreamOnNvdecAndCountsIt) {
+    DecoderBalance b({false, 4, 4}, 16, {0});
+    EXPECT_EQ(on_nvdec(b, 6), 6);
+    EXPECT_TRUE(b.placement("s5")->over_capacity);
+    EXPECT_NE(b.placement("s5")->why.find("--decoder-placement nvdec"), std::string::npos) << b.placement("s5")->why;
+    EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 0);
 }
 
 }  // namespace

@@ -215,7 +215,8 @@ TEST_F(FleetServe, AKilledProcessIsListedUnreachableWithItsStreamsAndAgainWhenIt
     for (int k : {0, 2}) EXPECT_TRUE(wait_shard(k, 1, true, 10));
     for (int i = 0; i < 100; ++i) {
         bool running = true;
-        for (const auto& s : fleet(2)["streams"]) running = running && s["state"] == "running" && s["reachable"] == true;
+        const nlohmann::json listed = fleet(2);  // held: a loop over a temporary's member would read freed memory
+        for (const auto& s : listed["streams"]) running = running && s["state"] == "running" && s["reachable"] == true;
         if (running) break;
         std::this_thread::sleep_for(100ms);
         if (i == 99) ADD_FAILURE() << fleet(2).dump(1);

@@ -59,6 +59,7 @@ TEST(StreamService, KeepsTheSummariesOfTheLast256RemovedStreamsOnly) {
 TEST(StreamService, StreamsThatMayDecodeOnNvdecArePlacedByLoad) {
     StreamService service(2);
     DecoderCapacity capacity;
+    capacity.by_load = true;
     capacity.nvdec_streams = 4;
     capacity.cpu_streams = 4;
     service.set_gpus({0}, capacity);

@@ -241,6 +241,7 @@ TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
     {
         StreamService service;
         DecoderCapacity capacity;
+        capacity.by_load = true;
         capacity.nvdec_streams = 4;
         capacity.cpu_streams = 4;
         service.set_gpus({0}, capacity);
