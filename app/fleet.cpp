@@ -262,14 +262,12 @@ nlohmann::json Fleet::view() {
             streams.push_back(std::move(s));
         }
     };
-    std::vector<std::string> in_file;
+    bool never_heard = false;  // a shard listed from the file's streams: read them (outside the lock)
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        for (int k = 0; k < o_.shard_count; ++k) {
-            if (k == o_.shard_index) continue;
-            if (!shards_[k].ever_seen && in_file.empty()) in_file = file_streams_();
-        }
+        for (const auto& [k, s] : shards_) never_heard = never_heard || !s.ever_seen;
     }
+    const std::vector<std::string> in_file = never_heard ? file_streams_() : std::vector<std::string>();
     const nlohmann::json mine = local_streams_();
     std::lock_guard<std::mutex> lock(mutex_);
     for (int k = 0; k < o_.shard_count; ++k) {
