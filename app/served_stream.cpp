@@ -15,6 +15,7 @@
 #include "encode/partial_recovery.hpp"
 #include "pipeline/live_metrics.hpp"
 #include "pipeline/stats.hpp"
+#include "common/thread_name.hpp"
 
 namespace vf {
 
@@ -54,7 +55,12 @@ ServedStream::~ServedStream() {
     if (keeper_ && retention_) keeper_->remove(retention_.get());
 }
 
-void ServedStream::start() { thread_ = std::thread([this] { run(); }); }
+void ServedStream::start() {
+    thread_ = std::thread([this] {
+        name_this_thread("vf-stream");
+        run();
+    });
+}
 
 void ServedStream::join() {
     if (thread_.joinable()) thread_.join();

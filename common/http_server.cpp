@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/thread_name.hpp"
 
 namespace vf {
 namespace {
@@ -22,7 +23,10 @@ namespace {
 class BoundedPool : public httplib::TaskQueue {
 public:
     BoundedPool(int workers, int waiting) : limit_(static_cast<size_t>(waiting)) {
-        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] {
+            name_this_thread("vf-http");
+            work();
+        });
     }
     ~BoundedPool() override { shutdown(); }
 

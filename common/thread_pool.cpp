@@ -1,11 +1,16 @@
 #include "common/thread_pool.hpp"
 
+#include "common/thread_name.hpp"
+
 namespace vf {
 
 ThreadPool::ThreadPool(int threads) {
     if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
     if (threads <= 0) threads = 1;
-    for (int w = 1; w < threads; ++w) workers_.emplace_back([this, w] { work(w); });
+    for (int w = 1; w < threads; ++w) workers_.emplace_back([this, w] {
+        name_this_thread("vf-pool");
+        work(w);
+    });
 }
 
 ThreadPool::~ThreadPool() {

@@ -5,12 +5,16 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/thread_name.hpp"
 
 namespace vf {
 
 BatchWindow::BatchWindow(BatchWindowOptions options, SameGroup same_group, Launch launch)
     : options_(options), same_group_(std::move(same_group)), launch_(std::move(launch)) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+        name_this_thread("vf-batch");
+        run();
+    });
 }
 
 BatchWindow::~BatchWindow() {

@@ -1,5 +1,7 @@
 #include "pipeline/cpu_frame_engine.hpp"
 
+#include "common/thread_name.hpp"
+
 namespace vf {
 
 CpuFrameEngine::CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::function<void(int64_t)> before_frame,
@@ -9,7 +11,10 @@ CpuFrameEngine::CpuFrameEngine(std::vector<FilterPlan> chain, int slots, std::fu
     for (int i = 0; i < slots; ++i) {
         slots_.push_back(std::make_unique<Slot>());
         Slot& s = *slots_.back();
-        s.worker = std::thread([this, &s] { work(s); });
+        s.worker = std::thread([this, &s] {
+            name_this_thread("vf-cpu-filter");
+            work(s);
+        });
     }
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "pipeline/bounded_queue.hpp"
+#include "common/thread_name.hpp"
 
 namespace vf {
 namespace {
@@ -94,9 +95,9 @@ RunStats Pipeline::run() {
     sink_.set_latency_warmup(run.warmup);
 
     const std::string stream = log_stream();  // the stage threads log for the same stream
-    std::thread decode_thread([&] { set_log_stream(stream); run.failure.guard([&] { decode_loop(run); }, [&] { abort_all(run); }); });
-    std::thread filter_thread([&] { set_log_stream(stream); run.failure.guard([&] { filter_loop(run); }, [&] { abort_all(run); }); });
-    std::thread encode_thread([&] { set_log_stream(stream); run.failure.guard([&] { encode_loop(run); }, [&] { abort_all(run); }); });
+    std::thread decode_thread([&] { name_this_thread("vf-decode"); set_log_stream(stream); run.failure.guard([&] { decode_loop(run); }, [&] { abort_all(run); }); });
+    std::thread filter_thread([&] { name_this_thread("vf-filter"); set_log_stream(stream); run.failure.guard([&] { filter_loop(run); }, [&] { abort_all(run); }); });
+    std::thread encode_thread([&] { name_this_thread("vf-encode"); set_log_stream(stream); run.failure.guard([&] { encode_loop(run); }, [&] { abort_all(run); }); });
     decode_thread.join();
     filter_thread.join();
     encode_thread.join();
