@@ -75,6 +75,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.reconnect_max = in.reconnect_max;
     s.reconnect_delay_s = in.reconnect_delay_s;
     s.cpu_decode_nice = in.decode_nice;
+    s.nvdec_slots = in.nvdec_slots;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
     if (hwdec != HwDecode::None) part.queue_frames = std::min(part.queue_frames, 4);
     s.hw_frames_held = part.queue_frames + gpu_frames + 1;

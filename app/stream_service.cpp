@@ -42,6 +42,7 @@ void StreamService::unplace(const ServedStream& stream) {
 
 void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
     gpus_ = std::move(gpus);
+    nvdec_slots_ = capacity.nvdec_slots == 0 ? kNvdecSlots : std::max(0, capacity.nvdec_slots);
     decoders_.reset();
     if (!gpus_.empty())
         decoders_ = std::make_unique<DecoderBalance>(capacity, static_cast<int>(std::thread::hardware_concurrency()), gpus_);
@@ -50,6 +51,7 @@ void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
 void StreamService::place_decoder_locked(StreamConfig& s) {
     RunOptions& o = s.options;
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
+    o.input.nvdec_slots = nvdec_slots_;
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
         const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index);

@@ -73,6 +73,7 @@ private:
     std::vector<int> gpus_;
     std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
     std::unique_ptr<DecoderBalance> decoders_;  // with GPUs: where streams decode
+    int nvdec_slots_ = 0;                       // each stream's share of its GPU's NVDEC gate; 0: none
     void place_decoder_locked(StreamConfig& stream);
     void unplace(const ServedStream& stream);  // stop_all() was called: nothing new starts
     std::map<std::string, std::string> defaults_;

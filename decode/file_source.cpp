@@ -97,6 +97,8 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
         }
         if (!first && !ok) fail(ErrorCategory::Device, "the reconnected input cannot be decoded with NVDEC: " + why);
         nvdec_ = ok;
+        nvdec_decoding_ = false;  // a new decoder: created on its first frame
+        if (ok && options_.nvdec_slots > 0 && !nvdec_gate_) nvdec_gate_ = NvdecGate::of_gpu(options_.gpu_index, options_.nvdec_slots);
         if (first && nvdec_) spdlog::info("decoding on the GPU (NVDEC), frames stay in device memory as {}", av_get_pix_fmt_name(on_gpu));
         else if (options_.hwdec == HwDecode::Cuda && !nvdec_) fail(ErrorCategory::Device, "--hwdec cuda: " + why);
         else if (first && !nvdec_) spdlog::info("{}; decoding on the CPU", why);
@@ -190,6 +192,7 @@ void FileSource::input_ended(int err) {
         damage_.health().truncated = timeline_.truncation(format_->duration);
     }
     draining_ = true;
+    NvdecGate::Pass pass(gate(), !nvdec_decoding_);
     avcodec_send_packet(decoder_.get(), nullptr);
 }
 
@@ -202,8 +205,15 @@ std::optional<PipelineItem> FileSource::read() {
     }
     for (;;) {
         if (!receiving_) receiving_ = make_frame();
-        const int got = avcodec_receive_frame(decoder_.get(), receiving_.get());
-        if (got >= 0) return deliver(std::move(receiving_));
+        int got;
+        {
+            NvdecGate::Pass pass(gate(), !nvdec_decoding_);
+            got = avcodec_receive_frame(decoder_.get(), receiving_.get());
+        }
+        if (got >= 0) {
+            nvdec_decoding_ = nvdec_;
+            return deliver(std::move(receiving_));
+        }
         if (got == AVERROR_EOF) {
             // The decoder gave back every frame of the lost connection: now reconnect.
             if (reconnect_after_drain_) {
@@ -245,7 +255,11 @@ std::optional<PipelineItem> FileSource::read() {
             if (options_.realtime && packet_->dts != AV_NOPTS_VALUE)
                 pacer_.pace(packet_->dts * av_q2d(st->time_base), stop_requested_);
             timeline_.note_read(packet_.get());
-            const int sent = avcodec_send_packet(decoder_.get(), packet_.get());
+            int sent;
+            {
+                NvdecGate::Pass pass(gate(), !nvdec_decoding_);
+                sent = avcodec_send_packet(decoder_.get(), packet_.get());
+            }
             av_packet_unref(packet_.get());
             if (sent < 0 && sent != AVERROR(EAGAIN)) {
                 damage_.packet_rejected();

@@ -11,6 +11,7 @@
 #include "decode/decode_health.hpp"
 #include "decode/decoder_buffers.hpp"
 #include "decode/hw_decode.hpp"
+#include "decode/nvdec_gate.hpp"
 #include "media/io_watchdog.hpp"
 #include "decode/input_timeline.hpp"
 #include "decode/live_input.hpp"
@@ -37,6 +38,9 @@ struct FileSourceOptions {
     // > 0: the thread that decodes on the CPU runs at this nice value, so that the threads feeding
     // NVDEC (serve places streams on both: app/decoder_balance.hpp) get the cores first.
     int cpu_decode_nice = 0;
+    // > 0: NVDEC decoding goes through its GPU's gate (decode/nvdec_gate.hpp) with this many
+    // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
+    int nvdec_slots = 0;
 };
 
 class FileSource : public Source {
@@ -68,6 +72,9 @@ private:
     std::unique_ptr<DecoderBuffers> buffers_;  // before decoder_: it must outlive the decoder
     AvCodecContextPtr decoder_;
     bool nvdec_ = false;
+    std::shared_ptr<NvdecGate> nvdec_gate_;  // with nvdec_slots: the GPU's gate
+    bool nvdec_decoding_ = false;            // the NVDEC decoder has given a frame (it exists)
+    NvdecGate* gate() const { return nvdec_ ? nvdec_gate_.get() : nullptr; }
     bool live_ = false;           // live, or paced as live (--realtime)
     bool reconnectable_ = false;  // a camera or stream that may come back after it fails
     std::string description_;

@@ -1,0 +1,65 @@
+// How many of one GPU's NVDEC decoders call into NVDEC at once. Measured on an H100 with
+// camera-like streams (docs/benchmarks.md, "Decoders on NVDEC and the CPU"):
+//   - creating a decoder takes about 0.1 s and the driver creates one at a time on a GPU (one
+//     process or eight, 128 decoders take 13 s); the threads that wait do so in a polling loop of
+//     the driver's (up to 9 of 16 cores busy while 128 cameras start, NVDEC itself idle);
+//   - a decoded frame is mapped (FFmpeg's receive) by waiting in that same polling loop, so CPU
+//     time a frame grows with the decoders waiting at once (0.7 ms with 16 streams, 1.8 ms with
+//     128), time the CPU decoders and filters lose.
+// The gate lets one decoder be created at a time and at most `slots` decoders decode at once;
+// the others sleep on a condition variable in arrival order (no CPU, no starving). A gate per
+// GPU, shared by the streams decoding on it and gone with the last (the registry holds weak
+// references); it holds no GPU state.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+namespace vf {
+
+class NvdecGate {
+public:
+    // The gate of GPU `gpu`; `slots` (> 0) sets how many decode at once when this call makes it
+    // (the first stream's value holds until the last stream of the GPU leaves).
+    static std::shared_ptr<NvdecGate> of_gpu(int gpu, int slots);
+    explicit NvdecGate(int slots);
+    NvdecGate(const NvdecGate&) = delete;
+    NvdecGate& operator=(const NvdecGate&) = delete;
+
+    // Held while one decoder calls FFmpeg's decoder: `creating` (no frame out yet: the call may
+    // create the NVDEC decoder) takes the creation turn, else a decode slot.
+    class Pass {
+    public:
+        Pass(NvdecGate* gate, bool creating);
+        ~Pass();
+        Pass(const Pass&) = delete;
+        Pass& operator=(const Pass&) = delete;
+
+    private:
+        NvdecGate* gate_;
+        bool creating_;
+    };
+
+    int slots() const { return slots_; }
+    int64_t waits() const;  // calls that had to wait for a slot or the creation turn
+
+private:
+    struct Waiter {
+        std::condition_variable cv;
+        bool admitted = false;
+    };
+    void enter(bool creating);
+    void leave(bool creating);
+
+    const int slots_;
+    mutable std::mutex mutex_;
+    int free_slots_;
+    bool creator_inside_ = false;
+    std::deque<Waiter*> slot_queue_, create_queue_;  // first come, first served; woken one at a time
+    int64_t waits_ = 0;
+};
+
+}  // namespace vf
