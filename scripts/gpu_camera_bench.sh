@@ -11,13 +11,17 @@
 #   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs)
+#   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
+#             128 streams NVDEC only unpaced with the NVDEC gate off and on (--nvdec-slots), then
+#             RN streams at 30 fps placed by load (--cpu-decode-capacity CPUCAP, default 45)
+#   startup   128 streams of 30 frames each, the NVDEC gate off and on: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve (GpuServe.*)
 #   all       tests, unpaced, realtime
 # EXTRA=", field: value" adds fields to every stream's entry. Output to the terminal; scratch
 # under /tmp/vf-cam (the clip is kept between calls).
 set -u
 mode=${1:-all}
-case $mode in unpaced|realtime|gpus|tests|all) ;; *) echo "usage: $0 [unpaced|realtime|gpus|tests|all]"; exit 2 ;; esac
+case $mode in unpaced|realtime|steady|startup|gpus|tests|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|startup|gpus|tests|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
@@ -94,4 +98,30 @@ if [ $mode = gpus ]; then
   run g1 $raw/g64.yaml "--gpus 0"; one=$rate; echo "64 streams, 1800 frames each, GPU 0: $one fps ($wall s; $u; $(decoders $raw/g1.json))"
   run g2 $raw/g64.yaml "--gpus all"; two=$rate; echo "64 streams, --gpus all: $two fps ($wall s; $u; $(decoders $raw/g2.json)) -> $(calc "$two/$one")x"
   el "gpus done"
+fi
+cpu_now() { head -1 /proc/stat; }
+cores_between() { python3 -c "import os;a='$1'.split()[1:];b='$2'.split()[1:];d=[int(y)-int(x) for x,y in zip(a,b)];print('%.1f' % (os.cpu_count()*(1-(d[3]+d[4])/sum(d))))"; }
+if [ $mode = startup ]; then
+  config $raw/st.yaml 128 cuda ", frames: 30"
+  for g in off auto; do
+    c0=$(cpu_now); s=$(now); $b/vfilter serve --config $raw/st.yaml -q --nvdec-slots $g; e=$(now); c1=$(cpu_now)
+    echo "128 streams of 30 frames, --nvdec-slots $g: $(calc "$e-$s") s, $(cores_between "$c0" "$c1") cores busy"
+  done
+  el "startup done"
+fi
+if [ $mode = steady ]; then
+  port=18300
+  window() {  # name yaml args: serve with its API, the steady window at 22 s, then stopped
+    port=$((port + 1))
+    $b/vfilter serve --config $2 -q --api-port $port $3 & local pid=$!
+    sleep 22; echo "$1: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
+    kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & local killer=$!
+    wait $pid; kill $killer 2>/dev/null
+  }
+  config $raw/sn.yaml 128 cuda ", frames: 1800"
+  for g in off auto; do window "128 streams NVDEC only, unpaced, --nvdec-slots $g" $raw/sn.yaml "--nvdec-slots $g"; done
+  RN=${RN:-200}
+  config $raw/sr.yaml $RN auto ", realtime: true, frames: 900"
+  window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load --cpu-decode-capacity ${CPUCAP:-45}"
+  el "steady done"
 fi

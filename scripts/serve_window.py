@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+# serve_window.py PID PORT SECONDS: the steady state of a running `vfilter serve` (its API on
+# 127.0.0.1:PORT) over SECONDS, once every stream runs, so that start-up and the streams'
+# uneven ends stay out of the figure: frames out a second (from /metrics, per stream), streams
+# that kept 30 fps with nothing dropped, the process's CPU cores and CPU time a frame, NVDEC
+# utilisation (nvidia-smi; 0 where there is none). Used by scripts/gpu_camera_bench.sh.
+import collections, os, re, subprocess, sys, time, urllib.request
+pid, port, dur = sys.argv[1], sys.argv[2], float(sys.argv[3])
+hz = os.sysconf('SC_CLK_TCK')
+def scrape():
+    t = urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics', timeout=10).read().decode()
+    out = collections.defaultdict(float); drop = collections.defaultdict(float)
+    for m in re.finditer(r'^vfilter_frames_out_total\{([^}]*)\} (\S+)', t, re.M): out[m.group(1)] = float(m.group(2))
+    for m in re.finditer(r'^vfilter_frames_dropped_total\{([^}]*)\} (\S+)', t, re.M): drop[m.group(1)] = float(m.group(2))
+    return out, drop
+def cpu():
+    f = open(f'/proc/{pid}/stat').read(); f = f[f.rindex(')') + 2:].split(); return (int(f[11]) + int(f[12])) / hz
+def dec():
+    try: return float(subprocess.run(['nvidia-smi', '--query-gpu=utilization.decoder', '--format=csv,noheader,nounits'], capture_output=True, text=True).stdout.split()[0])
+    except (OSError, ValueError, IndexError): return 0.0
+(o0, d0), c0, t0 = scrape(), cpu(), time.time(); d = []
+while time.time() - t0 < dur: time.sleep(0.5); d.append(dec())
+(o1, d1), c1, t1 = scrape(), cpu(), time.time()
+w = t1 - t0
+rates = [(o1[k] - o0.get(k, 0)) / w for k in o1]
+fps = sum(rates); cores = (c1 - c0) / w
+kept = sum(1 for k in o1 if (o1[k] - o0.get(k, 0)) / w >= 29.5 and d1.get(k, 0) == d0.get(k, 0))
+rates.sort()
+print('steady window %.0f s: %.0f fps, CPU %.2f cores = %.3f ms a frame, NVDEC %.0f%%; %d streams, %d kept 30 fps with nothing dropped, stream fps min %.1f median %.1f, dropped %d'
+      % (w, fps, cores, 1000 * cores / max(fps, 1), sum(d) / len(d), len(rates), kept, rates[0] if rates else 0, rates[len(rates) // 2] if rates else 0,
+         sum(d1.values()) - sum(d0.values())))
