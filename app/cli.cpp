@@ -113,22 +113,11 @@ Command parse_command_line(int argc, char** argv) {
                       "the same for the CPU decoders (0 = 5.8 for each core beyond two, less one for each stream that "
                       "encodes on the CPU)")
         ->default_str("0")->check(CLI::Range(0.0, 100000.0));
-    std::string nvdec_slots = "auto";
-    serve->add_option("--nvdec-slots", nvdec_slots,
-                      "NVDEC decoders of a GPU that decode at once, the others sleep their turn; new decoders are "
-                      "created one at a time (the driver creates them one at a time, and waiting decoders poll): auto "
-                      "(32), a number, or off")
-        ->default_str("auto")
-        ->check([](const std::string& v) {
-            if (v == "auto" || v == "off") return std::string();
-            try {
-                size_t used = 0;
-                const int n = std::stoi(v, &used);
-                if (used == v.size() && n >= 1 && n <= 4096) return std::string();
-            } catch (const std::exception&) {
-            }
-            return std::string("auto, off or a number from 1 to 4096");
-        });
+    serve->add_option("--nvdec-slots", so.nvdec_slots,
+                      "NVDEC decoders of a GPU that decode at once, the others sleeping their turn, and new NVDEC decoders "
+                      "created one at a time (0 = no gate: every decoder calls the driver, whose waits poll). Less CPU a "
+                      "frame and at start-up, but decoders started under load start later: docs/serve.md")
+        ->default_str("0")->check(CLI::Range(0, 4096));
     std::string serve_shard = "0/1";
     serve->add_option("--shard", serve_shard,
                       "INDEX/COUNT: run only the file's streams of this shard (assigned by name; going from N to N+1 "
@@ -206,7 +195,6 @@ Command parse_command_line(int argc, char** argv) {
     else if (health->parsed()) cmd.kind = Command::Health;
     else if (serve->parsed()) {
         so.decoders_by_load = decoder_placement == "load";
-        so.nvdec_slots = nvdec_slots == "auto" ? 0 : nvdec_slots == "off" ? -1 : std::stoi(nvdec_slots);
         std::string why;
         if (so.config.empty() == (so.demo_streams == 0))
             why = so.config.empty() ? "serve needs --config FILE (or --demo to try it with built-in pictures, no camera needed)"

@@ -32,15 +32,14 @@ struct DecoderCapacity {
     // beyond the two kept for demuxing, NVDEC's own threads and the API), less a core for each
     // stream that encodes on the CPU.
     double cpu_streams = 0;
-    // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: kNvdecSlots; < 0: no gate.
+    // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate.
     int nvdec_slots = 0;
 };
 
 constexpr double kNvdecStreamsH100 = 148;
 constexpr double kCpuStreamsPerCore = 5.8;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
-constexpr int kCpuDecoderNice = 10;
-constexpr int kNvdecSlots = 32;  // measured: docs/benchmarks.md, "Decoders on NVDEC and the CPU"  // the nice value of the threads of streams placed on the CPU decoders
+constexpr int kCpuDecoderNice = 10;  // the nice value of the threads of streams placed on the CPU decoders
 
 struct DecoderPlacement {
     bool nvdec = true;

@@ -27,7 +27,7 @@ struct ServeOptions {
     double watch_config_s = 0;        // > 0: look at the file this often and apply it when it changed
     FreeSpaceFloor min_free;          // recordings' disks keep this free; the oldest finished recordings go first
     std::string peers;                // --peers: the other shards' APIs (app/fleet.hpp)
-    int nvdec_slots = 0;              // --nvdec-slots: 0 auto, -1 off (decode/nvdec_gate.hpp)
+    int nvdec_slots = 0;              // --nvdec-slots: 0 no gate (decode/nvdec_gate.hpp)
     bool decoders_by_load = false;    // --decoder-placement load: NVDEC or the CPU by load (app/decoder_balance.hpp)
     double nvdec_capacity = 0;        // camera streams a GPU's NVDEC decodes; 0: measured default (app/decoder_balance.hpp)
     double cpu_decode_capacity = 0;   // the same for the CPU decoders; 0: from the cores

@@ -42,7 +42,7 @@ void StreamService::unplace(const ServedStream& stream) {
 
 void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
     gpus_ = std::move(gpus);
-    nvdec_slots_ = capacity.nvdec_slots == 0 ? kNvdecSlots : std::max(0, capacity.nvdec_slots);
+    nvdec_slots_ = std::max(0, capacity.nvdec_slots);
     decoders_.reset();
     if (!gpus_.empty())
         decoders_ = std::make_unique<DecoderBalance>(capacity, static_cast<int>(std::thread::hardware_concurrency()), gpus_);

@@ -12,9 +12,10 @@
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs)
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
-#             128 streams NVDEC only unpaced with the NVDEC gate off and on (--nvdec-slots), then
-#             RN streams at 30 fps placed by load (--cpu-decode-capacity CPUCAP, default 45)
-#   startup   128 streams of 30 frames each, the NVDEC gate off and on: wall time and CPU cores
+#             128 streams NVDEC only unpaced with the NVDEC gate off and on (--nvdec-slots 0, 32), then
+#             RN streams at 30 fps placed by load (--cpu-decode-capacity CPUCAP, default 45;
+#             --nvdec-slots SLOTS, default 32)
+#   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve (GpuServe.*)
 #   all       tests, unpaced, realtime
 # EXTRA=", field: value" adds fields to every stream's entry. Output to the terminal; scratch
@@ -103,7 +104,7 @@ cpu_now() { head -1 /proc/stat; }
 cores_between() { python3 -c "import os;a='$1'.split()[1:];b='$2'.split()[1:];d=[int(y)-int(x) for x,y in zip(a,b)];print('%.1f' % (os.cpu_count()*(1-(d[3]+d[4])/sum(d))))"; }
 if [ $mode = startup ]; then
   config $raw/st.yaml 128 cuda ", frames: 30"
-  for g in off auto; do
+  for g in 0 32; do
     c0=$(cpu_now); s=$(now); $b/vfilter serve --config $raw/st.yaml -q --nvdec-slots $g; e=$(now); c1=$(cpu_now)
     echo "128 streams of 30 frames, --nvdec-slots $g: $(calc "$e-$s") s, $(cores_between "$c0" "$c1") cores busy"
   done
@@ -119,9 +120,9 @@ if [ $mode = steady ]; then
     wait $pid; kill $killer 2>/dev/null
   }
   config $raw/sn.yaml 128 cuda ", frames: 1800"
-  for g in off auto; do window "128 streams NVDEC only, unpaced, --nvdec-slots $g" $raw/sn.yaml "--nvdec-slots $g"; done
+  for g in 0 32; do window "128 streams NVDEC only, unpaced, --nvdec-slots $g" $raw/sn.yaml "--nvdec-slots $g"; done
   RN=${RN:-200}
   config $raw/sr.yaml $RN auto ", realtime: true, frames: 900"
-  window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load --cpu-decode-capacity ${CPUCAP:-45}"
+  window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load --cpu-decode-capacity ${CPUCAP:-45} --nvdec-slots ${SLOTS:-32}"
   el "steady done"
 fi
