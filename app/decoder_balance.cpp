@@ -28,7 +28,10 @@ DecoderBalance::DecoderBalance(DecoderCapacity capacity, int cores, std::vector<
 
 double DecoderBalance::cpu_capacity_locked() const {
     if (capacity_.cpu_streams > 0) return capacity_.cpu_streams;
-    const double cores_left = std::max(0.0, cores_ - 2.0 - static_cast<double>(encoders_.size()));
+    double nvdec_streams = 0;
+    for (const auto& [gpu, load] : nvdec_load_) nvdec_streams += load;
+    const double cores_left =
+        std::max(0.0, cores_ - 2.0 - static_cast<double>(encoders_.size()) - nvdec_streams * kNvdecFeederCores);
     return cores_left * kCpuStreamsPerCore;
 }
 

@@ -29,8 +29,8 @@ struct DecoderCapacity {
     // 148, docs/benchmarks.md); 0: this default.
     double nvdec_streams = 0;
     // The same for the host's CPU decoders; 0: from the cores (kCpuStreamsPerCore for each core
-    // beyond the two kept for demuxing, NVDEC's own threads and the API), less a core for each
-    // stream that encodes on the CPU.
+    // beyond the two kept for demuxing, the filters' threads and the API), less a core for each
+    // stream that encodes on the CPU and kNvdecFeederCores for each stream decoding on NVDEC.
     double cpu_streams = 0;
     // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate.
     int nvdec_slots = 0;
@@ -38,6 +38,12 @@ struct DecoderCapacity {
 
 constexpr double kNvdecStreamsH100 = 148;
 constexpr double kCpuStreamsPerCore = 5.8;
+// The CPU a camera stream decoding on NVDEC takes: FFmpeg's NVDEC path waits for each frame in a
+// polling loop of the driver's, about 1.2 ms of CPU a frame at 30 frames a second (measured on an
+// H100 with 128 streams, docs/benchmarks.md). The CPU decoders get the cores those leave: at 200
+// cameras on 16 cores this puts about 150 on NVDEC and 50 on the CPU, where 129 and 71 (the cores
+// alone) kept only 101 at 30 fps, and 153 and 47 kept 153.
+constexpr double kNvdecFeederCores = 0.036;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 constexpr int kCpuDecoderNice = 10;  // the nice value of the threads of streams placed on the CPU decoders
 
