@@ -192,7 +192,7 @@ void FileSource::input_ended(int err) {
         damage_.health().truncated = timeline_.truncation(format_->duration);
     }
     draining_ = true;
-    NvdecGate::Pass pass(gate(), !nvdec_decoding_);
+    const NvdecGate::Pass pass = gate_pass();
     avcodec_send_packet(decoder_.get(), nullptr);
 }
 
@@ -207,7 +207,7 @@ std::optional<PipelineItem> FileSource::read() {
         if (!receiving_) receiving_ = make_frame();
         int got;
         {
-            NvdecGate::Pass pass(gate(), !nvdec_decoding_);
+            const NvdecGate::Pass pass = gate_pass();
             got = avcodec_receive_frame(decoder_.get(), receiving_.get());
         }
         if (got >= 0) {
@@ -257,7 +257,7 @@ std::optional<PipelineItem> FileSource::read() {
             timeline_.note_read(packet_.get());
             int sent;
             {
-                NvdecGate::Pass pass(gate(), !nvdec_decoding_);
+                const NvdecGate::Pass pass = gate_pass();
                 sent = avcodec_send_packet(decoder_.get(), packet_.get());
             }
             av_packet_unref(packet_.get());

@@ -74,7 +74,9 @@ private:
     bool nvdec_ = false;
     std::shared_ptr<NvdecGate> nvdec_gate_;  // with nvdec_slots: the GPU's gate
     bool nvdec_decoding_ = false;            // the NVDEC decoder has given a frame (it exists)
-    NvdecGate* gate() const { return nvdec_ ? nvdec_gate_.get() : nullptr; }
+    // Held around each call into FFmpeg's decoder: the creation turn until the NVDEC decoder's first
+    // frame, a decode slot after; nothing without a gate or on the CPU.
+    NvdecGate::Pass gate_pass() const { return NvdecGate::Pass(nvdec_ ? nvdec_gate_.get() : nullptr, !nvdec_decoding_); }
     bool live_ = false;           // live, or paced as live (--realtime)
     bool reconnectable_ = false;  // a camera or stream that may come back after it fails
     std::string description_;
