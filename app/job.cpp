@@ -83,6 +83,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     context.device = resolve_device(o.filter.device, o.filter.kernel);
     context.null_output = o.output.path == "null";
     context.low_latency = o.pipeline.low_latency;
+    context.gpu = o.filter.gpu_index;
 #ifdef VF_HAVE_CUDA
     if (context.device == Device::Cuda) {
         std::string why;

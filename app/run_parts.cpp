@@ -76,6 +76,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.reconnect_delay_s = in.reconnect_delay_s;
     s.cpu_decode_nice = in.decode_nice;
     s.nvdec_slots = in.nvdec_slots;
+    s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
     if (hwdec != HwDecode::None) part.queue_frames = std::min(part.queue_frames, 4);
     s.hw_frames_held = part.queue_frames + gpu_frames + 1;
@@ -110,6 +111,7 @@ OutputOptions output_options(const RunOutput& out, const RunInput& in, const Run
     o.overwrite = out.overwrite;
     o.codec = out.codec;
     o.prefer_nvenc = c.device == Device::Cuda;
+    o.gpu = c.gpu;
     o.crf = out.crf;
     o.preset = preset_of(out, c.low_latency);
     o.bitrate = out.bitrate;

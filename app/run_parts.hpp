@@ -19,6 +19,7 @@ struct RunContext {
     Device device = Device::Cpu;  // where the filters run
     bool null_output = false;     // the frames are discarded
     bool low_latency = false;
+    int gpu = 0;                  // the GPU of the filters (device cuda): NVDEC and NVENC work there too
 };
 
 // auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).

@@ -14,6 +14,7 @@ struct OutputOptions {
     bool overwrite = false;   // -y
     std::string codec = "auto";  // auto: h264_nvenc when prefer_nvenc and the GPU has NVENC, else libx264
     bool prefer_nvenc = false;   // set when the filters run on the GPU
+    int gpu = 0;                 // NVENC encodes on this GPU (the filters'), not on the first one
     std::optional<double> crf;
     std::string preset = "veryfast";
     std::string bitrate;      // "4M", "2500k", "800000"; empty = constant quality

@@ -10,7 +10,8 @@
 #             and CPU utilisation
 #   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
-#   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs)
+#   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs);
+#             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             128 streams NVDEC only unpaced with the NVDEC gate off and on (--nvdec-slots 0, 32), then
 #             RN streams at 30 fps placed by load (--cpu-decode-capacity CPUCAP, default 45;
@@ -57,7 +58,7 @@ util_end() {
   local cpu; cpu=$(python3 -c "a='$cpu0'.split()[1:];b='$cpu1'.split()[1:];d=[int(y)-int(x) for x,y in zip(a,b)];print('%.0f' % (100*(1-(d[3]+d[4])/sum(d))))")
   awk -F', ' -v cpu=$cpu '{if ($1+0>0 || $2+0>0) {d+=$1; s+=$2; n++}} END{if (n) printf "NVDEC %.0f%% SM %.0f%% CPU %s%%", d/n, s/n, cpu; else printf "CPU %s%%", cpu}' $raw/util.txt
 }
-decoders() { python3 -c "import json,collections;d=json.load(open('$1'));c=collections.Counter(v['stats']['hw_decode'] for v in d.values());print('NVDEC %d, CPU %d' % (c['cuda'], c['none']))"; }
+decoders() { python3 -c "import json,collections;d=json.load(open('$1'));c=collections.Counter((v.get('stats') or {}).get('hw_decode') for v in d.values());print('NVDEC %d, CPU %d, failed %d' % (c['cuda'], c['none'], c[None]))"; }
 run() {  # name yaml extra-args -> sets rate (aggregate fps over the wall clock)
   local s e; util_start; s=$(now); $b/vfilter serve --config $2 -q --stats-json $raw/$1.json $3; e=$(now); u=$(util_end)
   frames=$(python3 -c "import json;d=json.load(open('$raw/$1.json'));print(sum(v['frames_out'] for v in d.values()))")
@@ -98,6 +99,9 @@ if [ $mode = gpus ]; then
   config $raw/g64.yaml 64 auto ""
   run g1 $raw/g64.yaml "--gpus 0"; one=$rate; echo "64 streams, 1800 frames each, GPU 0: $one fps ($wall s; $u; $(decoders $raw/g1.json))"
   run g2 $raw/g64.yaml "--gpus all"; two=$rate; echo "64 streams, --gpus all: $two fps ($wall s; $u; $(decoders $raw/g2.json)) -> $(calc "$two/$one")x"
+  config $raw/gst.yaml 128 cuda ", frames: 30"  # start-up: the driver creates one GPU's NVDEC decoders one at a time
+  run gs1 $raw/gst.yaml "--gpus 0"; echo "start-up, 128 streams of 30 frames, GPU 0: $wall s"
+  run gs2 $raw/gst.yaml "--gpus all"; echo "start-up, 128 streams of 30 frames, --gpus all: $wall s"
   el "gpus done"
 fi
 cpu_now() { head -1 /proc/stat; }
