@@ -45,7 +45,6 @@ constexpr double kCpuStreamsPerCore = 5.8;
 // alone) kept only 101 at 30 fps, and 153 and 47 kept 153.
 constexpr double kNvdecFeederCores = 0.036;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
-constexpr int kCpuDecoderNice = 10;  // the nice value of the threads of streams placed on the CPU decoders
 
 struct DecoderPlacement {
     bool nvdec = true;

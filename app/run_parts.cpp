@@ -74,7 +74,6 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.realtime = in.realtime;
     s.reconnect_max = in.reconnect_max;
     s.reconnect_delay_s = in.reconnect_delay_s;
-    s.cpu_decode_nice = in.decode_nice;
     s.nvdec_slots = in.nvdec_slots;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.

@@ -56,12 +56,7 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
         const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index);
         o.filter.gpu_index = p.gpu;
-        if (!p.nvdec) {
-            o.input.hwdec = HwDecode::None;
-            // Below the threads that feed NVDEC: a starved feeder idles NVDEC, a slowed CPU
-            // decoder only takes the cores left.
-            o.input.decode_nice = kCpuDecoderNice;
-        }
+        if (!p.nvdec) o.input.hwdec = HwDecode::None;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {
         const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;

@@ -1,12 +1,5 @@
 #include "decode/file_source.hpp"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "decode/input_open.hpp"
 #include "decode/live_input.hpp"
 #include "media/protocols.hpp"
@@ -197,12 +190,6 @@ void FileSource::input_ended(int err) {
 }
 
 std::optional<PipelineItem> FileSource::read() {
-    if (!niced_ && !nvdec_ && options_.cpu_decode_nice > 0) {
-        // The thread that reads decodes (one decoder thread a stream when many share the cores).
-        niced_ = true;
-        if (setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), options_.cpu_decode_nice) != 0)
-            spdlog::debug("nice {} for the CPU decoder: {}", options_.cpu_decode_nice, std::strerror(errno));
-    }
     for (;;) {
         if (!receiving_) receiving_ = make_frame();
         int got;
