@@ -13,9 +13,9 @@
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs);
 #             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
-#             128 streams NVDEC only unpaced with the NVDEC gate off and on (--nvdec-slots 0, 32), then
-#             RN streams at 30 fps placed by load (--cpu-decode-capacity CPUCAP, default 45;
-#             --nvdec-slots SLOTS, default 32)
+#             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
+#             (default "0 32"); one stream at 30 fps (realtime: true), then RN (default 200)
+#             placed by load: fps, CPU, NVDEC, p99 latency, per decoder
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve (GpuServe.*)
 #   all       tests, unpaced, realtime
@@ -116,17 +116,20 @@ if [ $mode = startup ]; then
 fi
 if [ $mode = steady ]; then
   port=18300
-  window() {  # name yaml args: serve with its API, the steady window at 22 s, then stopped
+  window() {  # name yaml args wait: serve with its API, the steady window after `wait` s, then stopped
     port=$((port + 1))
     $b/vfilter serve --config $2 -q --api-port $port $3 & local pid=$!
-    sleep 22; echo "$1: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
+    sleep $4; echo "$1: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
     kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & local killer=$!
     wait $pid; kill $killer 2>/dev/null
   }
-  config $raw/sn.yaml 128 cuda ", frames: 1800"
-  for g in 0 32; do window "128 streams NVDEC only, unpaced, --nvdec-slots $g" $raw/sn.yaml "--nvdec-slots $g"; done
+  config $raw/sn.yaml 128 cuda ", frames: 1800"; config $raw/sa.yaml 128 auto ", frames: 1800"
+  window "128 streams unpaced, NVDEC only" $raw/sn.yaml "" 20
+  for g in ${SLOTS:-0 32}; do window "128 streams unpaced, placed by load, --nvdec-slots $g" $raw/sa.yaml "--decoder-placement load --nvdec-slots $g" 20; done
+  config $raw/s1.yaml 1 auto ", realtime: true, frames: 900"
+  window "1 stream at 30 fps" $raw/s1.yaml "--decoder-placement load" 8
   RN=${RN:-200}
-  config $raw/sr.yaml $RN auto ", realtime: true, frames: 900"
-  window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load --cpu-decode-capacity ${CPUCAP:-45} --nvdec-slots ${SLOTS:-32}"
+  config $raw/sr.yaml $RN auto ", realtime: true, frames: 1200"
+  window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load" 26
   el "steady done"
 fi

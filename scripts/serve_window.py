@@ -3,8 +3,8 @@
 # 127.0.0.1:PORT) over SECONDS, once every stream runs, so that start-up and the streams'
 # uneven ends stay out of the figure: frames out a second (from /metrics, per stream), streams
 # that kept 30 fps with nothing dropped, the process's CPU cores and CPU time a frame, NVDEC
-# utilisation (nvidia-smi; 0 where there is none); with decoders placed by load, the same per
-# decoder (each stream's `decoding` in GET /streams). Used by scripts/gpu_camera_bench.sh.
+# utilisation (nvidia-smi; 0 where there is none); the streams' p99 latency and, with decoders
+# placed by load, the figures per decoder (from GET /streams). Used by scripts/gpu_camera_bench.sh.
 import collections, json, os, re, subprocess, sys, time, urllib.request
 pid, port, dur = sys.argv[1], sys.argv[2], float(sys.argv[3])
 hz = os.sysconf('SC_CLK_TCK')
@@ -30,16 +30,19 @@ rates.sort()
 print('steady window %.0f s: %.0f fps, CPU %.2f cores = %.3f ms a frame, NVDEC %.0f%%; %d streams, %d kept 30 fps with nothing dropped, stream fps min %.1f median %.1f, dropped %d'
       % (w, fps, cores, 1000 * cores / max(fps, 1), sum(d) / len(d), len(rates), kept, rates[0] if rates else 0, rates[len(rates) // 2] if rates else 0,
          sum(d1.values()) - sum(d0.values())))
-def decoder_of():
+def streams_now():
     try: d = json.loads(urllib.request.urlopen(f'http://127.0.0.1:{port}/streams', timeout=10).read().decode())
     except (OSError, ValueError): return {}
     if isinstance(d, dict): d = d.get('streams', [])
-    return {x.get('name'): (x.get('decoding') or {}).get('decoder', '?') for x in d if isinstance(x, dict)}
+    return {x.get('name'): x for x in d if isinstance(x, dict)}
+streams = streams_now()
+p99 = sorted(x.get('latency_p99_ms', 0) for x in streams.values())
+if p99: print('  p99 latency (each stream, read to written): median %.1f ms, max %.1f ms' % (p99[len(p99) // 2], p99[-1]))
 by = collections.defaultdict(list)
-names = decoder_of()
 for k in o1:
     m = re.search(r'stream="([^"]*)"', k)
-    by[names.get(m.group(1) if m else None, '?')].append(((o1[k] - o0.get(k, 0)) / w, d1.get(k, 0) - d0.get(k, 0)))
+    x = streams.get(m.group(1) if m else None, {})
+    by[(x.get('decoding') or {}).get('decoder', '?')].append(((o1[k] - o0.get(k, 0)) / w, d1.get(k, 0) - d0.get(k, 0)))
 if len(by) > 1 or '?' not in by:
     for dec_name, v in sorted(by.items()):
         r = sorted(x[0] for x in v)
