@@ -11,7 +11,8 @@
 #   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs);
-#             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all
+#             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all; then the 64
+#             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
 #             (default "0 32"); one stream at 30 fps (realtime: true), then RN (default 200)
@@ -102,6 +103,11 @@ if [ $mode = gpus ]; then
   config $raw/gst.yaml 128 cuda ", frames: 30"  # start-up: the driver creates one GPU's NVDEC decoders one at a time
   run gs1 $raw/gst.yaml "--gpus 0"; echo "start-up, 128 streams of 30 frames, GPU 0: $wall s"
   run gs2 $raw/gst.yaml "--gpus all"; echo "start-up, 128 streams of 30 frames, --gpus all: $wall s"
+  for g in all 0; do  # the same 64 streams second by second: start-up, steady state, tail
+    echo "64 streams, --gpus $g, second by second:"
+    $b/vfilter serve --config $raw/g64.yaml -q --api-port 18390 --gpus $g & pid=$!
+    python3 scripts/serve_ramp.py 18390 1800 60; kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k
+  done
   el "gpus done"
 fi
 cpu_now() { head -1 /proc/stat; }
