@@ -41,8 +41,8 @@ constexpr double kCpuStreamsPerCore = 5.8;
 // The CPU a camera stream decoding on NVDEC takes: FFmpeg's NVDEC path waits for each frame in a
 // polling loop of the driver's, about 1.2 ms of CPU a frame at 30 frames a second (measured on an
 // H100 with 128 streams, docs/benchmarks.md). The CPU decoders get the cores those leave: at 200
-// cameras on 16 cores this puts about 150 on NVDEC and 50 on the CPU, where 129 and 71 (the cores
-// alone) kept only 101 at 30 fps, and 153 and 47 kept 153.
+// cameras on 16 cores this puts 150 on NVDEC and 50 on the CPU: all 200 kept 30 fps in 2 of 4
+// runs, where 129 and 71 (the cores alone) kept only 101.
 constexpr double kNvdecFeederCores = 0.036;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 

@@ -79,8 +79,8 @@ int open_encoder(const AVCodec* codec, const OutputOptions& options, const Video
         av_opt_set(enc->priv_data, "zerolatency", "1", 0);
         av_opt_set(enc->priv_data, "delay", "0", 0);
     }
+    if (nvenc) av_opt_set_int(enc->priv_data, "gpu", options.gpu, 0);  // the stream's GPU, not FFmpeg's first
     // NVENC names its presets p1 (fastest) .. p7; x264 names such as veryfast mean its default p4.
-    if (nvenc) av_opt_set_int(enc->priv_data, "gpu", options.gpu, 0);
     if (nvenc && options.preset.size() == 2 && options.preset[0] == 'p')
         av_opt_set(enc->priv_data, "preset", options.preset.c_str(), 0);
     if (!options.bitrate.empty()) {
