@@ -12,7 +12,8 @@ live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
     rtsp_server.py PORT --auth USER:PASS  (basic authentication: the cameras answer only
                                            rtsp://USER:PASS@127.0.0.1:PORT/..., others get 401)
 
-Prints "ready" once it listens; runs until killed (SIGTERM/SIGKILL, as a camera dies).
+Prints "ready" once it listens; runs until killed (SIGTERM/SIGKILL, as a camera dies; on SIGTERM
+a receiving server first stops its pipelines, so the file it wrote is whole).
 Needs python3-gi, gir1.2-gst-rtsp-server-1.0 and gstreamer1.0-plugins-{base,good,ugly}
 (scripts/install_deps.sh --test installs them).
 """
@@ -73,6 +74,7 @@ def main():
         return factory
 
     mounts = server.get_mount_points()
+    recording = []  # the record pipelines: stopped before the process ends, so the file is whole
     if args.record:
         factory = GstRtspServer.RTSPMediaFactory()
         factory.set_transport_mode(GstRtspServer.RTSPTransportMode.RECORD)
@@ -81,6 +83,7 @@ def main():
             f"filesink location={args.record} sync=false )"
         )
         factory.set_shared(True)
+        factory.connect("media-configure", lambda _factory, media: recording.append(media))
         mounts.add_factory("/cam", factory)
     elif args.mounts > 0:
         patterns = ["ball", "smpte", "pinwheel", "spokes", "gradient", "circular", "zone-plate", "checkers-8"]
@@ -92,7 +95,15 @@ def main():
         print(f"cannot listen on 127.0.0.1:{args.port}", file=sys.stderr)
         return 1
     loop = GLib.MainLoop()
-    signal.signal(signal.SIGTERM, lambda *_: loop.quit())
+
+    def stop(*_):
+        # A record pipeline stopped first writes its last block whole; ended mid-write by the
+        # process's exit, the file was cut inside a block (seen on a loaded machine).
+        for media in recording:
+            media.set_pipeline_state(Gst.State.NULL)
+        loop.quit()
+
+    signal.signal(signal.SIGTERM, stop)
     print("ready", flush=True)
     loop.run()
     return 0
