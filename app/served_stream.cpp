@@ -10,12 +10,12 @@
 #include "common/error.hpp"
 #include "common/logging.hpp"
 #include "common/redact.hpp"
+#include "common/thread_name.hpp"
 #include "decode/live_input.hpp"
 #include "encode/output_target.hpp"
 #include "encode/partial_recovery.hpp"
 #include "pipeline/live_metrics.hpp"
 #include "pipeline/stats.hpp"
-#include "common/thread_name.hpp"
 
 namespace vf {
 

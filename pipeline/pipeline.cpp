@@ -1,6 +1,7 @@
 #include "pipeline/pipeline.hpp"
 
 #include "common/logging.hpp"
+#include "common/thread_name.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -10,7 +11,6 @@
 #include <thread>
 
 #include "pipeline/bounded_queue.hpp"
-#include "common/thread_name.hpp"
 
 namespace vf {
 namespace {
