@@ -127,10 +127,6 @@ const std::vector<StreamOption>& stream_option_table() {
          [](RunOptions& o, const std::string& v) { o.filter.gpu_streams = whole(v, 1, 16); }},
         {"--decoder-threads", "decoder threads (0 = automatic: all cores, or 1 with NVDEC)", nullptr, nullptr, false,
          [](RunOptions& o, const std::string& v) { o.input.decoder_threads = whole(v, 0, 64); }},
-        {"--decode-timer-slack",
-         "microseconds the decoding thread's sleeps may end late (Linux timer slack; 0 = the kernel's 50). NVDEC's driver waits "
-         "for each frame in a loop of short sleeps: more slack, fewer turns (less CPU, each frame up to this much later)",
-         "0", nullptr, false, [](RunOptions& o, const std::string& v) { o.input.decode_timer_slack_us = whole(v, 0, 20000); }},
         {"--encoder-threads", "encoder threads (0 = the encoder's choice: x264 takes 1.5 per core)", nullptr, nullptr, false,
          [](RunOptions& o, const std::string& v) { o.output.encoder_threads = whole(v, 0, 64); }},
         {"--timeout",

@@ -37,7 +37,6 @@ struct RunInput {
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
     int nvdec_slots = 0;                  // serve: NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate
-    int decode_timer_slack_us = 0;        // the decoding thread's timer slack (common/timer_slack.hpp); 0: the kernel's
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once
 };

@@ -1,6 +1,5 @@
 #include "decode/file_source.hpp"
 
-#include "common/timer_slack.hpp"
 #include "decode/input_open.hpp"
 #include "decode/live_input.hpp"
 #include "media/protocols.hpp"
@@ -195,11 +194,6 @@ void FileSource::input_ended(int err) {
 }
 
 std::optional<PipelineItem> FileSource::read() {
-    if (!slack_set_ && options_.timer_slack_us > 0) {
-        slack_set_ = true;  // the thread that reads decodes, and waits in the driver for NVDEC's frames
-        if (!set_thread_timer_slack_us(options_.timer_slack_us))
-            spdlog::warn("--decode-timer-slack {}: this system has no timer slack to set", options_.timer_slack_us);
-    }
     for (;;) {
         if (!receiving_) receiving_ = make_frame();
         int got;

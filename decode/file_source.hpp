@@ -35,9 +35,6 @@ struct FileSourceOptions {
     bool realtime = false;  // pace frames by their timestamps (like ffmpeg -re); makes the input live
     int reconnect_max = -1;         // live inputs: attempts per outage (-1: forever, 0: never)
     double reconnect_delay_s = 1;   // first wait; doubles per attempt up to 30 s
-    // > 0: the thread that reads and decodes gets this timer slack (common/timer_slack.hpp), so
-    // that the NVIDIA driver's polling wait for each frame turns less often.
-    int timer_slack_us = 0;
     // > 0: NVDEC decoding goes through its GPU's gate (decode/nvdec_gate.hpp) with this many
     // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
     int nvdec_slots = 0;
@@ -64,7 +61,6 @@ private:
     bool reconnect();  // false when stopped or out of attempts
     void input_ended(int err);  // a read failed or the input ended: reconnect after draining, or finish
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
-    bool slack_set_ = false;  // timer_slack_us applied to the reading thread
 
     FileSourceOptions options_;
     IoWatchdog watchdog_;  // before format_: FFmpeg calls it until the input is closed

@@ -15,9 +15,8 @@
 #             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
-#             (default "0 32"), then both with decode-timer-slack SLACK (default 1000 us); one
-#             stream at 30 fps (realtime: true), then RN (default 200) placed by load, without and
-#             with the slack: fps, CPU, NVDEC, p99 latency, per decoder
+#             (default "0 32"); one stream at 30 fps (realtime: true), then RN (default 200)
+#             placed by load: fps, CPU, NVDEC, p99 latency, per decoder
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve (GpuServe.*)
 #   all       tests, unpaced, realtime
@@ -133,15 +132,10 @@ if [ $mode = steady ]; then
   config $raw/sn.yaml 128 cuda ", frames: 1800"; config $raw/sa.yaml 128 auto ", frames: 1800"
   window "128 streams unpaced, NVDEC only" $raw/sn.yaml "" 20
   for g in ${SLOTS:-0 32}; do window "128 streams unpaced, placed by load, --nvdec-slots $g" $raw/sa.yaml "--decoder-placement load --nvdec-slots $g" 20; done
-  SL=${SLACK:-1000}  # --decode-timer-slack: the driver's polling wait for each NVDEC frame turns less often
-  config $raw/snl.yaml 128 cuda ", frames: 1800, decode-timer-slack: $SL"; config $raw/sal.yaml 128 auto ", frames: 1800, decode-timer-slack: $SL"
-  window "128 streams unpaced, NVDEC only, decode-timer-slack $SL" $raw/snl.yaml "" 20
-  window "128 streams unpaced, placed by load, decode-timer-slack $SL" $raw/sal.yaml "--decoder-placement load" 20
   config $raw/s1.yaml 1 auto ", realtime: true, frames: 900"
   window "1 stream at 30 fps" $raw/s1.yaml "--decoder-placement load" 8
   RN=${RN:-200}
-  config $raw/sr.yaml $RN auto ", realtime: true, frames: 1200"; config $raw/srl.yaml $RN auto ", realtime: true, frames: 1200, decode-timer-slack: $SL"
+  config $raw/sr.yaml $RN auto ", realtime: true, frames: 1200"
   window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load" 26
-  window "$RN streams at 30 fps placed by load, decode-timer-slack $SL" $raw/srl.yaml "--decoder-placement load" 26
   el "steady done"
 fi

@@ -220,8 +220,6 @@ TEST_F(Cli, BadFiltersAndOptions) {
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--min-free", "x"}, kUsage, "--min-free 'x'");
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-slots", "5000"}, kUsage, "--nvdec-slots");
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-slots", "8x"}, kUsage, "--nvdec-slots");
-    expect_failure({"-i", clip, "--decode-timer-slack", "-3", "-o", out}, kUsage, "--decode-timer-slack", out);
-    expect_failure({"-i", clip, "--decode-timer-slack", "50000", "-o", out}, kUsage, "0..20000", out);
 }
 
 TEST_F(Cli, NeverOverwritesTheInput) {
