@@ -198,6 +198,7 @@ JobStatus Job::status() const {
     s.source_up = parts_->source->status().up;
     s.on_gpu = parts_->filter->device() == Device::Cuda;
     s.latency_p99_ms = parts_->sink->latency().percentile(99);
+    s.latency_recent_p99_ms = parts_->sink->latency().recent_percentile(99);
     return s;
 }
 

@@ -26,7 +26,8 @@ struct JobStatus {
     int64_t reconnects = 0;
     bool source_up = true;    // false while a live input reconnects
     bool on_gpu = false;      // its filters run on the GPU
-    double latency_p99_ms = 0;  // read to written, steady state
+    double latency_p99_ms = 0;         // read to written, steady state since the start
+    double latency_recent_p99_ms = 0;  // the same over the last 10 s (LatencyLog)
 };
 
 class Sink;

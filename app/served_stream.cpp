@@ -215,6 +215,7 @@ nlohmann::json ServedStream::describe() const {
     j["fps"] = job_ ? s.fps : 0.0;
     j["reconnects"] = s.reconnects;
     j["latency_p99_ms"] = s.latency_p99_ms;
+    j["latency_recent_p99_ms"] = s.latency_recent_p99_ms;
     if (job_ || ran_) j["device"] = s.on_gpu ? "gpu" : "cpu";
     j["last_error"] = error_;
     if (retention_) {

@@ -2,40 +2,13 @@
 // measuring decode + filter alone). Frames arrive in presentation order with the source's pts.
 #pragma once
 
-#include <mutex>
 #include <string>
 
-#include "common/histogram.hpp"
+#include "encode/latency_log.hpp"
 #include "media/frame.hpp"
 #include "media/packet_tap.hpp"
 
 namespace vf {
-
-// Per-frame latency from the moment its data entered vfilter to the moment its encoded packet
-// was written. Written by the encode thread, read by metrics scrapes, hence the lock. The first
-// `warmup` frames (the same ones the sustained rate leaves out: CUDA and encoder start-up) are
-// kept apart, so the percentiles describe the steady state; a run shorter than that reports them.
-class LatencyLog {
-public:
-    void set_warmup(int64_t frames) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        warmup_ = frames;
-    }
-    void add(Clock::time_point read_at) {
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - read_at).count();
-        std::lock_guard<std::mutex> lock(mutex_);
-        (seen_++ < warmup_ ? warming_ : histogram_).add(ms);
-    }
-    double percentile(double p) const {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return (seen_ > warmup_ ? histogram_ : warming_).percentile(p);
-    }
-
-private:
-    mutable std::mutex mutex_;
-    int64_t warmup_ = 0, seen_ = 0;
-    DurationHistogram histogram_, warming_;
-};
 
 class Sink {
 public:

@@ -47,6 +47,9 @@ void LiveMetrics::collect(MetricSet& set, const std::string& labels) {
             sink_.latency().percentile(50) / 1e3, join_labels(labels, "quantile=\"0.5\""));
     set.add("vfilter_latency_seconds", "gauge", "Latency from reading a frame to writing it, by quantile.",
             sink_.latency().percentile(99) / 1e3, join_labels(labels, "quantile=\"0.99\""));
+    for (const double q : {50.0, 99.0})
+        set.add("vfilter_latency_recent_seconds", "gauge", "Latency from reading a frame to writing it over the last 10 s, by quantile.",
+                sink_.latency().recent_percentile(q) / 1e3, join_labels(labels, q == 50 ? "quantile=\"0.5\"" : "quantile=\"0.99\""));
     set.add("vfilter_reconnects_total", "counter", "Times the live input came back after going down.",
             static_cast<double>(source_.status().reconnects), labels);
     set.add("vfilter_damaged_at_cuts_total", "counter",

@@ -3,8 +3,9 @@
 # 127.0.0.1:PORT) over SECONDS, once every stream runs, so that start-up and the streams'
 # uneven ends stay out of the figure: frames out a second (from /metrics, per stream), streams
 # that kept 30 fps with nothing dropped, the process's CPU cores and CPU time a frame, NVDEC
-# utilisation (nvidia-smi; 0 where there is none); the streams' p99 latency and, with decoders
-# placed by load, the figures per decoder (from GET /streams). Used by scripts/gpu_camera_bench.sh.
+# utilisation (nvidia-smi; 0 where there is none); the streams' p99 latency over serve's last 10 s
+# and since the start and, with decoders placed by load, the figures per decoder (from GET
+# /streams). Used by scripts/gpu_camera_bench.sh.
 import collections, json, os, re, subprocess, sys, time, urllib.request
 pid, port, dur = sys.argv[1], sys.argv[2], float(sys.argv[3])
 hz = os.sysconf('SC_CLK_TCK')
@@ -36,15 +37,18 @@ def streams_now():
     if isinstance(d, dict): d = d.get('streams', [])
     return {x.get('name'): x for x in d if isinstance(x, dict)}
 streams = streams_now()
-p99 = sorted(x.get('latency_p99_ms', 0) for x in streams.values())
-if p99: print('  p99 latency (each stream, read to written): median %.1f ms, max %.1f ms' % (p99[len(p99) // 2], p99[-1]))
+def spread(v):
+    v = sorted(v); return 'median %.1f ms, max %.1f ms' % (v[len(v) // 2], v[-1]) if v else '-'
+if streams:
+    print('  p99 latency (each stream, read to written), last 10 s: %s; since the start: %s' % (
+        spread(x.get('latency_recent_p99_ms', 0) for x in streams.values()), spread(x.get('latency_p99_ms', 0) for x in streams.values())))
 by = collections.defaultdict(list)
 for k in o1:
     m = re.search(r'stream="([^"]*)"', k)
     x = streams.get(m.group(1) if m else None, {})
-    by[(x.get('decoding') or {}).get('decoder', '?')].append(((o1[k] - o0.get(k, 0)) / w, d1.get(k, 0) - d0.get(k, 0)))
+    by[(x.get('decoding') or {}).get('decoder', '?')].append(((o1[k] - o0.get(k, 0)) / w, d1.get(k, 0) - d0.get(k, 0), x.get('latency_recent_p99_ms', 0)))
 if len(by) > 1 or '?' not in by:
     for dec_name, v in sorted(by.items()):
         r = sorted(x[0] for x in v)
-        print('  %s: %d streams, %.0f fps, %d kept 30 fps with nothing dropped, fps min %.1f median %.1f, dropped %d' % (
-            dec_name, len(v), sum(r), sum(1 for x in v if x[0] >= 29.5 and x[1] == 0), r[0], r[len(r) // 2], sum(x[1] for x in v)))
+        print('  %s: %d streams, %.0f fps, %d kept 30 fps with nothing dropped, fps min %.1f median %.1f, dropped %d; p99 latency, last 10 s: %s' % (
+            dec_name, len(v), sum(r), sum(1 for x in v if x[0] >= 29.5 and x[1] == 0), r[0], r[len(r) // 2], sum(x[1] for x in v), spread(x[2] for x in v)))

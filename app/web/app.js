@@ -155,7 +155,9 @@ function updateTile(tile, s, shardCount) {
   n.querySelector(".fps").textContent = formatNumber(s.fps, 1);
   n.querySelector(".dropped").textContent = s.frames_dropped;
   n.querySelector(".reconnects").textContent = s.reconnects;
-  n.querySelector(".latency").textContent = s.latency_p99_ms > 0 ? formatNumber(s.latency_p99_ms, 0) + " ms" : "–";
+  // The last 10 s while frames come (what it is now), else since the start (a shard of an older vfilter has only that).
+  const p99 = s.latency_recent_p99_ms > 0 ? s.latency_recent_p99_ms : s.latency_p99_ms;
+  n.querySelector(".latency").textContent = p99 > 0 ? formatNumber(p99, 0) + " ms" : "–";
   n.querySelector(".device").textContent = s.device ? s.device.toUpperCase() : "–";
   const delay = tile.players && tile.players.output.playing() ? livePercentile(tile.players.output.latency.slice(-100), 0.5) : NaN;
   n.querySelector(".video-latency").textContent = Number.isFinite(delay) ? formatNumber(delay, 0) + " ms" : "–";

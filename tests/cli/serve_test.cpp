@@ -828,6 +828,8 @@ TEST(ServeDemo, RunsBuiltInStreamsWithNothingToGive) {
     for (const auto& s : list) {
         EXPECT_EQ(s["state"], "running") << s.dump();
         EXPECT_GT(s["frames_out"].get<int64_t>(), 10) << s.dump();
+        // Frames flow, so the last seconds' latency is there (the page shows it).
+        EXPECT_GT(s["latency_recent_p99_ms"].get<double>(), 0) << s.dump();
         EXPECT_EQ(s["input"].get<std::string>().rfind("pattern://", 0), 0u) << s.dump();
         EXPECT_EQ(s["output"], "null") << s.dump();
         filters.insert(s["filter"].get<std::string>());

@@ -867,6 +867,9 @@ TEST_F(Live, MetricsEndpointServesPrometheusText) {
     std::smatch frames;
     ASSERT_TRUE(std::regex_search(body, frames, std::regex("vfilter_frames_out_total ([0-9]+)")));
     EXPECT_GT(std::stoi(frames[1]), 10);
+    std::smatch recent;  // frames are written, so the last seconds' latency is above 0
+    ASSERT_TRUE(std::regex_search(body, recent, std::regex("vfilter_latency_recent_seconds\\{quantile=\"0.99\"\\} ([0-9.e+-]+)"))) << body;
+    EXPECT_GT(std::stod(recent[1]), 0) << body;
     EXPECT_NE(get("/other").find("404"), std::string::npos);
     EXPECT_NE(get("/healthz").find("200 OK"), std::string::npos);
     EXPECT_NE(get("/readyz").find("200 OK"), std::string::npos) << "the input delivers";
