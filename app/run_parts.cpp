@@ -75,6 +75,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.reconnect_max = in.reconnect_max;
     s.reconnect_delay_s = in.reconnect_delay_s;
     s.nvdec_slots = in.nvdec_slots;
+    s.nvdec_decoder = in.nvdec_decoder;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
     if (hwdec != HwDecode::None) part.queue_frames = std::min(part.queue_frames, 4);

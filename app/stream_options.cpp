@@ -123,6 +123,13 @@ const std::vector<StreamOption>& stream_option_table() {
          [](RunOptions& o, const std::string& v) {
              o.input.hwdec = choice<HwDecode>(v, {{"auto", HwDecode::Auto}, {"cuda", HwDecode::Cuda}, {"none", HwDecode::None}});
          }},
+        {"--nvdec-decoder",
+         "what drives NVDEC for H.264 and HEVC: ffmpeg (FFmpeg's hwaccel) or vfilter (its own: sends frames ahead and asks "
+         "whether each is done, instead of waiting in the driver's polling loop: less CPU a frame)",
+         "ffmpeg", nullptr, false,
+         [](RunOptions& o, const std::string& v) {
+             o.input.nvdec_decoder = choice<NvdecDecoderKind>(v, {{"ffmpeg", NvdecDecoderKind::Ffmpeg}, {"vfilter", NvdecDecoderKind::Vfilter}});
+         }},
         {"--gpu-streams", "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap", "6", nullptr, false,
          [](RunOptions& o, const std::string& v) { o.filter.gpu_streams = whole(v, 1, 16); }},
         {"--decoder-threads", "decoder threads (0 = automatic: all cores, or 1 with NVDEC)", nullptr, nullptr, false,

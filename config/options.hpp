@@ -18,7 +18,10 @@
 namespace vf {
 
 enum class DeviceChoice { Auto, Cpu, Cuda };        // --device: auto = the GPU when one answers
-enum class HwDecode { None, Cuda, Auto };           // --hwdec: auto = NVDEC when it can decode the stream
+enum class HwDecode { None, Cuda, Auto };
+// --nvdec-decoder: who drives NVDEC: FFmpeg's hwaccel (maps each frame as soon as it is sent) or
+// vfilter's own (decode/nvdec_decoder.hpp: asks whether a frame is done, less CPU a frame).
+enum class NvdecDecoderKind { Ffmpeg, Vfilter };           // --hwdec: auto = NVDEC when it can decode the stream
 enum class OverloadPolicy { Auto, Drop, Block };    // --on-overload: auto = drop for live inputs
 enum class FragmentedMode { Auto, Yes, No };        // --fragmented: auto = for live inputs to MP4/MOV files
 
@@ -36,6 +39,7 @@ struct RunInput {
     bool realtime = false;                // pace the input by its timestamps (ffmpeg -re)
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
+    NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // H.264 and HEVC on NVDEC
     int nvdec_slots = 0;                  // serve: NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once

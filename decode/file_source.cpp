@@ -33,6 +33,7 @@ FileSource::FileSource(const FileSourceOptions& options)
 }
 
 FileSource::~FileSource() {
+    own_nvdec_.reset();
     decoder_.reset();
     buffers_.reset();
     format_.reset();
@@ -61,6 +62,7 @@ void FileSource::open() {
 }
 
 void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool first) {
+    own_nvdec_.reset();
     decoder_.reset();  // a reconnect replaces the decoder; the old one goes before its buffers
     buffers_.reset();
     decoder_.reset(avcodec_alloc_context3(codec));
@@ -90,17 +92,21 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
             // latency 69 ms with 3, 34 with 2); and with low latency.
             if (options_.decoder_threads == 0 && !options_.live.low_latency && !live_)
                 decoder_->thread_count = std::clamp(options_.software_decoder_threads, 1, 3);
-            ok = enable_nvdec(decoder_.get(), options_.hw_frames_held, &why, options_.gpu_index);
+            if (options_.nvdec_decoder == NvdecDecoderKind::Vfilter) ok = open_own_nvdec(st, &why);
+            if (!ok) ok = enable_nvdec(decoder_.get(), options_.hw_frames_held, &why, options_.gpu_index);
         }
         if (!first && !ok) fail(ErrorCategory::Device, "the reconnected input cannot be decoded with NVDEC: " + why);
         nvdec_ = ok;
         nvdec_decoding_ = false;  // a new decoder: created on its first frame
         if (ok && options_.nvdec_slots > 0 && !nvdec_gate_) nvdec_gate_ = NvdecGate::of_gpu(options_.gpu_index, options_.nvdec_slots);
-        if (first && nvdec_) spdlog::info("decoding on the GPU (NVDEC), frames stay in device memory as {}", av_get_pix_fmt_name(on_gpu));
+        if (first && nvdec_)
+            spdlog::info("decoding on the GPU (NVDEC{}), frames stay in device memory as {}", own_nvdec_ ? ", vfilter's decoder" : "",
+                         av_get_pix_fmt_name(on_gpu));
         else if (options_.hwdec == HwDecode::Cuda && !nvdec_) fail(ErrorCategory::Device, "--hwdec cuda: " + why);
         else if (first && !nvdec_) spdlog::info("{}; decoding on the CPU", why);
         if (first && nvdec_) info_.format = on_gpu;
     }
+    if (own_nvdec_) return;  // FFmpeg's decoder stays unopened: it only describes the codec
     if (!nvdec_ && options_.decoder_threads == 0) decoder_->thread_count = options_.software_decoder_threads;
     if (!nvdec_ && options_.frame_alloc) {
         buffers_ = std::make_unique<DecoderBuffers>(options_.frame_alloc);
@@ -108,6 +114,28 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
     }
     const int err = avcodec_open2(decoder_.get(), codec, nullptr);
     if (err < 0) fail(ErrorCategory::Input, "cannot open the " + std::string(codec->name) + " decoder: " + av_error_string(err));
+}
+
+bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
+    AVBufferRef* device = make_nvdec_device(options_.gpu_index, why);
+    if (!device) return false;
+    // A live input's frame waits for no other; a file's decoder sends a few ahead.
+    own_nvdec_ = NvdecDecoder::open(st, device, live_ ? NvdecDecoder::kAheadLive : NvdecDecoder::kAheadFiles, why);
+    av_buffer_unref(&device);  // the decoder holds its own reference
+    if (!own_nvdec_) spdlog::info("--nvdec-decoder vfilter: {}; FFmpeg's NVDEC decodes instead", *why);
+    return own_nvdec_ != nullptr;
+}
+
+int FileSource::send_to_decoder(const AVPacket* packet) {
+    const int err = own_nvdec_ ? own_nvdec_->send(packet) : avcodec_send_packet(decoder_.get(), packet);
+    if (err < 0 && own_nvdec_ && !own_nvdec_->last_error().empty()) spdlog::debug("{}", own_nvdec_->last_error());
+    return err;
+}
+
+int FileSource::receive_from_decoder(AVFrame* frame) {
+    const int err = own_nvdec_ ? own_nvdec_->receive(frame) : avcodec_receive_frame(decoder_.get(), frame);
+    if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF && own_nvdec_) spdlog::warn("{}", own_nvdec_->last_error());
+    return err;
 }
 
 std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
@@ -190,7 +218,7 @@ void FileSource::input_ended(int err) {
     }
     draining_ = true;
     const NvdecGate::Pass pass = gate_pass();
-    avcodec_send_packet(decoder_.get(), nullptr);
+    send_to_decoder(nullptr);
 }
 
 std::optional<PipelineItem> FileSource::read() {
@@ -199,7 +227,7 @@ std::optional<PipelineItem> FileSource::read() {
         int got;
         {
             const NvdecGate::Pass pass = gate_pass();
-            got = avcodec_receive_frame(decoder_.get(), receiving_.get());
+            got = receive_from_decoder(receiving_.get());
         }
         if (got >= 0) {
             nvdec_decoding_ = nvdec_;
@@ -249,7 +277,7 @@ std::optional<PipelineItem> FileSource::read() {
             int sent;
             {
                 const NvdecGate::Pass pass = gate_pass();
-                sent = avcodec_send_packet(decoder_.get(), packet_.get());
+                sent = send_to_decoder(packet_.get());
             }
             av_packet_unref(packet_.get());
             if (sent < 0 && sent != AVERROR(EAGAIN)) {

@@ -11,6 +11,7 @@
 #include "decode/decode_health.hpp"
 #include "decode/decoder_buffers.hpp"
 #include "decode/hw_decode.hpp"
+#include "decode/nvdec_decoder.hpp"
 #include "decode/nvdec_gate.hpp"
 #include "media/io_watchdog.hpp"
 #include "decode/input_timeline.hpp"
@@ -38,6 +39,7 @@ struct FileSourceOptions {
     // > 0: NVDEC decoding goes through its GPU's gate (decode/nvdec_gate.hpp) with this many
     // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
     int nvdec_slots = 0;
+    NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // H.264 and HEVC on NVDEC
 };
 
 class FileSource : public Source {
@@ -53,6 +55,7 @@ public:
     DecodeHealth health() const override { return damage_.health(); }
     int64_t host_copies() const override { return host_copies_; }
     std::string hw_decode() const override { return nvdec_ ? "cuda" : "none"; }
+    std::string nvdec_decoder() const override { return !nvdec_ ? "" : own_nvdec_ ? "vfilter" : "ffmpeg"; }
     bool live() const override { return live_; }
 
 private:
@@ -61,12 +64,18 @@ private:
     bool reconnect();  // false when stopped or out of attempts
     void input_ended(int err);  // a read failed or the input ended: reconnect after draining, or finish
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
+    // --nvdec-decoder vfilter: own_nvdec_ for `st`; false with the reason when it cannot.
+    bool open_own_nvdec(const AVStream* st, std::string* why);
+    // The decoder's send and receive, FFmpeg's codes: own_nvdec_ when there is one, else decoder_.
+    int send_to_decoder(const AVPacket* packet);
+    int receive_from_decoder(AVFrame* frame);
 
     FileSourceOptions options_;
     IoWatchdog watchdog_;  // before format_: FFmpeg calls it until the input is closed
     AvInputPtr format_;
     std::unique_ptr<DecoderBuffers> buffers_;  // before decoder_: it must outlive the decoder
-    AvCodecContextPtr decoder_;
+    AvCodecContextPtr decoder_;  // unopened while own_nvdec_ decodes: it names the codec
+    std::unique_ptr<NvdecDecoder> own_nvdec_;
     bool nvdec_ = false;
     std::shared_ptr<NvdecGate> nvdec_gate_;  // with nvdec_slots: the GPU's gate
     bool nvdec_decoding_ = false;            // the NVDEC decoder has given a frame (it exists)

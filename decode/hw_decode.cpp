@@ -41,25 +41,13 @@ AVPixelFormat pick_cuda(AVCodecContext*, const AVPixelFormat* offered) {
 
 }  // namespace
 
-bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, int gpu_index) {
-    const AVCodec* codec = decoder->codec ? decoder->codec : avcodec_find_decoder(decoder->codec_id);
-    bool has_cuda_config = false;
-    for (int i = 0; codec; ++i) {
-        const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
-        if (!c) break;
-        if (c->device_type == AV_HWDEVICE_TYPE_CUDA && (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
-            has_cuda_config = true;
-    }
-    if (!has_cuda_config) {
-        *why = std::string("this FFmpeg has no NVDEC decoding for ") + avcodec_get_name(decoder->codec_id);
-        return false;
-    }
+AVBufferRef* make_nvdec_device(int gpu_index, std::string* why) {
     AVBufferRef* device = nullptr;
     const std::string index = std::to_string(gpu_index);
     const int err = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, index.c_str(), nullptr, kUsePrimaryContext);
     if (err < 0) {
         *why = "cannot open a CUDA device for NVDEC: " + av_error_string(err);
-        return false;
+        return nullptr;
     }
 #ifdef VF_HAVE_CUDA
     // A stream of its own for the decoder's frame mapping (FFmpeg's default, none, is the legacy
@@ -77,6 +65,44 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, i
     }
     if (current >= 0 && current != gpu_index) cudaSetDevice(current);
 #endif
+    return device;
+}
+
+void* cuda_context_of(const AVBufferRef* device) {
+#ifdef VF_HAVE_CUDA
+    const auto* dc = reinterpret_cast<const AVHWDeviceContext*>(device->data);
+    return static_cast<const AVCUDADeviceContext*>(dc->hwctx)->cuda_ctx;
+#else
+    (void)device;
+    return nullptr;
+#endif
+}
+
+void* cuda_stream_of(const AVBufferRef* device) {
+#ifdef VF_HAVE_CUDA
+    const auto* dc = reinterpret_cast<const AVHWDeviceContext*>(device->data);
+    return static_cast<const AVCUDADeviceContext*>(dc->hwctx)->stream;
+#else
+    (void)device;
+    return nullptr;
+#endif
+}
+
+bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, int gpu_index) {
+    const AVCodec* codec = decoder->codec ? decoder->codec : avcodec_find_decoder(decoder->codec_id);
+    bool has_cuda_config = false;
+    for (int i = 0; codec; ++i) {
+        const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
+        if (!c) break;
+        if (c->device_type == AV_HWDEVICE_TYPE_CUDA && (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            has_cuda_config = true;
+    }
+    if (!has_cuda_config) {
+        *why = std::string("this FFmpeg has no NVDEC decoding for ") + avcodec_get_name(decoder->codec_id);
+        return false;
+    }
+    AVBufferRef* device = make_nvdec_device(gpu_index, why);
+    if (!device) return false;
     decoder->hw_device_ctx = device;  // the decoder owns the reference now
     decoder->get_format = pick_cuda;
     // Frames held by the queues and the GPU stage keep their decode surfaces mapped.

@@ -18,6 +18,16 @@ namespace vf {
 // for 10-bit 4:2:0), or AV_PIX_FMT_NONE when NVDEC cannot decode it.
 AVPixelFormat nvdec_output_format(AVPixelFormat software);
 
+// A CUDA device context for NVDEC on GPU `gpu_index`, on CUDA's primary context, with a CUDA
+// stream of its own for the frames' mapping (destroyed with the context). nullptr with the
+// reason when there is no driver or no such GPU.
+AVBufferRef* make_nvdec_device(int gpu_index, std::string* why);
+
+// The CUcontext and the CUstream (as void*, so that callers need not include cuda.h) of a device
+// context made by make_nvdec_device.
+void* cuda_context_of(const AVBufferRef* device);
+void* cuda_stream_of(const AVBufferRef* device);
+
 // Sets `decoder` (not yet opened) up to decode on the GPU. Returns false with the reason when
 // this FFmpeg, this codec or this machine cannot (no CUDA hwaccel for the codec, no driver).
 bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, int gpu_index = 0);

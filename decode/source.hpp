@@ -49,6 +49,8 @@ public:
     virtual int64_t host_copies() const { return 0; }
     // "cuda" when frames come out in device memory (NVDEC), "none" otherwise.
     virtual std::string hw_decode() const { return "none"; }
+    // With NVDEC, what drives it: "ffmpeg" (FFmpeg's hwaccel) or "vfilter" (decode/nvdec_decoder.hpp).
+    virtual std::string nvdec_decoder() const { return ""; }
     // A camera or stream that produces frames in real time (or a file paced with --realtime):
     // frames are dropped rather than queued when processing falls behind (--on-overload).
     virtual bool live() const { return false; }

@@ -284,6 +284,7 @@ RunStats Pipeline::summarize(const Run& run) {
         s.gpu_frames_per_launch = filter_.frames_per_launch();
     }
     s.hw_decode = source_.hw_decode();
+    s.nvdec_decoder = source_.nvdec_decoder();
     if (s.frames_out > 0)
         s.host_copies_per_frame = static_cast<double>(source_.host_copies() + filter_.staged_uploads()) / s.frames_out;
     s.latency_p50_ms = sink_.latency().percentile(50);

@@ -33,6 +33,7 @@ nlohmann::json to_json(const RunStats& s) {
              {"p99_ms", st.p99_ms}, {"gpu", st.gpu}});
     j["device"] = s.device;
     j["hw_decode"] = s.hw_decode;
+    if (!s.nvdec_decoder.empty()) j["nvdec_decoder"] = s.nvdec_decoder;
     j["gpu_streams"] = s.gpu_streams;
     j["gpu_ms_per_frame"] = s.gpu_ms_per_frame;
     j["gpu_kernels"] = s.gpu_kernels;

@@ -51,6 +51,7 @@ struct RunStats {
     std::string damage;  // empty when the input decoded cleanly
     std::string device = "cpu";  // where filters ran
     std::string hw_decode = "none";
+    std::string nvdec_decoder;  // with NVDEC: "ffmpeg" or "vfilter" (--nvdec-decoder)
     int gpu_streams = 0;
     double gpu_ms_per_frame = 0;       // upload + kernels + download, from CUDA events
     std::vector<std::string> gpu_kernels;  // the dispatch table's row that ran, per filter and channel

@@ -91,6 +91,9 @@ fi
 if [ "$profile" = opencl ]; then  # the loader travels with the ffmpeg command
   cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')" "$prefix/lib/libOpenCL.so.1"
 fi
+# The Video Codec SDK's headers FFmpeg was configured with, for vfilter's own NVDEC decoder
+# (decode/nvdec_decoder.*), so that the GPU machine builds it from this prefix alone.
+[ -d /usr/include/ffnvcodec ] && cp -r /usr/include/ffnvcodec "$prefix/include/"
 # yaml-cpp and cpp-httplib for `vfilter serve`, beside FFmpeg.
 "$here/scripts/build_static_deps.sh" "$prefix"
 # .pc paths relative to ${prefix}, so that the folder can be moved or carried elsewhere.

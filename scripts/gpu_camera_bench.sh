@@ -15,10 +15,11 @@
 #             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
-#             (default "0 32"); one stream at 30 fps (realtime: true), then RN (default 200)
-#             placed by load: fps, CPU, NVDEC, p99 latency, per decoder
+#             (default "0 32"), for each --nvdec-decoder of DECODERS (default ffmpeg); one stream
+#             at 30 fps (realtime: true), then RN (default 200) placed by load, for each of
+#             RDECODERS (default ffmpeg): fps, CPU, NVDEC, p99 latency, per decoder
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
-#   tests     the GPU end-to-end tests of serve (GpuServe.*)
+#   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   all       tests, unpaced, realtime
 # EXTRA=", field: value" adds fields to every stream's entry. Output to the terminal; scratch
 # under /tmp/vf-cam (the clip is kept between calls).
@@ -33,8 +34,8 @@ cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON
   cmake --build $b -j "$(nproc)" --target vfilter vfilter_gpu_e2e_tests >>$raw/build.log 2>&1 || { grep -E "error" -A3 $raw/build.log | head -40; exit 1; }
 el "built; $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ')"
 if [ $mode = all ] || [ $mode = tests ]; then
-  timeout 300 $b/vfilter_gpu_e2e_tests --gtest_brief=1 --gtest_filter='GpuServe.*' >$raw/e2e.txt 2>&1
-  el "GpuServe.* exit $?: $(grep -E '^\[  (PASSED|FAILED)' $raw/e2e.txt | tr '\n' ' ')"; grep -B2 -A8 "Failure" $raw/e2e.txt | head -40
+  timeout 300 $b/vfilter_gpu_e2e_tests --gtest_brief=1 --gtest_filter="${TESTS:-GpuServe.*:GpuDecode.*}" >$raw/e2e.txt 2>&1
+  el "${TESTS:-GpuServe.*:GpuDecode.*} exit $?: $(grep -E '^\[  (PASSED|FAILED)' $raw/e2e.txt | tr '\n' ' ')"; grep -B2 -A8 "Failure" $raw/e2e.txt | head -40
 fi
 [ $mode = tests ] && exit 0
 clip=$clips/cam.mp4
@@ -129,13 +130,17 @@ if [ $mode = steady ]; then
     kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & local killer=$!
     wait $pid; kill $killer 2>/dev/null
   }
-  config $raw/sn.yaml 128 cuda ", frames: 1800"; config $raw/sa.yaml 128 auto ", frames: 1800"
-  window "128 streams unpaced, NVDEC only" $raw/sn.yaml "" 20
-  for g in ${SLOTS:-0 32}; do window "128 streams unpaced, placed by load, --nvdec-slots $g" $raw/sa.yaml "--decoder-placement load --nvdec-slots $g" 20; done
-  config $raw/s1.yaml 1 auto ", realtime: true, frames: 900"
-  window "1 stream at 30 fps" $raw/s1.yaml "--decoder-placement load" 8
-  RN=${RN:-200}
-  config $raw/sr.yaml $RN auto ", realtime: true, frames: 1200"
-  window "$RN streams at 30 fps placed by load" $raw/sr.yaml "--decoder-placement load" 26
+  for d in ${DECODERS:-ffmpeg}; do  # --nvdec-decoder: what drives NVDEC
+    config $raw/sn.yaml 128 cuda ", frames: 1800, nvdec-decoder: $d"; config $raw/sa.yaml 128 auto ", frames: 1800, nvdec-decoder: $d"
+    window "128 streams unpaced, NVDEC only, nvdec-decoder $d" $raw/sn.yaml "" 20
+    for g in ${SLOTS:-0 32}; do window "128 streams unpaced, placed by load, --nvdec-slots $g, nvdec-decoder $d" $raw/sa.yaml "--decoder-placement load --nvdec-slots $g" 20; done
+  done
+  for d in ${RDECODERS:-ffmpeg}; do
+    config $raw/s1.yaml 1 auto ", realtime: true, frames: 900, nvdec-decoder: $d"
+    window "1 stream at 30 fps, nvdec-decoder $d" $raw/s1.yaml "--decoder-placement load" 8
+    RN=${RN:-200}
+    config $raw/sr.yaml $RN auto ", realtime: true, frames: 1200, nvdec-decoder: $d"
+    window "$RN streams at 30 fps placed by load, nvdec-decoder $d" $raw/sr.yaml "--decoder-placement load" 26
+  done
   el "steady done"
 fi

@@ -179,8 +179,10 @@ std::string h264_clip(const std::string& dir, int width, int height, int frames)
 }
 
 JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec, DeviceChoice device,
-                  const std::string& filter) {
+                  const std::string& filter, NvdecDecoderKind nvdec = NvdecDecoderKind::Ffmpeg, bool realtime = false) {
     RunOptions o;
+    o.input.nvdec_decoder = nvdec;
+    o.input.realtime = realtime;
     o.input.url = in;
     o.output.path = out;
     o.filter.chain = filter;
@@ -258,6 +260,47 @@ TEST(GpuDecode, NvdecMatchesCpuDecodingAndCopiesNothingOnTheHost) {
     ASSERT_EQ(c.size(), d.size());
     for (size_t i = 0; i < c.size(); ++i) EXPECT_EQ(frame_differences(c[i].get(), d[i].get()), 0) << "frame " << i;
     (void)id;
+}
+
+// vfilter's own NVDEC decoder (--nvdec-decoder vfilter) gives the frames and timestamps of
+// decoding on the CPU: a clip with B-frames (frames shown in another order than decoded), a size
+// NVDEC decodes larger and crops (322x182 from 336x192), with frames sent ahead (a file) and one
+// at a time (paced as live).
+TEST(GpuDecode, VfiltersNvdecDecoderGivesTheFramesOfCpuDecoding) {
+    std::string why;
+    if (!gpu_or_skip(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    const std::string in = h264_clip(dir, 322, 182, 40);
+    const auto reference = read_video_frames(in);
+    ASSERT_GE(reference.size(), 39u);
+    for (const bool realtime : {false, true}) {
+        SCOPED_TRACE(realtime ? "paced as live: one frame at a time" : "a file: frames sent ahead");
+        const std::string out = dir + (realtime ? "/live.mkv" : "/file.mkv");
+        const JobResult r = run_job(in, out, HwDecode::Cuda, DeviceChoice::Cuda, "identity", NvdecDecoderKind::Vfilter, realtime);
+        EXPECT_EQ(r.stats.hw_decode, "cuda");
+        EXPECT_EQ(r.stats.nvdec_decoder, "vfilter") << "vfilter's decoder did not run";
+        const auto got = read_video_frames(out);
+        ASSERT_EQ(got.size(), reference.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+            std::string where;
+            EXPECT_EQ(frame_differences(got[i].get(), reference[i].get(), false, &where), 0) << "frame " << i << " " << where;
+        }
+        // Each frame keeps its time from the first (in ms: the outputs' Matroska counts in ms).
+        const StreamSummary want = summarize(in), have = summarize(out);
+        ASSERT_EQ(have.video_pts.size(), want.video_pts.size());
+        for (size_t i = 0; i < have.video_pts.size(); ++i)
+            EXPECT_NEAR((have.video_pts[i] - have.video_pts[0]) * av_q2d(have.video_time_base),
+                        (want.video_pts[i] - want.video_pts[0]) * av_q2d(want.video_time_base), 0.0015)
+                << "frame " << i;
+    }
+    // A filter on the decoded frames: the same output as FFmpeg's NVDEC gives.
+    const JobResult own = run_job(in, dir + "/own.mkv", HwDecode::Cuda, DeviceChoice::Cuda, "sobel", NvdecDecoderKind::Vfilter);
+    const JobResult ff = run_job(in, dir + "/ff.mkv", HwDecode::Cuda, DeviceChoice::Cuda, "sobel", NvdecDecoderKind::Ffmpeg);
+    EXPECT_EQ(own.stats.nvdec_decoder, "vfilter");
+    EXPECT_EQ(ff.stats.nvdec_decoder, "ffmpeg");
+    const auto a = read_video_frames(dir + "/own.mkv"), b = read_video_frames(dir + "/ff.mkv");
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(frame_differences(a[i].get(), b[i].get()), 0) << "frame " << i;
 }
 
 }  // namespace

@@ -1,0 +1,434 @@
+#include "decode/nvdec_decoder.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/pixdesc.h>
+}
+
+#ifdef VF_HAVE_NVCUVID
+#include <ffnvcodec/dynlink_loader.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "decode/hw_decode.hpp"
+#endif
+
+namespace vf {
+
+#ifndef VF_HAVE_NVCUVID
+
+struct NvdecDecoder::State {
+    std::string error;
+};
+
+std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream*, AVBufferRef*, int, std::string* why) {
+    *why = "this vfilter was built without the Video Codec SDK's headers (ffnvcodec)";
+    return nullptr;
+}
+NvdecDecoder::NvdecDecoder(std::unique_ptr<State> state) : state_(std::move(state)) {}
+NvdecDecoder::~NvdecDecoder() = default;
+int NvdecDecoder::send(const AVPacket*) { return AVERROR(ENOSYS); }
+int NvdecDecoder::receive(AVFrame*) { return AVERROR(ENOSYS); }
+const std::string& NvdecDecoder::last_error() const { return state_->error; }
+
+#else
+
+namespace {
+
+// A frame the parser has handed out for display, not yet copied out of its decode surface.
+struct Shown {
+    int index = 0;
+    int64_t pts = AV_NOPTS_VALUE;
+    bool key = false;
+    bool progressive = true, top_field_first = false;
+};
+
+// The first sleep while a frame decodes, and the longest: each sleep doubles the one before, so
+// a frame that is nearly done costs little latency and one that waits behind many streams few
+// wake-ups.
+constexpr auto kFirstSleep = std::chrono::microseconds(100);
+constexpr auto kLongestSleep = std::chrono::microseconds(2000);
+constexpr auto kGiveUp = std::chrono::seconds(10);  // a decode that never ends is a driver fault
+
+}  // namespace
+
+struct NvdecDecoder::State {
+    CudaFunctions* cu = nullptr;
+    CuvidFunctions* cv = nullptr;
+    AVBufferRef* device = nullptr;
+    AVBufferRef* frames = nullptr;  // the pool frames are copied into (made with the decoder)
+    CUcontext context = nullptr;
+    CUstream stream = nullptr;
+    AVBSFContext* bsf = nullptr;
+    AvPacketPtr filtered = make_packet();
+    CUvideoparser parser = nullptr;
+    CUvideodecoder decoder = nullptr;
+    cudaVideoCodec codec = cudaVideoCodec_H264;
+    int ahead = NvdecDecoder::kAheadFiles;
+    // The decoder's format, to tell a new sequence that needs another decoder.
+    CUVIDEOFORMAT format{};
+    int width = 0, height = 0, surface_height = 0, bytes_per_sample = 1;
+    AVPixelFormat sw_format = AV_PIX_FMT_NV12;
+    // The stream's properties every frame carries (the codec parameters go with a reconnect).
+    AVRational sample_aspect_ratio{0, 1};
+    AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
+    AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
+    AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
+    AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
+    AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
+    std::vector<bool> key_of = std::vector<bool>(64, false);  // by decode surface: an intra picture
+    std::deque<Shown> shown;
+    std::deque<AvFramePtr> ready;  // copied out before a new sequence replaced the decoder
+    bool sent_headers = false, ended = false;
+    std::string error;  // set by a callback that failed, or by the last failing call
+
+    ~State() {
+        if (context) cu->cuCtxPushCurrent(context);
+        if (parser) cv->cuvidDestroyVideoParser(parser);
+        if (decoder) cv->cuvidDestroyDecoder(decoder);
+        if (context) {
+            CUcontext popped;
+            cu->cuCtxPopCurrent(&popped);
+        }
+        ready.clear();
+        av_buffer_unref(&frames);
+        av_buffer_unref(&device);
+        av_bsf_free(&bsf);
+        cuvid_free_functions(&cv);
+        cuda_free_functions(&cu);
+    }
+
+    bool ok(CUresult r, const char* what) {
+        if (r == CUDA_SUCCESS) return true;
+        const char* name = nullptr;
+        cu->cuGetErrorName(r, &name);
+        error = std::string("NVDEC: ") + what + " failed (" + (name ? name : std::to_string(r)) + ")";
+        return false;
+    }
+
+    // The parser's callbacks, on the thread that called cuvidParseVideoData (send()).
+    static int CUDAAPI on_sequence(void* user, CUVIDEOFORMAT* f) { return static_cast<State*>(user)->sequence(f); }
+    static int CUDAAPI on_decode(void* user, CUVIDPICPARAMS* p) { return static_cast<State*>(user)->decode(p); }
+    static int CUDAAPI on_display(void* user, CUVIDPARSERDISPINFO* d) {
+        auto* s = static_cast<State*>(user);
+        if (!d) return 1;
+        Shown x;
+        x.index = d->picture_index;
+        x.pts = d->timestamp;
+        x.key = d->picture_index >= 0 && d->picture_index < static_cast<int>(s->key_of.size()) && s->key_of[d->picture_index];
+        x.progressive = d->progressive_frame;
+        x.top_field_first = d->top_field_first;
+        s->shown.push_back(x);
+        return 1;
+    }
+
+    int surfaces(const CUVIDEOFORMAT* f) const {
+        // The parser's minimum, plus the frames shown but not yet copied out, plus a margin so
+        // that the parser never reuses a surface that still waits to be copied.
+        return std::min(32, f->min_num_decode_surfaces + ahead + 4);
+    }
+
+    int sequence(CUVIDEOFORMAT* f) {
+        const bool same = decoder && f->codec == format.codec && f->coded_width == format.coded_width &&
+                          f->coded_height == format.coded_height && f->chroma_format == format.chroma_format &&
+                          f->bit_depth_luma_minus8 == format.bit_depth_luma_minus8 &&
+                          f->display_area.left == format.display_area.left && f->display_area.top == format.display_area.top &&
+                          f->display_area.right == format.display_area.right &&
+                          f->display_area.bottom == format.display_area.bottom;
+        if (same) return surfaces(f);
+        if (decoder) {  // a new size or format: what the old decoder holds comes out first
+            while (!shown.empty()) {
+                AvFramePtr frame = make_frame();
+                if (wait_and_copy(frame.get()) < 0) return 0;
+                ready.push_back(std::move(frame));
+            }
+            cv->cuvidDestroyDecoder(decoder);
+            decoder = nullptr;
+            av_buffer_unref(&frames);
+        }
+        if (f->chroma_format != cudaVideoChromaFormat_420 || f->bit_depth_luma_minus8 > 2) {
+            error = "NVDEC decodes 8- and 10-bit 4:2:0 only";
+            return 0;
+        }
+        CUVIDDECODECAPS caps{};
+        caps.eCodecType = f->codec;
+        caps.eChromaFormat = f->chroma_format;
+        caps.nBitDepthMinus8 = f->bit_depth_luma_minus8;
+        if (!ok(cv->cuvidGetDecoderCaps(&caps), "cuvidGetDecoderCaps")) return 0;
+        if (!caps.bIsSupported || f->coded_width > caps.nMaxWidth || f->coded_height > caps.nMaxHeight) {
+            error = "this GPU's NVDEC does not decode " + std::to_string(f->coded_width) + "x" +
+                    std::to_string(f->coded_height) + " in this codec and format";
+            return 0;
+        }
+        format = *f;
+        width = f->display_area.right - f->display_area.left;
+        height = f->display_area.bottom - f->display_area.top;
+        surface_height = height;
+        bytes_per_sample = f->bit_depth_luma_minus8 ? 2 : 1;
+        sw_format = f->bit_depth_luma_minus8 ? AV_PIX_FMT_P010LE : AV_PIX_FMT_NV12;
+        CUVIDDECODECREATEINFO ci{};
+        ci.CodecType = f->codec;
+        ci.ChromaFormat = f->chroma_format;
+        ci.OutputFormat = f->bit_depth_luma_minus8 ? cudaVideoSurfaceFormat_P016 : cudaVideoSurfaceFormat_NV12;
+        ci.bitDepthMinus8 = f->bit_depth_luma_minus8;
+        ci.DeinterlaceMode = cudaVideoDeinterlaceMode_Weave;  // fields stay woven, as FFmpeg's NVDEC gives them
+        ci.ulWidth = f->coded_width;
+        ci.ulHeight = f->coded_height;
+        ci.ulMaxWidth = f->coded_width;
+        ci.ulMaxHeight = f->coded_height;
+        ci.display_area.left = static_cast<short>(f->display_area.left);
+        ci.display_area.top = static_cast<short>(f->display_area.top);
+        ci.display_area.right = static_cast<short>(f->display_area.right);
+        ci.display_area.bottom = static_cast<short>(f->display_area.bottom);
+        ci.ulTargetWidth = width;
+        ci.ulTargetHeight = height;
+        ci.target_rect.right = static_cast<short>(width);
+        ci.target_rect.bottom = static_cast<short>(height);
+        ci.ulNumDecodeSurfaces = surfaces(f);
+        ci.ulNumOutputSurfaces = 2;
+        ci.ulCreationFlags = cudaVideoCreate_PreferCUVID;
+        if (!ok(cv->cuvidCreateDecoder(&decoder, &ci), "cuvidCreateDecoder")) return 0;
+        key_of.assign(64, false);
+        frames = av_hwframe_ctx_alloc(device);
+        if (!frames) {
+            error = "out of memory for NVDEC's frames";
+            return 0;
+        }
+        auto* fc = reinterpret_cast<AVHWFramesContext*>(frames->data);
+        fc->format = AV_PIX_FMT_CUDA;
+        fc->sw_format = sw_format;
+        fc->width = width;
+        fc->height = height;
+        const int err = av_hwframe_ctx_init(frames);
+        if (err < 0) {
+            error = "NVDEC's frame pool: " + av_error_string(err);
+            return 0;
+        }
+        return surfaces(f);
+    }
+
+    int decode(CUVIDPICPARAMS* p) {
+        if (p->CurrPicIdx >= 0 && p->CurrPicIdx < static_cast<int>(key_of.size())) key_of[p->CurrPicIdx] = p->intra_pic_flag != 0;
+        return ok(cv->cuvidDecodePicture(decoder, p), "cuvidDecodePicture") ? 1 : 0;
+    }
+
+    cuvidDecodeStatus status_of(int index) {
+        CUVIDGETDECODESTATUS st{};
+        if (cv->cuvidGetDecodeStatus(decoder, index, &st) != CUDA_SUCCESS) return cuvidDecodeStatus_Success;  // the map will tell
+        return st.decodeStatus;
+    }
+
+    // The oldest shown frame, once decoded, copied into a frame of the pool.
+    int wait_and_copy(AVFrame* out) {
+        const Shown x = shown.front();
+        shown.pop_front();
+        cuvidDecodeStatus st = status_of(x.index);
+        auto sleep = kFirstSleep;
+        const auto since = std::chrono::steady_clock::now();
+        while (st == cuvidDecodeStatus_InProgress) {
+            if (std::chrono::steady_clock::now() - since > kGiveUp) {
+                error = "NVDEC did not finish a frame in 10 s";
+                return AVERROR_EXTERNAL;
+            }
+            std::this_thread::sleep_for(sleep);
+            sleep = std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kLongestSleep));
+            st = status_of(x.index);
+        }
+        int err = av_hwframe_get_buffer(frames, out, 0);
+        if (err < 0) {
+            error = "NVDEC's frame pool: " + av_error_string(err);
+            return err;
+        }
+        CUVIDPROCPARAMS vpp{};
+        vpp.progressive_frame = x.progressive;
+        vpp.top_field_first = x.top_field_first;
+        vpp.output_stream = stream;
+        unsigned long long mapped = 0;
+        unsigned int pitch = 0;
+        if (!ok(cv->cuvidMapVideoFrame(decoder, x.index, &mapped, &pitch, &vpp), "cuvidMapVideoFrame")) return AVERROR_EXTERNAL;
+        bool copied = true;
+        for (int plane = 0; plane < 2 && copied; ++plane) {
+            CUDA_MEMCPY2D c{};
+            c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+            c.srcDevice = mapped + (plane ? static_cast<unsigned long long>(pitch) * ((surface_height + 1) & ~1) : 0);
+            c.srcPitch = pitch;
+            c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+            c.dstDevice = reinterpret_cast<CUdeviceptr>(out->data[plane]);
+            c.dstPitch = static_cast<size_t>(out->linesize[plane]);
+            // nv12/p010: the chroma plane interleaves U and V, as wide in bytes as the luma (rounded up to pairs)
+            c.WidthInBytes = static_cast<size_t>((width + 1) & ~1) * bytes_per_sample;
+            if (!plane) c.WidthInBytes = static_cast<size_t>(width) * bytes_per_sample;
+            c.Height = plane ? (height + 1) / 2 : height;
+            copied = ok(cu->cuMemcpy2DAsync(&c, stream), "copying a decoded frame");
+        }
+        // Unmapping is ordered on the same stream, after the copies.
+        const bool unmapped = ok(cv->cuvidUnmapVideoFrame(decoder, mapped), "cuvidUnmapVideoFrame");
+        if (!copied || !unmapped) return AVERROR_EXTERNAL;
+        out->width = width;
+        out->height = height;
+        out->pts = x.pts;
+        out->best_effort_timestamp = x.pts;
+        out->pkt_dts = AV_NOPTS_VALUE;
+        out->key_frame = x.key;
+        out->pict_type = x.key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+        out->interlaced_frame = !x.progressive;
+        out->top_field_first = x.top_field_first;
+        out->sample_aspect_ratio = sample_aspect_ratio;
+        out->color_range = color_range;
+        out->color_primaries = color_primaries;
+        out->color_trc = color_trc;
+        out->colorspace = colorspace;
+        out->chroma_location = chroma_location;
+        if (st == cuvidDecodeStatus_Error) out->flags |= AV_FRAME_FLAG_CORRUPT;
+        if (st == cuvidDecodeStatus_Error_Concealed) out->decode_error_flags |= FF_DECODE_ERROR_CONCEALMENT_ACTIVE;
+        return 0;
+    }
+
+    // One Annex B packet into the parser (its callbacks decode and show frames).
+    int parse(const uint8_t* data, int size, int64_t pts, bool end) {
+        CUVIDSOURCEDATAPACKET p{};
+        p.payload = data;
+        p.payload_size = static_cast<unsigned long>(size);
+        if (pts != AV_NOPTS_VALUE) {
+            p.flags |= CUVID_PKT_TIMESTAMP;
+            p.timestamp = pts;
+        }
+        if (end) p.flags |= CUVID_PKT_ENDOFSTREAM;
+        error.clear();
+        const CUresult r = cv->cuvidParseVideoData(parser, &p);
+        if (!error.empty()) return AVERROR_INVALIDDATA;
+        return ok(r, "cuvidParseVideoData") ? 0 : AVERROR_INVALIDDATA;
+    }
+};
+
+NvdecDecoder::NvdecDecoder(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+NvdecDecoder::~NvdecDecoder() = default;
+
+std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef* device, int ahead, std::string* why) {
+    const AVCodecParameters* par = st->codecpar;
+    // H.264 in 8-bit 4:2:0, what cameras send and what the GPU tests check it on. HEVC and
+    // 10-bit would take another codec type, filter and surface format here, and a test clip
+    // (the static FFmpeg has no encoder for either): FFmpeg's NVDEC decodes them meanwhile.
+    if (par->codec_id != AV_CODEC_ID_H264) {
+        *why = std::string("vfilter's NVDEC decoder takes H.264, not ") + avcodec_get_name(par->codec_id);
+        return nullptr;
+    }
+    if (par->format != AV_PIX_FMT_YUV420P && par->format != AV_PIX_FMT_YUVJ420P) {
+        *why = std::string("vfilter's NVDEC decoder takes 8-bit 4:2:0, not ") +
+               (av_get_pix_fmt_name(static_cast<AVPixelFormat>(par->format)) ? av_get_pix_fmt_name(static_cast<AVPixelFormat>(par->format)) : "this format");
+        return nullptr;
+    }
+    const char* filter = "h264_mp4toannexb";
+    const cudaVideoCodec codec = cudaVideoCodec_H264;
+    auto s = std::make_unique<State>();
+    if (cuda_load_functions(&s->cu, nullptr) < 0 || cuvid_load_functions(&s->cv, nullptr) < 0) {
+        *why = "the NVIDIA driver's libnvcuvid cannot be loaded";
+        return nullptr;
+    }
+    s->device = av_buffer_ref(device);
+    s->context = static_cast<CUcontext>(cuda_context_of(device));
+    s->stream = static_cast<CUstream>(cuda_stream_of(device));
+    s->codec = codec;
+    s->ahead = std::max(1, ahead);
+    s->sample_aspect_ratio = par->sample_aspect_ratio;
+    s->color_range = par->color_range;
+    s->color_primaries = par->color_primaries;
+    s->color_trc = par->color_trc;
+    s->colorspace = par->color_space;
+    s->chroma_location = par->chroma_location;
+    const AVBitStreamFilter* f = av_bsf_get_by_name(filter);
+    if (!f || av_bsf_alloc(f, &s->bsf) < 0 || avcodec_parameters_copy(s->bsf->par_in, par) < 0) {
+        *why = std::string("this FFmpeg has no ") + filter + " bitstream filter";
+        return nullptr;
+    }
+    s->bsf->time_base_in = st->time_base;
+    if (int err = av_bsf_init(s->bsf); err < 0) {
+        *why = std::string(filter) + ": " + av_error_string(err);
+        return nullptr;
+    }
+    CUVIDPARSERPARAMS pp{};
+    pp.CodecType = codec;
+    pp.ulMaxNumDecodeSurfaces = 1;  // the sequence callback gives the real number
+    pp.ulMaxDisplayDelay = 0;       // frames are shown as soon as decoded; `ahead` pipelines instead
+    pp.pUserData = s.get();
+    pp.pfnSequenceCallback = State::on_sequence;
+    pp.pfnDecodePicture = State::on_decode;
+    pp.pfnDisplayPicture = State::on_display;
+    if (!s->ok(s->cu->cuCtxPushCurrent(s->context), "cuCtxPushCurrent")) {
+        *why = s->error;
+        return nullptr;
+    }
+    const bool made = s->ok(s->cv->cuvidCreateVideoParser(&s->parser, &pp), "cuvidCreateVideoParser");
+    CUcontext popped;
+    s->cu->cuCtxPopCurrent(&popped);
+    if (!made) {
+        *why = s->error;
+        return nullptr;
+    }
+    return std::unique_ptr<NvdecDecoder>(new NvdecDecoder(std::move(s)));
+}
+
+int NvdecDecoder::send(const AVPacket* packet) {
+    State& s = *state_;
+    if (s.ended) return AVERROR_EOF;
+    if (s.cu->cuCtxPushCurrent(s.context) != CUDA_SUCCESS) return AVERROR_EXTERNAL;
+    int err = 0;
+    // The parameter sets of the stream's header (Annex B after the filter) go first: an RTSP or
+    // MP4 input may carry them nowhere else.
+    if (!s.sent_headers) {
+        s.sent_headers = true;
+        if (s.bsf->par_out->extradata_size > 0)
+            err = s.parse(s.bsf->par_out->extradata, s.bsf->par_out->extradata_size, AV_NOPTS_VALUE, false);
+    }
+    if (err == 0) {
+        AvPacketPtr ref = make_packet();
+        if (packet && av_packet_ref(ref.get(), packet) < 0) err = AVERROR(ENOMEM);
+        if (err == 0) err = av_bsf_send_packet(s.bsf, packet ? ref.get() : nullptr);
+        while (err == 0) {
+            const int got = av_bsf_receive_packet(s.bsf, s.filtered.get());
+            if (got < 0) break;
+            err = s.parse(s.filtered->data, s.filtered->size, s.filtered->pts, false);
+            av_packet_unref(s.filtered.get());
+        }
+        if (err == 0 && !packet) {
+            err = s.parse(nullptr, 0, AV_NOPTS_VALUE, true);
+            s.ended = true;
+        }
+    }
+    CUcontext popped;
+    s.cu->cuCtxPopCurrent(&popped);
+    return err;
+}
+
+int NvdecDecoder::receive(AVFrame* frame) {
+    State& s = *state_;
+    if (!s.ready.empty()) {
+        av_frame_move_ref(frame, s.ready.front().get());
+        s.ready.pop_front();
+        return 0;
+    }
+    if (s.shown.empty()) return s.ended ? AVERROR_EOF : AVERROR(EAGAIN);
+    if (s.cu->cuCtxPushCurrent(s.context) != CUDA_SUCCESS) return AVERROR_EXTERNAL;
+    int err = AVERROR(EAGAIN);
+    // Another packet first, while the oldest frame decodes and there is room to send ahead.
+    if (s.ended || static_cast<int>(s.shown.size()) >= s.ahead || s.status_of(s.shown.front().index) != cuvidDecodeStatus_InProgress) {
+        av_frame_unref(frame);
+        err = s.wait_and_copy(frame);
+    }
+    CUcontext popped;
+    s.cu->cuCtxPopCurrent(&popped);
+    return err;
+}
+
+const std::string& NvdecDecoder::last_error() const { return state_->error; }
+
+#endif
+
+}  // namespace vf
