@@ -84,6 +84,7 @@ struct NvdecDecoder::State {
     AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
     std::vector<bool> key_of = std::vector<bool>(64, false);  // by decode surface: an intra picture
     std::deque<Shown> shown;
+    std::vector<int64_t> discard;  // pts of pictures decoded but not given out (AV_PKT_FLAG_DISCARD)
     std::deque<AvFramePtr> ready;  // copied out before a new sequence replaced the decoder
     bool sent_headers = false, ended = false;
     std::string error;  // set by a callback that failed, or by the last failing call
@@ -290,11 +291,14 @@ struct NvdecDecoder::State {
         return 0;
     }
 
-    // One Annex B packet into the parser (its callbacks decode and show frames).
-    int parse(const uint8_t* data, int size, int64_t pts, bool end) {
+    // One Annex B packet into the parser (its callbacks decode and show frames). A demuxer's
+    // packet holds one whole picture: saying so lets the parser decode it now, instead of when
+    // the next picture's start shows that this one ended (a frame period later on a live input).
+    int parse(const uint8_t* data, int size, int64_t pts, bool end, bool whole_picture = false) {
         CUVIDSOURCEDATAPACKET p{};
         p.payload = data;
         p.payload_size = static_cast<unsigned long>(size);
+        if (whole_picture) p.flags |= CUVID_PKT_ENDOFPICTURE;
         if (pts != AV_NOPTS_VALUE) {
             p.flags |= CUVID_PKT_TIMESTAMP;
             p.timestamp = pts;
@@ -394,7 +398,10 @@ int NvdecDecoder::send(const AVPacket* packet) {
         while (err == 0) {
             const int got = av_bsf_receive_packet(s.bsf, s.filtered.get());
             if (got < 0) break;
-            err = s.parse(s.filtered->data, s.filtered->size, s.filtered->pts, false);
+            // A picture the demuxer marks to be dropped (before the start an edit list sets) is
+            // decoded, as later pictures may refer to it, but not given out: as FFmpeg does.
+            if (s.filtered->flags & AV_PKT_FLAG_DISCARD) s.discard.push_back(s.filtered->pts);
+            err = s.parse(s.filtered->data, s.filtered->size, s.filtered->pts, false, true);
             av_packet_unref(s.filtered.get());
         }
         if (err == 0 && !packet) {
@@ -413,6 +420,12 @@ int NvdecDecoder::receive(AVFrame* frame) {
         av_frame_move_ref(frame, s.ready.front().get());
         s.ready.pop_front();
         return 0;
+    }
+    while (!s.shown.empty()) {  // pictures to drop: their surfaces go back to the parser unread
+        const auto d = std::find(s.discard.begin(), s.discard.end(), s.shown.front().pts);
+        if (d == s.discard.end()) break;
+        s.discard.erase(d);
+        s.shown.pop_front();
     }
     if (s.shown.empty()) return s.ended ? AVERROR_EOF : AVERROR(EAGAIN);
     if (s.cu->cuCtxPushCurrent(s.context) != CUDA_SUCCESS) return AVERROR_EXTERNAL;
