@@ -75,13 +75,6 @@ struct NvdecDecoder::State {
     CUVIDEOFORMAT format{};
     int width = 0, height = 0, surface_height = 0, bytes_per_sample = 1;
     AVPixelFormat sw_format = AV_PIX_FMT_NV12;
-    // The stream's properties every frame carries (the codec parameters go with a reconnect).
-    AVRational sample_aspect_ratio{0, 1};
-    AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
-    AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
-    AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
-    AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
-    AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
     std::vector<bool> key_of = std::vector<bool>(64, false);  // by decode surface: an intra picture
     std::deque<Shown> shown;
     std::vector<int64_t> discard;  // pts of pictures decoded but not given out (AV_PKT_FLAG_DISCARD)
@@ -280,12 +273,13 @@ struct NvdecDecoder::State {
         out->pict_type = x.key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
         out->interlaced_frame = !x.progressive;
         out->top_field_first = x.top_field_first;
-        out->sample_aspect_ratio = sample_aspect_ratio;
-        out->color_range = color_range;
-        out->color_primaries = color_primaries;
-        out->color_trc = color_trc;
-        out->colorspace = colorspace;
-        out->chroma_location = chroma_location;
+        const AVCodecParameters* par = bsf->par_in;  // the filter's copy of the stream's parameters
+        out->sample_aspect_ratio = par->sample_aspect_ratio;
+        out->color_range = par->color_range;
+        out->color_primaries = par->color_primaries;
+        out->color_trc = par->color_trc;
+        out->colorspace = par->color_space;
+        out->chroma_location = par->chroma_location;
         if (st == cuvidDecodeStatus_Error) out->flags |= AV_FRAME_FLAG_CORRUPT;
         if (st == cuvidDecodeStatus_Error_Concealed) out->decode_error_flags |= FF_DECODE_ERROR_CONCEALMENT_ACTIVE;
         return 0;
@@ -341,12 +335,6 @@ std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef
     s->stream = static_cast<CUstream>(cuda_stream_of(device));
     s->codec = codec;
     s->ahead = std::max(1, ahead);
-    s->sample_aspect_ratio = par->sample_aspect_ratio;
-    s->color_range = par->color_range;
-    s->color_primaries = par->color_primaries;
-    s->color_trc = par->color_trc;
-    s->colorspace = par->color_space;
-    s->chroma_location = par->chroma_location;
     const AVBitStreamFilter* f = av_bsf_get_by_name(filter);
     if (!f || av_bsf_alloc(f, &s->bsf) < 0 || avcodec_parameters_copy(s->bsf->par_in, par) < 0) {
         *why = std::string("this FFmpeg has no ") + filter + " bitstream filter";
