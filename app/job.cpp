@@ -199,6 +199,10 @@ JobStatus Job::status() const {
     s.on_gpu = parts_->filter->device() == Device::Cuda;
     s.latency_p99_ms = parts_->sink->latency().percentile(99);
     s.latency_recent_p99_ms = parts_->sink->latency().recent_percentile(99);
+    const PipelineProgress::LatencyParts& parts = p.latency_parts;
+    s.decode_recent_p99_ms = parts.decode.recent_percentile(99);
+    s.filter_recent_p99_ms = parts.filter.recent_percentile(99);
+    s.write_recent_p99_ms = parts.write.recent_percentile(99);
     return s;
 }
 

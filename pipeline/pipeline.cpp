@@ -131,6 +131,7 @@ void Pipeline::decode_loop(Run& run) {
         clock.busy_ns += took;
         if (!item) break;
         const bool video = std::holds_alternative<VideoFrame>(*item);
+        if (video) std::get<VideoFrame>(*item).decoded_at = t + std::chrono::nanoseconds(took);
         if (video) clock.per_item.add(took / 1e6);
         if (video) progress_.frames_in = ++run.frames_in;
         // A live input cannot wait: when the filter stage is behind, the frame goes
@@ -160,6 +161,7 @@ void Pipeline::filter_loop(Run& run) {
                 v->frame = filter_.take(wait);
                 clock.busy_ns += ns_since(t);
                 if (!v->frame) return true;
+                v->filtered_at = Clock::now();
                 ++clock.items;
             }
             if (!run.filtered.push(std::move(held.front()))) return false;
@@ -213,6 +215,13 @@ void Pipeline::encode_loop(Run& run) {
             if (output_tap_) output_tap_->offer(v->frame.get(), v->read_at);
             sink_.write_frame(v->frame.get(), v->read_at);
             const Clock::time_point done = Clock::now();
+            auto part = [](LatencyLog& log, Clock::time_point from, Clock::time_point to) {
+                if (from != Clock::time_point{} && to != Clock::time_point{}) log.add(from, to);
+            };
+            PipelineProgress::LatencyParts& parts = progress_.latency_parts;
+            part(parts.decode, v->read_at, v->decoded_at);
+            part(parts.filter, v->decoded_at, v->filtered_at);
+            part(parts.write, v->filtered_at, done);
             const int64_t n = ++clock.items;
             if (n == run.warmup) run.warm_at = done;
             run.last_at = done;

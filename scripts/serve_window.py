@@ -42,6 +42,9 @@ def spread(v):
 if streams:
     print('  p99 latency (each stream, read to written), last 10 s: %s; since the start: %s' % (
         spread(x.get('latency_recent_p99_ms', 0) for x in streams.values()), spread(x.get('latency_p99_ms', 0) for x in streams.values())))
+    parts = [x.get('latency_recent_p99_ms_parts') for x in streams.values() if x.get('latency_recent_p99_ms_parts')]
+    if parts:
+        print('  its parts, last 10 s: ' + '; '.join('%s %s' % (k, spread(p[k] for p in parts)) for k in ('decode', 'filter', 'write')))
 by = collections.defaultdict(list)
 for k in o1:
     m = re.search(r'stream="([^"]*)"', k)

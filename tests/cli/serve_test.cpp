@@ -828,8 +828,15 @@ TEST(ServeDemo, RunsBuiltInStreamsWithNothingToGive) {
     for (const auto& s : list) {
         EXPECT_EQ(s["state"], "running") << s.dump();
         EXPECT_GT(s["frames_out"].get<int64_t>(), 10) << s.dump();
-        // Frames flow, so the last seconds' latency is there (the page shows it).
-        EXPECT_GT(s["latency_recent_p99_ms"].get<double>(), 0) << s.dump();
+        // Frames flow, so the last seconds' latency is there (the page shows it), and its parts,
+        // each within the whole (read a moment apart, so with some room).
+        const double whole = s["latency_recent_p99_ms"].get<double>();
+        EXPECT_GT(whole, 0) << s.dump();
+        for (const char* part : {"decode", "filter", "write"}) {
+            const double ms = s["latency_recent_p99_ms_parts"][part].get<double>();
+            EXPECT_GT(ms, 0) << part << ": " << s.dump();
+            EXPECT_LE(ms, whole * 1.5 + 5) << part << ": " << s.dump();
+        }
         EXPECT_EQ(s["input"].get<std::string>().rfind("pattern://", 0), 0u) << s.dump();
         EXPECT_EQ(s["output"], "null") << s.dump();
         filters.insert(s["filter"].get<std::string>());
