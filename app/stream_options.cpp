@@ -124,7 +124,7 @@ const std::vector<StreamOption>& stream_option_table() {
              o.input.hwdec = choice<HwDecode>(v, {{"auto", HwDecode::Auto}, {"cuda", HwDecode::Cuda}, {"none", HwDecode::None}});
          }},
         {"--nvdec-decoder",
-         "what drives NVDEC for H.264 and HEVC: ffmpeg (FFmpeg's hwaccel) or vfilter (its own: sends frames ahead and asks "
+         "what drives NVDEC for H.264: ffmpeg (FFmpeg's hwaccel) or vfilter (its own: sends frames ahead and asks "
          "whether each is done, instead of waiting in the driver's polling loop: less CPU a frame)",
          "ffmpeg", nullptr, false,
          [](RunOptions& o, const std::string& v) {

@@ -39,7 +39,7 @@ struct RunInput {
     bool realtime = false;                // pace the input by its timestamps (ffmpeg -re)
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
-    NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // H.264 and HEVC on NVDEC
+    NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     int nvdec_slots = 0;                  // serve: NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once

@@ -39,7 +39,7 @@ struct FileSourceOptions {
     // > 0: NVDEC decoding goes through its GPU's gate (decode/nvdec_gate.hpp) with this many
     // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
     int nvdec_slots = 0;
-    NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // H.264 and HEVC on NVDEC
+    NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
 };
 
 class FileSource : public Source {
