@@ -68,23 +68,14 @@ AVBufferRef* make_nvdec_device(int gpu_index, std::string* why) {
     return device;
 }
 
-void* cuda_context_of(const AVBufferRef* device) {
+CudaHandles cuda_handles_of(const AVBufferRef* device) {
 #ifdef VF_HAVE_CUDA
     const auto* dc = reinterpret_cast<const AVHWDeviceContext*>(device->data);
-    return static_cast<const AVCUDADeviceContext*>(dc->hwctx)->cuda_ctx;
+    const auto* cuda = static_cast<const AVCUDADeviceContext*>(dc->hwctx);
+    return {cuda->cuda_ctx, cuda->stream};
 #else
     (void)device;
-    return nullptr;
-#endif
-}
-
-void* cuda_stream_of(const AVBufferRef* device) {
-#ifdef VF_HAVE_CUDA
-    const auto* dc = reinterpret_cast<const AVHWDeviceContext*>(device->data);
-    return static_cast<const AVCUDADeviceContext*>(dc->hwctx)->stream;
-#else
-    (void)device;
-    return nullptr;
+    return {};
 #endif
 }
 
@@ -117,8 +108,7 @@ bool enable_nvdec(AVCodecContext* decoder, int extra_frames, std::string* why, i
 void* nvdec_stream_of(const AVFrame* f) {
 #ifdef VF_HAVE_CUDA
     if (f->format != AV_PIX_FMT_CUDA || !f->hw_frames_ctx) return nullptr;
-    const auto* frames = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
-    return static_cast<const AVCUDADeviceContext*>(frames->device_ctx->hwctx)->stream;
+    return cuda_handles_of(reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data)->device_ref).stream;
 #else
     (void)f;
     return nullptr;

@@ -23,10 +23,13 @@ AVPixelFormat nvdec_output_format(AVPixelFormat software);
 // reason when there is no driver or no such GPU.
 AVBufferRef* make_nvdec_device(int gpu_index, std::string* why);
 
-// The CUcontext and the CUstream (as void*, so that callers need not include cuda.h) of a device
-// context made by make_nvdec_device.
-void* cuda_context_of(const AVBufferRef* device);
-void* cuda_stream_of(const AVBufferRef* device);
+// The CUcontext and the CUstream (as void*, so that callers need not include cuda.h) of a CUDA
+// device context (make_nvdec_device's, or a frame's).
+struct CudaHandles {
+    void* context = nullptr;
+    void* stream = nullptr;
+};
+CudaHandles cuda_handles_of(const AVBufferRef* device);
 
 // Sets `decoder` (not yet opened) up to decode on the GPU. Returns false with the reason when
 // this FFmpeg, this codec or this machine cannot (no CUDA hwaccel for the codec, no driver).

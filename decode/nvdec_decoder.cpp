@@ -66,15 +66,13 @@ struct NvdecDecoder::State {
     CUcontext context = nullptr;
     CUstream stream = nullptr;
     AVBSFContext* bsf = nullptr;
-    AvPacketPtr filtered = make_packet();
+    AvPacketPtr sending = make_packet(), filtered = make_packet();  // reused for every packet
     CUvideoparser parser = nullptr;
     CUvideodecoder decoder = nullptr;
-    cudaVideoCodec codec = cudaVideoCodec_H264;
     int ahead = NvdecDecoder::kAheadFiles;
     // The decoder's format, to tell a new sequence that needs another decoder.
     CUVIDEOFORMAT format{};
-    int width = 0, height = 0, surface_height = 0, bytes_per_sample = 1;
-    AVPixelFormat sw_format = AV_PIX_FMT_NV12;
+    int width = 0, height = 0, bytes_per_sample = 1;  // of the frames given out (the display area)
     std::vector<bool> key_of = std::vector<bool>(64, false);  // by decode surface: an intra picture
     std::deque<Shown> shown;
     std::vector<int64_t> discard;  // pts of pictures decoded but not given out (AV_PKT_FLAG_DISCARD)
@@ -163,9 +161,7 @@ struct NvdecDecoder::State {
         format = *f;
         width = f->display_area.right - f->display_area.left;
         height = f->display_area.bottom - f->display_area.top;
-        surface_height = height;
         bytes_per_sample = f->bit_depth_luma_minus8 ? 2 : 1;
-        sw_format = f->bit_depth_luma_minus8 ? AV_PIX_FMT_P010LE : AV_PIX_FMT_NV12;
         CUVIDDECODECREATEINFO ci{};
         ci.CodecType = f->codec;
         ci.ChromaFormat = f->chroma_format;
@@ -196,7 +192,7 @@ struct NvdecDecoder::State {
         }
         auto* fc = reinterpret_cast<AVHWFramesContext*>(frames->data);
         fc->format = AV_PIX_FMT_CUDA;
-        fc->sw_format = sw_format;
+        fc->sw_format = f->bit_depth_luma_minus8 ? AV_PIX_FMT_P010LE : AV_PIX_FMT_NV12;
         fc->width = width;
         fc->height = height;
         const int err = av_hwframe_ctx_init(frames);
@@ -250,14 +246,14 @@ struct NvdecDecoder::State {
         for (int plane = 0; plane < 2 && copied; ++plane) {
             CUDA_MEMCPY2D c{};
             c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-            c.srcDevice = mapped + (plane ? static_cast<unsigned long long>(pitch) * ((surface_height + 1) & ~1) : 0);
+            // The surface is the display area (the target size): chroma follows its luma rows.
+            c.srcDevice = mapped + (plane ? static_cast<unsigned long long>(pitch) * ((height + 1) & ~1) : 0);
             c.srcPitch = pitch;
             c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
             c.dstDevice = reinterpret_cast<CUdeviceptr>(out->data[plane]);
             c.dstPitch = static_cast<size_t>(out->linesize[plane]);
             // nv12/p010: the chroma plane interleaves U and V, as wide in bytes as the luma (rounded up to pairs)
-            c.WidthInBytes = static_cast<size_t>((width + 1) & ~1) * bytes_per_sample;
-            if (!plane) c.WidthInBytes = static_cast<size_t>(width) * bytes_per_sample;
+            c.WidthInBytes = static_cast<size_t>(plane ? (width + 1) & ~1 : width) * bytes_per_sample;
             c.Height = plane ? (height + 1) / 2 : height;
             copied = ok(cu->cuMemcpy2DAsync(&c, stream), "copying a decoded frame");
         }
@@ -331,9 +327,9 @@ std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef
         return nullptr;
     }
     s->device = av_buffer_ref(device);
-    s->context = static_cast<CUcontext>(cuda_context_of(device));
-    s->stream = static_cast<CUstream>(cuda_stream_of(device));
-    s->codec = codec;
+    const CudaHandles cuda = cuda_handles_of(device);
+    s->context = static_cast<CUcontext>(cuda.context);
+    s->stream = static_cast<CUstream>(cuda.stream);
     s->ahead = std::max(1, ahead);
     const AVBitStreamFilter* f = av_bsf_get_by_name(filter);
     if (!f || av_bsf_alloc(f, &s->bsf) < 0 || avcodec_parameters_copy(s->bsf->par_in, par) < 0) {
@@ -380,9 +376,10 @@ int NvdecDecoder::send(const AVPacket* packet) {
             err = s.parse(s.bsf->par_out->extradata, s.bsf->par_out->extradata_size, AV_NOPTS_VALUE, false);
     }
     if (err == 0) {
-        AvPacketPtr ref = make_packet();
-        if (packet && av_packet_ref(ref.get(), packet) < 0) err = AVERROR(ENOMEM);
-        if (err == 0) err = av_bsf_send_packet(s.bsf, packet ? ref.get() : nullptr);
+        // The filter takes the reference it is sent (the caller keeps its packet).
+        if (packet && av_packet_ref(s.sending.get(), packet) < 0) err = AVERROR(ENOMEM);
+        if (err == 0) err = av_bsf_send_packet(s.bsf, packet ? s.sending.get() : nullptr);
+        av_packet_unref(s.sending.get());  // left empty by the filter, or not taken on an error
         while (err == 0) {
             const int got = av_bsf_receive_packet(s.bsf, s.filtered.get());
             if (got < 0) break;
