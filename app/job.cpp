@@ -201,6 +201,7 @@ JobStatus Job::status() const {
     s.latency_recent_p99_ms = parts_->sink->latency().recent_percentile(99);
     const PipelineProgress::LatencyParts& parts = p.latency_parts;
     s.decode_recent_p99_ms = parts.decode.recent_percentile(99);
+    s.queue_recent_p99_ms = parts.queue.recent_percentile(99);
     s.filter_recent_p99_ms = parts.filter.recent_percentile(99);
     s.write_recent_p99_ms = parts.write.recent_percentile(99);
     return s;

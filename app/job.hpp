@@ -29,7 +29,7 @@ struct JobStatus {
     double latency_p99_ms = 0;         // read to written, steady state since the start
     double latency_recent_p99_ms = 0;  // the same over the last 10 s (LatencyLog)
     // Its parts over the last 10 s (PipelineProgress::latency_parts): p99 of each on its own.
-    double decode_recent_p99_ms = 0, filter_recent_p99_ms = 0, write_recent_p99_ms = 0;
+    double decode_recent_p99_ms = 0, queue_recent_p99_ms = 0, filter_recent_p99_ms = 0, write_recent_p99_ms = 0;
 };
 
 class Sink;

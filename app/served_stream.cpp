@@ -216,8 +216,10 @@ nlohmann::json ServedStream::describe() const {
     j["reconnects"] = s.reconnects;
     j["latency_p99_ms"] = s.latency_p99_ms;
     j["latency_recent_p99_ms"] = s.latency_recent_p99_ms;
-    j["latency_recent_p99_ms_parts"] = {
-        {"decode", s.decode_recent_p99_ms}, {"filter", s.filter_recent_p99_ms}, {"write", s.write_recent_p99_ms}};
+    j["latency_recent_p99_ms_parts"] = {{"decode", s.decode_recent_p99_ms},
+                                        {"queue", s.queue_recent_p99_ms},
+                                        {"filter", s.filter_recent_p99_ms},
+                                        {"write", s.write_recent_p99_ms}};
     if (job_ || ran_) j["device"] = s.on_gpu ? "gpu" : "cpu";
     j["last_error"] = error_;
     if (retention_) {

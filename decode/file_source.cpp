@@ -134,7 +134,13 @@ int FileSource::send_to_decoder(const AVPacket* packet) {
 
 int FileSource::receive_from_decoder(AVFrame* frame) {
     const int err = own_nvdec_ ? own_nvdec_->receive(frame) : avcodec_receive_frame(decoder_.get(), frame);
-    if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF && own_nvdec_) spdlog::warn("{}", own_nvdec_->last_error());
+    // Damaged data is counted by the caller (as FFmpeg's decoder errors are); a driver failure is news.
+    if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF && own_nvdec_) {
+        if (err == AVERROR_INVALIDDATA)
+            spdlog::debug("{}", own_nvdec_->last_error());
+        else
+            spdlog::warn("{}", own_nvdec_->last_error());
+    }
     return err;
 }
 

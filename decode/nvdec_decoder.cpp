@@ -78,6 +78,8 @@ struct NvdecDecoder::State {
     std::vector<int64_t> discard;  // pts of pictures decoded but not given out (AV_PKT_FLAG_DISCARD)
     std::deque<AvFramePtr> ready;  // copied out before a new sequence replaced the decoder
     bool sent_headers = false, ended = false;
+    int64_t last_pts = AV_NOPTS_VALUE;  // of the last frame given out
+    int64_t decoded = 0;  // pictures handed to NVDEC: a packet of a picture that adds none was dropped
     std::string error;  // set by a callback that failed, or by the last failing call
 
     ~State() {
@@ -204,6 +206,7 @@ struct NvdecDecoder::State {
     }
 
     int decode(CUVIDPICPARAMS* p) {
+        ++decoded;
         if (p->CurrPicIdx >= 0 && p->CurrPicIdx < static_cast<int>(key_of.size())) key_of[p->CurrPicIdx] = p->intra_pic_flag != 0;
         return ok(cv->cuvidDecodePicture(decoder, p), "cuvidDecodePicture") ? 1 : 0;
     }
@@ -263,6 +266,7 @@ struct NvdecDecoder::State {
         out->width = width;
         out->height = height;
         out->pts = x.pts;
+        last_pts = x.pts;
         out->best_effort_timestamp = x.pts;
         out->pkt_dts = AV_NOPTS_VALUE;
         out->key_frame = x.key;
@@ -295,9 +299,31 @@ struct NvdecDecoder::State {
         }
         if (end) p.flags |= CUVID_PKT_ENDOFSTREAM;
         error.clear();
+        const int64_t decoded_before = decoded;
         const CUresult r = cv->cuvidParseVideoData(parser, &p);
         if (!error.empty()) return AVERROR_INVALIDDATA;
-        return ok(r, "cuvidParseVideoData") ? 0 : AVERROR_INVALIDDATA;
+        if (!ok(r, "cuvidParseVideoData")) return AVERROR_INVALIDDATA;
+        // A whole picture is decoded within the call. The parser drops one it cannot make sense
+        // of (a damaged slice header, a picture whose references are missing) without a word:
+        // what FFmpeg's decoder reports as an error, so this decoder does too. Pictures dropped
+        // before the first decoded one are a live input joined between key frames, not damage.
+        if (whole_picture && decoded == decoded_before && decoded > 0 && holds_a_slice(data, size)) {
+            error = "NVDEC's parser dropped a damaged picture";
+            return AVERROR_INVALIDDATA;
+        }
+        return 0;
+    }
+
+    // Whether Annex B data holds a coded slice (NAL unit types 1 to 5), not only parameter sets,
+    // SEI or delimiters.
+    static bool holds_a_slice(const uint8_t* data, int size) {
+        for (int i = 0; i + 3 < size; ++i)
+            if (data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1) {
+                const int type = data[i + 3] & 0x1f;
+                if (type >= 1 && type <= 5) return true;
+                i += 2;
+            }
+        return false;
     }
 };
 
@@ -380,17 +406,24 @@ int NvdecDecoder::send(const AVPacket* packet) {
         if (packet && av_packet_ref(s.sending.get(), packet) < 0) err = AVERROR(ENOMEM);
         if (err == 0) err = av_bsf_send_packet(s.bsf, packet ? s.sending.get() : nullptr);
         av_packet_unref(s.sending.get());  // left empty by the filter, or not taken on an error
+        int parsed = 0;  // the first error of the filter's packets; every one is still parsed
         while (err == 0) {
             const int got = av_bsf_receive_packet(s.bsf, s.filtered.get());
-            if (got < 0) break;
+            if (got < 0) {  // a packet the filter could not convert is damage too
+                if (got != AVERROR(EAGAIN) && got != AVERROR_EOF && parsed == 0) parsed = got;
+                break;
+            }
             // A picture the demuxer marks to be dropped (before the start an edit list sets) is
             // decoded, as later pictures may refer to it, but not given out: as FFmpeg does.
             if (s.filtered->flags & AV_PKT_FLAG_DISCARD) s.discard.push_back(s.filtered->pts);
-            err = s.parse(s.filtered->data, s.filtered->size, s.filtered->pts, false, true);
+            const int e = s.parse(s.filtered->data, s.filtered->size, s.filtered->pts, false, true);
+            if (parsed == 0) parsed = e;
             av_packet_unref(s.filtered.get());
         }
-        if (err == 0 && !packet) {
-            err = s.parse(nullptr, 0, AV_NOPTS_VALUE, true);
+        if (err == 0) err = parsed;
+        if (!packet) {  // the end: whatever went wrong before, the frames inside come out
+            const int e = s.parse(nullptr, 0, AV_NOPTS_VALUE, true);
+            if (err == 0) err = e;
             s.ended = true;
         }
     }
@@ -413,6 +446,14 @@ int NvdecDecoder::receive(AVFrame* frame) {
         s.shown.pop_front();
     }
     if (s.shown.empty()) return s.ended ? AVERROR_EOF : AVERROR(EAGAIN);
+    // A picture shown at or before the time of the last one given out is one the parser made of
+    // damaged data (a garbled slice header: another picture's order or a repeat). FFmpeg's
+    // decoder drops such a picture; given out, it would shift every later frame's time.
+    if (const int64_t pts = s.shown.front().pts; pts != AV_NOPTS_VALUE && s.last_pts != AV_NOPTS_VALUE && pts <= s.last_pts) {
+        s.shown.pop_front();
+        s.error = "NVDEC's parser showed a damaged picture out of order; dropped";
+        return AVERROR_INVALIDDATA;
+    }
     if (s.cu->cuCtxPushCurrent(s.context) != CUDA_SUCCESS) return AVERROR_EXTERNAL;
     int err = AVERROR(EAGAIN);
     // Another packet first, while the oldest frame decodes and there is room to send ahead.

@@ -20,9 +20,9 @@ struct VideoFrame {
     AvFramePtr frame;       // pts in the source's video time base
     int64_t index = 0;      // decode order, from 0
     Clock::time_point read_at{};  // when its data entered vfilter (for latency)
-    // When the source gave it out decoded, and when it came back from the filters: the parts of
-    // its latency (PipelineProgress::latency_parts).
-    Clock::time_point decoded_at{}, filtered_at{};
+    // When the source gave it out decoded, when the filter stage took it, and when it came back
+    // from the filters: the parts of its latency (PipelineProgress::latency_parts).
+    Clock::time_point decoded_at{}, filtering_at{}, filtered_at{};
 };
 
 struct PassthroughPacket {

@@ -174,6 +174,7 @@ void Pipeline::filter_loop(Run& run) {
             if (auto* v = std::get_if<VideoFrame>(&*item)) {
                 if (input_tap_) input_tap_->offer(v->frame.get(), v->read_at);
                 const Clock::time_point t = Clock::now();
+                v->filtering_at = t;
                 try {
                     filter_.submit(std::move(v->frame));
                 } catch (const Error& e) {
@@ -220,7 +221,8 @@ void Pipeline::encode_loop(Run& run) {
             };
             PipelineProgress::LatencyParts& parts = progress_.latency_parts;
             part(parts.decode, v->read_at, v->decoded_at);
-            part(parts.filter, v->decoded_at, v->filtered_at);
+            part(parts.queue, v->decoded_at, v->filtering_at);
+            part(parts.filter, v->filtering_at, v->filtered_at);
             part(parts.write, v->filtered_at, done);
             const int64_t n = ++clock.items;
             if (n == run.warmup) run.warm_at = done;

@@ -34,10 +34,11 @@ struct PipelineProgress {
     StageClock decode{"decode"}, filter{"filter"}, encode{"encode"};
     std::atomic<Clock::time_point> started_at{Clock::now()};  // reset by run(); read by metrics scrapes
     // Where each frame's latency went, over the last 10 s: read to decoded (decoding, waits in the
-    // decoder), decoded to filtered (the queue before the filters, the filters), filtered to
-    // handed to the output (the queue after them, encoding). The sink's figure is the whole.
+    // decoder), decoded to taken by the filter stage (the queue before it), taken to filtered (the
+    // filters, waits for the GPU and a batch), filtered to handed to the output (the queue after
+    // them, encoding). The sink's figure is the whole.
     struct LatencyParts {
-        LatencyLog decode, filter, write;
+        LatencyLog decode, queue, filter, write;
     } latency_parts;
 };
 

@@ -16,28 +16,41 @@
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
 #             (default "0 32"), for each --nvdec-decoder of DECODERS (default ffmpeg); one stream
-#             at 30 fps (realtime: true), then RN (default 200) placed by load, for each of
-#             RDECODERS (default ffmpeg): fps, CPU, NVDEC, p99 latency, per decoder
+#             at 30 fps (realtime: true), then each count of RN (default 200) placed by load, for
+#             each of RDECODERS (default ffmpeg): fps, CPU, NVDEC, p99 latency and its parts, per
+#             decoder, cores by thread name
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
+#   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
+#             (LIVE_TESTS, default Live.FrameCut*:Live.StreamChanging*): a cut TCP camera, a
+#             change of size over UDP; needs the container profile's static FFmpeg (network):
+#             STATIC_FFMPEG=.static-ffmpeg-net
 #   all       tests, unpaced, realtime
-# EXTRA=", field: value" adds fields to every stream's entry. Output to the terminal; scratch
-# under /tmp/vf-cam (the clip is kept between calls).
+# EXTRA=", field: value" adds fields to every stream's entry; STATIC_FFMPEG the static FFmpeg's
+# folder (default .static-ffmpeg). Output to the terminal; scratch under /tmp/vf-cam (the clip is
+# kept between calls).
 set -u
 mode=${1:-all}
-case $mode in unpaced|realtime|steady|startup|gpus|tests|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|startup|gpus|tests|all]"; exit 2 ;; esac
+case $mode in unpaced|realtime|steady|startup|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|startup|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
-. scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
+. scripts/use_static_ffmpeg.sh "${STATIC_FFMPEG:-.static-ffmpeg}" || exit 1
 b=$PWD/build-device
 cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >$raw/build.log 2>&1 &&
-  cmake --build $b -j "$(nproc)" --target vfilter vfilter_gpu_e2e_tests >>$raw/build.log 2>&1 || { grep -E "error" -A3 $raw/build.log | head -40; exit 1; }
+  cmake --build $b -j "$(nproc)" --target vfilter vfilter_gpu_e2e_tests $([ $mode = live ] && echo vfilter_live_tests) >>$raw/build.log 2>&1 ||
+  { grep -E "error" -A3 $raw/build.log | head -40; exit 1; }
 el "built; $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ')"
 if [ $mode = all ] || [ $mode = tests ]; then
   timeout 300 $b/vfilter_gpu_e2e_tests --gtest_brief=1 --gtest_filter="${TESTS:-GpuServe.*:GpuDecode.*}" >$raw/e2e.txt 2>&1
   el "${TESTS:-GpuServe.*:GpuDecode.*} exit $?: $(grep -E '^\[  (PASSED|FAILED)' $raw/e2e.txt | tr '\n' ' ')"; grep -B2 -A8 "Failure" $raw/e2e.txt | head -40
 fi
 [ $mode = tests ] && exit 0
+if [ $mode = live ]; then
+  timeout 400 $b/vfilter_live_tests --gtest_brief=1 --gtest_filter="${LIVE_TESTS:-Live.FrameCut*:Live.StreamChanging*}" >$raw/live.txt 2>&1
+  el "${LIVE_TESTS:-Live.FrameCut*:Live.StreamChanging*} exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' $raw/live.txt | tr '\n' ' ')"
+  grep -B2 -A12 "Failure" $raw/live.txt | head -80
+  exit 0
+fi
 clip=$clips/cam.mp4
 if [ ! -f $clip ]; then
   ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=30" -vf "noise=alls=10:allf=t" -t 60 -an -pix_fmt yuv420p \
@@ -138,9 +151,10 @@ if [ $mode = steady ]; then
   for d in ${RDECODERS:-ffmpeg}; do
     config $raw/s1.yaml 1 auto ", realtime: true, frames: 900, nvdec-decoder: $d"
     window "1 stream at 30 fps, nvdec-decoder $d" $raw/s1.yaml "--decoder-placement load" 8
-    RN=${RN:-200}
-    config $raw/sr.yaml $RN auto ", realtime: true, frames: 1200, nvdec-decoder: $d"
-    window "$RN streams at 30 fps placed by load, nvdec-decoder $d" $raw/sr.yaml "--decoder-placement load" 26
+    for n in ${RN:-200}; do
+      config $raw/sr.yaml $n auto ", realtime: true, frames: 1200, nvdec-decoder: $d"
+      window "$n streams at 30 fps placed by load, nvdec-decoder $d" $raw/sr.yaml "--decoder-placement load" 26
+    done
   done
   el "steady done"
 fi

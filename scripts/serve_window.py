@@ -5,7 +5,8 @@
 # that kept 30 fps with nothing dropped, the process's CPU cores and CPU time a frame, NVDEC
 # utilisation (nvidia-smi; 0 where there is none); the streams' p99 latency over serve's last 10 s
 # and since the start and, with decoders placed by load, the figures per decoder (from GET
-# /streams). Used by scripts/gpu_camera_bench.sh.
+# /streams); and where the cores went, by thread name (vf-decode, vf-filter, vf-batch, ...).
+# Used by scripts/gpu_camera_bench.sh.
 import collections, json, os, re, subprocess, sys, time, urllib.request
 pid, port, dur = sys.argv[1], sys.argv[2], float(sys.argv[3])
 hz = os.sysconf('SC_CLK_TCK')
@@ -17,12 +18,20 @@ def scrape():
     return out, drop
 def cpu():
     f = open(f'/proc/{pid}/stat').read(); f = f[f.rindex(')') + 2:].split(); return (int(f[11]) + int(f[12])) / hz
+def threads():  # CPU seconds by thread name, over the process's threads now
+    by = collections.defaultdict(float)
+    for t in os.listdir(f'/proc/{pid}/task'):
+        try: f = open(f'/proc/{pid}/task/{t}/stat').read()
+        except OSError: continue
+        name = re.sub(r'[0-9]+$', '', f[f.index('(') + 1:f.rindex(')')])
+        f = f[f.rindex(')') + 2:].split(); by[name] += (int(f[11]) + int(f[12])) / hz
+    return by
 def dec():
     try: return float(subprocess.run(['nvidia-smi', '--query-gpu=utilization.decoder', '--format=csv,noheader,nounits'], capture_output=True, text=True).stdout.split()[0])
     except (OSError, ValueError, IndexError): return 0.0
-(o0, d0), c0, t0 = scrape(), cpu(), time.time(); d = []
+(o0, d0), c0, h0, t0 = scrape(), cpu(), threads(), time.time(); d = []
 while time.time() - t0 < dur: time.sleep(0.5); d.append(dec())
-(o1, d1), c1, t1 = scrape(), cpu(), time.time()
+(o1, d1), c1, h1, t1 = scrape(), cpu(), threads(), time.time()
 w = t1 - t0
 rates = [(o1[k] - o0.get(k, 0)) / w for k in o1]
 fps = sum(rates); cores = (c1 - c0) / w
@@ -44,7 +53,7 @@ if streams:
         spread(x.get('latency_recent_p99_ms', 0) for x in streams.values()), spread(x.get('latency_p99_ms', 0) for x in streams.values())))
     parts = [x.get('latency_recent_p99_ms_parts') for x in streams.values() if x.get('latency_recent_p99_ms_parts')]
     if parts:
-        print('  its parts, last 10 s: ' + '; '.join('%s %s' % (k, spread(p[k] for p in parts)) for k in ('decode', 'filter', 'write')))
+        print('  its parts, last 10 s: ' + '; '.join('%s %s' % (k, spread(p[k] for p in parts)) for k in ('decode', 'queue', 'filter', 'write')))
 by = collections.defaultdict(list)
 for k in o1:
     m = re.search(r'stream="([^"]*)"', k)
@@ -55,3 +64,5 @@ if len(by) > 1 or '?' not in by:
         r = sorted(x[0] for x in v)
         print('  %s: %d streams, %.0f fps, %d kept 30 fps with nothing dropped, fps min %.1f median %.1f, dropped %d; p99 latency, last 10 s: %s' % (
             dec_name, len(v), sum(r), sum(1 for x in v if x[0] >= 29.5 and x[1] == 0), r[0], r[len(r) // 2], sum(x[1] for x in v), spread(x[2] for x in v)))
+h = sorted(((h1[k] - h0.get(k, 0)) / w, k) for k in h1)
+print('  cores by thread name: ' + ', '.join('%s %.2f' % (k, c) for c, k in reversed(h) if c >= 0.05))

@@ -832,7 +832,7 @@ TEST(ServeDemo, RunsBuiltInStreamsWithNothingToGive) {
         // each within the whole (read a moment apart, so with some room).
         const double whole = s["latency_recent_p99_ms"].get<double>();
         EXPECT_GT(whole, 0) << s.dump();
-        for (const char* part : {"decode", "filter", "write"}) {
+        for (const char* part : {"decode", "queue", "filter", "write"}) {
             const double ms = s["latency_recent_p99_ms_parts"][part].get<double>();
             EXPECT_GT(ms, 0) << part << ": " << s.dump();
             EXPECT_LE(ms, whole * 1.5 + 5) << part << ": " << s.dump();

@@ -4,6 +4,7 @@
 // mismatch, because every frame differs from its neighbours.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -17,6 +18,10 @@
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
 #include "app/job.hpp"
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
 
 namespace vf {
 namespace {
@@ -304,6 +309,93 @@ TEST(GpuDecode, VfiltersNvdecDecoderGivesTheFramesOfCpuDecoding) {
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(frame_differences(a[i].get(), b[i].get()), 0) << "frame " << i;
 }
 
+// A copy of `in` (one video stream) whose packet `damaged` has its bytes after the first NAL
+// unit's header replaced by random ones: a picture whose slice header and data make no sense,
+// as a bit error on a camera's link leaves it. The container around it stays sound.
+void write_with_a_damaged_packet(const std::string& in, const std::string& out, int damaged) {
+    AVFormatContext* src = nullptr;
+    ASSERT_EQ(avformat_open_input(&src, in.c_str(), nullptr, nullptr), 0);
+    ASSERT_GE(avformat_find_stream_info(src, nullptr), 0);
+    AVFormatContext* dst = nullptr;
+    ASSERT_GE(avformat_alloc_output_context2(&dst, nullptr, nullptr, out.c_str()), 0);
+    AVStream* st = avformat_new_stream(dst, nullptr);
+    ASSERT_GE(avcodec_parameters_copy(st->codecpar, src->streams[0]->codecpar), 0);
+    st->codecpar->codec_tag = 0;
+    st->time_base = src->streams[0]->time_base;
+    ASSERT_GE(avio_open(&dst->pb, out.c_str(), AVIO_FLAG_WRITE), 0);
+    ASSERT_GE(avformat_write_header(dst, nullptr), 0);
+    std::mt19937 rng(42);
+    AVPacket* p = av_packet_alloc();
+    for (int k = 0; av_read_frame(src, p) >= 0; ++k) {
+        if (k == damaged) {
+            ASSERT_EQ(av_packet_make_writable(p), 0);
+            ASSERT_GT(p->size, 16);
+            for (int i = 6; i < p->size; ++i) p->data[i] = static_cast<uint8_t>(rng());  // 4 bytes of length, the NAL header
+        }
+        av_packet_rescale_ts(p, src->streams[0]->time_base, st->time_base);
+        p->stream_index = 0;
+        ASSERT_GE(av_interleaved_write_frame(dst, p), 0);
+    }
+    av_packet_free(&p);
+    av_write_trailer(dst);
+    avio_closep(&dst->pb);
+    avformat_free_context(dst);
+    avformat_close_input(&src);
+}
+
+// A picture damaged in the middle of a file, decoded by NVDEC through each decoder: the run ends,
+// the input is reported damaged (exit 5) as when the CPU decodes it, no frame goes missing but
+// the damaged one, and from the next key frame on every frame equals the CPU's.
+TEST(GpuDecode, DamagedPictureIsReportedAndTheFramesAfterTheNextKeyFrameAreExact) {
+    std::string why;
+    if (!gpu_or_skip(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/clean.mp4";
+    clip.width = 322;
+    clip.height = 182;
+    clip.frames = 60;
+    clip.video_codec = "libx264";
+    clip.audio = false;
+    clip.gop_size = 20;  // key frames at 0, 20 and 40
+    write_clip(clip);
+    const std::string in = dir + "/damaged.mp4";
+    write_with_a_damaged_packet(clip.path, in, 27);  // between the second key frame and the third
+    const JobResult cpu = run_job(in, dir + "/cpu.mkv", HwDecode::None, DeviceChoice::Cuda, "identity");
+    ASSERT_TRUE(cpu.damaged) << "the CPU's decoder must see the damage, or this test checks nothing";
+    const auto reference = read_video_frames(dir + "/cpu.mkv");
+    const StreamSummary ref_times = summarize(dir + "/cpu.mkv");
+    ASSERT_EQ(ref_times.video_pts.size(), reference.size());
+    ASSERT_GE(reference.size(), 59u);
+    for (const NvdecDecoderKind kind : {NvdecDecoderKind::Ffmpeg, NvdecDecoderKind::Vfilter}) {
+        const std::string name = kind == NvdecDecoderKind::Vfilter ? "vfilter" : "ffmpeg";
+        SCOPED_TRACE("--nvdec-decoder " + name);
+        const std::string out = dir + "/" + name + ".mkv";
+        const JobResult r = run_job(in, out, HwDecode::Cuda, DeviceChoice::Cuda, "identity", kind);
+        EXPECT_EQ(r.stats.nvdec_decoder, name);
+        EXPECT_TRUE(r.damaged) << "the damage went unreported (CPU: " << cpu.stats.damage << ")";
+        EXPECT_FALSE(r.stats.damage.empty());
+        const auto got = read_video_frames(out);
+        const StreamSummary times = summarize(out);
+        ASSERT_EQ(times.video_pts.size(), got.size());
+        EXPECT_GE(got.size() + 1, reference.size()) << "frames other than the damaged one went missing";
+        EXPECT_LE(got.size(), reference.size() + 1);
+        // From the third key frame (the 41st frame) on: each frame equals the CPU's of the same time.
+        const int64_t key_pts = ref_times.video_pts.at(40) - ref_times.video_pts.at(0);
+        int compared = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            const int64_t t = times.video_pts[i] - times.video_pts[0];
+            if (t < key_pts) continue;
+            const auto at = std::find(ref_times.video_pts.begin(), ref_times.video_pts.end(), t + ref_times.video_pts[0]);
+            ASSERT_NE(at, ref_times.video_pts.end()) << "frame " << i << " at a time the CPU's output lacks";
+            const size_t j = static_cast<size_t>(at - ref_times.video_pts.begin());
+            std::string where;
+            EXPECT_EQ(frame_differences(got[i].get(), reference[j].get(), false, &where), 0) << "frame " << i << " " << where;
+            ++compared;
+        }
+        EXPECT_EQ(compared, static_cast<int>(reference.size()) - 40) << "the frames from the third key frame to the end";
+    }
+}
+
 }  // namespace
 }  // namespace vf
-

@@ -52,6 +52,7 @@ std::vector<AvFramePtr> write_clip(const ClipSpec& spec) {
     video.ctx->time_base = av_inv_q(spec.frame_rate);
     video.ctx->framerate = spec.frame_rate;
     video.ctx->sample_aspect_ratio = {1, 1};
+    if (spec.gop_size > 0) video.ctx->gop_size = spec.gop_size;
     if (mux->oformat->flags & AVFMT_GLOBALHEADER) video.ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     check(avcodec_open2(video.ctx.get(), vc, nullptr), "open video encoder");
     video.stream = avformat_new_stream(mux, nullptr);

@@ -19,6 +19,7 @@ struct ClipSpec {
     std::string video_codec = "ffv1";
     bool audio = true;        // mp2 (in mkv/ts) or aac, 1 kHz sine
     unsigned seed = 1;        // random frame content
+    int gop_size = 0;         // frames from one key frame to the next; 0: the encoder's default
 };
 
 // Writes the clip and returns the frames it encoded (exact copies, for lossless codecs).
