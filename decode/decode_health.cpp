@@ -17,7 +17,20 @@ std::string DecodeHealth::summary() const {
 
 void DecodeDamage::frame_decoded(bool damaged) {
     if (cut_ == Cut::Resuming && (!damaged || frames_since_cut_++ >= kCutGraceFrames)) cut_ = Cut::None;
+    if (!damaged) recent_frames_ = recent_packets_ = 0;
     if (damaged) count(true);
+}
+
+void DecodeDamage::connection_lost() {
+    // What broke since the last clean frame was the cut coming (up to the grace's worth: a
+    // stream broken for longer was damaged before the cut).
+    if (recent_frames_ + recent_packets_ <= kCutGraceFrames) {
+        health_.corrupt_frames -= recent_frames_;
+        health_.bad_packets -= recent_packets_;
+        status_.damaged_at_cuts += recent_frames_ + recent_packets_;
+    }
+    recent_frames_ = recent_packets_ = 0;
+    cut_ = Cut::Draining;
 }
 
 void DecodeDamage::count(bool frame) {
@@ -26,6 +39,7 @@ void DecodeDamage::count(bool frame) {
         spdlog::debug("a {} damaged where the live input was cut", frame ? "frame" : "packet");
     } else {
         ++(frame ? health_.corrupt_frames : health_.bad_packets);
+        ++(frame ? recent_frames_ : recent_packets_);
     }
 }
 

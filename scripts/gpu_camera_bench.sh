@@ -18,7 +18,7 @@
 #             (default "0 32"), for each --nvdec-decoder of DECODERS (default ffmpeg); one stream
 #             at 30 fps (realtime: true), then each count of RN (default 200) placed by load, for
 #             each of RDECODERS (default ffmpeg): fps, CPU, NVDEC, p99 latency and its parts, per
-#             decoder, cores by thread name
+#             decoder, cores by thread name (ONE=0 leaves the one stream out)
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
@@ -26,7 +26,8 @@
 #             change of size over UDP; needs the container profile's static FFmpeg (network):
 #             STATIC_FFMPEG=.static-ffmpeg-net
 #   all       tests, unpaced, realtime
-# EXTRA=", field: value" adds fields to every stream's entry; STATIC_FFMPEG the static FFmpeg's
+# EXTRA=", field: value" adds fields to every stream's entry, SERVE_ARGS options to steady's
+# realtime serve runs (--batch-wait 0, say); STATIC_FFMPEG the static FFmpeg's
 # folder (default .static-ffmpeg). Output to the terminal; scratch under /tmp/vf-cam (the clip is
 # kept between calls).
 set -u
@@ -149,11 +150,13 @@ if [ $mode = steady ]; then
     for g in ${SLOTS:-0 32}; do window "128 streams unpaced, placed by load, --nvdec-slots $g, nvdec-decoder $d" $raw/sa.yaml "--decoder-placement load --nvdec-slots $g" 20; done
   done
   for d in ${RDECODERS:-ffmpeg}; do
-    config $raw/s1.yaml 1 auto ", realtime: true, frames: 900, nvdec-decoder: $d"
-    window "1 stream at 30 fps, nvdec-decoder $d" $raw/s1.yaml "--decoder-placement load" 8
+    if [ "${ONE:-1}" != 0 ]; then
+      config $raw/s1.yaml 1 auto ", realtime: true, frames: 900, nvdec-decoder: $d"
+      window "1 stream at 30 fps, nvdec-decoder $d" $raw/s1.yaml "--decoder-placement load ${SERVE_ARGS:-}" 8
+    fi
     for n in ${RN:-200}; do
       config $raw/sr.yaml $n auto ", realtime: true, frames: 1200, nvdec-decoder: $d"
-      window "$n streams at 30 fps placed by load, nvdec-decoder $d" $raw/sr.yaml "--decoder-placement load" 26
+      window "$n streams at 30 fps placed by load, nvdec-decoder $d ${SERVE_ARGS:-}" $raw/sr.yaml "--decoder-placement load ${SERVE_ARGS:-}" 26
     done
   done
   el "steady done"

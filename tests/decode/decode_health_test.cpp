@@ -34,6 +34,38 @@ TEST(DecodeDamage, ErrorsAtACutAreChargedToItUntilACleanFrame) {
     EXPECT_EQ(d.health().corrupt_frames, 1);
 }
 
+// NVDEC gives a live input's frames out at once: the camera's last half frame comes out flagged
+// before the read that finds the connection gone. It is the cut's; damage followed by a clean
+// frame stays damage.
+TEST(DecodeDamage, DamageSinceTheLastCleanFrameBeforeALossIsTheCuts) {
+    SourceStatus status;
+    DecodeDamage d(status);
+    d.frame_decoded(true);   // damaged, then clean: damage
+    d.frame_decoded(false);
+    d.frame_decoded(true);   // the half frame ...
+    d.packet_rejected();
+    EXPECT_EQ(d.health().corrupt_frames, 2);
+    EXPECT_EQ(d.health().bad_packets, 1);
+    d.connection_lost();     // ... then the connection goes
+    EXPECT_EQ(d.health().corrupt_frames, 1);
+    EXPECT_EQ(d.health().bad_packets, 0);
+    EXPECT_EQ(status.damaged_at_cuts, 2);
+    d.reconnected();
+    d.frame_decoded(false);
+    d.connection_lost();     // nothing broke since the last clean frame: nothing moves
+    EXPECT_EQ(d.health().corrupt_frames, 1);
+    EXPECT_EQ(status.damaged_at_cuts, 2);
+}
+
+TEST(DecodeDamage, AStreamBrokenForLongBeforeALossKeepsItsDamage) {
+    SourceStatus status;
+    DecodeDamage d(status);
+    for (int64_t i = 0; i < kCutGraceFrames + 1; ++i) d.frame_decoded(true);
+    d.connection_lost();
+    EXPECT_EQ(d.health().corrupt_frames, kCutGraceFrames + 1);
+    EXPECT_EQ(status.damaged_at_cuts, 0);
+}
+
 TEST(DecodeDamage, AStreamStillBrokenAfterTheGraceIsDamage) {
     SourceStatus status;
     DecodeDamage d(status);
