@@ -94,8 +94,9 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("24")->check(CLI::Range(2, 1024));
     serve->add_option("--batch-wait", so.batch_wait_ms,
                       "milliseconds a GPU frame may wait for frames of other streams with the same filters and size, "
-                      "to be filtered in one launch with them (streams in step go at once; 0 = every frame launches alone)")
-        ->default_str("2")->check(CLI::Range(0.0, 100.0));
+                      "to be filtered in one launch with them (streams in step go at once; 0 = every frame launches alone, "
+                      "the default: fewer launches, not more frames a second, and the wait costs latency under load)")
+        ->default_str("0")->check(CLI::Range(0.0, 100.0));
     serve->add_option("--gpus", so.gpus, "GPUs to place GPU streams on, fewest streams first: all, or numbers such as 0,1")
         ->default_str("all");
     std::string decoder_placement = "nvdec";

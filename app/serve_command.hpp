@@ -19,7 +19,10 @@ struct ServeOptions {
     std::string api_token;            // needed for /streams when set; required off loopback
     int host_threads = 0;             // decoder + encoder + CPU filter threads shared by the streams
     int gpu_frames = 24;              // frames in flight on the GPU shared by the streams (2..6 each)
-    double batch_wait_ms = 2;         // the longest a frame waits to share a launch with other streams' (0: never)
+    // The longest a frame waits to share a launch with other streams' (0: never). Off by default:
+    // it never raised the frames a second, and with 150-200 cameras its wait cost latency and,
+    // with every core busy, frames (docs/benchmarks.md, "Decoders on NVDEC and the CPU").
+    double batch_wait_ms = 0;
     std::string stats_json;           // one object per stream, written at the end
     int shard_index = 0, shard_count = 1;  // --shard I/N: only the file's streams of shard I
     std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed

@@ -2,8 +2,8 @@
 # `vfilter serve` measured on the GPU machine (docs/benchmarks.md, "Many streams in one process"):
 # builds vfilter against the carried static FFmpeg (as scripts/gpu_pipeline_check.sh), then
 #   decode   N streams of a 1080p30 noisy H.264 clip (each its own copy) with gaussian=sigma=3.2 to
-#            null on NVDEC: one serve process (its batch window on, the default), the same with
-#            --batch-wait 0 (every frame launches alone), N separate vfilter processes, and N
+#            null on NVDEC: one serve process with its batch window on (--batch-wait 2), the same with
+#            --batch-wait 0 (every frame launches alone, the default), N separate vfilter processes, and N
 #            `ffmpeg -hwaccel cuda` decode-only processes; peak GPU memory of each (nvidia-smi every
 #            100 ms), and the mean frames a launch; NS="8 16 32" picks the counts
 #   latency  --realtime --low-latency, 600 frames: p99 read-to-written of 1 stream against 16
@@ -57,7 +57,7 @@ for N in ${NS:-8 16}; do
   s=$(now); for k in $(seq $N); do $FF -v error -hwaccel cuda -i $clips/c$k.mp4 -an -c:v rawvideo -f null - & done; wait; e=$(now)
   dec=$(calc "$N*$FRAMES/($e-$s)")
   config $N "$G" ""
-  pid=$(memlog serve$N); s=$(now); $b/vfilter serve --config $raw/serve$N.yaml -q --stats-json $raw/serve$N.json; e=$(now); kill $pid
+  pid=$(memlog serve$N); s=$(now); $b/vfilter serve --config $raw/serve$N.yaml -q --batch-wait 2 --stats-json $raw/serve$N.json; e=$(now); kill $pid
   srv=$(calc "$N*$FRAMES/($e-$s)")
   pid=$(memlog old$N); s=$(now); $b/vfilter serve --config $raw/serve$N.yaml -q --batch-wait 0 --stats-json $raw/nobatch$N.json; e=$(now); kill $pid
   old=$(calc "$N*$FRAMES/($e-$s)")
