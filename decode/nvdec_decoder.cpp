@@ -55,6 +55,9 @@ struct Shown {
 constexpr auto kFirstSleep = std::chrono::microseconds(100);
 constexpr auto kLongestSleep = std::chrono::microseconds(2000);
 constexpr auto kGiveUp = std::chrono::seconds(10);  // a decode that never ends is a driver fault
+// How far back in time a damaged picture can be shown: within the pictures the decoder reorders
+// (H.264 holds at most 16); further back is a timeline that restarted, not damage.
+constexpr double kLongestReorder = 1.0;  // seconds
 
 }  // namespace
 
@@ -446,10 +449,13 @@ int NvdecDecoder::receive(AVFrame* frame) {
         s.shown.pop_front();
     }
     if (s.shown.empty()) return s.ended ? AVERROR_EOF : AVERROR(EAGAIN);
-    // A picture shown at or before the time of the last one given out is one the parser made of
-    // damaged data (a garbled slice header: another picture's order or a repeat). FFmpeg's
-    // decoder drops such a picture; given out, it would shift every later frame's time.
-    if (const int64_t pts = s.shown.front().pts; pts != AV_NOPTS_VALUE && s.last_pts != AV_NOPTS_VALUE && pts <= s.last_pts) {
+    // A picture shown a little before the last one given out is one the parser made of damaged
+    // data (a garbled slice header gives it another picture's order). FFmpeg's decoder drops such
+    // a picture; given out, it would shift every later frame's time. A repeated time, or a jump
+    // back of more than a second (a camera restarting its clock), is the stream's own timeline:
+    // it goes on, and the source's timeline mends it as it does for FFmpeg's decoder.
+    if (const int64_t pts = s.shown.front().pts; pts != AV_NOPTS_VALUE && s.last_pts != AV_NOPTS_VALUE && pts < s.last_pts &&
+                                                 (s.last_pts - pts) * av_q2d(s.bsf->time_base_in) <= kLongestReorder) {
         s.shown.pop_front();
         s.error = "NVDEC's parser showed a damaged picture out of order; dropped";
         return AVERROR_INVALIDDATA;
