@@ -227,6 +227,14 @@ void FileSource::input_ended(int err) {
     send_to_decoder(nullptr);
 }
 
+void FileSource::drain_after_stop() {
+    // Nothing more is read, but what arrived is kept: the frames the decoder holds (one a frame
+    // thread; a live input cut by Ctrl-C lost 7 with 8 threads) come out before the end.
+    draining_ = true;
+    const NvdecGate::Pass pass = gate_pass();
+    send_to_decoder(nullptr);
+}
+
 std::optional<PipelineItem> FileSource::read() {
     for (;;) {
         if (!receiving_) receiving_ = make_frame();
@@ -253,7 +261,10 @@ std::optional<PipelineItem> FileSource::read() {
             continue;
         }
         if (draining_) return std::nullopt;  // defensive: a drained decoder that still wants input
-        if (stop_requested_) return std::nullopt;
+        if (stop_requested_) {
+            drain_after_stop();
+            continue;
+        }
 
         watchdog_.arm();
         const int err = av_read_frame(format_.get(), packet_.get());
@@ -261,8 +272,10 @@ std::optional<PipelineItem> FileSource::read() {
         // held); the error comes one call later, so remember that the input went silent.
         if (watchdog_.expired()) went_silent_ = true;
         if (err < 0) {
-            if (stop_requested_) return std::nullopt;  // Ctrl-C or --frames interrupted a blocking read
-            input_ended(err);
+            if (stop_requested_)  // Ctrl-C or --frames interrupted a blocking read
+                drain_after_stop();
+            else
+                input_ended(err);
             continue;
         }
         const AVStream* st = format_->streams[packet_->stream_index];
