@@ -222,14 +222,12 @@ void FileSource::input_ended(int err) {
     } else {
         damage_.health().truncated = timeline_.truncation(format_->duration);
     }
-    draining_ = true;
-    const NvdecGate::Pass pass = gate_pass();
-    send_to_decoder(nullptr);
+    drain_decoder();
 }
 
-void FileSource::drain_after_stop() {
+void FileSource::drain_decoder() {
     // Nothing more is read, but what arrived is kept: the frames the decoder holds (one a frame
-    // thread; a live input cut by Ctrl-C lost 7 with 8 threads) come out before the end.
+    // thread; a live input stopped by Ctrl-C lost 7 with 8 threads) come out before the end.
     draining_ = true;
     const NvdecGate::Pass pass = gate_pass();
     send_to_decoder(nullptr);
@@ -262,7 +260,7 @@ std::optional<PipelineItem> FileSource::read() {
         }
         if (draining_) return std::nullopt;  // defensive: a drained decoder that still wants input
         if (stop_requested_) {
-            drain_after_stop();
+            drain_decoder();
             continue;
         }
 
@@ -273,7 +271,7 @@ std::optional<PipelineItem> FileSource::read() {
         if (watchdog_.expired()) went_silent_ = true;
         if (err < 0) {
             if (stop_requested_)  // Ctrl-C or --frames interrupted a blocking read
-                drain_after_stop();
+                drain_decoder();
             else
                 input_ended(err);
             continue;

@@ -63,7 +63,7 @@ private:
     void open_decoder(const AVCodec* codec, const AVStream* st, bool first);
     bool reconnect();  // false when stopped or out of attempts
     void input_ended(int err);  // a read failed or the input ended: reconnect after draining, or finish
-    void drain_after_stop();    // stop() was asked: read nothing more, give out what the decoder holds
+    void drain_decoder();       // the input ended or stop() was asked: give out what the decoder holds
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
     // --nvdec-decoder vfilter: own_nvdec_ for `st`; false with the reason when it cannot.
     bool open_own_nvdec(const AVStream* st, std::string* why);
