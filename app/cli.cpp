@@ -112,7 +112,8 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("0")->check(CLI::Range(0.0, 100000.0));
     serve->add_option("--cpu-decode-capacity", so.cpu_decode_capacity,
                       "the same for the CPU decoders (0 = 5.8 for each core beyond two, less one for each stream that "
-                      "encodes on the CPU and 0.036 for each stream decoding on NVDEC, whose waits take CPU)")
+                      "encodes on the CPU and, for each stream decoding on NVDEC, whose waits take CPU, 0.036 through FFmpeg's "
+                      "decoder or 0.021 through vfilter's)")
         ->default_str("0")->check(CLI::Range(0.0, 100000.0));
     serve->add_option("--nvdec-slots", so.nvdec_slots,
                       "NVDEC decoders of a GPU that decode at once, the others sleeping their turn, and new NVDEC decoders "

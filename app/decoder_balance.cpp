@@ -28,14 +28,11 @@ DecoderBalance::DecoderBalance(DecoderCapacity capacity, int cores, std::vector<
 
 double DecoderBalance::cpu_capacity_locked() const {
     if (capacity_.cpu_streams > 0) return capacity_.cpu_streams;
-    double nvdec_streams = 0;
-    for (const auto& [gpu, load] : nvdec_load_) nvdec_streams += load;
-    const double cores_left =
-        std::max(0.0, cores_ - 2.0 - static_cast<double>(encoders_.size()) - nvdec_streams * kNvdecFeederCores);
+    const double cores_left = std::max(0.0, cores_ - 2.0 - static_cast<double>(encoders_.size()) - feeder_cores_);
     return cores_left * kCpuStreamsPerCore;
 }
 
-DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load) {
+DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load, double feeder_cores) {
     std::lock_guard<std::mutex> lock(mutex_);
     const double nv_cap = nvdec_capacity(), cpu_cap = cpu_capacity_locked();
     int gpu = gpus_.front();
@@ -54,23 +51,24 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     if (!capacity_.by_load) p.over_capacity = nv_after > 1;
     p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
                                : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
-    if (p.nvdec) nvdec_load_[gpu] += load;
+    if (p.nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
     else cpu_load_ += load;
-    streams_[stream] = {p, load};
+    streams_[stream] = {p, load, p.nvdec ? feeder_cores : 0.0};
     return p;
 }
 
-DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load) {
+DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load,
+                                       double feeder_cores) {
     std::lock_guard<std::mutex> lock(mutex_);
     DecoderPlacement p;
     p.nvdec = nvdec;
     p.gpu = gpu;
     p.chosen = false;
     p.why = why;
-    if (nvdec) nvdec_load_[gpu] += load;
+    if (nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
     else cpu_load_ += load;
     p.over_capacity = nvdec ? nvdec_load_[gpu] > nvdec_capacity() : cpu_load_ > cpu_capacity_locked();
-    streams_[stream] = {p, load};
+    streams_[stream] = {p, load, nvdec ? feeder_cores : 0.0};
     return p;
 }
 
@@ -84,9 +82,14 @@ void DecoderBalance::release(const std::string& stream) {
     encoders_.erase(stream);
     const auto it = streams_.find(stream);
     if (it == streams_.end()) return;
-    const auto& [p, load] = it->second;
-    if (p.nvdec) nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - load);
-    else cpu_load_ = std::max(0.0, cpu_load_ - load);
+    const Placed& placed = it->second;
+    const DecoderPlacement& p = placed.placement;
+    if (p.nvdec) {
+        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - placed.load);
+        feeder_cores_ = std::max(0.0, feeder_cores_ - placed.feeder_cores);
+    } else {
+        cpu_load_ = std::max(0.0, cpu_load_ - placed.load);
+    }
     streams_.erase(it);
 }
 
@@ -94,7 +97,7 @@ std::optional<DecoderPlacement> DecoderBalance::placement(const std::string& str
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
     if (it == streams_.end()) return std::nullopt;
-    return it->second.first;
+    return it->second.placement;
 }
 
 nlohmann::json DecoderBalance::capacity_left() const {

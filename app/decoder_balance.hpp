@@ -44,6 +44,9 @@ constexpr double kCpuStreamsPerCore = 5.8;
 // cameras on 16 cores this puts 150 on NVDEC and 50 on the CPU: all 200 kept 30 fps in 2 of 4
 // runs, where 129 and 71 (the cores alone) kept only 101.
 constexpr double kNvdecFeederCores = 0.036;
+// The same through vfilter's NVDEC decoder (--nvdec-decoder vfilter), which sleeps between checks
+// instead: 0.5-0.8 ms of CPU a frame.
+constexpr double kNvdecFeederCoresVfilter = 0.021;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 
 struct DecoderPlacement {
@@ -62,9 +65,12 @@ public:
     // A GPU stream that may decode on NVDEC: the decoder, and the GPU: on NVDEC, of those given,
     // the one whose NVDEC is the least loaded; on the CPU, `cpu_decoded_gpu` (the caller's choice,
     // the GPU with the fewest streams).
-    DecoderPlacement place(const std::string& stream, int cpu_decoded_gpu, double load = 1);
+    // `feeder_cores`: the CPU the stream takes if it decodes on NVDEC, which the CPU decoders lose.
+    DecoderPlacement place(const std::string& stream, int cpu_decoded_gpu, double load = 1,
+                           double feeder_cores = kNvdecFeederCores);
     // A stream whose decoder is set: counted where it decodes (nvdec: on `gpu`).
-    DecoderPlacement count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load = 1);
+    DecoderPlacement count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load = 1,
+                           double feeder_cores = kNvdecFeederCores);
     // A stream that encodes on the CPU takes a core from the CPU decoders while it runs.
     void encoder_started(const std::string& stream);
     void release(const std::string& stream);
@@ -84,7 +90,13 @@ private:
     mutable std::mutex mutex_;
     std::map<int, double> nvdec_load_;  // per GPU
     double cpu_load_ = 0;
-    std::map<std::string, std::pair<DecoderPlacement, double>> streams_;  // placement, load
+    double feeder_cores_ = 0;  // the NVDEC streams' CPU
+    struct Placed {
+        DecoderPlacement placement;
+        double load = 1;
+        double feeder_cores = 0;  // counted in feeder_cores_ (NVDEC streams)
+    };
+    std::map<std::string, Placed> streams_;
     std::map<std::string, bool> encoders_;
 };
 

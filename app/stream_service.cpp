@@ -53,15 +53,17 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
     o.input.nvdec_slots = nvdec_slots_;
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
+    const double feeder_cores = o.input.nvdec_decoder == NvdecDecoderKind::Vfilter ? kNvdecFeederCoresVfilter : kNvdecFeederCores;
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
-        const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index);
+        const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores);
         o.filter.gpu_index = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {
         const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;
         decoders_->count(s.name, nvdec, o.filter.gpu_index,
-                         !gpu_filter ? "it filters on the CPU" : nvdec ? "hwdec: cuda in its entry" : "hwdec: none in its entry");
+                         !gpu_filter ? "it filters on the CPU" : nvdec ? "hwdec: cuda in its entry" : "hwdec: none in its entry", 1,
+                         feeder_cores);
     }
     const bool cpu_encoder = o.output.path != "null" && o.output.codec != "copy" && o.output.codec.find("nvenc") == std::string::npos;
     if (cpu_encoder) decoders_->encoder_started(s.name);

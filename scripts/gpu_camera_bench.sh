@@ -14,11 +14,13 @@
 #             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all; then the 64
 #             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
+#             (unpaced on the clip twice over, 120 s, so that no stream ends inside the window)
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
 #             (default "0 32"), for each --nvdec-decoder of DECODERS (default ffmpeg); one stream
 #             at 30 fps (realtime: true), then each count of RN (default 200) placed by load, for
 #             each of RDECODERS (default ffmpeg): fps, CPU, NVDEC, p99 latency and its parts, per
-#             decoder, cores by thread name (ONE=0 leaves the one stream out)
+#             decoder, cores by thread name (ONE=0 leaves the one stream out; ONE_CPU=1 adds one
+#             stream decoded on the CPU, the anchor of the CPU-decoded streams)
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
@@ -62,9 +64,9 @@ el "clip: $(ffprobe -v error -show_entries format=bit_rate,duration -show_entrie
 for k in $(seq 256); do [ -e $clips/c$k.mp4 ] || ln $clip $clips/c$k.mp4; done  # one name per stream, one page cache
 now() { date +%s.%N; }
 calc() { awk "BEGIN{printf \"%.1f\", $1}"; }
-config() {  # file N hwdec extra
+config() {  # file N hwdec extra [clip prefix: c, the 60 s clip; l, the 120 s one]
   { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', device: cuda, hwdec: $3 $4 ${EXTRA:-}}"; echo "streams:"
-    for k in $(seq $2); do echo "  - {name: cam$k, input: $clips/c$k.mp4}"; done; } >$1
+    for k in $(seq $2); do echo "  - {name: cam$k, input: $clips/${5:-c}$k.mp4}"; done; } >$1
 }
 # NVDEC and SM utilisation sampled every 500 ms, CPU from /proc/stat: "dec% sm% cpu%" over a run.
 util_start() { nvidia-smi --query-gpu=utilization.decoder,utilization.gpu --format=csv,noheader,nounits -lms 500 >$raw/util.txt 2>/dev/null & upid=$!; cpu0=$(head -1 /proc/stat); }
@@ -144,8 +146,18 @@ if [ $mode = steady ]; then
     kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & local killer=$!
     wait $pid; kill $killer 2>/dev/null
   }
+  # Unpaced, an NVDEC stream runs 1800 frames in about 30 s, inside the window: the clip twice
+  # over (its bitstream copied twice, so the same frames) keeps every stream running through it.
+  long=$clips/cam120.mp4
+  if [ ! -f $long ]; then
+    ffmpeg -v error -y -i $clip -c copy -bsf:v h264_mp4toannexb -f h264 $raw/cam.h264 && cat $raw/cam.h264 $raw/cam.h264 >$raw/cam2.h264 &&
+      ffmpeg -v error -y -framerate 30 -i $raw/cam2.h264 -c copy -movflags +faststart $long.tmp.mp4 && mv $long.tmp.mp4 $long
+    rm -f $raw/cam.h264 $raw/cam2.h264
+  fi
+  [ -f $long ] || { echo "could not make the 120 s clip"; exit 1; }
+  for k in $(seq 256); do [ -e $clips/l$k.mp4 ] || ln $long $clips/l$k.mp4; done
   for d in ${DECODERS:-ffmpeg}; do  # --nvdec-decoder: what drives NVDEC
-    config $raw/sn.yaml 128 cuda ", frames: 1800, nvdec-decoder: $d"; config $raw/sa.yaml 128 auto ", frames: 1800, nvdec-decoder: $d"
+    config $raw/sn.yaml 128 cuda ", frames: 3600, nvdec-decoder: $d" l; config $raw/sa.yaml 128 auto ", frames: 3600, nvdec-decoder: $d" l
     window "128 streams unpaced, NVDEC only, nvdec-decoder $d" $raw/sn.yaml "" 20
     for g in ${SLOTS:-0 32}; do window "128 streams unpaced, placed by load, --nvdec-slots $g, nvdec-decoder $d" $raw/sa.yaml "--decoder-placement load --nvdec-slots $g" 20; done
   done
@@ -153,6 +165,10 @@ if [ $mode = steady ]; then
     if [ "${ONE:-1}" != 0 ]; then
       config $raw/s1.yaml 1 auto ", realtime: true, frames: 900, nvdec-decoder: $d"
       window "1 stream at 30 fps, nvdec-decoder $d" $raw/s1.yaml "--decoder-placement load ${SERVE_ARGS:-}" 8
+    fi
+    if [ "${ONE_CPU:-0}" != 0 ]; then  # the anchor of the CPU-decoded streams
+      config $raw/s1c.yaml 1 none ", realtime: true, frames: 900"
+      window "1 stream at 30 fps, decoded on the CPU" $raw/s1c.yaml "${SERVE_ARGS:-}" 8
     fi
     for n in ${RN:-200}; do
       config $raw/sr.yaml $n auto ", realtime: true, frames: 1200, nvdec-decoder: $d"

@@ -1,8 +1,8 @@
 // DecoderBalance (app/decoder_balance.hpp): where streams that may decode on NVDEC go. NVDEC takes
 // every stream until it is half full, then both sides fill up together in proportion to their
 // capacities; several GPUs share the NVDEC streams evenly; forced streams count where they
-// decode; CPU encoders take cores from the CPU decoders; streams beyond both are over capacity;
-// a removed stream gives its place back.
+// decode; CPU encoders and NVDEC streams (by their decoder) take cores from the CPU decoders;
+// streams beyond both are over capacity; a removed stream gives its place back.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,6 +70,25 @@ TEST(DecoderBalance, ForcedStreamsEncodersAndRemovalsCount) {
     EXPECT_NEAR(cores.capacity_left()["cpu"].get<double>(), std::floor(5 * kCpuStreamsPerCore), 1e-9);
     for (int i = 0; i < 10; ++i) cores.count("nv" + std::to_string(i), true, 0, "hwdec: cuda in its entry");
     EXPECT_NEAR(cores.capacity_left()["cpu"].get<double>(), std::floor((5 - 10 * kNvdecFeederCores) * kCpuStreamsPerCore), 1e-9);
+}
+
+// vfilter's NVDEC decoder takes less CPU a stream than FFmpeg's: the CPU decoders are left more
+// cores, so more of 200 cameras go to them; a removed stream gives its cores back.
+TEST(DecoderBalance, TheNvdecStreamsCpuDependsOnTheirDecoder) {
+    DecoderBalance ffmpeg({true}, 16, {0}), own({true}, 16, {0});
+    int ffmpeg_nvdec = 0, own_nvdec = 0;
+    for (int i = 0; i < 200; ++i) {
+        ffmpeg_nvdec += ffmpeg.place("s" + std::to_string(i), 0, 1, kNvdecFeederCores).nvdec;
+        own_nvdec += own.place("s" + std::to_string(i), 0, 1, kNvdecFeederCoresVfilter).nvdec;
+    }
+    EXPECT_LT(own_nvdec, ffmpeg_nvdec);
+    const double own_cpu_capacity = (14 - own_nvdec * kNvdecFeederCoresVfilter) * kCpuStreamsPerCore;
+    EXPECT_NEAR(own_nvdec / 148.0, (200 - own_nvdec) / own_cpu_capacity, 0.03) << own_nvdec << " on NVDEC";
+    DecoderBalance b({true}, 8, {0});
+    b.count("nv", true, 0, "hwdec: cuda in its entry", 1, 1.0);
+    EXPECT_NEAR(b.capacity_left()["cpu"].get<double>(), std::floor(5 * kCpuStreamsPerCore), 1e-9);
+    b.release("nv");
+    EXPECT_NEAR(b.capacity_left()["cpu"].get<double>(), std::floor(6 * kCpuStreamsPerCore), 1e-9);
 }
 
 TEST(DecoderBalance, MetricsSayLoadCapacityAndWhatIsLeft) {
