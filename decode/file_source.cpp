@@ -7,12 +7,29 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <thread>
 
 extern "C" {
 #include <libavutil/hwcontext.h>
 }
 
 namespace vf {
+namespace {
+
+// Frame threads for a live or paced input decoded on the CPU: each frame thread holds every frame
+// back a frame period (one camera alone in serve, 16 threads: p99 latency about 500 ms), so only
+// as many as real time needs: one for each 1080p30's worth of pixels a second, the rest of the
+// share idle. At most `limit` (serve's share, or the cores).
+int live_cpu_decoder_threads(const AVStream* st, int limit) {
+    AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    const double fps = rate.num > 0 && rate.den > 0 ? std::min(av_q2d(rate), 240.0) : 30.0;
+    const double pixels_per_s = static_cast<double>(st->codecpar->width) * st->codecpar->height * fps;
+    const int needed = static_cast<int>(std::ceil(pixels_per_s / (1920.0 * 1080 * 30) - 0.01));
+    return std::clamp(needed, 1, std::max(1, limit));
+}
+
+}  // namespace
 
 FileSource::FileSource(const FileSourceOptions& options)
     : options_(options), watchdog_(input_timeout(options.url, options.timeout_s), &stop_requested_), packet_(make_packet()) {
@@ -107,7 +124,14 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
         if (first && nvdec_) info_.format = on_gpu;
     }
     if (own_nvdec_) return;  // FFmpeg's decoder stays unopened: it only describes the codec
-    if (!nvdec_ && options_.decoder_threads == 0) decoder_->thread_count = options_.software_decoder_threads;
+    if (!nvdec_ && options_.decoder_threads == 0) {
+        int threads = options_.software_decoder_threads;  // serve's share; 0: FFmpeg's own count (a core each)
+        if (live_ && !options_.live.low_latency) {
+            const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+            threads = live_cpu_decoder_threads(st, threads > 0 ? threads : cores);
+        }
+        decoder_->thread_count = threads;
+    }
     if (!nvdec_ && options_.frame_alloc) {
         buffers_ = std::make_unique<DecoderBuffers>(options_.frame_alloc);
         buffers_->install(decoder_.get());

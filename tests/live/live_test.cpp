@@ -988,6 +988,22 @@ TEST_F(Live, LowLatencyAddsLessThanAFrameInterval) {
     EXPECT_TRUE(decode(dir + "/out.mp4").clean);
 }
 
+// A paced input decoded on the CPU, without --low-latency: the decoder holds no frame back for
+// threads real time does not need. FFmpeg's automatic frame threads (a core each, plus one) held
+// every frame a frame period a thread: 67 ms on two cores, about 500 ms on sixteen. The median,
+// not p99, so that a loaded test machine does not fail it; to a null output, so that the
+// encoder's look-ahead stays out.
+TEST_F(Live, PacedCpuDecodingHoldsNoFramesBack) {
+    const std::string in = clip("in.mp4", "640x360", 4);
+    const std::string json = dir + "/s.json";
+    const CommandResult r = run_vfilter({"-i", in, "--realtime", "--hwdec", "none", "-f", "sobel", "--device", "cpu", "-o",
+                                         "null", "--stats-json", json}, 120);
+    ASSERT_EQ(r.exit_code, kOk) << r.output;
+    const nlohmann::json s = read_json(json);
+    EXPECT_EQ(s.value("frames_out", -1), 120) << s.dump();
+    EXPECT_LT(s["latency_ms"].value("p50", 1e9), 30.0) << "less than a frame period: " << s.dump();
+}
+
 // `vfilter serve` with four RTSP cameras in one process: one camera dies and comes back; it
 // reconnects on its own while the other three record with no frame lost (block policy); all four
 // recordings play; a password in one camera's URL reaches no log line, API answer, metric or
