@@ -25,8 +25,8 @@ struct DecoderCapacity {
     // H100 with 128 and 200 camera streams, by load did not yet beat NVDEC alone
     // (docs/benchmarks.md, "Decoders on NVDEC and the CPU").
     bool by_load = false;
-    // 1080p30 camera streams one GPU's NVDEC decodes with the GPU filters running (H100: about
-    // 148, docs/benchmarks.md); 0: this default.
+    // 1080p30 camera streams one GPU's NVDEC decodes in real time with the GPU filters running
+    // (H100: 175, docs/benchmarks.md); 0: this default.
     double nvdec_streams = 0;
     // The same for the host's CPU decoders; 0: from the cores (kCpuStreamsPerCore for each core
     // beyond the two kept for demuxing, the filters' threads and the API), less a core for each
@@ -36,16 +36,19 @@ struct DecoderCapacity {
     int nvdec_slots = 0;
 };
 
-constexpr double kNvdecStreamsH100 = 148;
-constexpr double kCpuStreamsPerCore = 5.8;
+// Measured on an H100 host (16 cores) with 200 cameras at 30 fps, vfilter's NVDEC decoder:
+// 175 on NVDEC and 25 on the CPU kept 198 of 200 (NVDEC 98% busy, 9.4 cores); 165 and 35 kept
+// 136, 146 and 54 kept 116. A core decodes about 5.8 camera streams flat out, but beside NVDEC's
+// feeders and the filters' threads, in real time, about 2.5 (docs/benchmarks.md).
+constexpr double kNvdecStreamsH100 = 175;
+constexpr double kCpuStreamsPerCore = 2.5;
 // The CPU a camera stream decoding on NVDEC takes: FFmpeg's NVDEC path waits for each frame in a
 // polling loop of the driver's, about 1.2 ms of CPU a frame at 30 frames a second (measured on an
 // H100 with 128 streams, docs/benchmarks.md). The CPU decoders get the cores those leave: at 200
-// cameras on 16 cores this puts 150 on NVDEC and 50 on the CPU: all 200 kept 30 fps in 2 of 4
-// runs, where 129 and 71 (the cores alone) kept only 101.
+// cameras on 16 cores and these capacities, NVDEC and the CPU are both full (about 181 and 19).
 constexpr double kNvdecFeederCores = 0.036;
 // The same through vfilter's NVDEC decoder (--nvdec-decoder vfilter), which sleeps between checks
-// instead: 0.5-0.8 ms of CPU a frame.
+// instead: 0.5-0.8 ms of CPU a frame. 200 cameras through it: 175 on NVDEC, 25 on the CPU.
 constexpr double kNvdecFeederCoresVfilter = 0.021;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 
