@@ -1004,6 +1004,17 @@ TEST_F(Live, PacedCpuDecodingHoldsNoFramesBack) {
     EXPECT_LT(s["latency_ms"].value("p50", 1e9), 30.0) << "less than a frame period: " << s.dump();
 }
 
+// For a failure's message: a recording's video packet times and the end of a long log, so that a
+// restarted camera's timing fault seen only under a slow run says where and why.
+static std::string recording_times(const std::string& path) {
+    const CommandResult r = run_command(
+        {"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path}, 60);
+    std::string times;
+    for (const char c : r.output) times += c == '\n' ? ' ' : c;
+    return "\nvideo packet times (s): " + times;
+}
+static std::string log_tail(const std::string& log) { return log.size() > 6000 ? "..." + log.substr(log.size() - 6000) : log; }
+
 // `vfilter serve` with four RTSP cameras in one process: one camera dies and comes back; it
 // reconnects on its own while the other three record with no frame lost (block policy); all four
 // recordings play; a password in one camera's URL reaches no log line, API answer, metric or
@@ -1048,7 +1059,8 @@ TEST_F(Live, ServeFourCamerasOneRestartedTheOthersLoseNothing) {
         const nlohmann::json& c = s[name];
         EXPECT_EQ(c["state"], "stopped") << name << ": " << c.dump();
         const Decoded d = decode(dir + "/" + name + ".mkv");
-        EXPECT_TRUE(d.clean) << name << ": " << d.errors;
+        EXPECT_TRUE(d.clean) << name << ": " << d.errors << recording_times(dir + "/" + name + ".mkv") << "\nserve's log:\n"
+                             << log_tail(v->log());
         EXPECT_EQ(d.frames, c["frames_out"].get<int>()) << name;
         if (i == 2) {
             EXPECT_GE(c["reconnects"].get<int>(), 1);
