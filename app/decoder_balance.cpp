@@ -16,7 +16,7 @@ std::string percent(double used, double capacity) {
 }  // namespace
 
 nlohmann::json DecoderPlacement::describe() const {
-    nlohmann::json j = {{"decoder", nvdec ? "nvdec" : "cpu"}, {"why", why}};
+    nlohmann::json j = {{"decoder", nvdec ? "nvdec" : "cpu"}, {"why", why}, {"load", std::round(load * 1000) / 1000}};
     if (over_capacity) j["over_capacity"] = true;
     return j;
 }
@@ -51,6 +51,7 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     if (!capacity_.by_load) p.over_capacity = nv_after > 1;
     p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
                                : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
+    p.load = load;
     if (p.nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
     else cpu_load_ += load;
     streams_[stream] = {p, load, p.nvdec ? feeder_cores : 0.0};
@@ -65,11 +66,36 @@ DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, in
     p.gpu = gpu;
     p.chosen = false;
     p.why = why;
+    p.load = load;
     if (nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
     else cpu_load_ += load;
     p.over_capacity = nvdec ? nvdec_load_[gpu] > nvdec_capacity() : cpu_load_ > cpu_capacity_locked();
     streams_[stream] = {p, load, nvdec ? feeder_cores : 0.0};
     return p;
+}
+
+double camera_streams(int width, int height, double fps) {
+    if (width <= 0 || height <= 0) return 1;
+    if (!(fps > 0) || fps > 1000) fps = 30;
+    return std::max(kLeastLoad, static_cast<double>(width) * height * fps / (1920.0 * 1080 * 30));
+}
+
+void DecoderBalance::set_load(const std::string& stream, double load) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(stream);
+    if (it == streams_.end() || !(load > 0)) return;
+    Placed& placed = it->second;
+    DecoderPlacement& p = placed.placement;
+    const double change = load - placed.load;
+    placed.load = load;
+    p.load = load;
+    if (p.nvdec) {
+        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] + change);
+        p.over_capacity = nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
+    } else {
+        cpu_load_ = std::max(0.0, cpu_load_ + change);
+        p.over_capacity = cpu_load_ > cpu_capacity_locked() + 1e-9;
+    }
 }
 
 void DecoderBalance::encoder_started(const std::string& stream) {

@@ -52,11 +52,19 @@ constexpr double kNvdecFeederCores = 0.036;
 constexpr double kNvdecFeederCoresVfilter = 0.021;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 
+// A stream's decoding load in 1080p30 camera streams: its pixels a second against a camera's
+// (4K30 counts 4, 720p30 0.44), at least kLeastLoad, since every stream also costs a decoder
+// session and its threads whatever its size. The codec is not weighed (H.264 and HEVC alike: not
+// measured apart). An unknown frame rate counts as 30.
+constexpr double kLeastLoad = 0.1;
+double camera_streams(int width, int height, double fps);
+
 struct DecoderPlacement {
     bool nvdec = true;
     int gpu = 0;               // where it filters (and decodes, on NVDEC)
     bool chosen = true;        // false: forced by its entry (hwdec cuda/none, CPU filtering)
     bool over_capacity = false;
+    double load = 1;  // in 1080p30 camera streams: 1 until its input opens, then camera_streams
     std::string why;
     nlohmann::json describe() const;
 };
@@ -76,6 +84,10 @@ public:
                            double feeder_cores = kNvdecFeederCores);
     // A stream that encodes on the CPU takes a core from the CPU decoders while it runs.
     void encoder_started(const std::string& stream);
+    // The stream's load, once its input says how big it is (camera_streams); it stays where it
+    // was placed, and is reported over capacity if its side is now beyond it. Unknown streams
+    // (already released) are ignored.
+    void set_load(const std::string& stream, double load);
     void release(const std::string& stream);
 
     std::optional<DecoderPlacement> placement(const std::string& stream) const;

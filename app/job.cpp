@@ -220,6 +220,8 @@ void Job::set_filter(const std::string& text) {
     spdlog::info("filter changed to '{}' from the next frame", text);
 }
 
+const VideoInfo& Job::video() const { return parts_->source->video(); }
+
 std::string Job::filter() const {
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);
     return parts_->filter_text;

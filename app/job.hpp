@@ -54,6 +54,8 @@ public:
     // Error(Usage) for a chain that does not parse or does not fit the frames; nothing changes then.
     void set_filter(const std::string& chain);
     std::string filter() const;
+    // The input's video as the first connection described it (size, frame rate, format).
+    const VideoInfo& video() const;
     // Previews: frames entering the filter stage are offered to `input`, frames going to the
     // output to `output` (either may be null). Call before run(); the taps must outlive it.
     void tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets);

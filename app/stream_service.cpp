@@ -106,6 +106,10 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
+    if (decoders_)  // placed as one camera; counted by its real size and rate once its input opens
+        stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v) {
+            balance->set_load(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)));
+        });
     stream->start();
     streams_[name] = std::move(stream);
     spdlog::info("stream '{}' started", name);

@@ -42,6 +42,7 @@ public:
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
     // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU), and
     // those that may decode on NVDEC (hwdec auto) on NVDEC or the CPU by load (app/decoder_balance.hpp).
+    // Before any stream starts: the streams' load callbacks hold the placement it makes.
     void set_gpus(std::vector<int> gpus, DecoderCapacity capacity = {});
     // GPU streams started from now on filter through their device's batch window, a frame
     // waiting at most `ms` for other streams' frames to share its launch (0: no window).

@@ -94,6 +94,36 @@ TEST(DecoderBalance, TheNvdecStreamsCpuDependsOnTheirDecoder) {
     EXPECT_NEAR(b.capacity_left()["cpu"].get<double>(), std::floor(6 * kCpuStreamsPerCore), 1e-9);
 }
 
+// A stream counts by its pixels a second once its input says them: a 4K camera is four, a small
+// one a tenth at least; the load it adds or frees shows in what is left, and a stream that makes
+// its side overfull is reported over capacity.
+TEST(DecoderBalance, AStreamCountsByItsSizeOnceKnown) {
+    EXPECT_DOUBLE_EQ(camera_streams(1920, 1080, 30), 1);
+    EXPECT_DOUBLE_EQ(camera_streams(3840, 2160, 30), 4);
+    EXPECT_DOUBLE_EQ(camera_streams(1920, 1080, 60), 2);
+    EXPECT_NEAR(camera_streams(1280, 720, 30), 0.444, 0.001);
+    EXPECT_DOUBLE_EQ(camera_streams(320, 240, 15), kLeastLoad);
+    EXPECT_DOUBLE_EQ(camera_streams(1920, 1080, 0), 1) << "an unknown rate counts as 30";
+    EXPECT_DOUBLE_EQ(camera_streams(0, 0, 30), 1) << "an unknown size counts as a camera";
+
+    DecoderBalance b({true, 10, 10}, 16, {0});
+    b.place("big", 0);
+    b.place("small", 0);
+    EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 8);
+    b.set_load("big", 4);
+    b.set_load("small", 0.5);
+    EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 5) << "10 - 4 - 0.5";
+    EXPECT_DOUBLE_EQ(b.placement("big")->load, 4);
+    EXPECT_DOUBLE_EQ(b.placement("big")->describe()["load"].get<double>(), 4);
+    EXPECT_FALSE(b.placement("big")->over_capacity);
+    b.set_load("big", 12);
+    EXPECT_TRUE(b.placement("big")->over_capacity) << "its side is beyond its capacity now";
+    b.release("big");
+    EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 9) << "it gives back what it counted, not 1";
+    b.set_load("gone", 3);  // released or never placed: nothing changes
+    EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 9);
+}
+
 TEST(DecoderBalance, MetricsSayLoadCapacityAndWhatIsLeft) {
     DecoderBalance b({true, 20, 10}, 16, {0});
     on_nvdec(b, 12);

@@ -5,8 +5,13 @@
 #include <map>
 #include <string>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
 #include "app/serve_config.hpp"
 #include "app/stream_service.hpp"
+#include "support/clip_writer.hpp"
 
 using namespace vf;
 
@@ -80,4 +85,41 @@ TEST(StreamService, StreamsThatMayDecodeOnNvdecArePlacedByLoad) {
         if (s["name"] == "late") {
             EXPECT_FALSE(s["decoding"].contains("over_capacity")) << s.dump();
         }
+}
+
+// Placed as one camera when it starts, a stream is counted by its real size once its input opens:
+// a 480x270 clip at 30 fps is a sixteenth of a 1080p30 camera (the floor of a tenth), which GET
+// /streams shows and what is left gains back.
+TEST(StreamService, AStreamIsCountedByItsSizeOnceItsInputOpens) {
+    const std::string dir = (std::filesystem::temp_directory_path() / ("vf-size-" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir);
+    vf::test::ClipSpec clip;
+    clip.path = dir + "/small.mkv";
+    clip.width = 480;
+    clip.height = 270;
+    clip.frame_rate = {30, 1};
+    clip.frames = 30;
+    clip.audio = false;
+    vf::test::write_clip(clip);
+
+    StreamService service(2);
+    DecoderCapacity capacity;
+    capacity.by_load = true;
+    capacity.nvdec_streams = 4;
+    capacity.cpu_streams = 4.5;
+    service.set_gpus({0}, capacity);
+    // Paced, so that it is still running when read; CPU filtering: counted on the CPU decoders.
+    service.add(make_stream_config(
+        "small", {{"input", clip.path}, {"output", "null"}, {"device", "cpu"}, {"filter", "sobel"}, {"realtime", "true"}}, {}));
+    double load = -1;
+    for (int i = 0; i < 200 && load != kLeastLoad; ++i) {
+        for (const nlohmann::json& s : service.list())
+            if (s["name"] == "small" && s.contains("decoding")) load = s["decoding"]["load"].get<double>();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_DOUBLE_EQ(load, kLeastLoad) << "480x270 at 30 fps: 0.0625 of a camera, counted as the floor";
+    EXPECT_EQ(service.capacity_left()["cpu"], 4) << "4.5 - 0.1, floored (3 while it counted as a camera)";
+    service.remove("small");
+    EXPECT_EQ(service.capacity_left()["cpu"], 4);
+    std::filesystem::remove_all(dir);
 }
