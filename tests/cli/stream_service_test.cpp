@@ -27,6 +27,14 @@ StreamConfig short_stream(const std::string& name, int seed) {
                               {});
 }
 
+DecoderCapacity by_load(double nvdec_streams, double cpu_streams) {
+    DecoderCapacity capacity;
+    capacity.by_load = true;
+    capacity.nvdec_streams = nvdec_streams;
+    capacity.cpu_streams = cpu_streams;
+    return capacity;
+}
+
 int seed_of(const nlohmann::json& summary) {
     const std::string input = summary["input"];
     return std::stoi(input.substr(input.rfind("seed=") + 5));
@@ -63,11 +71,7 @@ TEST(StreamService, KeepsTheSummariesOfTheLast256RemovedStreamsOnly) {
 // then run on the CPU; tests/e2e/gpu_serve_test.cpp checks the frames on a GPU.
 TEST(StreamService, StreamsThatMayDecodeOnNvdecArePlacedByLoad) {
     StreamService service(2);
-    DecoderCapacity capacity;
-    capacity.by_load = true;
-    capacity.nvdec_streams = 4;
-    capacity.cpu_streams = 4;
-    service.set_gpus({0}, capacity);
+    service.set_gpus({0}, by_load(4, 4));
     const auto stream = [](const std::string& name) {
         return make_stream_config(name, {{"input", "/nonexistent/" + name + ".mp4"}, {"output", "null"}, {"wait-for-input", "false"}}, {});
     };
@@ -103,11 +107,7 @@ TEST(StreamService, AStreamIsCountedByItsSizeOnceItsInputOpens) {
     vf::test::write_clip(clip);
 
     StreamService service(2);
-    DecoderCapacity capacity;
-    capacity.by_load = true;
-    capacity.nvdec_streams = 4;
-    capacity.cpu_streams = 4.5;
-    service.set_gpus({0}, capacity);
+    service.set_gpus({0}, by_load(4, 4.5));
     // Paced, so that it is still running when read; CPU filtering: counted on the CPU decoders.
     service.add(make_stream_config(
         "small", {{"input", clip.path}, {"output", "null"}, {"device", "cpu"}, {"filter", "sobel"}, {"realtime", "true"}}, {}));
