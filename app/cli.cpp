@@ -102,8 +102,8 @@ Command parse_command_line(int argc, char** argv) {
     std::string decoder_placement = "nvdec";
     serve->add_option("--decoder-placement", decoder_placement,
                       "where GPU streams with hwdec auto decode: nvdec (every one that NVDEC can), or load (NVDEC until "
-                      "it is half full, then NVDEC or the CPU decoders, whichever is less loaded; not yet faster: "
-                      "docs/benchmarks.md)")
+                      "it is half full, then NVDEC or the CPU decoders, whichever is less loaded: more cameras, but a batch "
+                      "of files ends later: docs/benchmarks.md)")
         ->default_str("nvdec")->check(CLI::IsMember({"nvdec", "load"}));
     serve->add_option("--nvdec-capacity", so.nvdec_capacity,
                       "1080p30 camera streams (H.264, about 4 Mb/s) one GPU's NVDEC decodes in real time with the filters "

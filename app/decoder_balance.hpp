@@ -22,8 +22,8 @@ namespace vf {
 struct DecoderCapacity {
     // false (the default): every stream that may decode on NVDEC does (counted all the same);
     // true: NVDEC and the CPU decoders by load (serve --decoder-placement load). Measured on an
-    // H100 with 128 and 200 camera streams, by load did not yet beat NVDEC alone
-    // (docs/benchmarks.md, "Decoders on NVDEC and the CPU").
+    // H100: more cameras (200 at 30 fps, where NVDEC alone decodes about 180), but a batch of files
+    // ends later (docs/benchmarks.md, "Decoders on NVDEC and the CPU"), so not the default.
     bool by_load = false;
     // 1080p30 camera streams one GPU's NVDEC decodes in real time with the GPU filters running
     // (H100: 175, docs/benchmarks.md); 0: this default.
