@@ -80,20 +80,31 @@ double camera_streams(int width, int height, double fps) {
     return std::max(kLeastLoad, static_cast<double>(width) * height * fps / (1920.0 * 1080 * 30));
 }
 
-void DecoderBalance::set_load(const std::string& stream, double load) {
+void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
     if (it == streams_.end() || !(load > 0)) return;
     Placed& placed = it->second;
     DecoderPlacement& p = placed.placement;
-    const double change = load - placed.load;
-    placed.load = load;
-    p.load = load;
+    // Out of the count where it was placed, into the count where it decodes.
     if (p.nvdec) {
-        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] + change);
+        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - placed.load);
+        feeder_cores_ = std::max(0.0, feeder_cores_ - placed.feeder_cores);
+    } else {
+        cpu_load_ = std::max(0.0, cpu_load_ - placed.load);
+    }
+    if (p.nvdec && !nvdec) {
+        p.why += "; NVDEC did not take it (its codec or format, or no GPU): it decodes on the CPU";
+        placed.feeder_cores = 0;
+    }
+    p.nvdec = p.nvdec && nvdec;
+    placed.load = p.load = load;
+    if (p.nvdec) {
+        nvdec_load_[p.gpu] += load;
+        feeder_cores_ += placed.feeder_cores;
         p.over_capacity = nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
     } else {
-        cpu_load_ = std::max(0.0, cpu_load_ + change);
+        cpu_load_ += load;
         p.over_capacity = cpu_load_ > cpu_capacity_locked() + 1e-9;
     }
 }

@@ -84,10 +84,11 @@ public:
                            double feeder_cores = kNvdecFeederCores);
     // A stream that encodes on the CPU takes a core from the CPU decoders while it runs.
     void encoder_started(const std::string& stream);
-    // The stream's load, once its input says how big it is (camera_streams); it stays where it
-    // was placed, and is reported over capacity if its side is now beyond it. Unknown streams
-    // (already released) are ignored.
-    void set_load(const std::string& stream, double load);
+    // Once its input opens: the stream's load (camera_streams of its size and rate) and where it
+    // really decodes (a stream placed on NVDEC that NVDEC cannot decode, or with no GPU to decode
+    // on, decodes on the CPU and is counted there, saying so); reported over capacity if its side
+    // is now beyond it. Unknown streams (already released) are ignored.
+    void input_opened(const std::string& stream, double load, bool nvdec);
     void release(const std::string& stream);
 
     std::optional<DecoderPlacement> placement(const std::string& stream) const;

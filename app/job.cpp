@@ -221,6 +221,7 @@ void Job::set_filter(const std::string& text) {
 }
 
 const VideoInfo& Job::video() const { return parts_->source->video(); }
+bool Job::decodes_on_nvdec() const { return parts_->source->hw_decode() == "cuda"; }
 
 std::string Job::filter() const {
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);

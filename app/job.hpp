@@ -56,6 +56,7 @@ public:
     std::string filter() const;
     // The input's video as the first connection described it (size, frame rate, format).
     const VideoInfo& video() const;
+    bool decodes_on_nvdec() const;  // its input decodes on NVDEC (known once the job is made)
     // Previews: frames entering the filter stage are offered to `input`, frames going to the
     // output to `output` (either may be null). Call before run(); the taps must outlive it.
     void tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets);

@@ -112,7 +112,7 @@ bool ServedStream::run_job(const RunOptions& o) {
         return false;
     }
     job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output), &preview_->packets());
-    if (on_input_opened_) on_input_opened_(job->video());
+    if (on_input_opened_) on_input_opened_(job->video(), job->decodes_on_nvdec());
     Job* running = job.get();
     {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -37,9 +37,10 @@ public:
     ServedStream(const ServedStream&) = delete;
     ServedStream& operator=(const ServedStream&) = delete;
 
-    // Called on its thread each time its input opens, with the input's video (serve counts the
-    // stream's decoding load by it). Set before start().
-    void on_input_opened(std::function<void(const VideoInfo&)> f) { on_input_opened_ = std::move(f); }
+    // Called on its thread each time its input opens, with the input's video and whether NVDEC
+    // decodes it (serve counts the stream's decoding load by them). Set before start().
+    using InputOpened = std::function<void(const VideoInfo&, bool nvdec)>;
+    void on_input_opened(InputOpened f) { on_input_opened_ = std::move(f); }
     void start();
     // Stops reading, drains what is in flight and finalises the output (as the first Ctrl-C of
     // a single run); abandon=true discards what is in flight (the second one). Returns at once.
@@ -81,7 +82,7 @@ private:
 
     StreamConfig config_;
     RetentionKeeper* keeper_;
-    std::function<void(const VideoInfo&)> on_input_opened_;
+    InputOpened on_input_opened_;
     std::shared_ptr<RecordingRetention> retention_;  // --segment file recordings
     std::atomic<bool> finished_{false};
     std::shared_ptr<StreamPreview> preview_ = std::make_shared<StreamPreview>();

@@ -107,8 +107,8 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
     if (decoders_)  // placed as one camera; counted by its real size and rate once its input opens
-        stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v) {
-            balance->set_load(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)));
+        stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec) {
+            balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec);
         });
     stream->start();
     streams_[name] = std::move(stream);
@@ -238,6 +238,22 @@ nlohmann::json StreamService::final_stats() const {
     return all;
 }
 
+namespace {
+
+// Where one stream decodes, for /metrics (GET /streams says why).
+void collect_decoding(MetricSet& set, const std::string& stream, const DecoderPlacement& p) {
+    const std::string name = metric_label("stream", stream);
+    std::string where = join_labels(name, metric_label("decoder", p.nvdec ? "nvdec" : "cpu"));
+    if (p.nvdec) where = join_labels(where, metric_label("gpu", std::to_string(p.gpu)));
+    set.add("vfilter_stream_decoder", "gauge", "1 where the stream decodes: NVDEC (of the GPU labelled) or the CPU.", 1, where);
+    set.add("vfilter_stream_decoder_load_streams", "gauge", "What the stream counts against its decoder's capacity, in 1080p30 camera streams.",
+            p.load, name);
+    set.add("vfilter_stream_over_capacity", "gauge", "1 while the stream's decoder was full when it was placed or became so by its size.",
+            p.over_capacity ? 1 : 0, name);
+}
+
+}  // namespace
+
 std::string StreamService::metrics() const {
     MetricSet set;
     bool gpu_in_use = false;
@@ -249,6 +265,7 @@ std::string StreamService::metrics() const {
             ++by_state[state_name(stream->state())];
             stream->collect_metrics(set);
             gpu_in_use = gpu_in_use || stream->on_gpu();
+            if (const auto p = decoders_ ? decoders_->placement(name) : std::nullopt) collect_decoding(set, name, *p);
         }
     }
     for (const auto& [state, n] : by_state)

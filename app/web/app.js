@@ -159,6 +159,12 @@ function updateTile(tile, s, shardCount) {
   const p99 = s.latency_recent_p99_ms > 0 ? s.latency_recent_p99_ms : s.latency_p99_ms;
   n.querySelector(".latency").textContent = p99 > 0 ? formatNumber(p99, 0) + " ms" : "–";
   n.querySelector(".device").textContent = s.device ? s.device.toUpperCase() : "–";
+  // Where serve placed its decoding, and why (the tooltip); "over capacity" when its side is full.
+  const decoder = n.querySelector(".decoder"), d = s.decoding;
+  decoder.textContent = !d ? "–" : (d.decoder === "nvdec" ? "NVDEC" + (s.gpu !== undefined ? " (GPU " + s.gpu + ")" : "") : "CPU") +
+    (d.over_capacity ? ", over capacity" : "");
+  decoder.title = d ? d.why : "";
+  decoder.classList.toggle("over", Boolean(d && d.over_capacity));
   const delay = tile.players && tile.players.output.playing() ? livePercentile(tile.players.output.latency.slice(-100), 0.5) : NaN;
   n.querySelector(".video-latency").textContent = Number.isFinite(delay) ? formatNumber(delay, 0) + " ms" : "–";
   n.querySelector(".filter").textContent = s.filter;

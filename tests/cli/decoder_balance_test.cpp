@@ -95,8 +95,8 @@ TEST(DecoderBalance, TheNvdecStreamsCpuDependsOnTheirDecoder) {
 }
 
 // A stream counts by its pixels a second once its input says them: a 4K camera is four, a small
-// one a tenth at least; the load it adds or frees shows in what is left, and a stream that makes
-// its side overfull is reported over capacity.
+// one a tenth at least; the load it adds or frees shows in what is left, a stream that makes its
+// side overfull is reported over capacity, and one NVDEC did not take counts on the CPU.
 TEST(DecoderBalance, AStreamCountsByItsSizeOnceKnown) {
     EXPECT_DOUBLE_EQ(camera_streams(1920, 1080, 30), 1);
     EXPECT_DOUBLE_EQ(camera_streams(3840, 2160, 30), 4);
@@ -110,18 +110,27 @@ TEST(DecoderBalance, AStreamCountsByItsSizeOnceKnown) {
     b.place("big", 0);
     b.place("small", 0);
     EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 8);
-    b.set_load("big", 4);
-    b.set_load("small", 0.5);
+    b.input_opened("big", 4, true);
+    b.input_opened("small", 0.5, true);
     EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 5) << "10 - 4 - 0.5";
     EXPECT_DOUBLE_EQ(b.placement("big")->load, 4);
     EXPECT_DOUBLE_EQ(b.placement("big")->describe()["load"].get<double>(), 4);
     EXPECT_FALSE(b.placement("big")->over_capacity);
-    b.set_load("big", 12);
+    b.input_opened("big", 12, true);
     EXPECT_TRUE(b.placement("big")->over_capacity) << "its side is beyond its capacity now";
     b.release("big");
     EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 9) << "it gives back what it counted, not 1";
-    b.set_load("gone", 3);  // released or never placed: nothing changes
+    b.input_opened("gone", 3, true);  // released or never placed: nothing changes
     EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 9);
+    // Placed on NVDEC, decoded on the CPU (NVDEC cannot decode it): counted there, and said so.
+    EXPECT_EQ(b.capacity_left()["cpu"], 10);
+    b.input_opened("small", 2, false);
+    EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 10);
+    EXPECT_EQ(b.capacity_left()["cpu"], 8);
+    EXPECT_FALSE(b.placement("small")->nvdec);
+    EXPECT_NE(b.placement("small")->why.find("decodes on the CPU"), std::string::npos) << b.placement("small")->why;
+    b.release("small");
+    EXPECT_EQ(b.capacity_left()["cpu"], 10);
 }
 
 TEST(DecoderBalance, MetricsSayLoadCapacityAndWhatIsLeft) {

@@ -84,7 +84,9 @@ streams:
   - {name: cam-a, input: "${url(0)}"}
   - {name: cam-b, input: "${url(1)}"}
 `);
-  const { child: server, base } = await serve(config, [], "serve.log");
+  // --gpus 0: serve counts where each stream decodes (on a machine without a GPU, NVDEC does not
+  // take them and they are counted on the CPU, saying so), which the tiles show.
+  const { child: server, base } = await serve(config, ["--gpus", "0"], "serve.log");
   const apiPort = Number(new URL(base).port);
 
   const pageProblems = [];
@@ -119,6 +121,21 @@ streams:
       }
       const summary = await page.locator("#summary").textContent();
       expect(/2 streams: 2 running/.test(summary), `summary: ${summary}`);
+    });
+
+    await check("each tile says where its camera decodes, with serve's reason as its tooltip", async () => {
+      for (const name of ["cam-a", "cam-b"]) {
+        const decoding = (await eventually(`${name}'s decoder counted where it decodes`, async () => {
+          const s = await stream(base, name);
+          return s && s.decoding && s.state === "running" ? s : null;  // running: its input opened and was counted
+        }, 15000)).decoding;
+        const shown = tile(name).locator(".decoder");
+        const expected = (decoding.decoder === "nvdec" ? "NVDEC (GPU 0)" : "CPU") + (decoding.over_capacity ? ", over capacity" : "");
+        await eventually(`${name}'s tile shows ${expected}`, async () => (await shown.textContent()) === expected, 5000);
+        expect((await shown.getAttribute("title")) === decoding.why, `${name}'s tooltip: ${await shown.getAttribute("title")}`);
+        if (!fs.existsSync("/dev/nvidia0"))
+          expect(decoding.decoder === "cpu" && /NVDEC did not take it/.test(decoding.why), `${name} without a GPU: ${JSON.stringify(decoding)}`);
+      }
     });
 
     await check("each tile plays its camera as video (Media Source Extensions), all over one connection", async () => {
