@@ -132,8 +132,9 @@ const std::vector<StreamOption>& stream_option_table() {
          }},
         {"--gpu-streams", "CUDA streams in the GPU stage: frames whose upload, kernels and download overlap", "6", nullptr, false,
          [](RunOptions& o, const std::string& v) { o.filter.gpu_streams = whole(v, 1, 16); }},
-        {"--decoder-threads", "decoder threads (0 = automatic: all cores for a file; a live or paced input decoded on the CPU, one for "
-         "each 1080p30's worth of pixels, since each frame thread holds every frame back a frame period; 1 with NVDEC)", nullptr, nullptr, false,
+        {"--decoder-threads", "decoder threads (0 = automatic: all cores for a file; a live or paced input decoded on the CPU, one up "
+         "to 1080p30 and one more for each 1080p30's worth beyond, since each frame thread holds every frame back "
+         "a frame period; 1 with NVDEC)", nullptr, nullptr, false,
          [](RunOptions& o, const std::string& v) { o.input.decoder_threads = whole(v, 0, 64); }},
         {"--encoder-threads", "encoder threads (0 = the encoder's choice: x264 takes 1.5 per core)", nullptr, nullptr, false,
          [](RunOptions& o, const std::string& v) { o.output.encoder_threads = whole(v, 0, 64); }},

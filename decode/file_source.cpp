@@ -19,13 +19,14 @@ namespace {
 
 // Frame threads for a live or paced input decoded on the CPU: each frame thread holds every frame
 // back a frame period (one camera alone in serve, 16 threads: p99 latency about 500 ms), so only
-// as many as real time needs: one for each 1080p30's worth of pixels a second, the rest of the
-// share idle. At most `limit` (serve's share, or the cores).
+// as many as real time needs: one up to 1080p30's pixels a second (a core decodes a camera's
+// 1080p30 H.264 in 5-7 ms a frame), beyond it one for each 1080p30's worth and one to spare
+// (a heavier codec such as HEVC, a busier core). At most `limit` (serve's share, or the cores).
 int live_cpu_decoder_threads(const AVStream* st, int limit) {
     AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
     const double fps = rate.num > 0 && rate.den > 0 ? std::min(av_q2d(rate), 240.0) : 30.0;
-    const double pixels_per_s = static_cast<double>(st->codecpar->width) * st->codecpar->height * fps;
-    const int needed = static_cast<int>(std::ceil(pixels_per_s / (1920.0 * 1080 * 30) - 0.01));
+    const double cameras = static_cast<double>(st->codecpar->width) * st->codecpar->height * fps / (1920.0 * 1080 * 30);
+    const int needed = cameras <= 1.01 ? 1 : static_cast<int>(std::ceil(cameras)) + 1;
     return std::clamp(needed, 1, std::max(1, limit));
 }
 
