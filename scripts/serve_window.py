@@ -66,3 +66,11 @@ if len(by) > 1 or '?' not in by:
             dec_name, len(v), sum(r), sum(1 for x in v if x[0] >= 29.5 and x[1] == 0), r[0], r[len(r) // 2], sum(x[1] for x in v), spread(x[2] for x in v)))
 h = sorted(((h1[k] - h0.get(k, 0)) / w, k) for k in h1)
 print('  cores by thread name: ' + ', '.join('%s %.2f' % (k, c) for c, k in reversed(h) if c >= 0.05))
+# Streams that starved: no frame inside the window, and how many they had before it (0: the stream
+# had not started by the window's start, as when its NVDEC decoder was created late).
+starved = sorted((o0.get(k, 0), k) for k in o1 if o1[k] == o0.get(k, 0))
+if starved:
+    names = [re.search(r'stream="([^"]*)"', k).group(1) if 'stream="' in k else k for _, k in starved]
+    print('  no frame in the window: %d streams (%s), %d of them none before it either' % (
+        len(starved), ', '.join('%s on %s, %d frames before' % (n, (streams.get(n, {}).get('decoding') or {}).get('decoder', '?'), b)
+                                for (b, _), n in list(zip(starved, names))[:8]), sum(1 for b, _ in starved if b == 0)))
