@@ -36,10 +36,10 @@ struct DecoderCapacity {
     int nvdec_slots = 0;
 };
 
-// Measured on an H100 host (16 cores) with 200 cameras at 30 fps, vfilter's NVDEC decoder:
-// 175 on NVDEC and 25 on the CPU kept 198 of 200 (NVDEC 98% busy, 9.4 cores); 165 and 35 kept
-// 136, 146 and 54 kept 116. A core decodes about 5.8 camera streams flat out, but beside NVDEC's
-// feeders and the filters' threads, in real time, about 2.5 (docs/benchmarks.md).
+// From 200 cameras at 30 fps on an H100 host (16 cores) split several ways: NVDEC must carry
+// nearly all of them, and a core decodes less than half as many camera streams in real time
+// beside NVDEC's feeders and the filters' threads as it does flat out (docs/benchmarks.md,
+// "200 cameras in real time").
 constexpr double kNvdecStreamsH100 = 175;
 constexpr double kCpuStreamsPerCore = 2.5;
 // The CPU a camera stream decoding on NVDEC takes: FFmpeg's NVDEC path waits for each frame in a

@@ -18,10 +18,11 @@ namespace vf {
 namespace {
 
 // Frame threads for a live or paced input decoded on the CPU: each frame thread holds every frame
-// back a frame period (one camera alone in serve, 16 threads: p99 latency about 500 ms), so only
-// as many as real time needs: one up to 1080p30's pixels a second (a core decodes a camera's
-// 1080p30 H.264 in 5-7 ms a frame), beyond it one for each 1080p30's worth and one to spare
-// (a heavier codec such as HEVC, a busier core). At most `limit` (serve's share, or the cores).
+// back a frame period (serve's whole share of threads made one camera wait half a second:
+// docs/benchmarks.md), so only as many as real time needs: one up to 1080p30's pixels a second,
+// which one core decodes in a fraction of a frame period, beyond it one for each 1080p30's worth
+// and one to spare (a heavier codec such as HEVC, a busier core). At most `limit` (serve's share,
+// or the cores).
 int live_cpu_decoder_threads(const AVStream* st, int limit) {
     AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
     const double fps = rate.num > 0 && rate.den > 0 ? std::min(av_q2d(rate), 240.0) : 30.0;
