@@ -48,7 +48,7 @@ constexpr double kCpuStreamsPerCore = 2.5;
 // cameras on 16 cores and these capacities, NVDEC and the CPU are both full (about 181 and 19).
 constexpr double kNvdecFeederCores = 0.036;
 // The same through vfilter's NVDEC decoder (--nvdec-decoder vfilter), which sleeps between checks
-// instead: 0.5-0.8 ms of CPU a frame. 200 cameras through it: 175 on NVDEC, 25 on the CPU.
+// instead: about half the CPU a frame.
 constexpr double kNvdecFeederCoresVfilter = 0.021;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 
