@@ -652,7 +652,8 @@ TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
         EXPECT_NE(answer.find("Content-Type: video/mp4"), std::string::npos);
         std::ofstream(dir + "/a-live.mp4", std::ios::binary) << dechunked(answer);
     }
-    const test::RecordingCheck a = test::check_recording(dir + "/a-live.mp4");
+    // Stamped by arrival (a loaded test machine bunches frames): no frame-rate grid to check.
+    const test::RecordingCheck a = test::check_arrival_timed_video(dir + "/a-live.mp4");
     EXPECT_TRUE(a.clean) << a.errors;
     EXPECT_GE(a.frames, 25) << "2.5 s of a 25 fps stream (at least a second of it on a loaded machine)";
 

@@ -86,6 +86,15 @@ void check_timestamps(const std::string& path, RecordingCheck& c) {
 
 }  // namespace
 
+RecordingCheck check_arrival_timed_video(const std::string& path) {
+    RecordingCheck c;
+    if (ffmpeg_has_framemd5()) decode_with_ffmpeg(path, false, c);
+    else count_with_ffprobe(path, c);
+    check_timestamps(path, c);
+    c.clean = c.errors.empty() && c.frames > 0;
+    return c;
+}
+
 RecordingCheck check_recording(const std::string& path, bool timing) {
     RecordingCheck c;
     if (ffmpeg_has_framemd5()) decode_with_ffmpeg(path, timing, c);

@@ -18,4 +18,9 @@ struct RecordingCheck {
 // (its timestamps say nothing of vfilter's).
 RecordingCheck check_recording(const std::string& path, bool timing = true);
 
+// Video stamped by when its frames arrived (serve's live.mp4): decoding errors, and timestamps
+// that never repeat or go back, but not the frame-rate grid of a recording: after a stall two
+// frames may arrive a millisecond apart, and are stamped so.
+RecordingCheck check_arrival_timed_video(const std::string& path);
+
 }  // namespace vf::test
