@@ -35,7 +35,9 @@ double DecoderBalance::cpu_capacity_locked() const {
 DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load, double feeder_cores) {
     std::lock_guard<std::mutex> lock(mutex_);
     const double nv_cap = nvdec_capacity(), cpu_cap = cpu_capacity_locked();
-    int gpu = gpus_.front();
+    // The least loaded NVDEC; on a tie, the caller's GPU (the one with the fewest streams), so
+    // that streams NVDEC did not take, counted on the CPU, still spread over the GPUs.
+    int gpu = std::find(gpus_.begin(), gpus_.end(), cpu_decoded_gpu) != gpus_.end() ? cpu_decoded_gpu : gpus_.front();
     for (const int g : gpus_)
         if (nvdec_load_[g] < nvdec_load_[gpu]) gpu = g;
     const double nv_after = (nvdec_load_[gpu] + load) / nv_cap;

@@ -74,8 +74,8 @@ public:
     DecoderBalance(DecoderCapacity capacity, int cores, std::vector<int> gpus);
 
     // A GPU stream that may decode on NVDEC: the decoder, and the GPU: on NVDEC, of those given,
-    // the one whose NVDEC is the least loaded; on the CPU, `cpu_decoded_gpu` (the caller's choice,
-    // the GPU with the fewest streams).
+    // the one whose NVDEC is the least loaded (on a tie, `cpu_decoded_gpu`); on the CPU,
+    // `cpu_decoded_gpu` (the caller's choice, the GPU with the fewest streams).
     // `feeder_cores`: the CPU the stream takes if it decodes on NVDEC, which the CPU decoders lose.
     DecoderPlacement place(const std::string& stream, int cpu_decoded_gpu, double load = 1,
                            double feeder_cores = kNvdecFeederCores);

@@ -43,6 +43,17 @@ TEST(DecoderBalance, NvdecAloneUntilHalfFullThenBothInProportion) {
     EXPECT_EQ(b.capacity_left()["total"], 0);
 }
 
+// Streams NVDEC did not take are counted on the CPU, which leaves the NVDECs' loads tied: the
+// next stream then goes to the GPU the caller chose (the one with the fewest streams), not
+// always the first.
+TEST(DecoderBalance, OnATieTheCallersGpuIsKept) {
+    DecoderBalance b({false}, 16, {0, 1});
+    EXPECT_EQ(b.place("a", 1).gpu, 1);
+    b.input_opened("a", 1, false);
+    EXPECT_EQ(b.place("b", 1).gpu, 1) << "both NVDECs empty: the caller's GPU";
+    EXPECT_EQ(b.place("c", 0).gpu, 0) << "GPU 1's NVDEC is busier now";
+}
+
 TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
     DecoderBalance b({true}, 16, {0, 1});
     int gpu1 = 0;
