@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "media/frame.hpp"
+
 namespace vf {
 namespace {
 
@@ -78,8 +80,7 @@ DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, in
 
 double camera_streams(int width, int height, double fps) {
     if (width <= 0 || height <= 0) return 1;
-    if (!(fps > 0) || fps > 1000) fps = 30;
-    return std::max(kLeastLoad, static_cast<double>(width) * height * fps / (1920.0 * 1080 * 30));
+    return std::max(kLeastLoad, in_1080p30_cameras(width, height, fps));
 }
 
 void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec) {

@@ -24,9 +24,9 @@ namespace {
 // and one to spare (a heavier codec such as HEVC, a busier core). At most `limit` (serve's share,
 // or the cores).
 int live_cpu_decoder_threads(const AVStream* st, int limit) {
-    AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
-    const double fps = rate.num > 0 && rate.den > 0 ? std::min(av_q2d(rate), 240.0) : 30.0;
-    const double cameras = static_cast<double>(st->codecpar->width) * st->codecpar->height * fps / (1920.0 * 1080 * 30);
+    const AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    const double fps = rate.num > 0 && rate.den > 0 ? std::min(av_q2d(rate), 240.0) : 0;
+    const double cameras = in_1080p30_cameras(st->codecpar->width, st->codecpar->height, fps);
     const int needed = cameras <= 1.01 ? 1 : static_cast<int>(std::ceil(cameras)) + 1;
     return std::clamp(needed, 1, std::max(1, limit));
 }

@@ -25,6 +25,11 @@ std::vector<PlaneView> channel_views(AVPixelFormat format, int width, int height
     return views;
 }
 
+double in_1080p30_cameras(int width, int height, double fps) {
+    if (!(fps > 0) || fps > 1000) fps = 30;
+    return static_cast<double>(std::max(width, 0)) * std::max(height, 0) * fps / (1920.0 * 1080 * 30);
+}
+
 int64_t VideoInfo::frame_interval(AVRational in_time_base) const {
     const AVRational rate = frame_rate.num > 0 && frame_rate.den > 0 ? frame_rate : AVRational{25, 1};
     return std::max<int64_t>(1, av_rescale_q(1, av_inv_q(rate), in_time_base));

@@ -69,4 +69,9 @@ struct VideoInfo {
     int64_t frame_interval(AVRational in_time_base) const;
 };
 
+// Pixels a second as a share of a 1080p30 camera's (4K30: 4, 720p30: 0.44): what sizes decoders'
+// work (frame threads, serve's decoder capacities). A rate that is unknown (not above 0) or not
+// believable (above 1000) counts as 30.
+double in_1080p30_cameras(int width, int height, double fps);
+
 }  // namespace vf
