@@ -105,6 +105,12 @@ Command parse_command_line(int argc, char** argv) {
                       "it is half full, then NVDEC or the CPU decoders, whichever is less loaded: more cameras, but a batch "
                       "of files ends later: docs/benchmarks.md)")
         ->default_str("nvdec")->check(CLI::IsMember({"nvdec", "load"}));
+    std::string decoder_moves = "on";
+    serve->add_option("--decoder-moves", decoder_moves,
+                      "with --decoder-placement load: when streams leave and NVDEC and the CPU decoders are left "
+                      "lopsided, move running streams to the other side at their next key frame, no frame lost "
+                      "(on), or leave every stream where it started (off): docs/serve.md")
+        ->default_str("on")->check(CLI::IsMember({"on", "off"}));
     serve->add_option("--nvdec-capacity", so.nvdec_capacity,
                       "1080p30 camera streams (H.264, about 4 Mb/s) one GPU's NVDEC decodes in real time with the filters "
                       "running, for the capacity GET /streams and /metrics report and for --decoder-placement load "
@@ -197,6 +203,7 @@ Command parse_command_line(int argc, char** argv) {
     else if (health->parsed()) cmd.kind = Command::Health;
     else if (serve->parsed()) {
         so.decoders_by_load = decoder_placement == "load";
+        so.decoder_moves = decoder_moves == "on";
         std::string why;
         if (so.config.empty() == (so.demo_streams == 0))
             why = so.config.empty() ? "serve needs --config FILE (or --demo to try it with built-in pictures, no camera needed)"

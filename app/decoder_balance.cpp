@@ -20,6 +20,8 @@ std::string percent(double used, double capacity) {
 nlohmann::json DecoderPlacement::describe() const {
     nlohmann::json j = {{"decoder", nvdec ? "nvdec" : "cpu"}, {"why", why}, {"load", std::round(load * 1000) / 1000}};
     if (over_capacity) j["over_capacity"] = true;
+    if (moving) j["moving"] = true;
+    if (moves > 0) j["moves"] = moves;
     return j;
 }
 
@@ -58,7 +60,7 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     p.load = load;
     if (p.nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
     else cpu_load_ += load;
-    streams_[stream] = {p, load, p.nvdec ? feeder_cores : 0.0};
+    streams_[stream] = {p, load, p.nvdec ? feeder_cores : 0.0, feeder_cores, false, ""};
     return p;
 }
 
@@ -74,13 +76,39 @@ DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, in
     if (nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
     else cpu_load_ += load;
     p.over_capacity = nvdec ? nvdec_load_[gpu] > nvdec_capacity() : cpu_load_ > cpu_capacity_locked();
-    streams_[stream] = {p, load, nvdec ? feeder_cores : 0.0};
+    streams_[stream] = {p, load, nvdec ? feeder_cores : 0.0, feeder_cores, false, ""};
     return p;
 }
 
 double camera_streams(int width, int height, double fps) {
     if (width <= 0 || height <= 0) return 1;
     return std::max(kLeastLoad, in_1080p30_cameras(width, height, fps));
+}
+
+void DecoderBalance::uncount_locked(const std::string& stream) {
+    Placed& placed = streams_.at(stream);
+    const DecoderPlacement& p = placed.placement;
+    if (p.nvdec) {
+        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - placed.load);
+        feeder_cores_ = std::max(0.0, feeder_cores_ - placed.feeder_cores);
+    } else {
+        cpu_load_ = std::max(0.0, cpu_load_ - placed.load);
+    }
+    placed.feeder_cores = 0;
+}
+
+void DecoderBalance::count_locked(const std::string& stream) {
+    Placed& placed = streams_.at(stream);
+    DecoderPlacement& p = placed.placement;
+    if (p.nvdec) {
+        nvdec_load_[p.gpu] += placed.load;
+        placed.feeder_cores = placed.nvdec_feeder_cores;
+        feeder_cores_ += placed.feeder_cores;
+        p.over_capacity = nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
+    } else {
+        cpu_load_ += placed.load;
+        p.over_capacity = cpu_load_ > cpu_capacity_locked() + 1e-9;
+    }
 }
 
 void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec) {
@@ -90,26 +118,82 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
     Placed& placed = it->second;
     DecoderPlacement& p = placed.placement;
     // Out of the count where it was placed, into the count where it decodes.
-    if (p.nvdec) {
-        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - placed.load);
-        feeder_cores_ = std::max(0.0, feeder_cores_ - placed.feeder_cores);
-    } else {
-        cpu_load_ = std::max(0.0, cpu_load_ - placed.load);
-    }
-    if (p.nvdec && !nvdec) {
-        p.why += "; NVDEC did not take it (its codec or format, or no GPU): it decodes on the CPU";
-        placed.feeder_cores = 0;
-    }
+    uncount_locked(stream);
+    const bool refused = p.nvdec && !nvdec;
+    if (refused) p.why += "; NVDEC did not take it (its codec or format, or no GPU): it decodes on the CPU";
     p.nvdec = p.nvdec && nvdec;
     placed.load = p.load = load;
-    if (p.nvdec) {
-        nvdec_load_[p.gpu] += load;
-        feeder_cores_ += placed.feeder_cores;
-        p.over_capacity = nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
-    } else {
-        cpu_load_ += load;
-        p.over_capacity = cpu_load_ > cpu_capacity_locked() + 1e-9;
+    placed.movable = capacity_.by_load && p.chosen && !refused;
+    count_locked(stream);
+}
+
+std::optional<DecoderBalance::Move> DecoderBalance::next_move() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!moves_streams()) return std::nullopt;
+    const double nv_cap = nvdec_capacity(), cpu_cap = cpu_capacity_locked();
+    const double cpu_now = cpu_cap > 0 ? cpu_load_ / cpu_cap : INFINITY;
+    std::optional<Move> best;
+    double best_score = 0;
+    for (const auto& [name, placed] : streams_) {
+        const DecoderPlacement& p = placed.placement;
+        if (!placed.movable || p.moving) continue;
+        const auto nv_it = nvdec_load_.find(p.gpu);
+        const double nv = nv_it == nvdec_load_.end() ? 0.0 : nv_it->second;
+        double score = 0;
+        if (!p.nvdec) {
+            const double nv_after = (nv + placed.load) / nv_cap;
+            if (nv_after <= kNvdecAlone) score = 2 + cpu_now - nv_after;  // as place() would put it now: first
+            else if (nv_after + kMoveMargin <= cpu_now) score = cpu_now - nv_after;
+        } else {
+            const double nv_now = nv / nv_cap;
+            const double cpu_after = cpu_cap > 0 ? (cpu_load_ + placed.load) / cpu_cap : INFINITY;
+            if (nv_now > kNvdecAlone && cpu_after + kMoveMargin <= nv_now) score = nv_now - cpu_after;
+        }
+        if (score <= best_score) continue;
+        best_score = score;
+        const std::string nv_text = "NVDEC of GPU " + std::to_string(p.gpu) + " " + percent(nv, nv_cap) + " used";
+        const std::string cpu_text = "CPU decoders " + percent(cpu_load_, cpu_cap) + " used";
+        best = Move{name, !p.nvdec, p.nvdec ? nv_text + ", " + cpu_text : cpu_text + ", " + nv_text};
     }
+    return best;
+}
+
+void DecoderBalance::moving(const Move& move) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(move.stream);
+    if (it == streams_.end()) return;
+    uncount_locked(move.stream);
+    DecoderPlacement& p = it->second.placement;
+    p.nvdec = move.to_nvdec;
+    p.moving = true;
+    it->second.move_reason = move.why;
+    p.why = "moving to " + std::string(move.to_nvdec ? "NVDEC" : "the CPU") + " at its next key frame (" + move.why + ")";
+    count_locked(move.stream);
+}
+
+void DecoderBalance::cannot_move(const std::string& stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(stream);
+    if (it != streams_.end()) it->second.movable = false;
+}
+
+void DecoderBalance::moved(const std::string& stream, bool nvdec) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(stream);
+    if (it == streams_.end()) return;
+    Placed& placed = it->second;
+    DecoderPlacement& p = placed.placement;
+    p.moving = false;
+    if (p.nvdec && !nvdec) {  // NVDEC would not take it: on the CPU it stays
+        uncount_locked(stream);
+        p.nvdec = false;
+        p.why += "; NVDEC did not take it: it decodes on the CPU";
+        placed.movable = false;
+        count_locked(stream);
+        return;
+    }
+    ++p.moves;
+    p.why = "moved to " + std::string(nvdec ? "NVDEC" : "the CPU") + " (when it was asked: " + placed.move_reason + ")";
 }
 
 void DecoderBalance::encoder_started(const std::string& stream) {
@@ -120,17 +204,9 @@ void DecoderBalance::encoder_started(const std::string& stream) {
 void DecoderBalance::release(const std::string& stream) {
     std::lock_guard<std::mutex> lock(mutex_);
     encoders_.erase(stream);
-    const auto it = streams_.find(stream);
-    if (it == streams_.end()) return;
-    const Placed& placed = it->second;
-    const DecoderPlacement& p = placed.placement;
-    if (p.nvdec) {
-        nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - placed.load);
-        feeder_cores_ = std::max(0.0, feeder_cores_ - placed.feeder_cores);
-    } else {
-        cpu_load_ = std::max(0.0, cpu_load_ - placed.load);
-    }
-    streams_.erase(it);
+    if (!streams_.count(stream)) return;
+    uncount_locked(stream);
+    streams_.erase(stream);
 }
 
 std::optional<DecoderPlacement> DecoderBalance::placement(const std::string& stream) const {

@@ -6,6 +6,9 @@
 // cores do (docs/benchmarks.md, "Decoders on NVDEC and the CPU"), so a machine decodes more
 // cameras with both. Streams whose decoder is forced (hwdec cuda or none, CPU filtering) are
 // counted where they decode. A stream placed while both are full is reported over capacity.
+// When streams leave, the rest may be left lopsided (NVDEC nearly idle while the CPU decodes
+// cameras, or the reverse): next_move() names a stream to move to the other side at its next
+// key frame (docs/serve.md, "Moving a stream between decoders").
 #pragma once
 
 #include <map>
@@ -34,6 +37,9 @@ struct DecoderCapacity {
     double cpu_streams = 0;
     // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate.
     int nvdec_slots = 0;
+    // With by_load: streams already running move between NVDEC and the CPU when others leave
+    // (next_move); false: each stays where it was placed (serve --decoder-moves off).
+    bool moves = true;
 };
 
 // From 200 cameras at 30 fps on an H100 host (16 cores) split several ways: NVDEC must carry
@@ -51,6 +57,12 @@ constexpr double kNvdecFeederCores = 0.036;
 // instead: about half the CPU a frame.
 constexpr double kNvdecFeederCoresVfilter = 0.021;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
+// A placed stream moves to the other side only when that side would still be this much less
+// full (as a fraction of its capacity) than the one it leaves, or to NVDEC while NVDEC stays
+// within kNvdecAlone: a move costs the stream a new decoder (measured in docs/benchmarks.md,
+// "Moving a stream between decoders"), so small differences are left alone, and a stream
+// moved never has reason to move straight back.
+constexpr double kMoveMargin = 0.25;
 
 // A stream's decoding load in 1080p30 camera streams: its pixels a second against a camera's
 // (4K30 counts 4, 720p30 0.44), at least kLeastLoad, since every stream also costs a decoder
@@ -64,6 +76,8 @@ struct DecoderPlacement {
     int gpu = 0;               // where it filters (and decodes, on NVDEC)
     bool chosen = true;        // false: forced by its entry (hwdec cuda/none, CPU filtering)
     bool over_capacity = false;
+    bool moving = false;  // asked to move (nvdec is where it goes), not there yet
+    int moves = 0;        // moves made since it started
     double load = 1;  // in 1080p30 camera streams: 1 until its input opens, then camera_streams
     std::string why;
     nlohmann::json describe() const;
@@ -91,6 +105,24 @@ public:
     void input_opened(const std::string& stream, double load, bool nvdec);
     void release(const std::string& stream);
 
+    // With placement by load: a chosen stream whose input has opened that should now decode on
+    // the other side (kMoveMargin), the one whose move evens the loads most; nullopt when none.
+    struct Move {
+        std::string stream;
+        bool to_nvdec = false;
+        std::string why;
+    };
+    std::optional<Move> next_move() const;
+    // The stream was asked to move (counted on its new side from now on, marked moving) or could
+    // not be asked (its input is not running or cannot move: left out of next_move from now on).
+    void moving(const Move& move);
+    void cannot_move(const std::string& stream);
+    // Its input reports where it decodes after the move (NVDEC may refuse a stream: then it is
+    // counted on the CPU again and not moved again). Unknown streams are ignored.
+    void moved(const std::string& stream, bool nvdec);
+    // Streams placed from now on may be moved (by load, moves on): their inputs must allow it.
+    bool moves_streams() const { return capacity_.by_load && capacity_.moves; }
+
     std::optional<DecoderPlacement> placement(const std::string& stream) const;
     // Camera streams that still fit: {"nvdec": {"GPU": left}, "cpu": left, "total": left}.
     nlohmann::json capacity_left() const;
@@ -98,6 +130,8 @@ public:
 
 private:
     double cpu_capacity_locked() const;
+    void uncount_locked(const std::string& stream);  // out of its side's load
+    void count_locked(const std::string& stream);    // into its side's load, over capacity updated
     double nvdec_capacity() const { return capacity_.nvdec_streams > 0 ? capacity_.nvdec_streams : kNvdecStreamsH100; }
 
     DecoderCapacity capacity_;
@@ -111,6 +145,9 @@ private:
         DecoderPlacement placement;
         double load = 1;
         double feeder_cores = 0;  // counted in feeder_cores_ (NVDEC streams)
+        double nvdec_feeder_cores = 0;  // what it takes when it decodes on NVDEC
+        bool movable = false;  // chosen by load, its input open, not refused by NVDEC
+        std::string move_reason;  // the loads when its last move was asked for
     };
     std::map<std::string, Placed> streams_;
     std::map<std::string, bool> encoders_;

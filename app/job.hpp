@@ -57,6 +57,11 @@ public:
     // The input's video as the first connection described it (size, frame rate, format).
     const VideoInfo& video() const;
     bool decodes_on_nvdec() const;  // its input decodes on NVDEC (known once the job is made)
+    // serve: moves its input's decoding to NVDEC or the CPU at the next key frame
+    // (Source::request_decoder_move); false when it cannot move. `moved` is told where it then
+    // decodes, on the decode thread; set it before run().
+    bool request_decoder_move(bool nvdec);
+    void on_decoder_moved(std::function<void(bool nvdec)> moved);
     // Previews: frames entering the filter stage are offered to `input`, frames going to the
     // output to `output` (either may be null). Call before run(); the taps must outlive it.
     void tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets);

@@ -77,8 +77,9 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.nvdec_slots = in.nvdec_slots;
     s.nvdec_decoder = in.nvdec_decoder;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
+    s.decoder_movable = in.decoder_movable && c.device == Device::Cuda;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
-    if (hwdec != HwDecode::None) part.queue_frames = std::min(part.queue_frames, 4);
+    if (hwdec != HwDecode::None || s.decoder_movable) part.queue_frames = std::min(part.queue_frames, 4);
     s.hw_frames_held = part.queue_frames + gpu_frames + 1;
     part.source = std::make_unique<FileSource>(s);
     return part;

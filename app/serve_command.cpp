@@ -160,6 +160,7 @@ int run_serve(const ServeOptions& options) {
     if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
     DecoderCapacity capacity;
     capacity.by_load = o.decoders_by_load;
+    capacity.moves = o.decoder_moves;
     capacity.nvdec_slots = o.nvdec_slots;
     capacity.nvdec_streams = o.nvdec_capacity;
     capacity.cpu_streams = o.cpu_decode_capacity;

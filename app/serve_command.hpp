@@ -32,6 +32,7 @@ struct ServeOptions {
     std::string peers;                // --peers: the other shards' APIs (app/fleet.hpp)
     int nvdec_slots = 0;              // --nvdec-slots: 0 no gate (decode/nvdec_gate.hpp)
     bool decoders_by_load = false;    // --decoder-placement load: NVDEC or the CPU by load (app/decoder_balance.hpp)
+    bool decoder_moves = true;        // --decoder-moves: with placement by load, running streams may move
     double nvdec_capacity = 0;        // camera streams a GPU's NVDEC decodes; 0: measured default (app/decoder_balance.hpp)
     double cpu_decode_capacity = 0;   // the same for the CPU decoders; 0: from the cores
     std::string api_state;            // --api-state: the API's changes kept here over restarts (app/api_changes.hpp)

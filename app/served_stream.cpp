@@ -90,7 +90,14 @@ void ServedStream::run() {
     finished_ = true;
 }
 
-bool ServedStream::run_job(const RunOptions& o) {
+bool ServedStream::move_decoder(bool nvdec) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return job_ && state_ == StreamState::Running && job_->request_decoder_move(nvdec);
+}
+
+bool ServedStream::run_job(const RunOptions& options) {
+    RunOptions o = options;
+    if (const int moved = moved_to_nvdec_; moved >= 0) o.input.hwdec = moved ? HwDecode::Auto : HwDecode::None;
     std::unique_ptr<Job> job;
     try {
         job = make_job_when_input_opens(o, o.input.wait_for_input.value_or(true), stopping_, [this](const InputWait& w) {
@@ -112,6 +119,11 @@ bool ServedStream::run_job(const RunOptions& o) {
         return false;
     }
     job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output), &preview_->packets());
+    job->on_decoder_moved([this](bool nvdec) {
+        spdlog::info("decodes on {} now", nvdec ? "NVDEC" : "the CPU");
+        moved_to_nvdec_ = nvdec ? 1 : 0;
+        if (on_decoder_moved_) on_decoder_moved_(nvdec);
+    });
     if (on_input_opened_) on_input_opened_(job->video(), job->decodes_on_nvdec());
     Job* running = job.get();
     {

@@ -41,6 +41,14 @@ public:
     // decodes it (serve counts the stream's decoding load by them). Set before start().
     using InputOpened = std::function<void(const VideoInfo&, bool nvdec)>;
     void on_input_opened(InputOpened f) { on_input_opened_ = std::move(f); }
+    // Called on its decode thread after its decoding moved (move_decoder), with where it now
+    // decodes. Set before start().
+    using DecoderMoved = std::function<void(bool nvdec)>;
+    void on_decoder_moved(DecoderMoved f) { on_decoder_moved_ = std::move(f); }
+    // serve --decoder-placement load: decode on NVDEC (true) or the CPU from the input's next key
+    // frame on (app/decoder_balance.hpp); a later job of the stream starts there too. False when
+    // it is not running or its input cannot move.
+    bool move_decoder(bool nvdec);
     void start();
     // Stops reading, drains what is in flight and finalises the output (as the first Ctrl-C of
     // a single run); abandon=true discards what is in flight (the second one). Returns at once.
@@ -83,6 +91,8 @@ private:
     StreamConfig config_;
     RetentionKeeper* keeper_;
     InputOpened on_input_opened_;
+    DecoderMoved on_decoder_moved_;
+    std::atomic<int> moved_to_nvdec_{-1};  // where its last move went: 1 NVDEC, 0 the CPU, -1 none
     std::shared_ptr<RecordingRetention> retention_;  // --segment file recordings
     std::atomic<bool> finished_{false};
     std::shared_ptr<StreamPreview> preview_ = std::make_shared<StreamPreview>();

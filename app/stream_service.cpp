@@ -40,6 +40,23 @@ void StreamService::unplace(const ServedStream& stream) {
     if (decoders_) decoders_->release(stream.name());
 }
 
+void StreamService::rebalance_decoders_locked() {
+    if (!decoders_ || closing_) return;
+    // Each move is counted on its new side before the next is chosen; at most one per stream.
+    for (size_t asked = 0; asked < streams_.size(); ++asked) {
+        const std::optional<DecoderBalance::Move> move = decoders_->next_move();
+        if (!move) return;
+        const auto it = streams_.find(move->stream);
+        if (it != streams_.end() && it->second->move_decoder(move->to_nvdec)) {
+            decoders_->moving(*move);
+            spdlog::info("stream '{}' moves to {} at its next key frame ({})", move->stream, move->to_nvdec ? "NVDEC" : "the CPU",
+                         move->why);
+        } else {
+            decoders_->cannot_move(move->stream);
+        }
+    }
+}
+
 void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
     gpus_ = std::move(gpus);
     nvdec_slots_ = std::max(0, capacity.nvdec_slots);
@@ -58,6 +75,7 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
         const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores);
         o.filter.gpu_index = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
+        o.input.decoder_movable = decoders_->moves_streams();
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {
         const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;
@@ -106,10 +124,12 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
-    if (decoders_)  // placed as one camera; counted by its real size and rate once its input opens
+    if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens
         stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec) {
             balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec);
         });
+        stream->on_decoder_moved([balance = decoders_.get(), name](bool nvdec) { balance->moved(name, nvdec); });
+    }
     stream->start();
     streams_[name] = std::move(stream);
     spdlog::info("stream '{}' started", name);
@@ -147,6 +167,7 @@ nlohmann::json StreamService::remove(const std::string& name) {
         stream = std::move(it->second);
         streams_.erase(it);
         unplace(*stream);
+        rebalance_decoders_locked();
     }
     stream->stop();
     stream->join();
@@ -208,6 +229,7 @@ void StreamService::apply(const ServeConfig& config) {
     if (closing_) return;
     const int sharing = static_cast<int>(config.streams.size());
     for (StreamConfig& s : starting) start_locked(std::move(s), sharing);
+    rebalance_decoders_locked();
 }
 
 nlohmann::json StreamService::list() const {

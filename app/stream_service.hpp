@@ -76,7 +76,9 @@ private:
     std::unique_ptr<DecoderBalance> decoders_;  // with GPUs: where streams decode
     int nvdec_slots_ = 0;                       // each stream's share of its GPU's NVDEC gate; 0: none
     void place_decoder_locked(StreamConfig& stream);
-    void unplace(const ServedStream& stream);  // stop_all() was called: nothing new starts
+    void unplace(const ServedStream& stream);
+    // After streams left: moves streams between NVDEC and the CPU if the loads are now lopsided.
+    void rebalance_decoders_locked();
     std::map<std::string, std::string> defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;

@@ -1,5 +1,6 @@
 #include "decode/file_source.hpp"
 
+#include "decode/clean_start.hpp"
 #include "decode/input_open.hpp"
 #include "decode/live_input.hpp"
 #include "media/protocols.hpp"
@@ -76,14 +77,17 @@ void FileSource::open() {
         reconnectable_ = is_live_url(options_.url) || ((proto == "http" || proto == "https") && ctx->duration <= 0);
         live_ = reconnectable_ || options_.realtime;
     }
-    open_decoder(codec, st, first);
+    open_decoder(codec, st, first ? DecoderOpen::First : DecoderOpen::Reconnect, first ? options_.hwdec != HwDecode::None : nvdec_.load());
     if (!first) passthrough_.match(ctx, video_index_);
 }
 
-void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool first) {
+void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, DecoderOpen why_open, bool nvdec_wanted) {
+    const bool first = why_open == DecoderOpen::First;
     own_nvdec_.reset();
-    decoder_.reset();  // a reconnect replaces the decoder; the old one goes before its buffers
+    decoder_.reset();  // a reconnect or a move replaces the decoder; the old one goes before its buffers
     buffers_.reset();
+    nvdec_ = false;
+    vfilter_nvdec_ = false;
     decoder_.reset(avcodec_alloc_context3(codec));
     if (!decoder_) fail(ErrorCategory::Internal, "out of memory creating a decoder");
     VF_AV_CHECK(avcodec_parameters_to_context(decoder_.get(), st->codecpar), ErrorCategory::Input, "decoder setup");
@@ -96,8 +100,8 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
     const AVPixelFormat fmt = static_cast<AVPixelFormat>(st->codecpar->format);
     if (fmt == AV_PIX_FMT_NONE || st->codecpar->width <= 0 || st->codecpar->height <= 0)
         fail(ErrorCategory::Input, "input '" + options_.url + "': cannot determine the video size or pixel format");
-    // NVDEC is chosen on the first connection; a reconnect must decode the same way.
-    if (options_.hwdec != HwDecode::None && (first || nvdec_)) {
+    // NVDEC is chosen on the first connection (or by a move); a reconnect decodes the same way.
+    if (nvdec_wanted) {
         std::string why;
         const AVPixelFormat on_gpu = nvdec_output_format(fmt);
         bool ok = false;
@@ -114,8 +118,10 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
             if (options_.nvdec_decoder == NvdecDecoderKind::Vfilter) ok = open_own_nvdec(st, &why);
             if (!ok) ok = enable_nvdec(decoder_.get(), options_.hw_frames_held, &why, options_.gpu_index);
         }
-        if (!first && !ok) fail(ErrorCategory::Device, "the reconnected input cannot be decoded with NVDEC: " + why);
+        if (why_open == DecoderOpen::Reconnect && !ok)
+            fail(ErrorCategory::Device, "the reconnected input cannot be decoded with NVDEC: " + why);
         nvdec_ = ok;
+        vfilter_nvdec_ = own_nvdec_ != nullptr;
         nvdec_decoding_ = false;  // a new decoder: created on its first frame
         if (ok && options_.nvdec_slots > 0 && !nvdec_gate_) nvdec_gate_ = NvdecGate::of_gpu(options_.gpu_index, options_.nvdec_slots);
         if (first && nvdec_)
@@ -123,6 +129,7 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, bool fir
                          av_get_pix_fmt_name(on_gpu));
         else if (options_.hwdec == HwDecode::Cuda && !nvdec_) fail(ErrorCategory::Device, "--hwdec cuda: " + why);
         else if (first && !nvdec_) spdlog::info("{}; decoding on the CPU", why);
+        else if (why_open == DecoderOpen::Move && !nvdec_) spdlog::warn("the decoder cannot move to NVDEC ({}); the CPU decodes on", why);
         if (first && nvdec_) info_.format = on_gpu;
     }
     if (own_nvdec_) return;  // FFmpeg's decoder stays unopened: it only describes the codec
@@ -152,6 +159,46 @@ bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
     return own_nvdec_ != nullptr;
 }
 
+bool FileSource::request_decoder_move(bool nvdec) {
+    if (!options_.decoder_movable) return false;
+    move_to_ = nvdec ? 1 : 0;
+    return true;
+}
+
+bool FileSource::move_starts_here() const {
+    const int to = move_to_.load();
+    return to >= 0 && (to == 1) != nvdec_ && starts_clean_decode(packet_.get(), format_->streams[video_index_]->codecpar);
+}
+
+void FileSource::start_move() {
+    move_target_ = move_to_.exchange(-1) == 1;
+    moving_ = true;
+    move_started_ = Clock::now();
+    move_start_ = make_packet();
+    av_packet_move_ref(move_start_.get(), packet_.get());
+    const NvdecGate::Pass pass = gate_pass();
+    send_to_decoder(nullptr);  // the old decoder gives out every frame it holds, then AVERROR_EOF
+}
+
+void FileSource::finish_move() {
+    moving_ = false;
+    const bool was_nvdec = nvdec_;
+    const AVCodec* codec = decoder_->codec;
+    open_decoder(codec, format_->streams[video_index_], DecoderOpen::Move, move_target_);
+    if (nvdec_ == was_nvdec) move_started_.reset();  // NVDEC refused: nothing moved
+    int sent;
+    {
+        const NvdecGate::Pass pass = gate_pass();
+        sent = send_to_decoder(move_start_.get());
+    }
+    av_packet_unref(move_start_.get());
+    if (sent < 0 && sent != AVERROR(EAGAIN)) {
+        damage_.packet_rejected();
+        spdlog::debug("video packet rejected: {}", av_error_string(sent));
+    }
+    if (decoder_moved_) decoder_moved_(nvdec_);
+}
+
 int FileSource::send_to_decoder(const AVPacket* packet) {
     const int err = own_nvdec_ ? own_nvdec_->send(packet) : avcodec_send_packet(decoder_.get(), packet);
     if (err < 0 && own_nvdec_ && !own_nvdec_->last_error().empty()) spdlog::debug("{}", own_nvdec_->last_error());
@@ -179,8 +226,13 @@ std::optional<PipelineItem> FileSource::deliver(AvFramePtr decoded) {
     VideoFrame out;
     out.index = next_index_++;
     out.read_at = timeline_.read_time_of(stream_pts);
-    if (frame_layout_format(decoded.get()) == info_.format && decoded->width == info_.width &&
-        decoded->height == info_.height) {
+    const AVPixelFormat layout = frame_layout_format(decoded.get());
+    // A stream that may move between decoders gives out either decoder's frames as they are (the
+    // GPU stage takes NVDEC's in device memory and the CPU's in any native layout): converting
+    // them to the first decoder's layout would copy every frame on the host.
+    const bool layout_taken =
+        layout == info_.format || (options_.decoder_movable && (decoded->format == AV_PIX_FMT_CUDA || is_native_format(layout)));
+    if (layout_taken && decoded->width == info_.width && decoded->height == info_.height) {
         out.frame = std::move(decoded);  // in device memory for NVDEC, where the kernels read it
     } else {
         if (decoded->format == AV_PIX_FMT_CUDA) {  // a changed size: fetch it to rescale on the host
@@ -269,9 +321,19 @@ std::optional<PipelineItem> FileSource::read() {
         }
         if (got >= 0) {
             nvdec_decoding_ = nvdec_;
+            if (move_started_ && !moving_) {  // the new decoder's first frame: what the move cost this stream
+                spdlog::info("decoding moved to {} at frame {} (a key frame); its first frame came {:.0f} ms after the key frame was read",
+                             nvdec_ ? "NVDEC" : "the CPU", next_index_,
+                             std::chrono::duration<double, std::milli>(Clock::now() - *move_started_).count());
+                move_started_.reset();
+            }
             return deliver(std::move(receiving_));
         }
         if (got == AVERROR_EOF) {
+            if (moving_) {  // the old decoder gave out its last frame: the new one starts at the held key frame
+                finish_move();
+                continue;
+            }
             // The decoder gave back every frame of the lost connection: now reconnect.
             if (reconnect_after_drain_) {
                 reconnect_after_drain_ = false;
@@ -317,6 +379,10 @@ std::optional<PipelineItem> FileSource::read() {
             if (options_.realtime && packet_->dts != AV_NOPTS_VALUE)
                 pacer_.pace(packet_->dts * av_q2d(st->time_base), stop_requested_);
             timeline_.note_read(packet_.get());
+            if (move_starts_here()) {
+                start_move();
+                continue;
+            }
             int sent;
             {
                 const NvdecGate::Pass pass = gate_pass();

@@ -40,6 +40,10 @@ struct FileSourceOptions {
     // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
     int nvdec_slots = 0;
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
+    // serve --decoder-placement load, for a stream whose frames go to the GPU filters:
+    // request_decoder_move may move it between NVDEC and the CPU (hwdec says where it starts and
+    // forces nothing), and frames of either decoder's layout come out as they are.
+    bool decoder_movable = false;
 };
 
 class FileSource : public Source {
@@ -55,12 +59,21 @@ public:
     DecodeHealth health() const override { return damage_.health(); }
     int64_t host_copies() const override { return host_copies_; }
     std::string hw_decode() const override { return nvdec_ ? "cuda" : "none"; }
-    std::string nvdec_decoder() const override { return !nvdec_ ? "" : own_nvdec_ ? "vfilter" : "ffmpeg"; }
+    std::string nvdec_decoder() const override { return !nvdec_ ? "" : vfilter_nvdec_ ? "vfilter" : "ffmpeg"; }
     bool live() const override { return live_; }
+    bool request_decoder_move(bool nvdec) override;
 
 private:
     void open();  // demuxer and decoder for options_.url; throws Error(Input) and friends
-    void open_decoder(const AVCodec* codec, const AVStream* st, bool first);
+    // Why a decoder is opened: the first connection (hwdec decides), a reconnect (the same kind
+    // as before, or fail), a move (the kind asked for; NVDEC refusing leaves the CPU decoding).
+    enum class DecoderOpen { First, Reconnect, Move };
+    void open_decoder(const AVCodec* codec, const AVStream* st, DecoderOpen why, bool nvdec_wanted);
+    // A requested move at a clean start: holds `packet_` and drains the old decoder; finish_move()
+    // opens the new one once the old has given out its last frame, and sends it the held packet.
+    bool move_starts_here() const;
+    void start_move();
+    void finish_move();
     bool reconnect();  // false when stopped or out of attempts
     void input_ended(int err);  // a read failed or the input ended: reconnect after draining, or finish
     void drain_decoder();       // the input ended or stop() was asked: give out what the decoder holds
@@ -77,7 +90,14 @@ private:
     std::unique_ptr<DecoderBuffers> buffers_;  // before decoder_: it must outlive the decoder
     AvCodecContextPtr decoder_;  // unopened while own_nvdec_ decodes: it names the codec
     std::unique_ptr<NvdecDecoder> own_nvdec_;
-    bool nvdec_ = false;
+    // Where it decodes; atomic since status readers ask while a move changes it.
+    std::atomic<bool> nvdec_{false};
+    std::atomic<bool> vfilter_nvdec_{false};  // own_nvdec_ decodes
+    std::atomic<int> move_to_{-1};  // a requested move: 1 NVDEC, 0 the CPU, -1 none
+    bool moving_ = false;           // the old decoder drains before move_target_'s opens
+    bool move_target_ = false;
+    AvPacketPtr move_start_;        // the clean start the new decoder begins with
+    std::optional<Clock::time_point> move_started_;  // until the new decoder's first frame: its wait is logged
     std::shared_ptr<NvdecGate> nvdec_gate_;  // with nvdec_slots: the GPU's gate
     bool nvdec_decoding_ = false;            // the NVDEC decoder has given a frame (it exists)
     // Held around each call into FFmpeg's decoder: the creation turn until the NVDEC decoder's first

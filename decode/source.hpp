@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,12 +56,25 @@ public:
     // frames are dropped rather than queued when processing falls behind (--on-overload).
     virtual bool live() const { return false; }
     const SourceStatus& status() const { return status_; }
+    // serve --decoder-placement load: asks the input to decode on NVDEC (true) or the CPU (false)
+    // from its next clean start (decode/clean_start.hpp) on, the frames before it drained from the
+    // old decoder first, so none is lost or repeated. Any thread; false when this source cannot
+    // move (see FileSourceOptions::decoder_movable). The last request wins.
+    virtual bool request_decoder_move(bool nvdec) {
+        (void)nvdec;
+        return false;
+    }
+    // Called on the decode thread after each move with where the input now decodes (false when
+    // NVDEC was asked for and would not take it: the CPU decodes on). Set before reading.
+    using DecoderMoved = std::function<void(bool nvdec)>;
+    void on_decoder_moved(DecoderMoved f) { decoder_moved_ = std::move(f); }
     // Ends the input early (Ctrl-C, --frames); safe to call from any thread.
     void stop() { stop_requested_ = true; }
 
 protected:
     std::atomic<bool> stop_requested_{false};
     SourceStatus status_;
+    DecoderMoved decoder_moved_;
 };
 
 }  // namespace vf

@@ -141,7 +141,6 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
     encoder_.reset();
     in_width_ = frame.width;
     in_height_ = frame.height;
-    in_format_ = frame.format;
     const JpegSize size = jpeg_size(frame.width, frame.height, frame.sample_aspect_ratio, asked_width_);
     out_width_ = size.width;
     out_height_ = size.height;
@@ -187,7 +186,9 @@ std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t tak
     const AVFrame* frame = host_frame(in, downloaded, "live video");
     if (frame->width <= 0 || frame->height <= 0 || frame->format < 0)
         fail(ErrorCategory::Internal, "live video: frames of this format or size cannot be shown");
-    if (!encoder_ || frame->width != in_width_ || frame->height != in_height_ || frame->format != in_format_) open(*frame);
+    // A new size makes a new stream (init segment); a new layout (a stream whose decoding moved
+    // between NVDEC and the CPU) is only converted otherwise.
+    if (!encoder_ || frame->width != in_width_ || frame->height != in_height_) open(*frame);
 
     if (!scaled_) scaled_ = make_frame();
     converter_.convert(frame, scaled_.get(), out_width_, out_height_, AV_PIX_FMT_YUV420P);

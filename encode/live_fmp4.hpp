@@ -86,7 +86,7 @@ private:
 
     int asked_width_;
     double gop_s_;
-    int in_width_ = 0, in_height_ = 0, in_format_ = -1;
+    int in_width_ = 0, in_height_ = 0;
     int out_width_ = 0, out_height_ = 0;
     AvCodecContextPtr encoder_;
     std::unique_ptr<LiveFmp4Writer> writer_;

@@ -270,5 +270,83 @@ TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
     }
 }
 
+// Streams placed by load move between decoders when others leave (app/decoder_balance.hpp): two
+// of four cameras (paced as live) decode on the CPU until the two on NVDEC are removed; then
+// both move to NVDEC at a key frame, GET /streams says so, and each still writes every frame of
+// its input once, equal to the single-stream command's output.
+TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/cam.mp4";
+    clip.width = 640;
+    clip.height = 352;
+    clip.frames = 100;
+    clip.gop_size = 10;
+    clip.video_codec = "libx264";
+    clip.audio = false;
+    write_clip(clip);
+    const std::string filter = "gaussian=sigma=3.2";
+    RunOptions single = make_stream_config("single", {{"input", clip.path}, {"output", dir + "/single.mkv"}, {"filter", filter},
+                                                      {"codec", "ffv1"}, {"device", "cuda"}},
+                                           {})
+                            .options;
+    single.progress = false;
+    Job job(single);
+    const JobResult one = job.run();
+    ASSERT_EQ(one.stats.hw_decode, "cuda");
+    ServeConfig config;
+    for (int k = 0; k < 4; ++k)
+        config.streams.push_back(make_stream_config("cam" + std::to_string(k), {{"input", clip.path},
+                                                                                 {"output", dir + "/cam" + std::to_string(k) + ".mkv"},
+                                                                                 {"filter", filter}, {"codec", "ffv1"},
+                                                                                 {"device", "cuda"}, {"realtime", "true"}},
+                                                    {}));
+    std::map<std::string, nlohmann::json> decoding;
+    nlohmann::json stats;
+    std::vector<std::string> moved;
+    {
+        StreamService service;
+        DecoderCapacity capacity;
+        capacity.by_load = true;
+        capacity.nvdec_streams = 4;
+        capacity.cpu_streams = 4;
+        service.set_gpus({0}, capacity);
+        service.apply(config);
+        std::vector<std::string> on_nvdec;
+        // Every input open (counted where it decodes) before the others leave.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        for (bool opened = false; !opened && std::chrono::steady_clock::now() < deadline;) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            opened = true;
+            for (const nlohmann::json& s : service.list()) opened = opened && s["frames_out"].get<int64_t>() > 0;
+        }
+        for (const nlohmann::json& s : service.list()) {
+            if (s["decoding"]["decoder"] == "nvdec") on_nvdec.push_back(s["name"]);
+            else moved.push_back(s["name"]);
+        }
+        ASSERT_EQ(on_nvdec.size(), 2u) << service.list().dump();
+        for (const std::string& name : on_nvdec) service.remove(name);
+        for (const nlohmann::json& s : service.list()) EXPECT_EQ(s["decoding"]["decoder"], "nvdec") << s.dump();
+        service.wait_all();
+        stats = service.final_stats();
+        for (const nlohmann::json& s : service.list()) decoding[s["name"]] = s["decoding"];
+    }
+    ASSERT_EQ(moved.size(), 2u);
+    const auto expected = read_video_frames(dir + "/single.mkv");
+    for (const std::string& name : moved) {
+        EXPECT_EQ(decoding[name]["moves"], 1) << decoding[name].dump();
+        EXPECT_NE(decoding[name]["why"].get<std::string>().find("moved to NVDEC"), std::string::npos) << decoding[name].dump();
+        EXPECT_EQ(stats[name]["stats"]["hw_decode"], "cuda") << "it ended on NVDEC";
+        const auto served = read_video_frames(dir + "/" + name + ".mkv");
+        ASSERT_EQ(served.size(), expected.size()) << name << ": a frame lost or repeated at the move";
+        for (size_t i = 0; i < served.size(); ++i) {
+            std::string where;
+            EXPECT_EQ(frame_differences(served[i].get(), expected[i].get(), false, &where), 0) << name << " frame " << i << " " << where;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace vf
