@@ -21,6 +21,11 @@
 #             each of RDECODERS (default ffmpeg): fps, CPU, NVDEC, p99 latency and its parts, per
 #             decoder, cores by thread name (ONE=0 leaves the one stream out; ONE_CPU=1 adds one
 #             stream decoded on the CPU, the anchor of the CPU-decoded streams)
+#   moves     MN (default 150) cameras at 30 fps placed by load through vfilter's NVDEC decoder,
+#             the steady window; then MLEAVE (default 60) of the NVDEC streams are removed and,
+#             with --decoder-moves on and off, the window again once the moves are done: fps, CPU,
+#             p99 per decoder; with moves, what each move cost its stream (the log's "first frame
+#             came X ms after the key frame")
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
@@ -34,7 +39,7 @@
 # kept between calls).
 set -u
 mode=${1:-all}
-case $mode in unpaced|realtime|steady|startup|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|startup|gpus|tests|live|all]"; exit 2 ;; esac
+case $mode in unpaced|realtime|steady|moves|startup|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh "${STATIC_FFMPEG:-.static-ffmpeg}" || exit 1
@@ -137,6 +142,41 @@ if [ $mode = startup ]; then
   done
   el "startup done"
 fi
+long_clip() {  # the clip twice over (its bitstream copied twice, so the same frames): 120 s
+  long=$clips/cam120.mp4
+  if [ ! -f $long ]; then
+    ffmpeg -v error -y -i $clip -c copy -bsf:v h264_mp4toannexb -f h264 $raw/cam.h264 && cat $raw/cam.h264 $raw/cam.h264 >$raw/cam2.h264 &&
+      ffmpeg -v error -y -framerate 30 -i $raw/cam2.h264 -c copy -movflags +faststart $long.tmp.mp4 && mv $long.tmp.mp4 $long
+    rm -f $raw/cam.h264 $raw/cam2.h264
+  fi
+  [ -f $long ] || { echo "could not make the 120 s clip"; exit 1; }
+  for k in $(seq 256); do [ -e $clips/l$k.mp4 ] || ln $long $clips/l$k.mp4; done
+}
+if [ $mode = moves ]; then
+  long_clip
+  N=${MN:-150}; port=18350
+  config $raw/mv.yaml $N auto ", realtime: true, frames: 3600, nvdec-decoder: vfilter" l
+  for m in on off; do
+    port=$((port + 1))
+    $b/vfilter serve --config $raw/mv.yaml --api-port $port --decoder-placement load --decoder-moves $m 2>$raw/mv-$m.log & pid=$!
+    sleep 26; echo "$N cameras, before: $(timeout 60 python3 scripts/serve_window.py $pid $port 10 2>&1)"
+    python3 - $port ${MLEAVE:-60} <<'PY'
+import json, sys, urllib.request
+port, leave = sys.argv[1], int(sys.argv[2])
+streams = json.load(urllib.request.urlopen(f'http://127.0.0.1:{port}/streams', timeout=30))
+nv = [s['name'] for s in streams if s.get('decoding', {}).get('decoder') == 'nvdec'][:leave]
+for name in nv: urllib.request.urlopen(urllib.request.Request(f'http://127.0.0.1:{port}/streams/{name}', method='DELETE'), timeout=60).read()
+streams = json.load(urllib.request.urlopen(f'http://127.0.0.1:{port}/streams', timeout=30))
+moving = sum(1 for s in streams if s.get('decoding', {}).get('moving'))
+print('removed %d NVDEC streams; %d streams asked to move' % (len(nv), moving))
+PY
+    sleep 14; echo "--decoder-moves $m, after: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
+    grep -o "first frame came [0-9]* ms" $raw/mv-$m.log | awk '{print $4}' | sort -n |
+      awk '{v[NR]=$1} END{if (NR) printf "moves: %d, the new decoder'"'"'s first frame after the key frame: min %d ms, median %d, max %d\n", NR, v[1], v[int((NR+1)/2)], v[NR]}'
+    kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & killer=$!; wait $pid; kill $killer 2>/dev/null
+  done
+  el "moves done"
+fi
 if [ $mode = steady ]; then
   port=18300
   window() {  # name yaml args wait: serve with its API, the steady window after `wait` s, then stopped
@@ -146,16 +186,9 @@ if [ $mode = steady ]; then
     kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & local killer=$!
     wait $pid; kill $killer 2>/dev/null
   }
-  # Unpaced, an NVDEC stream runs 1800 frames in about 30 s, inside the window: the clip twice
-  # over (its bitstream copied twice, so the same frames) keeps every stream running through it.
-  long=$clips/cam120.mp4
-  if [ ! -f $long ]; then
-    ffmpeg -v error -y -i $clip -c copy -bsf:v h264_mp4toannexb -f h264 $raw/cam.h264 && cat $raw/cam.h264 $raw/cam.h264 >$raw/cam2.h264 &&
-      ffmpeg -v error -y -framerate 30 -i $raw/cam2.h264 -c copy -movflags +faststart $long.tmp.mp4 && mv $long.tmp.mp4 $long
-    rm -f $raw/cam.h264 $raw/cam2.h264
-  fi
-  [ -f $long ] || { echo "could not make the 120 s clip"; exit 1; }
-  for k in $(seq 256); do [ -e $clips/l$k.mp4 ] || ln $long $clips/l$k.mp4; done
+  # Unpaced, an NVDEC stream runs 1800 frames in about 30 s, inside the window: the 120 s clip
+  # keeps every stream running through it.
+  long_clip
   for d in ${DECODERS:-ffmpeg}; do  # --nvdec-decoder: what drives NVDEC
     config $raw/sn.yaml 128 cuda ", frames: 3600, nvdec-decoder: $d" l; config $raw/sa.yaml 128 auto ", frames: 3600, nvdec-decoder: $d" l
     window "128 streams unpaced, NVDEC only, nvdec-decoder $d" $raw/sn.yaml "" 20
