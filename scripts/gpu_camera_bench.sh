@@ -10,7 +10,8 @@
 #             and CPU utilisation
 #   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
-#   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs);
+#   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs), for
+#             each --nvdec-decoder of GDECODERS (default ffmpeg; GPUS_QUICK=1 stops there);
 #             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all; then the 64
 #             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
@@ -119,9 +120,13 @@ PY
   el "realtime done"
 fi
 if [ $mode = gpus ]; then
+  for d in ${GDECODERS:-ffmpeg}; do  # --nvdec-decoder
+    config $raw/g64.yaml 64 auto ", nvdec-decoder: $d"
+    run g1 $raw/g64.yaml "--gpus 0"; one=$rate; echo "64 streams, 1800 frames each, nvdec-decoder $d, GPU 0: $one fps ($wall s; $u; $(decoders $raw/g1.json))"
+    run g2 $raw/g64.yaml "--gpus all"; two=$rate; echo "64 streams, nvdec-decoder $d, --gpus all: $two fps ($wall s; $u; $(decoders $raw/g2.json)) -> $(calc "$two/$one")x"
+  done
+  [ "${GPUS_QUICK:-0}" != 0 ] && exit 0
   config $raw/g64.yaml 64 auto ""
-  run g1 $raw/g64.yaml "--gpus 0"; one=$rate; echo "64 streams, 1800 frames each, GPU 0: $one fps ($wall s; $u; $(decoders $raw/g1.json))"
-  run g2 $raw/g64.yaml "--gpus all"; two=$rate; echo "64 streams, --gpus all: $two fps ($wall s; $u; $(decoders $raw/g2.json)) -> $(calc "$two/$one")x"
   config $raw/gst.yaml 128 cuda ", frames: 30"  # start-up: the driver creates one GPU's NVDEC decoders one at a time
   run gs1 $raw/gst.yaml "--gpus 0"; echo "start-up, 128 streams of 30 frames, GPU 0: $wall s"
   run gs2 $raw/gst.yaml "--gpus all"; echo "start-up, 128 streams of 30 frames, --gpus all: $wall s"
