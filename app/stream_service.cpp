@@ -272,6 +272,8 @@ void collect_decoding(MetricSet& set, const std::string& stream, const DecoderPl
             p.load, name);
     set.add("vfilter_stream_over_capacity", "gauge", "1 while the stream's decoder was full when it was placed or became so by its size.",
             p.over_capacity ? 1 : 0, name);
+    set.add("vfilter_stream_decoder_moves_total", "counter",
+            "Moves of the stream between NVDEC and the CPU decoders since it started (serve --decoder-moves).", p.moves, name);
 }
 
 }  // namespace

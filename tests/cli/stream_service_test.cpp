@@ -121,7 +121,8 @@ TEST(StreamService, AStreamIsCountedByItsSizeOnceItsInputOpens) {
     EXPECT_EQ(service.capacity_left()["cpu"], 4) << "4.5 - 0.1, floored (3 while it counted as a camera)";
     const std::string metrics = service.metrics();
     for (const char* line : {"vfilter_stream_decoder{stream=\"small\",decoder=\"cpu\"} 1",
-                             "vfilter_stream_decoder_load_streams{stream=\"small\"} 0.1", "vfilter_stream_over_capacity{stream=\"small\"} 0"})
+                             "vfilter_stream_decoder_load_streams{stream=\"small\"} 0.1", "vfilter_stream_over_capacity{stream=\"small\"} 0",
+                             "vfilter_stream_decoder_moves_total{stream=\"small\"} 0"})
         EXPECT_NE(metrics.find(line), std::string::npos) << line << "\n" << metrics;
     service.remove("small");
     EXPECT_EQ(service.capacity_left()["cpu"], 4);

@@ -332,6 +332,11 @@ TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
         service.wait_all();
         stats = service.final_stats();
         for (const nlohmann::json& s : service.list()) decoding[s["name"]] = s["decoding"];
+        const std::string metrics = service.metrics();
+        for (const std::string& name : moved) {
+            const std::string line = "vfilter_stream_decoder_moves_total{stream=\"" + name + "\"} 1";
+            EXPECT_NE(metrics.find(line), std::string::npos) << line;
+        }
     }
     ASSERT_EQ(moved.size(), 2u);
     const auto expected = read_video_frames(dir + "/single.mkv");
