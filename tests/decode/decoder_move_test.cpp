@@ -1,6 +1,6 @@
 // Moving a running input between decoders (serve --decoder-placement load): only at a clean
 // start, and every frame comes out once, exact and with its own time, whichever decoders gave
-// them. Without a GPU the move to NVDEC is refused and the CPU decodes on (drained and reopened
+// them (FFmpeg's NVDEC or vfilter's). Without a GPU the move to NVDEC is refused and the CPU decodes on (drained and reopened
 // all the same); with one, the frames come from NVDEC between the moves.
 #include <gtest/gtest.h>
 
@@ -124,8 +124,9 @@ struct MovedRun {
 
 // Decodes `in` through one FileSource, asking it to move to NVDEC after frame `to_gpu` and back
 // to the CPU after frame `to_cpu`.
-MovedRun decode_moving(const std::string& in, int to_gpu, int to_cpu, bool realtime) {
+MovedRun decode_moving(const std::string& in, int to_gpu, int to_cpu, bool realtime, NvdecDecoderKind nvdec) {
     FileSourceOptions o;
+    o.nvdec_decoder = nvdec;
     o.url = in;
     o.passthrough_audio = false;
     o.hwdec = HwDecode::None;
@@ -166,9 +167,10 @@ TEST(DecoderMove, EveryFrameComesOutOnceAndExactAcrossMoves) {
     const AVRational reference_tb = summarize(in).video_time_base;
     std::string no_gpu;
     const bool gpu = cuda_device_available(&no_gpu);
-    for (const bool realtime : {false, true}) {
-        SCOPED_TRACE(realtime ? "paced as live" : "a file");
-        const MovedRun run = decode_moving(in, 5, 30, realtime);
+    for (const auto& [realtime, nvdec] : {std::pair{false, NvdecDecoderKind::Ffmpeg}, std::pair{true, NvdecDecoderKind::Ffmpeg},
+                                          std::pair{false, NvdecDecoderKind::Vfilter}, std::pair{true, NvdecDecoderKind::Vfilter}}) {
+        SCOPED_TRACE(std::string(realtime ? "paced as live" : "a file") + (nvdec == NvdecDecoderKind::Vfilter ? ", vfilter's NVDEC decoder" : ""));
+        const MovedRun run = decode_moving(in, 5, 30, realtime, nvdec);
         ASSERT_EQ(run.frames.size(), reference.size()) << "a frame lost or repeated at a move";
         for (size_t i = 0; i < run.frames.size(); ++i) {
             std::string where;
