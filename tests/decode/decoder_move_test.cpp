@@ -8,7 +8,9 @@
 
 #include "decode/clean_start.hpp"
 #include "decode/file_source.hpp"
+#ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
+#endif
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
@@ -165,8 +167,12 @@ TEST(DecoderMove, EveryFrameComesOutOnceAndExactAcrossMoves) {
     const std::vector<AvFramePtr> reference = read_video_frames(in);
     ASSERT_GE(reference.size(), 59u);  // x264 through the clip writer may keep 59 of 60
     const AVRational reference_tb = summarize(in).video_time_base;
-    std::string no_gpu;
+    std::string no_gpu = "a build without CUDA";
+#ifdef VF_HAVE_CUDA
     const bool gpu = cuda_device_available(&no_gpu);
+#else
+    const bool gpu = false;
+#endif
     for (const auto& [realtime, nvdec] : {std::pair{false, NvdecDecoderKind::Ffmpeg}, std::pair{true, NvdecDecoderKind::Ffmpeg},
                                           std::pair{false, NvdecDecoderKind::Vfilter}, std::pair{true, NvdecDecoderKind::Vfilter}}) {
         SCOPED_TRACE(std::string(realtime ? "paced as live" : "a file") + (nvdec == NvdecDecoderKind::Vfilter ? ", vfilter's NVDEC decoder" : ""));
