@@ -186,17 +186,21 @@ void FileSource::finish_move() {
     const AVCodec* codec = decoder_->codec;
     open_decoder(codec, format_->streams[video_index_], DecoderOpen::Move, move_target_);
     if (nvdec_ == was_nvdec) move_started_.reset();  // NVDEC refused: nothing moved
+    send_video_packet(move_start_.get());
+    if (decoder_moved_) decoder_moved_(nvdec_);
+}
+
+void FileSource::send_video_packet(AVPacket* packet) {
     int sent;
     {
         const NvdecGate::Pass pass = gate_pass();
-        sent = send_to_decoder(move_start_.get());
+        sent = send_to_decoder(packet);
     }
-    av_packet_unref(move_start_.get());
+    av_packet_unref(packet);
     if (sent < 0 && sent != AVERROR(EAGAIN)) {
         damage_.packet_rejected();
         spdlog::debug("video packet rejected: {}", av_error_string(sent));
     }
-    if (decoder_moved_) decoder_moved_(nvdec_);
 }
 
 int FileSource::send_to_decoder(const AVPacket* packet) {
@@ -379,20 +383,8 @@ std::optional<PipelineItem> FileSource::read() {
             if (options_.realtime && packet_->dts != AV_NOPTS_VALUE)
                 pacer_.pace(packet_->dts * av_q2d(st->time_base), stop_requested_);
             timeline_.note_read(packet_.get());
-            if (move_starts_here()) {
-                start_move();
-                continue;
-            }
-            int sent;
-            {
-                const NvdecGate::Pass pass = gate_pass();
-                sent = send_to_decoder(packet_.get());
-            }
-            av_packet_unref(packet_.get());
-            if (sent < 0 && sent != AVERROR(EAGAIN)) {
-                damage_.packet_rejected();
-                spdlog::debug("video packet rejected: {}", av_error_string(sent));
-            }
+            if (move_starts_here()) start_move();
+            else send_video_packet(packet_.get());
             continue;
         }
         if (passthrough_.carries(packet_->stream_index)) {

@@ -82,6 +82,8 @@ private:
     bool open_own_nvdec(const AVStream* st, std::string* why);
     // The decoder's send and receive, FFmpeg's codes: own_nvdec_ when there is one, else decoder_.
     int send_to_decoder(const AVPacket* packet);
+    // A video packet to the decoder (through the gate), then unreferenced; a rejection is counted.
+    void send_video_packet(AVPacket* packet);
     int receive_from_decoder(AVFrame* frame);
 
     FileSourceOptions options_;

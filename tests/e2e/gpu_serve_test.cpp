@@ -213,6 +213,16 @@ namespace {
 
 using namespace test;
 
+// Placement by load with capacities of 4 camera streams on NVDEC and 4 on the CPU: a few small
+// streams fill NVDEC past half.
+DecoderCapacity four_and_four_by_load() {
+    DecoderCapacity capacity;
+    capacity.by_load = true;
+    capacity.nvdec_streams = 4;
+    capacity.cpu_streams = 4;
+    return capacity;
+}
+
 // Decoders placed by load (app/decoder_balance.hpp), with capacities small enough that eight
 // H.264 streams fill NVDEC past half: some decode on NVDEC and some on the CPU, each where its
 // placement says, and every one writes the frames the single-stream command writes with NVDEC.
@@ -240,11 +250,7 @@ TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
     std::map<std::string, std::string> decoder;
     {
         StreamService service;
-        DecoderCapacity capacity;
-        capacity.by_load = true;
-        capacity.nvdec_streams = 4;
-        capacity.cpu_streams = 4;
-        service.set_gpus({0}, capacity);
+        service.set_gpus({0}, four_and_four_by_load());
         service.apply(config);
         service.wait_all();
         const nlohmann::json stats = service.final_stats();
@@ -308,11 +314,7 @@ TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
     std::vector<std::string> moved;
     {
         StreamService service;
-        DecoderCapacity capacity;
-        capacity.by_load = true;
-        capacity.nvdec_streams = 4;
-        capacity.cpu_streams = 4;
-        service.set_gpus({0}, capacity);
+        service.set_gpus({0}, four_and_four_by_load());
         service.apply(config);
         std::vector<std::string> on_nvdec;
         // Every input open (counted where it decodes) before the others leave.
