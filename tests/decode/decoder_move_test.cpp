@@ -4,7 +4,10 @@
 // all the same); with one, the frames come from NVDEC between the moves.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "decode/clean_start.hpp"
 #include "decode/file_source.hpp"
@@ -199,6 +202,48 @@ TEST(DecoderMove, EveryFrameComesOutOnceAndExactAcrossMoves) {
             EXPECT_EQ(run.from_nvdec, 0);
         }
     }
+}
+
+// Requests from another thread (as serve's API thread asks) while the input is read, back and
+// forth many times: every frame still comes out once and exact. Without a GPU each move to NVDEC
+// is refused and the CPU decoder is drained and reopened at the key frame all the same.
+TEST(DecoderMove, RequestsFromAnotherThreadLoseNothing) {
+    const std::string dir = temp_dir();
+    const std::string in = h264_clip(dir, 60, 4);
+    const std::vector<AvFramePtr> reference = read_video_frames(in);
+    FileSourceOptions o;
+    o.url = in;
+    o.passthrough_audio = false;
+    o.hwdec = HwDecode::None;
+    o.decoder_movable = true;
+    FileSource source(o);
+    std::atomic<int> moves{0};
+    source.on_decoder_moved([&moves](bool) { ++moves; });
+    std::atomic<bool> done{false};
+    std::thread asker([&] {
+        for (int i = 0; !done; ++i) {
+            source.request_decoder_move(i % 2 == 0);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    });
+    std::vector<AvFramePtr> frames;
+    while (auto item = source.read()) {
+        auto* v = std::get_if<VideoFrame>(&*item);
+        if (!v) continue;
+        AvFramePtr f = std::move(v->frame);
+        if (f->format == AV_PIX_FMT_CUDA) {
+            AvFramePtr host = make_frame();
+            EXPECT_GE(av_hwframe_transfer_data(host.get(), f.get(), 0), 0);
+            f = std::move(host);
+        }
+        frames.push_back(std::move(f));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // time for requests between frames
+    }
+    done = true;
+    asker.join();
+    ASSERT_EQ(frames.size(), reference.size());
+    for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(frame_differences(frames[i].get(), reference[i].get()), 0) << "frame " << i;
+    EXPECT_GE(moves.load(), 3) << "a key frame every 4 frames: moves were made";
 }
 
 TEST(DecoderMove, AnInputThatMayNotMoveRefuses) {
