@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <variant>
 
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "app/job.hpp"
+#include "decode/file_source.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/filter_churn.hpp"
@@ -108,6 +110,61 @@ TEST(GpuMemory, FilterChurnGivesEveryChainBack) {
     EXPECT_LE(grown_mib, 32.0) << "GPU memory grew by " << grown_mib << " MiB over 200 filter changes";
     std::printf("GPU memory after 200 filter changes: %+.1f MiB; at most %lld prepared chains alive\n", grown_mib,
                 static_cast<long long>(most_alive));
+}
+
+// A stream moved between NVDEC and the CPU at every key frame (a key frame every 4 frames, about
+// 30 moves), through each NVDEC decoder: every NVDEC decoder a move leaves must go with it, so GPU
+// memory is back within 32 MiB of where it was before (one 640x352 NVDEC decoder holds several
+// MiB of surfaces: 30 kept would show). Frames are all there. Memory is read device-wide, so this
+// runs alone.
+TEST(GpuMemory, DecoderMovesGiveTheirDecodersBack) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/in.mp4";
+    clip.width = 640;
+    clip.height = 352;
+    clip.frames = 120;
+    clip.gop_size = 4;
+    clip.video_codec = "libx264";
+    clip.audio = false;
+    write_clip(clip);
+    const size_t expected = read_video_frames(clip.path).size();
+    for (const NvdecDecoderKind kind : {NvdecDecoderKind::Ffmpeg, NvdecDecoderKind::Vfilter}) {
+        SCOPED_TRACE(kind == NvdecDecoderKind::Vfilter ? "vfilter's NVDEC decoder" : "FFmpeg's NVDEC");
+        auto decode_moving = [&] {
+            FileSourceOptions o;
+            o.url = clip.path;
+            o.passthrough_audio = false;
+            o.hwdec = HwDecode::None;
+            o.decoder_movable = true;
+            o.nvdec_decoder = kind;
+            FileSource source(o);
+            int moves = 0;
+            source.on_decoder_moved([&moves](bool) { ++moves; });
+            size_t frames = 0;
+            while (auto item = source.read()) {
+                if (!std::holds_alternative<VideoFrame>(*item)) continue;
+                ++frames;
+                source.request_decoder_move(source.hw_decode() != "cuda");  // the other side, at the next key frame
+            }
+            EXPECT_EQ(frames, expected);
+            return moves;
+        };
+        decode_moving();  // the CUDA context, the driver's NVDEC libraries: loaded once
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        size_t free_before = 0, total = 0;
+        ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+        const int moves = decode_moving();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        size_t free_after = 0;
+        ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+        const double grown_mib = (static_cast<double>(free_before) - static_cast<double>(free_after)) / (1 << 20);
+        EXPECT_GE(moves, 20);
+        EXPECT_LE(grown_mib, 32.0) << "GPU memory grew by " << grown_mib << " MiB over " << moves << " moves";
+        std::printf("GPU memory after %d decoder moves: %+.1f MiB\n", moves, grown_mib);
+    }
 }
 
 }  // namespace
