@@ -140,6 +140,7 @@ TEST(GpuMemory, DecoderMovesGiveTheirDecodersBack) {
             o.hwdec = HwDecode::None;
             o.decoder_movable = true;
             o.nvdec_decoder = kind;
+            o.decoder_threads = 1;  // frames come out soon after their packets: a move at most key frames
             FileSource source(o);
             int moves = 0;
             source.on_decoder_moved([&moves](bool) { ++moves; });
@@ -161,7 +162,7 @@ TEST(GpuMemory, DecoderMovesGiveTheirDecodersBack) {
         size_t free_after = 0;
         ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
         const double grown_mib = (static_cast<double>(free_before) - static_cast<double>(free_after)) / (1 << 20);
-        EXPECT_GE(moves, 20);
+        EXPECT_GE(moves, 8);
         EXPECT_LE(grown_mib, 32.0) << "GPU memory grew by " << grown_mib << " MiB over " << moves << " moves";
         std::printf("GPU memory after %d decoder moves: %+.1f MiB\n", moves, grown_mib);
     }
