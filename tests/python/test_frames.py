@@ -106,7 +106,11 @@ def test_a_real_rtsp_camera():
         assert got[0]["width"] == 320 and got[0]["height"] == 240
         pts = [f["pts"] for f in got]
         assert all(b > a for a, b in zip(pts, pts[1:]))
-        assert 1.0 < pts[-1] - pts[0] < 2.0  # 44 intervals of a 30 fps camera
+        # Seconds on the camera's 30 fps grid. A live input drops frames when filtering falls
+        # behind (a loaded CI machine: 2.1 s for 45 frames once), so a step may be several frames.
+        steps = [(b - a) * 30 for a, b in zip(pts, pts[1:])]
+        assert all(s > 0.8 and abs(s - round(s)) < 0.2 for s in steps), steps
+        assert sorted(steps)[len(steps) // 2] == pytest.approx(1, abs=0.2), steps
         assert wait_threads(before) <= before
     finally:
         server.kill()
