@@ -119,8 +119,7 @@ bool ServedStream::run_job(const RunOptions& options) {
         return false;
     }
     job->tap_frames(&preview_->tap(PreviewSide::Input), &preview_->tap(PreviewSide::Output), &preview_->packets());
-    job->on_decoder_moved([this](bool nvdec) {
-        spdlog::info("decodes on {} now", nvdec ? "NVDEC" : "the CPU");
+    job->on_decoder_moved([this](bool nvdec) {  // the input logs the move
         moved_to_nvdec_ = nvdec ? 1 : 0;
         if (on_decoder_moved_) on_decoder_moved_(nvdec);
     });
