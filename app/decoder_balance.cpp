@@ -58,9 +58,8 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
                                : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
     p.load = load;
-    if (p.nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
-    else cpu_load_ += load;
-    streams_[stream] = {p, load, p.nvdec ? feeder_cores : 0.0, feeder_cores, false, ""};
+    streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
+    count_locked(stream);  // its over capacity is the rule above: beyond both sides, not only its own
     return p;
 }
 
@@ -73,10 +72,8 @@ DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, in
     p.chosen = false;
     p.why = why;
     p.load = load;
-    if (nvdec) nvdec_load_[gpu] += load, feeder_cores_ += feeder_cores;
-    else cpu_load_ += load;
-    p.over_capacity = nvdec ? nvdec_load_[gpu] > nvdec_capacity() : cpu_load_ > cpu_capacity_locked();
-    streams_[stream] = {p, load, nvdec ? feeder_cores : 0.0, feeder_cores, false, ""};
+    streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
+    p.over_capacity = streams_[stream].placement.over_capacity = count_locked(stream);
     return p;
 }
 
@@ -97,18 +94,22 @@ void DecoderBalance::uncount_locked(const std::string& stream) {
     placed.feeder_cores = 0;
 }
 
-void DecoderBalance::count_locked(const std::string& stream) {
+bool DecoderBalance::count_locked(const std::string& stream) {
     Placed& placed = streams_.at(stream);
-    DecoderPlacement& p = placed.placement;
+    const DecoderPlacement& p = placed.placement;
     if (p.nvdec) {
         nvdec_load_[p.gpu] += placed.load;
         placed.feeder_cores = placed.nvdec_feeder_cores;
         feeder_cores_ += placed.feeder_cores;
-        p.over_capacity = nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
-    } else {
-        cpu_load_ += placed.load;
-        p.over_capacity = cpu_load_ > cpu_capacity_locked() + 1e-9;
+        return nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
     }
+    cpu_load_ += placed.load;
+    return cpu_load_ > cpu_capacity_locked() + 1e-9;
+}
+
+double DecoderBalance::nvdec_load_locked(int gpu) const {
+    const auto it = nvdec_load_.find(gpu);
+    return it == nvdec_load_.end() ? 0.0 : it->second;
 }
 
 void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec) {
@@ -124,7 +125,7 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
     p.nvdec = p.nvdec && nvdec;
     placed.load = p.load = load;
     placed.movable = capacity_.by_load && p.chosen && !refused;
-    count_locked(stream);
+    p.over_capacity = count_locked(stream);
 }
 
 std::optional<DecoderBalance::Move> DecoderBalance::next_move() const {
@@ -137,8 +138,7 @@ std::optional<DecoderBalance::Move> DecoderBalance::next_move() const {
     for (const auto& [name, placed] : streams_) {
         const DecoderPlacement& p = placed.placement;
         if (!placed.movable || p.moving) continue;
-        const auto nv_it = nvdec_load_.find(p.gpu);
-        const double nv = nv_it == nvdec_load_.end() ? 0.0 : nv_it->second;
+        const double nv = nvdec_load_locked(p.gpu);
         double score = 0;
         if (!p.nvdec) {
             const double nv_after = (nv + placed.load) / nv_cap;
@@ -168,7 +168,7 @@ void DecoderBalance::moving(const Move& move) {
     p.moving = true;
     it->second.move_reason = move.why;
     p.why = "moving to " + std::string(move.to_nvdec ? "NVDEC" : "the CPU") + " at its next key frame (" + move.why + ")";
-    count_locked(move.stream);
+    p.over_capacity = count_locked(move.stream);
 }
 
 void DecoderBalance::cannot_move(const std::string& stream) {
@@ -189,7 +189,7 @@ void DecoderBalance::moved(const std::string& stream, bool nvdec) {
         p.nvdec = false;
         p.why += "; NVDEC did not take it: it decodes on the CPU";
         placed.movable = false;
-        count_locked(stream);
+        p.over_capacity = count_locked(stream);
         return;
     }
     ++p.moves;
@@ -221,8 +221,7 @@ nlohmann::json DecoderBalance::capacity_left() const {
     nlohmann::json nv = nlohmann::json::object();
     double total = 0;
     for (const int g : gpus_) {
-        const auto it = nvdec_load_.find(g);
-        const double left = std::max(0.0, nvdec_capacity() - (it == nvdec_load_.end() ? 0.0 : it->second));
+        const double left = std::max(0.0, nvdec_capacity() - nvdec_load_locked(g));
         nv[std::to_string(g)] = std::floor(left);
         total += std::floor(left);
     }
@@ -233,8 +232,7 @@ nlohmann::json DecoderBalance::capacity_left() const {
 void DecoderBalance::collect_metrics(MetricSet& set) const {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const int g : gpus_) {
-        const auto it = nvdec_load_.find(g);
-        const double load = it == nvdec_load_.end() ? 0.0 : it->second;
+        const double load = nvdec_load_locked(g);
         const std::string labels = join_labels(metric_label("decoder", "nvdec"), metric_label("gpu", std::to_string(g)));
         set.add("vfilter_decoder_load_streams", "gauge", "Streams decoding there, in 1080p30 camera streams.", load, labels);
         set.add("vfilter_decoder_capacity_streams", "gauge", "What decodes there in real time, in 1080p30 camera streams (measured or set).",
@@ -245,10 +243,7 @@ void DecoderBalance::collect_metrics(MetricSet& set) const {
     set.add("vfilter_decoder_capacity_streams", "gauge", "What decodes there in real time, in 1080p30 camera streams (measured or set).",
             cpu_capacity_locked(), labels);
     double left = std::max(0.0, cpu_capacity_locked() - cpu_load_);
-    for (const int g : gpus_) {
-        const auto it = nvdec_load_.find(g);
-        left += std::max(0.0, nvdec_capacity() - (it == nvdec_load_.end() ? 0.0 : it->second));
-    }
+    for (const int g : gpus_) left += std::max(0.0, nvdec_capacity() - nvdec_load_locked(g));
     set.add("vfilter_decoder_capacity_left_streams", "gauge",
             "More 1080p30 camera streams that would still decode in real time, on NVDEC and the CPU together.", std::floor(left));
 }

@@ -131,7 +131,8 @@ public:
 private:
     double cpu_capacity_locked() const;
     void uncount_locked(const std::string& stream);  // out of its side's load
-    void count_locked(const std::string& stream);    // into its side's load, over capacity updated
+    bool count_locked(const std::string& stream);    // into its side's load; true when that side is now beyond capacity
+    double nvdec_load_locked(int gpu) const;         // 0 for a GPU nothing was placed on
     double nvdec_capacity() const { return capacity_.nvdec_streams > 0 ? capacity_.nvdec_streams : kNvdecStreamsH100; }
 
     DecoderCapacity capacity_;

@@ -31,18 +31,7 @@ using namespace test;
 
 // H.264 with B-frames (x264's defaults: frames shown in another order than decoded), a key frame
 // every `gop` frames, at a size no decoder's alignment hides (NVDEC decodes 336x192 and crops).
-std::string h264_clip(const std::string& dir, int frames, int gop) {
-    ClipSpec clip;
-    clip.path = dir + "/in.mp4";
-    clip.width = 322;
-    clip.height = 182;
-    clip.frames = frames;
-    clip.video_codec = "libx264";
-    clip.audio = false;
-    clip.gop_size = gop;
-    write_clip(clip);
-    return clip.path;
-}
+std::string h264_clip(const std::string& dir, int frames, int gop) { return write_h264_clip(dir + "/in.mp4", 322, 182, frames, gop); }
 
 AVPacket packet_of(std::vector<uint8_t>& bytes, bool key) {
     AVPacket p{};

@@ -121,21 +121,13 @@ TEST(GpuMemory, DecoderMovesGiveTheirDecodersBack) {
     std::string why;
     if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
     const std::string dir = temp_dir();
-    ClipSpec clip;
-    clip.path = dir + "/in.mp4";
-    clip.width = 640;
-    clip.height = 352;
-    clip.frames = 120;
-    clip.gop_size = 4;
-    clip.video_codec = "libx264";
-    clip.audio = false;
-    write_clip(clip);
-    const size_t expected = read_video_frames(clip.path).size();
+    const std::string in = write_h264_clip(dir + "/in.mp4", 640, 352, 120, 4);
+    const size_t expected = read_video_frames(in).size();
     for (const NvdecDecoderKind kind : {NvdecDecoderKind::Ffmpeg, NvdecDecoderKind::Vfilter}) {
         SCOPED_TRACE(kind == NvdecDecoderKind::Vfilter ? "vfilter's NVDEC decoder" : "FFmpeg's NVDEC");
         auto decode_moving = [&] {
             FileSourceOptions o;
-            o.url = clip.path;
+            o.url = in;
             o.passthrough_audio = false;
             o.hwdec = HwDecode::None;
             o.decoder_movable = true;

@@ -284,17 +284,9 @@ TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
     std::string why;
     if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
     const std::string dir = temp_dir();
-    ClipSpec clip;
-    clip.path = dir + "/cam.mp4";
-    clip.width = 640;
-    clip.height = 352;
-    clip.frames = 100;
-    clip.gop_size = 10;
-    clip.video_codec = "libx264";
-    clip.audio = false;
-    write_clip(clip);
+    const std::string clip = write_h264_clip(dir + "/cam.mp4", 640, 352, 100, 10);
     const std::string filter = "gaussian=sigma=3.2";
-    RunOptions single = make_stream_config("single", {{"input", clip.path}, {"output", dir + "/single.mkv"}, {"filter", filter},
+    RunOptions single = make_stream_config("single", {{"input", clip}, {"output", dir + "/single.mkv"}, {"filter", filter},
                                                       {"codec", "ffv1"}, {"device", "cuda"}},
                                            {})
                             .options;
@@ -304,7 +296,7 @@ TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
     ASSERT_EQ(one.stats.hw_decode, "cuda");
     ServeConfig config;
     for (int k = 0; k < 4; ++k)
-        config.streams.push_back(make_stream_config("cam" + std::to_string(k), {{"input", clip.path},
+        config.streams.push_back(make_stream_config("cam" + std::to_string(k), {{"input", clip},
                                                                                  {"output", dir + "/cam" + std::to_string(k) + ".mkv"},
                                                                                  {"filter", filter}, {"codec", "ffv1"},
                                                                                  {"device", "cuda"}, {"realtime", "true"}},

@@ -172,15 +172,7 @@ TEST(GpuStageBatched, StreamsSharingLaunchesMatchTheReference) {
 // NVDEC and page-locked decoding through the whole job: same output as decoding on the CPU,
 // and no host copy of frame data on the way.
 std::string h264_clip(const std::string& dir, int width, int height, int frames) {
-    ClipSpec clip;
-    clip.path = dir + "/in.mp4";
-    clip.width = width;
-    clip.height = height;
-    clip.frames = frames;
-    clip.video_codec = "libx264";
-    clip.audio = false;
-    write_clip(clip);
-    return clip.path;
+    return write_h264_clip(dir + "/in.mp4", width, height, frames);
 }
 
 JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec, DeviceChoice device,

@@ -131,6 +131,19 @@ std::vector<AvFramePtr> write_clip(const ClipSpec& spec) {
     return frames;
 }
 
+std::string write_h264_clip(const std::string& path, int width, int height, int frames, int gop_size) {
+    ClipSpec clip;
+    clip.path = path;
+    clip.width = width;
+    clip.height = height;
+    clip.frames = frames;
+    clip.gop_size = gop_size;
+    clip.video_codec = "libx264";
+    clip.audio = false;
+    write_clip(clip);
+    return path;
+}
+
 std::vector<AvFramePtr> read_video_frames(const std::string& path) {
     AVFormatContext* raw = nullptr;
     check(avformat_open_input(&raw, path.c_str(), nullptr, nullptr), "open");

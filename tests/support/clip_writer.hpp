@@ -25,6 +25,10 @@ struct ClipSpec {
 // Writes the clip and returns the frames it encoded (exact copies, for lossless codecs).
 std::vector<AvFramePtr> write_clip(const ClipSpec& spec);
 
+// An H.264 clip NVDEC decodes (libx264 with x264's defaults, B-frames included; no audio), a key
+// frame every `gop_size` frames (0: x264's choice); returns `path`. x264 may keep one frame fewer.
+std::string write_h264_clip(const std::string& path, int width, int height, int frames, int gop_size = 0);
+
 // Decodes every video frame of a file.
 std::vector<AvFramePtr> read_video_frames(const std::string& path);
 
