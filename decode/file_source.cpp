@@ -368,6 +368,15 @@ std::optional<PipelineItem> FileSource::read() {
                 input_ended(err);
             continue;
         }
+        if (stop_requested_) {
+            // Asked to stop during the read: FFmpeg's demuxer ends an interrupted read by flushing
+            // its parser, which hands over the part of the next frame that had arrived (a live
+            // camera's lone access unit delimiter). Decoding it would count as damage and fail a
+            // run the user stopped, so nothing read after the stop is decoded.
+            av_packet_unref(packet_.get());
+            drain_decoder();
+            continue;
+        }
         const AVStream* st = format_->streams[packet_->stream_index];
         if (rebase_pending_) {
             const double gap_s = std::chrono::duration<double>(Clock::now() - down_since_).count();

@@ -318,6 +318,54 @@ void Live::cut_frame_is_counted_at_the_cut(const std::vector<std::string>& decod
 
 TEST_F(Live, FrameCutByAnOutageIsCountedAtTheCutNotAsDamage) { cut_frame_is_counted_at_the_cut({"--hwdec", "none"}, "", true); }
 
+// Ctrl-C while a live camera's next frame has only begun to arrive (its access unit delimiter, as
+// an RTSP camera sends it in a packet of its own): FFmpeg ends the interrupted read by handing over
+// that fragment, which is no damage of the input. The run the user stopped ends with 0 and keeps
+// every whole frame.
+TEST_F(Live, StoppedWhileANextFrameHasOnlyBegunEndsCleanWithEveryWholeFrame) {
+    const std::string mp4 = clip("cam.mp4", "320x240", 8);  // longer than FFmpeg probes a live input (5 s)
+    const std::string raw = dir + "/cam.h264";
+    const CommandResult annexb =
+        run_command({"ffmpeg", "-nostdin", "-v", "error", "-i", mp4, "-c", "copy", "-bsf:v", "h264_mp4toannexb", raw}, 60);
+    ASSERT_EQ(annexb.exit_code, 0) << annexb.output;
+    std::ofstream(raw, std::ios::app | std::ios::binary) << std::string("\x00\x00\x00\x01\x09\xf0", 6);
+    const int port = free_port();
+    ChildProcess server({"python3", kCutStreamServer, raw, std::to_string(port), "--once", "--seconds", "0.5"},
+                        dir + "/server.log");
+    ASSERT_TRUE(server.wait_for_log("ready", 10)) << server.log();
+    const std::string out = dir + "/rec.mkv";
+    auto v = vfilter({"-i", "tcp://127.0.0.1:" + std::to_string(port), "-f", "sobel", "-o", out, "--hwdec", "none",
+                      "--on-overload", "block", "--timeout", "60", "--metrics-port", "0", "--stats-json", dir + "/s.json"});
+    ASSERT_TRUE(server.wait_for_log("sent all", 30)) << server.log() << v->log();
+    ASSERT_TRUE(v->wait_for_log("/metrics", 30)) << v->log();
+    std::smatch m;
+    const std::string log = v->log();
+    ASSERT_TRUE(std::regex_search(log, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << log;
+    const int metrics_port = std::stoi(m[1]);
+    // Every frame read: the count stays still (a decoder's threads may hold the last few frames
+    // until the end), so the read now waits inside the fragment.
+    auto frames_in = [&] {
+        std::smatch n;
+        const std::string body = http_get(metrics_port, "/metrics");
+        return std::regex_search(body, n, std::regex("vfilter_frames_in_total ([0-9]+)")) ? std::stoi(n[1]) : -1;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    for (int last = -1, still = 0; still < 3;) {
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << v->log();
+        std::this_thread::sleep_for(500ms);
+        const int now = frames_in();
+        still = now > 200 && now == last ? still + 1 : 0;
+        last = now;
+    }
+    v->signal(SIGINT);
+    ASSERT_EQ(v->wait(30), kOk) << v->log();
+    const nlohmann::json s = read_json(dir + "/s.json");
+    EXPECT_EQ(s.value("input_damage", std::string("?")), "") << v->log();
+    const Decoded d = decode(out);
+    EXPECT_TRUE(d.clean) << d.errors;
+    EXPECT_EQ(d.frames, 240) << "every whole frame of the 8 s camera";
+}
+
 // The GPU machine: NVDEC through each of its decoders (--nvdec-decoder), which a reconnect
 // replaces. vfilter's flags the half frame at the cut (NVDEC's decode status), and it must be
 // counted there, not as damage; FFmpeg's hwaccel does not see it (the GPU decodes what came).
