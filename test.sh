@@ -6,18 +6,45 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
+# Each stage's wall time, printed as it ends and again at the end (CI keeps the run within 45
+# minutes; the ten slowest tests of a ctest run show where its time went).
+stage_times=()
+stage_start=$SECONDS
+stage_done() {
+  stage_times+=("$1 $((SECONDS - stage_start)) s")
+  echo "== $1 took $((SECONDS - stage_start)) s (${SECONDS} s so far)"
+  stage_start=$SECONDS
+}
+slowest_tests() {  # build dir: its last ctest run's slowest tests, from ctest's own cost record
+  local costs="$1/Testing/Temporary/CTestCostData.txt"
+  [ -f "$costs" ] || return 0
+  echo "== the slowest tests in $1 (seconds):"
+  awk 'NF == 3 { printf "  %8.1f  %s\n", $3, $1 }' "$costs" | sort -rn | head -10
+}
+trap 'echo "== stage times: ${stage_times[*]:-none}; ${SECONDS} s in all"' EXIT
 scripts/install_deps.sh --test
 scripts/install_python_deps.sh  # the Python module and its tests (docs/python.md)
 scripts/install_web_test_deps.sh  # Chromium and playwright-core for serve's page (tests/web)
+stage_done "installing"
 scripts/build.sh -DVF_WERROR=ON -DVF_BUILD_TESTS=ON
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== CPU-only build check (-DVF_CUDA=OFF)"
   cmake -S . -B build-cpu-only -DCMAKE_BUILD_TYPE=Release -DVF_CUDA=OFF -DVF_BUILD_TESTS=OFF -DVF_WERROR=ON >/dev/null
   cmake --build build-cpu-only -j "$(nproc)" --target vfilter >/dev/null
 fi
-(cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "$@")
+stage_done "building"
+status=0
+(cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "$@") || status=$?
+slowest_tests "${VF_BUILD_DIR:-build}"
+stage_done "testing"
+[ "$status" = 0 ] || exit "$status"
 # The same suite under AddressSanitizer + UBSan, and the threaded tests under ThreadSanitizer
 # (VF_SKIP_SANITIZERS=1 skips them for a quick local run).
 if [ "${VF_SKIP_SANITIZERS:-0}" != 1 ]; then
-  scripts/sanitize.sh all
+  scripts/sanitize.sh address || status=$?
+  slowest_tests build-asan
+  stage_done "AddressSanitizer"
+  [ "$status" = 0 ] || exit "$status"
+  scripts/sanitize.sh thread
+  stage_done "ThreadSanitizer"
 fi
