@@ -61,6 +61,12 @@ std::vector<double> video_pts(const std::string& path) {
     return t;
 }
 
+// The port a run's log names for its metrics endpoint (--metrics-port 0 picks one), -1 if none.
+int metrics_port_in(const std::string& log) {
+    std::smatch m;
+    return std::regex_search(log, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics")) ? std::stoi(m[1]) : -1;
+}
+
 nlohmann::json read_json(const std::string& path) {
     const std::string text = read_file(path);
     return text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text);
@@ -338,10 +344,8 @@ TEST_F(Live, StoppedWhileANextFrameHasOnlyBegunEndsCleanWithEveryWholeFrame) {
                       "--on-overload", "block", "--timeout", "60", "--metrics-port", "0", "--stats-json", dir + "/s.json"});
     ASSERT_TRUE(server.wait_for_log("sent all", 30)) << server.log() << v->log();
     ASSERT_TRUE(v->wait_for_log("/metrics", 30)) << v->log();
-    std::smatch m;
-    const std::string log = v->log();
-    ASSERT_TRUE(std::regex_search(log, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << log;
-    const int metrics_port = std::stoi(m[1]);
+    const int metrics_port = metrics_port_in(v->log());
+    ASSERT_GT(metrics_port, 0) << v->log();
     // Every frame read: the count stays still (a decoder's threads may hold the last few frames
     // until the end), so the read now waits inside the fragment.
     auto frames_in = [&] {
@@ -970,10 +974,8 @@ TEST_F(Live, MetricsEndpointServesPrometheusText) {
     const std::string in = clip("in.mp4", "320x240", 6);
     auto v = vfilter({"-i", in, "--realtime", "-o", "null", "--metrics-port", "0", "-v"});
     ASSERT_TRUE(v->wait_for_log("/metrics", 30)) << v->log();
-    std::smatch m;
-    const std::string log = v->log();
-    ASSERT_TRUE(std::regex_search(log, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << log;
-    const int port = std::stoi(m[1]);
+    const int port = metrics_port_in(v->log());
+    ASSERT_GT(port, 0) << v->log();
     std::this_thread::sleep_for(1500ms);
     auto get = [&](const std::string& path) { return http_get(port, path); };
     const std::string body = get("/metrics");
