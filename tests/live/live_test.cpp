@@ -1050,10 +1050,15 @@ TEST_F(Live, PacedCpuDecodingHoldsNoFramesBack) {
                                          "null", "--stats-json", json}, 120);
     ASSERT_EQ(r.exit_code, kOk) << r.output;
     const nlohmann::json s = read_json(json);
-    EXPECT_EQ(s.value("frames_out", -1), 120) << s.dump();
-    // Under the sanitizers the filter alone took 26 ms a frame beside two other tests (p50 54 ms):
-    // the timing is the release build's to check; there the path runs for memory errors.
-    if (!kSanitizerBuild) {
+    // Under the sanitizers decoding (35 ms) and filtering (32 ms) a frame each took longer than a
+    // frame period on CI's two cores, so real time rightly dropped frames (9 of 120 there), and
+    // the median latency was 54 ms: the timing and the frame count are the release build's to
+    // check; a sanitizer build runs the path for memory errors, and every frame is accounted for.
+    if (kSanitizerBuild) {
+        EXPECT_EQ(s.value("frames_out", -1) + s.value("frames_dropped", -1), 120) << s.dump();
+        EXPECT_GT(s.value("frames_out", -1), 0) << s.dump();
+    } else {
+        EXPECT_EQ(s.value("frames_out", -1), 120) << s.dump();
         EXPECT_LT(s["latency_ms"].value("p50", 1e9), 30.0) << "less than a frame period: " << s.dump();
     }
 }
