@@ -8,7 +8,7 @@
 namespace vf {
 namespace {
 
-constexpr size_t kMaxKept = 600;  // fragments kept since the last keyframe (20 s at 30 fps)
+constexpr size_t kMaxFragmentsKept = 600;  // fragments kept since the last keyframe (20 s at 30 fps)
 constexpr double kGopS = 2.0;     // a keyframe every 2 s besides those viewers ask for
 
 int64_t steady_ms(std::chrono::steady_clock::time_point t) {
@@ -115,7 +115,7 @@ private:
     // Under mutex_.
     void publish(std::vector<LiveFragment>& fragments) {
         for (LiveFragment& f : fragments) {
-            if (f.keyframe || kept_.size() >= kMaxKept) {
+            if (f.keyframe || kept_.size() >= kMaxFragmentsKept) {
                 sent_before_ = last_seq();
                 kept_.clear();
             }
@@ -220,7 +220,7 @@ private:
     bool running_ = false, closed_ = false, keyframe_asked_ = false;
     LiveMessage init_;
     int init_generation_ = 0;
-    std::deque<Kept> kept_;  // from the last keyframe on (or the last kMaxKept)
+    std::deque<Kept> kept_;  // from the last keyframe on (or the last kMaxFragmentsKept)
     uint64_t seq_ = 0, sent_before_ = 0;
     std::atomic<int64_t> made_{0};
 };

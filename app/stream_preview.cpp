@@ -4,7 +4,7 @@
 
 namespace vf {
 namespace {
-constexpr size_t kMaxKept = 6;  // pictures kept per stream (sides x widths in use)
+constexpr size_t kMaxPicturesKept = 6;  // pictures kept per stream (sides x widths in use)
 }
 
 std::optional<PreviewPicture> StreamPreview::picture(PreviewSide side, int width) {
@@ -35,7 +35,7 @@ std::optional<PreviewPicture> StreamPreview::picture(PreviewSide side, int width
     k.picture.fresh = true;
     k.made = std::chrono::steady_clock::now();
     ++made_;
-    if (kept_.size() >= kMaxKept && !kept_.count(key)) {
+    if (kept_.size() >= kMaxPicturesKept && !kept_.count(key)) {
         auto oldest = kept_.begin();
         for (auto it = kept_.begin(); it != kept_.end(); ++it)
             if (it->second.made < oldest->second.made) oldest = it;

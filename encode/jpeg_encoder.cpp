@@ -15,7 +15,7 @@ extern "C" {
 namespace vf {
 namespace {
 
-void check(int err, const char* what) {
+void check_preview_step(int err, const char* what) {
     if (err < 0) fail(ErrorCategory::Internal, std::string("preview picture: ") + what + ": " + av_error_string(err));
 }
 
@@ -80,7 +80,7 @@ std::string encode_jpeg(const AVFrame& in, int width, int quality) {
     small->width = size.width;
     small->height = size.height;
     small->color_range = AVCOL_RANGE_JPEG;
-    check(av_frame_get_buffer(small.get(), 0), "allocating the picture");
+    check_preview_step(av_frame_get_buffer(small.get(), 0), "allocating the picture");
     sws_scale(sws.get(), frame->data, frame->linesize, 0, frame->height, small->data, small->linesize);
     if (grey) {
         for (int p = 1; p < 3; ++p)
@@ -100,13 +100,13 @@ std::string encode_jpeg(const AVFrame& in, int width, int quality) {
     enc->flags |= AV_CODEC_FLAG_QSCALE;
     enc->global_quality = FF_QP2LAMBDA * std::clamp(quality, 2, 31);
     enc->thread_count = 1;
-    check(avcodec_open2(enc.get(), codec, nullptr), "opening the MJPEG encoder");
+    check_preview_step(avcodec_open2(enc.get(), codec, nullptr), "opening the MJPEG encoder");
     small->quality = enc->global_quality;
     small->pts = 0;
-    check(avcodec_send_frame(enc.get(), small.get()), "encoding");
-    check(avcodec_send_frame(enc.get(), nullptr), "encoding");
+    check_preview_step(avcodec_send_frame(enc.get(), small.get()), "encoding");
+    check_preview_step(avcodec_send_frame(enc.get(), nullptr), "encoding");
     AvPacketPtr packet = make_packet();
-    check(avcodec_receive_packet(enc.get(), packet.get()), "encoding");
+    check_preview_step(avcodec_receive_packet(enc.get(), packet.get()), "encoding");
     return std::string(reinterpret_cast<const char*>(packet->data), static_cast<size_t>(packet->size));
 }
 

@@ -12,7 +12,7 @@ extern "C" {
 namespace vf {
 namespace {
 
-void check(int err, const char* what) {
+void check_live_video_step(int err, const char* what) {
     if (err < 0) fail(ErrorCategory::Internal, std::string("live video: ") + what + ": " + av_error_string(err));
 }
 
@@ -43,7 +43,7 @@ LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational tim
         fail(ErrorCategory::Internal, "live video: needs H.264 with its SPS and PPS as extradata");
     codec_ = avc1_codec(codecpar.extradata, codecpar.extradata_size);
     try {
-        check(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), "creating the MP4 muxer");
+        check_live_video_step(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), "creating the MP4 muxer");
         const int buffer_size = 64 * 1024;
         auto* buffer = static_cast<unsigned char*>(av_malloc(buffer_size));
         if (!buffer) fail(ErrorCategory::Internal, "live video: out of memory");
@@ -55,7 +55,7 @@ LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational tim
         mux_->flags |= AVFMT_FLAG_CUSTOM_IO;
         stream_ = avformat_new_stream(mux_, nullptr);
         if (!stream_) fail(ErrorCategory::Internal, "live video: out of memory");
-        check(avcodec_parameters_copy(stream_->codecpar, &codecpar), "stream setup");
+        check_live_video_step(avcodec_parameters_copy(stream_->codecpar, &codecpar), "stream setup");
         stream_->codecpar->codec_tag = 0;
         stream_->time_base = time_base;
         AVDictionary* options = nullptr;
@@ -64,7 +64,7 @@ LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational tim
         av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0);
         const int err = avformat_write_header(mux_, &options);
         av_dict_free(&options);
-        check(err, "starting the MP4 stream");
+        check_live_video_step(err, "starting the MP4 stream");
         avio_flush(mux_->pb);
     } catch (...) {
         release();  // a constructor that throws runs no destructor
@@ -94,7 +94,7 @@ int LiveFmp4Writer::write_bytes(void* self, AvioWriteBuffer data, int size) {
 
 std::vector<LiveFragment> LiveFmp4Writer::write(const AVPacket& packet, int64_t taken_ms) {
     AvPacketPtr p = make_packet();
-    check(av_packet_ref(p.get(), &packet), "taking a packet");
+    check_live_video_step(av_packet_ref(p.get(), &packet), "taking a packet");
     if (p->dts == AV_NOPTS_VALUE) p->dts = p->pts;
     if (first_dts_ == AV_NOPTS_VALUE) first_dts_ = p->dts;
     p->dts -= first_dts_;  // the timeline starts at 0, B-frames' decode times included
@@ -118,8 +118,8 @@ LiveFragment LiveFmp4Writer::flush_held() {
     f.taken_ms = held_taken_ms_;
     av_packet_rescale_ts(held_.get(), time_base_, stream_->time_base);
     held_->stream_index = stream_->index;
-    check(av_write_frame(mux_, held_.get()), "writing a fragment");
-    check(av_write_frame(mux_, nullptr), "writing a fragment");  // the fragment, now
+    check_live_video_step(av_write_frame(mux_, held_.get()), "writing a fragment");
+    check_live_video_step(av_write_frame(mux_, nullptr), "writing a fragment");  // the fragment, now
     avio_flush(mux_->pb);
     f.bytes = std::move(written_);
     written_.clear();
@@ -161,7 +161,7 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
     av_opt_set(enc->priv_data, "preset", "ultrafast", 0);
     av_opt_set(enc->priv_data, "tune", "zerolatency", 0);
     av_opt_set(enc->priv_data, "crf", "26", 0);
-    check(avcodec_open2(enc, codec, nullptr), "opening libx264");
+    check_live_video_step(avcodec_open2(enc, codec, nullptr), "opening libx264");
     AVCodecParameters* par = avcodec_parameters_alloc();
     if (!par) fail(ErrorCategory::Internal, "live video: out of memory");
     const int err = avcodec_parameters_from_context(par, enc);
@@ -174,7 +174,7 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
         }
     }
     avcodec_parameters_free(&par);
-    check(err, "stream setup");
+    check_live_video_step(err, "stream setup");
     ++init_generation_;
     first_ms_ = -1;
     last_pts_ = -1;
@@ -203,12 +203,12 @@ std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t tak
         keyframe_asked_ = false;
         next_keyframe_ms_ = pts + static_cast<int64_t>(gop_s_ * 1000);
     }
-    check(avcodec_send_frame(encoder_.get(), scaled_.get()), "encoding");
+    check_live_video_step(avcodec_send_frame(encoder_.get(), scaled_.get()), "encoding");
     std::vector<LiveFragment> out;
     for (;;) {
         const int err = avcodec_receive_packet(encoder_.get(), packet_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
-        check(err, "encoding");
+        check_live_video_step(err, "encoding");
         // With zero latency the packet is this frame's: it arrived at taken_ms.
         for (LiveFragment& f : writer_->write(*packet_, taken_ms)) out.push_back(std::move(f));
         av_packet_unref(packet_.get());

