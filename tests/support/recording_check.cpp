@@ -37,9 +37,13 @@ void decode_with_ffmpeg(const std::string& path, bool timing, RecordingCheck& c)
     const int fd = mkstemp(md5);
     if (fd >= 0) close(fd);
     // The frames' checksums go to a file, so what comes back on the terminal is the error lines
-    // alone. The null output takes the frames at the stream's frame rate, as players and
-    // `ffmpeg -f null` do: two frames a tick apart are an error there.
-    std::vector<std::string> command = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", path, "-map", "0:v:0", "-f", "framemd5", md5};
+    // alone; every decoded frame is summed (passthrough: ffmpeg's default for this output drops a
+    // frame that comes with two others inside one frame period, as arrival-timed frames may on a
+    // loaded machine, and the count would be short). The null output takes the frames at the
+    // stream's frame rate, as players and `ffmpeg -f null` do: two frames a tick apart are an
+    // error there.
+    std::vector<std::string> command = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", path, "-map", "0:v:0",
+                                        "-fps_mode", "passthrough", "-f", "framemd5", md5};
     if (timing) command.insert(command.end(), {"-map", "0:v:0", "-f", "null", "-"});
     const CommandResult decoded = run_command(command, 120);
     c.frames = 0;
