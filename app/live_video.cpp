@@ -9,7 +9,7 @@ namespace vf {
 namespace {
 
 constexpr size_t kMaxFragmentsKept = 600;  // fragments kept since the last keyframe (20 s at 30 fps)
-constexpr double kGopS = 2.0;     // a keyframe every 2 s besides those viewers ask for
+constexpr double kGopS = 2.0;              // a keyframe every 2 s besides those viewers ask for
 
 int64_t steady_ms(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();

@@ -15,10 +15,6 @@ extern "C" {
 namespace vf {
 namespace {
 
-void check_preview_step(int err, const char* what) {
-    if (err < 0) fail(ErrorCategory::Internal, std::string("preview picture: ") + what + ": " + av_error_string(err));
-}
-
 int even_at_least_16(double v) { return std::max(16, static_cast<int>(std::lround(v / 2)) * 2); }
 
 // The yuvj formats are their yuv twins marked full range (swscale warns about them by name).
@@ -80,7 +76,7 @@ std::string encode_jpeg(const AVFrame& in, int width, int quality) {
     small->width = size.width;
     small->height = size.height;
     small->color_range = AVCOL_RANGE_JPEG;
-    check_preview_step(av_frame_get_buffer(small.get(), 0), "allocating the picture");
+    av_check(av_frame_get_buffer(small.get(), 0), ErrorCategory::Internal, "preview picture: allocating the picture");
     sws_scale(sws.get(), frame->data, frame->linesize, 0, frame->height, small->data, small->linesize);
     if (grey) {
         for (int p = 1; p < 3; ++p)
@@ -100,13 +96,13 @@ std::string encode_jpeg(const AVFrame& in, int width, int quality) {
     enc->flags |= AV_CODEC_FLAG_QSCALE;
     enc->global_quality = FF_QP2LAMBDA * std::clamp(quality, 2, 31);
     enc->thread_count = 1;
-    check_preview_step(avcodec_open2(enc.get(), codec, nullptr), "opening the MJPEG encoder");
+    av_check(avcodec_open2(enc.get(), codec, nullptr), ErrorCategory::Internal, "preview picture: opening the MJPEG encoder");
     small->quality = enc->global_quality;
     small->pts = 0;
-    check_preview_step(avcodec_send_frame(enc.get(), small.get()), "encoding");
-    check_preview_step(avcodec_send_frame(enc.get(), nullptr), "encoding");
+    av_check(avcodec_send_frame(enc.get(), small.get()), ErrorCategory::Internal, "preview picture: encoding");
+    av_check(avcodec_send_frame(enc.get(), nullptr), ErrorCategory::Internal, "preview picture: encoding");
     AvPacketPtr packet = make_packet();
-    check_preview_step(avcodec_receive_packet(enc.get(), packet.get()), "encoding");
+    av_check(avcodec_receive_packet(enc.get(), packet.get()), ErrorCategory::Internal, "preview picture: encoding");
     return std::string(reinterpret_cast<const char*>(packet->data), static_cast<size_t>(packet->size));
 }
 

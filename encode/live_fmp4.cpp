@@ -12,10 +12,6 @@ extern "C" {
 namespace vf {
 namespace {
 
-void check_live_video_step(int err, const char* what) {
-    if (err < 0) fail(ErrorCategory::Internal, std::string("live video: ") + what + ": " + av_error_string(err));
-}
-
 // avc1.PPCCLL from an H.264 SPS: profile, constraint flags and level, as MSE asks for them. The
 // extradata is an avcC record (first byte 1) or Annex B NAL units (start codes).
 std::string avc1_codec(const uint8_t* d, int size) {
@@ -43,7 +39,8 @@ LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational tim
         fail(ErrorCategory::Internal, "live video: needs H.264 with its SPS and PPS as extradata");
     codec_ = avc1_codec(codecpar.extradata, codecpar.extradata_size);
     try {
-        check_live_video_step(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), "creating the MP4 muxer");
+        av_check(avformat_alloc_output_context2(&mux_, nullptr, "mp4", nullptr), ErrorCategory::Internal,
+                 "live video: creating the MP4 muxer");
         const int buffer_size = 64 * 1024;
         auto* buffer = static_cast<unsigned char*>(av_malloc(buffer_size));
         if (!buffer) fail(ErrorCategory::Internal, "live video: out of memory");
@@ -55,7 +52,7 @@ LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational tim
         mux_->flags |= AVFMT_FLAG_CUSTOM_IO;
         stream_ = avformat_new_stream(mux_, nullptr);
         if (!stream_) fail(ErrorCategory::Internal, "live video: out of memory");
-        check_live_video_step(avcodec_parameters_copy(stream_->codecpar, &codecpar), "stream setup");
+        av_check(avcodec_parameters_copy(stream_->codecpar, &codecpar), ErrorCategory::Internal, "live video: stream setup");
         stream_->codecpar->codec_tag = 0;
         stream_->time_base = time_base;
         AVDictionary* options = nullptr;
@@ -64,7 +61,7 @@ LiveFmp4Writer::LiveFmp4Writer(const AVCodecParameters& codecpar, AVRational tim
         av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0);
         const int err = avformat_write_header(mux_, &options);
         av_dict_free(&options);
-        check_live_video_step(err, "starting the MP4 stream");
+        av_check(err, ErrorCategory::Internal, "live video: starting the MP4 stream");
         avio_flush(mux_->pb);
     } catch (...) {
         release();  // a constructor that throws runs no destructor
@@ -94,7 +91,7 @@ int LiveFmp4Writer::write_bytes(void* self, AvioWriteBuffer data, int size) {
 
 std::vector<LiveFragment> LiveFmp4Writer::write(const AVPacket& packet, int64_t taken_ms) {
     AvPacketPtr p = make_packet();
-    check_live_video_step(av_packet_ref(p.get(), &packet), "taking a packet");
+    av_check(av_packet_ref(p.get(), &packet), ErrorCategory::Internal, "live video: taking a packet");
     if (p->dts == AV_NOPTS_VALUE) p->dts = p->pts;
     if (first_dts_ == AV_NOPTS_VALUE) first_dts_ = p->dts;
     p->dts -= first_dts_;  // the timeline starts at 0, B-frames' decode times included
@@ -118,8 +115,8 @@ LiveFragment LiveFmp4Writer::flush_held() {
     f.taken_ms = held_taken_ms_;
     av_packet_rescale_ts(held_.get(), time_base_, stream_->time_base);
     held_->stream_index = stream_->index;
-    check_live_video_step(av_write_frame(mux_, held_.get()), "writing a fragment");
-    check_live_video_step(av_write_frame(mux_, nullptr), "writing a fragment");  // the fragment, now
+    av_check(av_write_frame(mux_, held_.get()), ErrorCategory::Internal, "live video: writing a fragment");
+    av_check(av_write_frame(mux_, nullptr), ErrorCategory::Internal, "live video: writing a fragment");  // the fragment, now
     avio_flush(mux_->pb);
     f.bytes = std::move(written_);
     written_.clear();
@@ -161,7 +158,7 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
     av_opt_set(enc->priv_data, "preset", "ultrafast", 0);
     av_opt_set(enc->priv_data, "tune", "zerolatency", 0);
     av_opt_set(enc->priv_data, "crf", "26", 0);
-    check_live_video_step(avcodec_open2(enc, codec, nullptr), "opening libx264");
+    av_check(avcodec_open2(enc, codec, nullptr), ErrorCategory::Internal, "live video: opening libx264");
     AVCodecParameters* par = avcodec_parameters_alloc();
     if (!par) fail(ErrorCategory::Internal, "live video: out of memory");
     const int err = avcodec_parameters_from_context(par, enc);
@@ -174,7 +171,7 @@ void LiveFmp4Encoder::open(const AVFrame& frame) {
         }
     }
     avcodec_parameters_free(&par);
-    check_live_video_step(err, "stream setup");
+    av_check(err, ErrorCategory::Internal, "live video: stream setup");
     ++init_generation_;
     first_ms_ = -1;
     last_pts_ = -1;
@@ -203,12 +200,12 @@ std::vector<LiveFragment> LiveFmp4Encoder::encode(const AVFrame& in, int64_t tak
         keyframe_asked_ = false;
         next_keyframe_ms_ = pts + static_cast<int64_t>(gop_s_ * 1000);
     }
-    check_live_video_step(avcodec_send_frame(encoder_.get(), scaled_.get()), "encoding");
+    av_check(avcodec_send_frame(encoder_.get(), scaled_.get()), ErrorCategory::Internal, "live video: encoding");
     std::vector<LiveFragment> out;
     for (;;) {
         const int err = avcodec_receive_packet(encoder_.get(), packet_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
-        check_live_video_step(err, "encoding");
+        av_check(err, ErrorCategory::Internal, "live video: encoding");
         // With zero latency the packet is this frame's: it arrived at taken_ms.
         for (LiveFragment& f : writer_->write(*packet_, taken_ms)) out.push_back(std::move(f));
         av_packet_unref(packet_.get());
