@@ -126,6 +126,12 @@ Command parse_command_line(int argc, char** argv) {
                       "created one at a time (0 = no gate: every decoder calls the driver, whose waits poll). Less CPU a "
                       "frame and at start-up, but decoders started under load start later: docs/serve.md")
         ->default_str("0")->check(CLI::Range(0, 4096));
+    std::string nvdec_share = "off";
+    serve->add_option("--nvdec-share", nvdec_share,
+                      "on: H.264 streams decode on NVDEC through vfilter's decoder (nvdec-decoder: vfilter), streams of one "
+                      "size sharing a GPU's decoders, two or three a decoder: fewer decoders for the driver to create one at "
+                      "a time, so many cameras start sooner: docs/serve.md")
+        ->default_str("off")->check(CLI::IsMember({"on", "off"}));
     std::string serve_shard = "0/1";
     serve->add_option("--shard", serve_shard,
                       "INDEX/COUNT: run only the file's streams of this shard (assigned by name; going from N to N+1 "
@@ -204,6 +210,7 @@ Command parse_command_line(int argc, char** argv) {
     else if (serve->parsed()) {
         so.decoders_by_load = decoder_placement == "load";
         so.decoder_moves = decoder_moves == "on";
+        so.nvdec_share = nvdec_share == "on";
         std::string why;
         if (so.config.empty() == (so.demo_streams == 0))
             why = so.config.empty() ? "serve needs --config FILE (or --demo to try it with built-in pictures, no camera needed)"

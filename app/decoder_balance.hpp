@@ -37,6 +37,9 @@ struct DecoderCapacity {
     double cpu_streams = 0;
     // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate.
     int nvdec_slots = 0;
+    // Streams decode H.264 through vfilter's NVDEC decoder, sharing a GPU's decoders among streams
+    // of one size (decode/nvdec_decoder_pool.hpp).
+    bool nvdec_share = false;
     // With by_load: streams already running move between NVDEC and the CPU when others leave
     // (next_move); false: each stays where it was placed (serve --decoder-moves off).
     bool moves = true;

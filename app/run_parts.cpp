@@ -76,6 +76,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.reconnect_delay_s = in.reconnect_delay_s;
     s.nvdec_slots = in.nvdec_slots;
     s.nvdec_decoder = in.nvdec_decoder;
+    s.nvdec_share = in.nvdec_share;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     s.decoder_movable = in.decoder_movable && c.device == Device::Cuda;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.

@@ -162,6 +162,7 @@ int run_serve(const ServeOptions& options) {
     capacity.by_load = o.decoders_by_load;
     capacity.moves = o.decoder_moves;
     capacity.nvdec_slots = o.nvdec_slots;
+    capacity.nvdec_share = o.nvdec_share;
     capacity.nvdec_streams = o.nvdec_capacity;
     capacity.cpu_streams = o.cpu_decode_capacity;
     service.set_gpus(gpus, capacity);

@@ -31,6 +31,7 @@ struct ServeOptions {
     FreeSpaceFloor min_free;          // recordings' disks keep this free; the oldest finished recordings go first
     std::string peers;                // --peers: the other shards' APIs (app/fleet.hpp)
     int nvdec_slots = 0;              // --nvdec-slots: 0 no gate (decode/nvdec_gate.hpp)
+    bool nvdec_share = false;         // --nvdec-share: streams of one size share NVDEC decoders (decode/nvdec_decoder_pool.hpp)
     bool decoders_by_load = false;    // --decoder-placement load: NVDEC or the CPU by load (app/decoder_balance.hpp)
     bool decoder_moves = true;        // --decoder-moves: with placement by load, running streams may move
     double nvdec_capacity = 0;        // camera streams a GPU's NVDEC decodes; 0: measured default (app/decoder_balance.hpp)

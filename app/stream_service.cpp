@@ -60,6 +60,7 @@ void StreamService::rebalance_decoders_locked() {
 void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
     gpus_ = std::move(gpus);
     nvdec_slots_ = std::max(0, capacity.nvdec_slots);
+    nvdec_share_ = capacity.nvdec_share;
     decoders_.reset();
     if (!gpus_.empty())
         decoders_ = std::make_unique<DecoderBalance>(capacity, static_cast<int>(std::thread::hardware_concurrency()), gpus_);
@@ -69,6 +70,10 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
     RunOptions& o = s.options;
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
     o.input.nvdec_slots = nvdec_slots_;
+    if (nvdec_share_) {
+        o.input.nvdec_decoder = NvdecDecoderKind::Vfilter;  // FFmpeg's decoder makes decoders of its own
+        o.input.nvdec_share = true;
+    }
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
     const double feeder_cores = o.input.nvdec_decoder == NvdecDecoderKind::Vfilter ? kNvdecFeederCoresVfilter : kNvdecFeederCores;
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {

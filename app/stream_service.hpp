@@ -75,6 +75,7 @@ private:
     std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
     std::unique_ptr<DecoderBalance> decoders_;  // with GPUs: where streams decode
     int nvdec_slots_ = 0;                       // each stream's share of its GPU's NVDEC gate; 0: none
+    bool nvdec_share_ = false;                  // streams decode through vfilter's NVDEC decoder, sharing decoders
     void place_decoder_locked(StreamConfig& stream);
     void unplace(const ServedStream& stream);
     // After streams left: moves streams between NVDEC and the CPU if the loads are now lopsided.

@@ -41,6 +41,7 @@ struct RunInput {
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     int nvdec_slots = 0;                  // serve: NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate
+    bool nvdec_share = false;             // serve --nvdec-share: vfilter's NVDEC decoders shared by a GPU's streams of one size
     bool decoder_movable = false;         // serve --decoder-placement load: may move between NVDEC and the CPU at a key frame
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once

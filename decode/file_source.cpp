@@ -153,7 +153,8 @@ bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
     AVBufferRef* device = make_nvdec_device(options_.gpu_index, why);
     if (!device) return false;
     // A live input's frame waits for no other; a file's decoder sends a few ahead.
-    own_nvdec_ = NvdecDecoder::open(st, device, live_ ? NvdecDecoder::kAheadLive : NvdecDecoder::kAheadFiles, why);
+    own_nvdec_ = NvdecDecoder::open(st, device, live_ ? NvdecDecoder::kAheadLive : NvdecDecoder::kAheadFiles,
+                                    options_.nvdec_share ? NvdecDecoderPool::acquire(options_.gpu_index) : nullptr, why);
     av_buffer_unref(&device);  // the decoder holds its own reference
     if (!own_nvdec_) spdlog::info("--nvdec-decoder vfilter: {}; FFmpeg's NVDEC decodes instead", *why);
     return own_nvdec_ != nullptr;

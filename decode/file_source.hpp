@@ -40,6 +40,9 @@ struct FileSourceOptions {
     // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
     int nvdec_slots = 0;
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
+    // With vfilter's decoder: decode into a slice of a decoder shared with the GPU's other streams
+    // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share).
+    bool nvdec_share = false;
     // serve --decoder-placement load, for a stream whose frames go to the GPU filters:
     // request_decoder_move may move it between NVDEC and the CPU (hwdec says where it starts and
     // forces nothing), and frames of either decoder's layout come out as they are.

@@ -17,6 +17,7 @@ extern "C" {
 #include <vector>
 
 #include "decode/hw_decode.hpp"
+#include "decode/nvdec_shared_decoder.hpp"
 #endif
 
 namespace vf {
@@ -27,7 +28,7 @@ struct NvdecDecoder::State {
     std::string error;
 };
 
-std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream*, AVBufferRef*, int, std::string* why) {
+std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream*, AVBufferRef*, int, std::shared_ptr<NvdecDecoderPool>, std::string* why) {
     *why = "this vfilter was built without the Video Codec SDK's headers (ffnvcodec)";
     return nullptr;
 }
@@ -71,7 +72,8 @@ struct NvdecDecoder::State {
     AVBSFContext* bsf = nullptr;
     AvPacketPtr sending = make_packet(), filtered = make_packet();  // reused for every packet
     CUvideoparser parser = nullptr;
-    CUvideodecoder decoder = nullptr;
+    std::shared_ptr<NvdecDecoderPool> pool;  // the GPU's shared decoders; none: a decoder of its own
+    std::unique_ptr<NvdecSlice> slice;       // the decode surfaces this stream decodes into
     int ahead = NvdecDecoder::kAheadFiles;
     // The decoder's format, to tell a new sequence that needs another decoder.
     CUVIDEOFORMAT format{};
@@ -88,7 +90,7 @@ struct NvdecDecoder::State {
     ~State() {
         if (context) cu->cuCtxPushCurrent(context);
         if (parser) cv->cuvidDestroyVideoParser(parser);
-        if (decoder) cv->cuvidDestroyDecoder(decoder);
+        slice.reset();  // the decoder goes with its last stream
         if (context) {
             CUcontext popped;
             cu->cuCtxPopCurrent(&popped);
@@ -132,21 +134,20 @@ struct NvdecDecoder::State {
     }
 
     int sequence(CUVIDEOFORMAT* f) {
-        const bool same = decoder && f->codec == format.codec && f->coded_width == format.coded_width &&
+        const bool same = slice && f->codec == format.codec && f->coded_width == format.coded_width &&
                           f->coded_height == format.coded_height && f->chroma_format == format.chroma_format &&
                           f->bit_depth_luma_minus8 == format.bit_depth_luma_minus8 &&
                           f->display_area.left == format.display_area.left && f->display_area.top == format.display_area.top &&
                           f->display_area.right == format.display_area.right &&
                           f->display_area.bottom == format.display_area.bottom;
         if (same) return surfaces(f);
-        if (decoder) {  // a new size or format: what the old decoder holds comes out first
+        if (slice) {  // a new size or format: what the old decoder holds comes out first
             while (!shown.empty()) {
                 AvFramePtr frame = make_frame();
                 if (wait_and_copy(frame.get()) < 0) return 0;
                 ready.push_back(std::move(frame));
             }
-            cv->cuvidDestroyDecoder(decoder);
-            decoder = nullptr;
+            slice.reset();
             av_buffer_unref(&frames);
         }
         if (f->chroma_format != cudaVideoChromaFormat_420 || f->bit_depth_luma_minus8 > 2) {
@@ -157,7 +158,7 @@ struct NvdecDecoder::State {
         caps.eCodecType = f->codec;
         caps.eChromaFormat = f->chroma_format;
         caps.nBitDepthMinus8 = f->bit_depth_luma_minus8;
-        if (!ok(cv->cuvidGetDecoderCaps(&caps), "cuvidGetDecoderCaps")) return 0;
+        if (!ok(pool ? pool->impl().decoder_caps(cv, &caps) : cv->cuvidGetDecoderCaps(&caps), "cuvidGetDecoderCaps")) return 0;
         if (!caps.bIsSupported || f->coded_width > caps.nMaxWidth || f->coded_height > caps.nMaxHeight) {
             error = "this GPU's NVDEC does not decode " + std::to_string(f->coded_width) + "x" +
                     std::to_string(f->coded_height) + " in this codec and format";
@@ -188,7 +189,8 @@ struct NvdecDecoder::State {
         ci.ulNumDecodeSurfaces = surfaces(f);
         ci.ulNumOutputSurfaces = 2;
         ci.ulCreationFlags = cudaVideoCreate_PreferCUVID;
-        if (!ok(cv->cuvidCreateDecoder(&decoder, &ci), "cuvidCreateDecoder")) return 0;
+        slice = pool ? pool->impl().take(context, ci, &error) : NvdecSlice::own(context, ci, &error);
+        if (!slice) return 0;
         key_of.assign(64, false);
         frames = av_hwframe_ctx_alloc(device);
         if (!frames) {
@@ -211,12 +213,12 @@ struct NvdecDecoder::State {
     int decode(CUVIDPICPARAMS* p) {
         ++decoded;
         if (p->CurrPicIdx >= 0 && p->CurrPicIdx < static_cast<int>(key_of.size())) key_of[p->CurrPicIdx] = p->intra_pic_flag != 0;
-        return ok(cv->cuvidDecodePicture(decoder, p), "cuvidDecodePicture") ? 1 : 0;
+        return ok(slice->decode(p), "cuvidDecodePicture") ? 1 : 0;
     }
 
     cuvidDecodeStatus status_of(int index) {
         CUVIDGETDECODESTATUS st{};
-        if (cv->cuvidGetDecodeStatus(decoder, index, &st) != CUDA_SUCCESS) return cuvidDecodeStatus_Success;  // the map will tell
+        if (slice->status(index, &st) != CUDA_SUCCESS) return cuvidDecodeStatus_Success;  // the map will tell
         return st.decodeStatus;
     }
 
@@ -247,7 +249,7 @@ struct NvdecDecoder::State {
         vpp.output_stream = stream;
         unsigned long long mapped = 0;
         unsigned int pitch = 0;
-        if (!ok(cv->cuvidMapVideoFrame(decoder, x.index, &mapped, &pitch, &vpp), "cuvidMapVideoFrame")) return AVERROR_EXTERNAL;
+        if (!ok(slice->map(x.index, &mapped, &pitch, &vpp), "cuvidMapVideoFrame")) return AVERROR_EXTERNAL;
         bool copied = true;
         for (int plane = 0; plane < 2 && copied; ++plane) {
             CUDA_MEMCPY2D c{};
@@ -264,7 +266,7 @@ struct NvdecDecoder::State {
             copied = ok(cu->cuMemcpy2DAsync(&c, stream), "copying a decoded frame");
         }
         // Unmapping is ordered on the same stream, after the copies.
-        const bool unmapped = ok(cv->cuvidUnmapVideoFrame(decoder, mapped), "cuvidUnmapVideoFrame");
+        const bool unmapped = ok(slice->unmap(mapped), "cuvidUnmapVideoFrame");
         if (!copied || !unmapped) return AVERROR_EXTERNAL;
         out->width = width;
         out->height = height;
@@ -334,7 +336,8 @@ NvdecDecoder::NvdecDecoder(std::unique_ptr<State> state) : state_(std::move(stat
 
 NvdecDecoder::~NvdecDecoder() = default;
 
-std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef* device, int ahead, std::string* why) {
+std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef* device, int ahead, std::shared_ptr<NvdecDecoderPool> pool,
+                                                 std::string* why) {
     const AVCodecParameters* par = st->codecpar;
     // H.264 in 8-bit 4:2:0, what cameras send and what the GPU tests check it on. HEVC and
     // 10-bit would take another codec type, filter and surface format here, and a test clip
@@ -360,6 +363,7 @@ std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef
     s->context = static_cast<CUcontext>(cuda.context);
     s->stream = static_cast<CUstream>(cuda.stream);
     s->ahead = std::max(1, ahead);
+    s->pool = std::move(pool);
     const AVBitStreamFilter* f = av_bsf_get_by_name(filter);
     if (!f || av_bsf_alloc(f, &s->bsf) < 0 || avcodec_parameters_copy(s->bsf->par_in, par) < 0) {
         *why = std::string("this FFmpeg has no ") + filter + " bitstream filter";

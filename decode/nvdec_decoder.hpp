@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "decode/nvdec_decoder_pool.hpp"
 #include "media/av_helpers.hpp"
 
 extern "C" {
@@ -33,8 +34,11 @@ public:
 
     // A decoder for `st` on the CUDA device context `device` (make_nvdec_device; a reference is
     // taken), or nullptr with the reason: a codec other than H.264, a format other than 8-bit
-    // 4:2:0, no libnvcuvid, or a build without the SDK's headers.
-    static std::unique_ptr<NvdecDecoder> open(const AVStream* st, AVBufferRef* device, int ahead, std::string* why);
+    // 4:2:0, no libnvcuvid, or a build without the SDK's headers. With `pool` (the GPU's), the
+    // stream decodes into a slice of a decoder it shares with streams of its size
+    // (decode/nvdec_decoder_pool.hpp); without, into a decoder of its own.
+    static std::unique_ptr<NvdecDecoder> open(const AVStream* st, AVBufferRef* device, int ahead, std::shared_ptr<NvdecDecoderPool> pool,
+                                              std::string* why);
     ~NvdecDecoder();
     NvdecDecoder(const NvdecDecoder&) = delete;
     NvdecDecoder& operator=(const NvdecDecoder&) = delete;

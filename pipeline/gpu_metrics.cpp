@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "decode/nvdec_decoder_pool.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "media/host_memory.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
@@ -30,6 +31,13 @@ void collect_gpu_metrics(MetricSet& set) {
         } else {
             cudaGetLastError();
         }
+    }
+    for (const auto& pool : NvdecDecoderPool::live()) {  // serve --nvdec-share
+        const std::string gpu = metric_label("gpu", std::to_string(pool->gpu()));
+        const NvdecDecoderPool::Counts c = pool->counts();
+        set.add("vfilter_nvdec_shared_decoders", "gauge", "NVDEC decoders alive that the GPU's streams share (serve --nvdec-share).",
+                static_cast<double>(c.decoders), gpu);
+        set.add("vfilter_nvdec_shared_decoder_streams", "gauge", "Streams decoding on those decoders.", static_cast<double>(c.streams), gpu);
     }
     const PinnedHostBytes pinned = pinned_host_bytes();
     set.add("vfilter_host_pinned_bytes", "gauge",

@@ -12,6 +12,7 @@
 
 #include "app/job.hpp"
 #include "app/stream_service.hpp"
+#include "decode/nvdec_decoder_pool.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
 #include "support/clip_writer.hpp"
@@ -343,6 +344,77 @@ TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
         for (size_t i = 0; i < served.size(); ++i) {
             std::string where;
             EXPECT_EQ(frame_differences(served[i].get(), expected[i].get(), false, &where), 0) << name << " frame " << i << " " << where;
+        }
+    }
+}
+
+
+// serve --nvdec-share: H.264 streams of one size decode into slices of shared NVDEC decoders
+// (decode/nvdec_decoder_pool.hpp), each stream's parser numbering its own surfaces. Six cameras of
+// one size with different pictures (B-frames: references renumbered too) and two of another,
+// paced as live so that they decode at once: fewer decoders than streams while they run, every
+// stream's frames equal to its single run (a picture decoded into another stream's surface, or
+// a reference read from one, would show), and no decoder left once they are gone.
+TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    std::vector<ServedCase> cases;
+    for (int k = 0; k < 6; ++k) cases.push_back({"big" + std::to_string(k), "sobel", AV_PIX_FMT_YUV420P, 640, 352, "libx264"});
+    for (int k = 0; k < 2; ++k) cases.push_back({"small" + std::to_string(k), "sobel", AV_PIX_FMT_YUV420P, 320, 176, "libx264"});
+    ServeConfig config;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const ServedCase& c = cases[i];
+        const ClipSpec clip = write_case_clip(dir, c, 700 + static_cast<unsigned>(i));
+        config.streams.push_back(make_stream_config(c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"},
+                                                             {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"},
+                                                             {"hwdec", "cuda"}, {"realtime", "true"}},
+                                                    {}));
+        RunOptions single = config.streams.back().options;
+        single.output.path = dir + "/" + c.name + "-single.mkv";
+        single.input.realtime = false;
+        single.progress = false;
+        Job job(single);
+        ASSERT_EQ(job.run().stats.frames_out, 24);
+    }
+    int most_streams = 0, decoders_then = 0;
+    {
+        StreamService service;
+        DecoderCapacity capacity;
+        capacity.nvdec_share = true;
+        service.set_gpus({0}, capacity);
+        service.apply(config);
+        // Sampled while the streams run: the most streams on shared decoders at once, and how
+        // many decoders they had then.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        bool running = true;
+        while (running && std::chrono::steady_clock::now() < until) {
+            for (const auto& pool : NvdecDecoderPool::live()) {
+                const NvdecDecoderPool::Counts n = pool->counts();
+                if (n.streams > most_streams) most_streams = n.streams, decoders_then = n.decoders;
+            }
+            running = false;
+            for (const auto& s : service.list()) running = running || s["state"] != "stopped";
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        service.wait_all();
+        const nlohmann::json stats = service.final_stats();
+        for (const ServedCase& c : cases) {
+            EXPECT_EQ(stats[c.name]["stats"]["hw_decode"], "cuda") << stats[c.name].dump();
+            EXPECT_EQ(stats[c.name]["stats"]["nvdec_decoder"], "vfilter") << stats[c.name].dump();
+        }
+    }
+    EXPECT_GE(most_streams, 4) << "the streams did not decode at once: nothing was shared";
+    EXPECT_LT(decoders_then, most_streams) << "every stream had a decoder of its own";
+    EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
+    for (const ServedCase& c : cases) {
+        const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");
+        const auto single = read_video_frames(dir + "/" + c.name + "-single.mkv");
+        ASSERT_EQ(served.size(), 24u) << c.name;
+        ASSERT_EQ(single.size(), 24u) << c.name;
+        for (size_t i = 0; i < served.size(); ++i) {
+            std::string where;
+            EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0) << c.name << " frame " << i << " " << where;
         }
     }
 }
