@@ -158,9 +158,8 @@ CUresult NvdecSlice::unmap(unsigned long long pointer) {
     return decoder_->cv_->cuvidUnmapVideoFrame(decoder_->decoder_, pointer);
 }
 
-std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, const CUVIDDECODECREATEINFO& info, std::string* error) {
+std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::slice_of_live(CUcontext context, const CUVIDDECODECREATEINFO& info) {
     const int count = static_cast<int>(info.ulNumDecodeSurfaces);
-    if (info.CodecType != cudaVideoCodec_H264 || count > kSharedSurfaces / 2) return NvdecSlice::own(context, info, error);
     std::lock_guard<std::mutex> lock(mutex);
     decoders.erase(std::remove_if(decoders.begin(), decoders.end(), [](const auto& d) { return d.expired(); }), decoders.end());
     for (const auto& weak : decoders) {
@@ -168,8 +167,18 @@ std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, cons
         if (!d || !d->decodes(info, context)) continue;
         if (const int first = d->take(count); first >= 0) return std::make_unique<NvdecSlice>(std::move(d), first, count);
     }
-    // A new decoder, made while the lock is held: a stream of the same size that comes meanwhile
-    // waits for it and shares it instead of making another (the driver makes one at a time anyway).
+    return nullptr;
+}
+
+std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, const CUVIDDECODECREATEINFO& info, std::string* error) {
+    const int count = static_cast<int>(info.ulNumDecodeSurfaces);
+    if (info.CodecType != cudaVideoCodec_H264 || count > kSharedSurfaces / 2) return NvdecSlice::own(context, info, error);
+    if (auto slice = slice_of_live(context, info)) return slice;
+    // One creation at a time: a stream of the same size that comes meanwhile waits for the new
+    // decoder and shares it instead of making another (the driver makes one at a time anyway).
+    // The list's lock stays free, so that /metrics and streams with room elsewhere never wait.
+    std::lock_guard<std::mutex> creating(create_mutex);
+    if (auto slice = slice_of_live(context, info)) return slice;
     CUVIDDECODECREATEINFO shared = info;
     shared.ulNumDecodeSurfaces = kSharedSurfaces;
     // Each stream maps one frame at a time and unmaps it once its copy is queued: two each.
@@ -177,21 +186,27 @@ std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, cons
         std::clamp(2 * (kSharedSurfaces / count), static_cast<int>(info.ulNumOutputSurfaces), kMostOutputSurfaces));
     std::shared_ptr<NvdecSharedDecoder> d = NvdecSharedDecoder::create(context, shared, error);
     if (!d) return nullptr;
+    const int first = d->take(count);
+    std::lock_guard<std::mutex> lock(mutex);
     ++created;
     decoders.push_back(d);
-    const int first = d->take(count);
     return std::make_unique<NvdecSlice>(std::move(d), first, count);
 }
 
 CUresult NvdecDecoderPool::Impl::decoder_caps(CuvidFunctions* cv, CUVIDDECODECAPS* c) {
     const auto key = std::make_tuple(static_cast<int>(c->eCodecType), static_cast<int>(c->eChromaFormat), static_cast<int>(c->nBitDepthMinus8));
-    std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = caps.find(key); it != caps.end()) {
-        *c = it->second;
-        return CUDA_SUCCESS;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (const auto it = caps.find(key); it != caps.end()) {
+            *c = it->second;
+            return CUDA_SUCCESS;
+        }
     }
-    const CUresult r = cv->cuvidGetDecoderCaps(c);
-    if (r == CUDA_SUCCESS) caps[key] = *c;
+    const CUresult r = cv->cuvidGetDecoderCaps(c);  // outside the lock: the driver's call takes ~12 ms
+    if (r == CUDA_SUCCESS) {
+        std::lock_guard<std::mutex> lock(mutex);
+        caps[key] = *c;
+    }
     return r;
 }
 

@@ -85,7 +85,11 @@ struct NvdecDecoderPool::Impl {
     // cuvidGetDecoderCaps, asked once per codec, chroma format and depth.
     CUresult decoder_caps(CuvidFunctions* cv, CUVIDDECODECAPS* caps);
 
-    mutable std::mutex mutex;
+    // A slice of a live decoder with room, or nullptr.
+    std::unique_ptr<NvdecSlice> slice_of_live(CUcontext context, const CUVIDDECODECREATEINFO& info);
+
+    std::mutex create_mutex;  // held while a decoder is created (~60 ms)
+    mutable std::mutex mutex;  // the list, the caps, the count: held briefly
     std::vector<std::weak_ptr<NvdecSharedDecoder>> decoders;
     std::map<std::tuple<int, int, int>, CUVIDDECODECAPS> caps;
     int64_t created = 0;
