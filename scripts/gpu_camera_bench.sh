@@ -29,6 +29,10 @@
 #             p99 per decoder; with moves, what each move cost its stream (the log's "first frame
 #             came X ms after the key frame")
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
+#   share     vfilter's NVDEC decoder with and without --nvdec-share (decoders shared by streams of
+#             one size), on --gpus SHARE_GPUS (default 0; "all" on a machine of two GPUs): 128 streams
+#             of 30 frames each, twice each, alternating (wall time); then the 64 whole streams second
+#             by second with --nvdec-share on (how many shared decoders were made, and when)
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
 #             (LIVE_TESTS, default Live.FrameCut*:Live.StreamChanging*): a cut TCP camera, a
@@ -41,7 +45,7 @@
 # kept between calls).
 set -u
 mode=${1:-all}
-case $mode in unpaced|realtime|steady|moves|startup|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|gpus|tests|live|all]"; exit 2 ;; esac
+case $mode in unpaced|realtime|steady|moves|startup|share|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh "${STATIC_FFMPEG:-.static-ffmpeg}" || exit 1
@@ -147,6 +151,19 @@ if [ $mode = startup ]; then
     echo "128 streams of 30 frames, --nvdec-slots $g: $(calc "$e-$s") s, $(cores_between "$c0" "$c1") cores busy"
   done
   el "startup done"
+fi
+if [ $mode = share ]; then
+  g=${SHARE_GPUS:-0}
+  config $raw/sh.yaml 128 cuda ", frames: 30, nvdec-decoder: vfilter"
+  for args in "" "--nvdec-share on" "" "--nvdec-share on"; do
+    s=$(now); timeout 60 $b/vfilter serve --config $raw/sh.yaml -q --gpus $g $args; e=$(now)
+    echo "128 streams of 30 frames, --gpus $g, vfilter's decoder ${args:-(a decoder each)}: $(calc "$e-$s") s"
+  done
+  config $raw/sh64.yaml 64 auto ", nvdec-decoder: vfilter"
+  echo "64 streams, --gpus $g --nvdec-share on, second by second:"
+  $b/vfilter serve --config $raw/sh64.yaml -q --api-port 18395 --gpus $g --nvdec-share on & pid=$!
+  timeout 70 python3 scripts/serve_ramp.py 18395 1800 60; kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k
+  el "share done"
 fi
 long_clip() {  # the clip twice over (its bitstream copied twice, so the same frames): 120 s
   long=$clips/cam120.mp4

@@ -220,6 +220,7 @@ TEST_F(Cli, BadFiltersAndOptions) {
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--min-free", "x"}, kUsage, "--min-free 'x'");
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-slots", "5000"}, kUsage, "--nvdec-slots");
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-slots", "8x"}, kUsage, "--nvdec-slots");
+    expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-share", "yes"}, kUsage, "--nvdec-share");
     expect_failure({"-i", clip, "--nvdec-decoder", "nvidia", "-o", out}, kUsage, "expected ffmpeg, vfilter", out);
 }
 
