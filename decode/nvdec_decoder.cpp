@@ -90,7 +90,7 @@ struct NvdecDecoder::State {
     ~State() {
         if (context) cu->cuCtxPushCurrent(context);
         if (parser) cv->cuvidDestroyVideoParser(parser);
-        slice.reset();  // the decoder goes with its last stream
+        release_slice();
         if (context) {
             CUcontext popped;
             cu->cuCtxPopCurrent(&popped);
@@ -101,6 +101,13 @@ struct NvdecDecoder::State {
         av_bsf_free(&bsf);
         cuvid_free_functions(&cv);
         cuda_free_functions(&cu);
+    }
+
+    // Gives the decode surfaces back (the decoder goes with its last stream) once the frames
+    // mapped from them are copied out: a shared decoder's next stream may decode into them at once.
+    void release_slice() {
+        if (slice && stream) cu->cuStreamSynchronize(stream);
+        slice.reset();
     }
 
     bool ok(CUresult r, const char* what) {
@@ -147,7 +154,7 @@ struct NvdecDecoder::State {
                 if (wait_and_copy(frame.get()) < 0) return 0;
                 ready.push_back(std::move(frame));
             }
-            slice.reset();
+            release_slice();
             av_buffer_unref(&frames);
         }
         if (f->chroma_format != cudaVideoChromaFormat_420 || f->bit_depth_luma_minus8 > 2) {
