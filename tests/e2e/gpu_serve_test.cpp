@@ -45,6 +45,21 @@ ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned s
     return clip;
 }
 
+// Each case's served output (NAME-served.mkv in dir) holds its 24 frames, each equal to the
+// single-stream command's (NAME-single.mkv) bit for bit.
+void expect_served_equal_single(const std::string& dir, const std::vector<ServedCase>& cases) {
+    for (const ServedCase& c : cases) {
+        const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");
+        const auto single = read_video_frames(dir + "/" + c.name + "-single.mkv");
+        ASSERT_EQ(served.size(), 24u) << c.name;
+        ASSERT_EQ(single.size(), 24u) << c.name;
+        for (size_t i = 0; i < served.size(); ++i) {
+            std::string where;
+            EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0) << c.name << " frame " << i << " " << where;
+        }
+    }
+}
+
 TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
     std::string why;
     if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
@@ -92,16 +107,7 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
             EXPECT_GT(stats[name]["stats"]["gpu_frames_per_launch"].get<double>(), 1.2) << stats[name].dump();
         EXPECT_GT(gpu_batch_totals().frames, gpu_batch_totals().launches);
     }
-    for (const ServedCase& c : cases) {
-        const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");
-        const auto single = read_video_frames(dir + "/" + c.name + "-single.mkv");
-        ASSERT_EQ(served.size(), 24u) << c.name;
-        ASSERT_EQ(single.size(), 24u) << c.name;
-        for (size_t i = 0; i < served.size(); ++i) {
-            std::string where;
-            EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0) << c.name << " frame " << i << " " << where;
-        }
-    }
+    expect_served_equal_single(dir, cases);
 }
 
 }  // namespace
@@ -407,16 +413,7 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
     EXPECT_GE(most_streams, 4) << "the streams did not decode at once: nothing was shared";
     EXPECT_LT(decoders_then, most_streams) << "every stream had a decoder of its own";
     EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
-    for (const ServedCase& c : cases) {
-        const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");
-        const auto single = read_video_frames(dir + "/" + c.name + "-single.mkv");
-        ASSERT_EQ(served.size(), 24u) << c.name;
-        ASSERT_EQ(single.size(), 24u) << c.name;
-        for (size_t i = 0; i < served.size(); ++i) {
-            std::string where;
-            EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0) << c.name << " frame " << i << " " << where;
-        }
-    }
+    expect_served_equal_single(dir, cases);
 }
 
 }  // namespace
