@@ -324,6 +324,39 @@ TEST(GstElement, ABadFilterIsRefusedWithItsReason) {
     for (GstBuffer* b : frames) gst_buffer_unref(b);
 }
 
+// Whether gst-launch's output holds errors and every one is rtspsrc's failure to send to a server
+// that closed the connection (gst_rtspsrc_try_send, _pause, _close: "Received end-of-file").
+bool only_rtspsrc_teardown_errors(const std::string& output) {
+    std::istringstream lines(output);
+    std::string line;
+    int errors = 0;
+    bool end_of_file = false;
+    while (std::getline(lines, line)) {
+        if (line.find("Received end-of-file") != std::string::npos) end_of_file = true;
+        if (line.rfind("ERROR:", 0) != 0) continue;
+        ++errors;
+        if (line.find("GstRTSPSrc") == std::string::npos || line.find("Could not write to resource") == std::string::npos) return false;
+    }
+    return errors > 0 && end_of_file;
+}
+
+TEST(GstLaunchOutput, OnlyRtspsrcTeardownErrorsAreLetThrough) {
+    const std::string race =  // as CI's run printed it
+        "ERROR: from element /GstPipeline:pipeline0/GstRTSPSrc:rtspsrc0: Could not write to resource.\n"
+        "Additional debug info:\n"
+        "../gst/rtsp/gstrtspsrc.c(6766): gst_rtspsrc_try_send (): /GstPipeline:pipeline0/GstRTSPSrc:rtspsrc0:\n"
+        "Could not send message. (Received end-of-file)\n"
+        "ERROR: from element /GstPipeline:pipeline0/GstRTSPSrc:rtspsrc0: Could not write to resource.\n"
+        "Additional debug info:\n"
+        "../gst/rtsp/gstrtspsrc.c(9240): gst_rtspsrc_pause (): /GstPipeline:pipeline0/GstRTSPSrc:rtspsrc0:\n"
+        "Could not send message. (Received end-of-file)\n";
+    EXPECT_TRUE(only_rtspsrc_teardown_errors(race));
+    EXPECT_FALSE(only_rtspsrc_teardown_errors(""));
+    EXPECT_FALSE(only_rtspsrc_teardown_errors(race + "ERROR: from element /GstPipeline:pipeline0/GstVfilter:vfilter0: Internal data stream error.\n"));
+    EXPECT_FALSE(only_rtspsrc_teardown_errors(
+        "ERROR: from element /GstPipeline:pipeline0/GstRTSPSrc:rtspsrc0: Could not write to resource.\nCould not send message. (Timeout)\n"));
+}
+
 // The plugin as GStreamer loads it, in a gst-launch-1.0 of its own.
 class GstPluginFromBuild : public ::testing::Test {
 protected:
@@ -356,7 +389,11 @@ TEST_F(GstPluginFromBuild, RtspCameraThroughTheElementToAnMp4ThatPlays) {
     const test::CommandResult r =
         launch("rtspsrc location=rtsp://127.0.0.1:" + std::to_string(port) + "/cam latency=0 ! rtph264depay ! h264parse ! avdec_h264 ! "
                "identity eos-after=60 ! vfilter filter=sobel ! x264enc speed-preset=ultrafast ! mp4mux ! filesink location=" + out);
-    ASSERT_EQ(r.exit_code, 0) << r.output << camera.log();
+    // After the EOS, as gst-launch takes the pipeline down, rtspsrc may find that the server has
+    // already closed the session's connection and post "Could not send message. (Received
+    // end-of-file)" (seen once on a 2-core CI machine): GStreamer's teardown race, after the file
+    // was finished. That error alone is let through; any other fails, and the file must play.
+    ASSERT_TRUE(r.exit_code == 0 || (r.exit_code == 1 && only_rtspsrc_teardown_errors(r.output))) << r.output << camera.log();
     const test::RecordingCheck c = test::check_recording(out, false);
     EXPECT_TRUE(c.clean) << c.errors;
     EXPECT_GE(c.frames, 55) << "about the 60 frames let through";
