@@ -119,23 +119,21 @@ NvdecSlice::NvdecSlice(std::shared_ptr<NvdecSharedDecoder> decoder, int first, i
 NvdecSlice::~NvdecSlice() { decoder_->give_back(first_, count_); }
 
 CUresult NvdecSlice::decode(const CUVIDPICPARAMS* picture) {
+    // Only H.264's references are checked and renumbered here: the pool shares no other codec's decoder.
+    const bool h264 = decoder_->info_.CodecType == cudaVideoCodec_H264;
+    if (first_ != 0 && !h264) return kNotSupported;
     if (!inside(picture->CurrPicIdx)) return kInvalidValue;
+    if (h264)
+        for (const CUVIDH264DPBENTRY& e : picture->CodecSpecific.h264.dpb)
+            if (e.PicIdx >= 0 && !inside(e.PicIdx)) return kInvalidValue;
     CUVIDPICPARAMS shifted;
     const CUVIDPICPARAMS* p = picture;
     if (first_ != 0) {
-        // Only H.264's references are renumbered here: the pool shares no other codec's decoder.
-        if (decoder_->info_.CodecType != cudaVideoCodec_H264) return kNotSupported;
         shifted = *picture;
         shifted.CurrPicIdx += first_;
-        for (CUVIDH264DPBENTRY& e : shifted.CodecSpecific.h264.dpb) {
-            if (e.PicIdx < 0) continue;
-            if (!inside(e.PicIdx)) return kInvalidValue;
-            e.PicIdx += first_;
-        }
+        for (CUVIDH264DPBENTRY& e : shifted.CodecSpecific.h264.dpb)
+            if (e.PicIdx >= 0) e.PicIdx += first_;
         p = &shifted;
-    } else {
-        for (const CUVIDH264DPBENTRY& e : picture->CodecSpecific.h264.dpb)
-            if (decoder_->info_.CodecType == cudaVideoCodec_H264 && e.PicIdx >= 0 && !inside(e.PicIdx)) return kInvalidValue;
     }
     std::lock_guard<std::mutex> lock(decoder_->calls_);
     return decoder_->cv_->cuvidDecodePicture(decoder_->decoder_, const_cast<CUVIDPICPARAMS*>(p));
