@@ -163,6 +163,8 @@ int run_serve(const ServeOptions& options) {
     capacity.moves = o.decoder_moves;
     capacity.nvdec_slots = o.nvdec_slots;
     capacity.nvdec_share = o.nvdec_share;
+    if (o.nvdec_share && !gpus.empty())
+        spdlog::info("--nvdec-share on: H.264 streams decode through vfilter's NVDEC decoder, streams of one size sharing a GPU's decoders");
     capacity.nvdec_streams = o.nvdec_capacity;
     capacity.cpu_streams = o.cpu_decode_capacity;
     service.set_gpus(gpus, capacity);
