@@ -186,7 +186,6 @@ std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, cons
     if (!d) return nullptr;
     const int first = d->take(count);
     std::lock_guard<std::mutex> lock(mutex);
-    ++created;
     decoders.push_back(d);
     return std::make_unique<NvdecSlice>(std::move(d), first, count);
 }
@@ -249,7 +248,6 @@ NvdecDecoderPool::Counts NvdecDecoderPool::counts() const {
             ++c.decoders;
             c.streams += d->streams();
         }
-    c.created = impl_->created;
 #endif
     return c;
 }

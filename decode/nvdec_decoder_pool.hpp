@@ -14,7 +14,6 @@
 // the last (decode/nvdec_shared_decoder.hpp); the pool only finds them.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -36,7 +35,6 @@ public:
     struct Counts {
         int decoders = 0;      // NVDEC decoders alive
         int streams = 0;       // streams decoding on them (their slices)
-        int64_t created = 0;   // decoders this pool has created
     };
     Counts counts() const;
 

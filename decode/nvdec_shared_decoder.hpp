@@ -69,8 +69,6 @@ public:
     CUresult status(int index, CUVIDGETDECODESTATUS* status);
     CUresult map(int index, unsigned long long* pointer, unsigned int* pitch, CUVIDPROCPARAMS* params);
     CUresult unmap(unsigned long long pointer);
-    int first() const { return first_; }
-    int count() const { return count_; }
 
 private:
     bool inside(int index) const { return index >= 0 && index < count_; }
@@ -89,10 +87,9 @@ struct NvdecDecoderPool::Impl {
     std::unique_ptr<NvdecSlice> slice_of_live(CUcontext context, const CUVIDDECODECREATEINFO& info);
 
     std::mutex create_mutex;  // held while a decoder is created (~60 ms)
-    mutable std::mutex mutex;  // the list, the caps, the count: held briefly
+    mutable std::mutex mutex;  // the list and the caps: held briefly
     std::vector<std::weak_ptr<NvdecSharedDecoder>> decoders;
     std::map<std::tuple<int, int, int>, CUVIDDECODECAPS> caps;
-    int64_t created = 0;
 };
 
 }  // namespace vf
