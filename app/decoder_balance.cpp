@@ -112,7 +112,7 @@ double DecoderBalance::nvdec_load_locked(int gpu) const {
     return it == nvdec_load_.end() ? 0.0 : it->second;
 }
 
-void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec) {
+void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
     if (it == streams_.end() || !(load > 0)) return;
@@ -120,8 +120,12 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
     DecoderPlacement& p = placed.placement;
     // Out of the count where it was placed, into the count where it decodes.
     uncount_locked(stream);
-    const bool refused = p.nvdec && !nvdec;
+    const bool refused = p.nvdec && !nvdec && !waiting_for_nvdec;
     if (refused) p.why += "; NVDEC did not take it (its codec or format, or no GPU): it decodes on the CPU";
+    if (waiting_for_nvdec) {
+        p.why += "; the CPU decodes it until a shared NVDEC decoder has room (--nvdec-share)";
+        placed.waiting_for_nvdec = true;
+    }
     p.nvdec = p.nvdec && nvdec;
     placed.load = p.load = load;
     placed.movable = capacity_.by_load && p.chosen && !refused;
@@ -183,6 +187,17 @@ void DecoderBalance::moved(const std::string& stream, bool nvdec) {
     if (it == streams_.end()) return;
     Placed& placed = it->second;
     DecoderPlacement& p = placed.placement;
+    if (placed.waiting_for_nvdec && !p.moving) {  // its own move, once its shared decoder had room
+        placed.waiting_for_nvdec = false;
+        uncount_locked(stream);
+        p.nvdec = nvdec;
+        ++p.moves;
+        p.why = nvdec ? "moved to NVDEC of GPU " + std::to_string(p.gpu) + " once a shared decoder had room (the CPU decoded it meanwhile)"
+                      : p.why + "; NVDEC did not take it when its shared decoder had room: it decodes on the CPU";
+        p.over_capacity = count_locked(stream);
+        return;
+    }
+    placed.waiting_for_nvdec = false;
     p.moving = false;
     if (p.nvdec && !nvdec) {  // NVDEC would not take it: on the CPU it stays
         uncount_locked(stream);

@@ -104,8 +104,9 @@ public:
     // Once its input opens: the stream's load (camera_streams of its size and rate) and where it
     // really decodes (a stream placed on NVDEC that NVDEC cannot decode, or with no GPU to decode
     // on, decodes on the CPU and is counted there, saying so); reported over capacity if its side
-    // is now beyond it. Unknown streams (already released) are ignored.
-    void input_opened(const std::string& stream, double load, bool nvdec);
+    // is now beyond it; `waiting_for_nvdec`: it decodes on the CPU until a shared NVDEC decoder
+    // has room, then moves by itself (moved()). Unknown streams (already released) are ignored.
+    void input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec = false);
     void release(const std::string& stream);
 
     // With placement by load: a chosen stream whose input has opened that should now decode on
@@ -121,7 +122,8 @@ public:
     void moving(const Move& move);
     void cannot_move(const std::string& stream);
     // Its input reports where it decodes after the move (NVDEC may refuse a stream: then it is
-    // counted on the CPU again and not moved again). Unknown streams are ignored.
+    // counted on the CPU again and not moved again), or after a move of its own (a stream that
+    // waited for a shared NVDEC decoder: counted on NVDEC now). Unknown streams are ignored.
     void moved(const std::string& stream, bool nvdec);
     // Streams placed from now on may be moved (by load, moves on): their inputs must allow it.
     bool moves_streams() const { return capacity_.by_load && capacity_.moves; }
@@ -152,6 +154,7 @@ private:
         double nvdec_feeder_cores = 0;  // what it takes when it decodes on NVDEC
         bool movable = false;  // chosen by load, its input open, not refused by NVDEC
         std::string move_reason;  // the loads when its last move was asked for
+        bool waiting_for_nvdec = false;  // on the CPU until a shared NVDEC decoder has room
     };
     std::map<std::string, Placed> streams_;
     std::map<std::string, bool> encoders_;

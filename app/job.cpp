@@ -222,6 +222,7 @@ void Job::set_filter(const std::string& text) {
 
 const VideoInfo& Job::video() const { return parts_->source->video(); }
 bool Job::decodes_on_nvdec() const { return parts_->source->hw_decode() == "cuda"; }
+bool Job::waits_for_nvdec() const { return parts_->source->waits_for_nvdec(); }
 bool Job::request_decoder_move(bool nvdec) { return parts_->source->request_decoder_move(nvdec); }
 void Job::on_decoder_moved(std::function<void(bool nvdec)> moved) { parts_->source->on_decoder_moved(std::move(moved)); }
 

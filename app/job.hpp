@@ -57,6 +57,7 @@ public:
     // The input's video as the first connection described it (size, frame rate, format).
     const VideoInfo& video() const;
     bool decodes_on_nvdec() const;  // its input decodes on NVDEC (known once the job is made)
+    bool waits_for_nvdec() const;   // on the CPU until a shared NVDEC decoder has room (Source::waits_for_nvdec)
     // serve: moves its input's decoding to NVDEC or the CPU at the next key frame
     // (Source::request_decoder_move); false when it cannot move. `moved` is told where it then
     // decodes, on the decode thread; set it before run().

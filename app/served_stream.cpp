@@ -123,7 +123,7 @@ bool ServedStream::run_job(const RunOptions& options) {
         moved_to_nvdec_ = nvdec ? 1 : 0;
         if (on_decoder_moved_) on_decoder_moved_(nvdec);
     });
-    if (on_input_opened_) on_input_opened_(job->video(), job->decodes_on_nvdec());
+    if (on_input_opened_) on_input_opened_(job->video(), job->decodes_on_nvdec(), job->waits_for_nvdec());
     Job* running = job.get();
     {
         std::lock_guard<std::mutex> lock(mutex_);

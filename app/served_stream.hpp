@@ -39,7 +39,8 @@ public:
 
     // Called on its thread each time its input opens, with the input's video and whether NVDEC
     // decodes it (serve counts the stream's decoding load by them). Set before start().
-    using InputOpened = std::function<void(const VideoInfo&, bool nvdec)>;
+    // Where its input decodes once open: NVDEC, or the CPU (waiting: until a shared NVDEC decoder has room).
+    using InputOpened = std::function<void(const VideoInfo&, bool nvdec, bool waiting_for_nvdec)>;
     void on_input_opened(InputOpened f) { on_input_opened_ = std::move(f); }
     // Called on its decode thread after its decoding moved (move_decoder), with where it now
     // decodes. Set before start().

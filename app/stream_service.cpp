@@ -80,7 +80,8 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
         const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores);
         o.filter.gpu_index = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
-        o.input.decoder_movable = decoders_->moves_streams();
+        // Shared NVDEC decoders: a stream may start on the CPU while its decoder is made, then move.
+        o.input.decoder_movable = decoders_->moves_streams() || nvdec_share_;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {
         const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;
@@ -130,8 +131,8 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     const std::string name = s.name;
     auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
     if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens
-        stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec) {
-            balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec);
+        stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec, bool waiting) {
+            balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec, waiting);
         });
         stream->on_decoder_moved([balance = decoders_.get(), name](bool nvdec) { balance->moved(name, nvdec); });
     }

@@ -54,6 +54,7 @@ FileSource::FileSource(const FileSourceOptions& options)
 
 FileSource::~FileSource() {
     own_nvdec_.reset();
+    nvdec_turn_.reset();
     decoder_.reset();
     buffers_.reset();
     format_.reset();
@@ -100,6 +101,18 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, DecoderO
     const AVPixelFormat fmt = static_cast<AVPixelFormat>(st->codecpar->format);
     if (fmt == AV_PIX_FMT_NONE || st->codecpar->width <= 0 || st->codecpar->height <= 0)
         fail(ErrorCategory::Input, "input '" + options_.url + "': cannot determine the video size or pixel format");
+    // serve --nvdec-share: a stream that would wait for its shared decoder to be made (the driver
+    // makes one at a time for the whole machine, ~0.1 s each) decodes on the CPU meanwhile; read()
+    // moves it to NVDEC at a clean start once its turn is ready.
+    if (first && nvdec_wanted && waits_on_cpu_for_nvdec(st)) {
+        nvdec_turn_ = NvdecDecoderPool::acquire(options_.gpu_index)->turn(nvdec_stream_kind(st, nvdec_ahead()));
+        if (!nvdec_turn_->ready()) {
+            nvdec_wanted = false;
+            waiting_for_nvdec_ = true;
+            spdlog::info("the shared NVDEC decoders of GPU {} have no room for this stream yet: the CPU decodes until one is made",
+                         options_.gpu_index);
+        }
+    }
     // NVDEC is chosen on the first connection (or by a move); a reconnect decodes the same way.
     if (nvdec_wanted) {
         std::string why;
@@ -153,11 +166,20 @@ bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
     AVBufferRef* device = make_nvdec_device(options_.gpu_index, why);
     if (!device) return false;
     // A live input's frame waits for no other; a file's decoder sends a few ahead.
-    own_nvdec_ = NvdecDecoder::open(st, device, live_ ? NvdecDecoder::kAheadLive : NvdecDecoder::kAheadFiles,
-                                    options_.nvdec_share ? NvdecDecoderPool::acquire(options_.gpu_index) : nullptr, why);
+    own_nvdec_ = NvdecDecoder::open(st, device, nvdec_ahead(), options_.nvdec_share ? NvdecDecoderPool::acquire(options_.gpu_index) : nullptr,
+                                    nvdec_turn_.get(), why);
     av_buffer_unref(&device);  // the decoder holds its own reference
+    nvdec_turn_.reset();       // its held slice went to the decoder (or back to the pool)
+    waiting_for_nvdec_ = false;
     if (!own_nvdec_) spdlog::info("--nvdec-decoder vfilter: {}; FFmpeg's NVDEC decodes instead", *why);
     return own_nvdec_ != nullptr;
+}
+
+bool FileSource::waits_on_cpu_for_nvdec(const AVStream* st) const {
+    const AVCodecParameters* par = st->codecpar;
+    return options_.nvdec_share && options_.decoder_movable && options_.hwdec == HwDecode::Auto &&
+           options_.nvdec_decoder == NvdecDecoderKind::Vfilter && par->codec_id == AV_CODEC_ID_H264 &&
+           (par->format == AV_PIX_FMT_YUV420P || par->format == AV_PIX_FMT_YUVJ420P);
 }
 
 bool FileSource::request_decoder_move(bool nvdec) {
@@ -393,6 +415,8 @@ std::optional<PipelineItem> FileSource::read() {
             if (options_.realtime && packet_->dts != AV_NOPTS_VALUE)
                 pacer_.pace(packet_->dts * av_q2d(st->time_base), stop_requested_);
             timeline_.note_read(packet_.get());
+            if (nvdec_turn_ && !nvdec_ && !moving_ && starts_clean_decode(packet_.get(), st->codecpar) && nvdec_turn_->ready())
+                move_to_ = 1;  // a shared decoder has room now (a slice is held): NVDEC decodes from this clean start
             if (move_starts_here()) start_move();
             else send_video_packet(packet_.get());
             continue;

@@ -41,7 +41,9 @@ struct FileSourceOptions {
     int nvdec_slots = 0;
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     // With vfilter's decoder: decode into a slice of a decoder shared with the GPU's other streams
-    // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share).
+    // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share). With decoder_movable and
+    // hwdec Auto too, an H.264 stream whose shared decoder is still to be made decodes on the CPU
+    // meanwhile and moves to NVDEC at the first clean start after one has room (its pool's turn).
     bool nvdec_share = false;
     // serve --decoder-placement load, for a stream whose frames go to the GPU filters:
     // request_decoder_move may move it between NVDEC and the CPU (hwdec says where it starts and
@@ -65,6 +67,7 @@ public:
     std::string nvdec_decoder() const override { return !nvdec_ ? "" : vfilter_nvdec_ ? "vfilter" : "ffmpeg"; }
     bool live() const override { return live_; }
     bool request_decoder_move(bool nvdec) override;
+    bool waits_for_nvdec() const override { return waiting_for_nvdec_; }
 
 private:
     void open();  // demuxer and decoder for options_.url; throws Error(Input) and friends
@@ -83,6 +86,9 @@ private:
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
     // --nvdec-decoder vfilter: own_nvdec_ for `st`; false with the reason when it cannot.
     bool open_own_nvdec(const AVStream* st, std::string* why);
+    // Whether `st` may decode on the CPU while its shared NVDEC decoder is made (nvdec_share).
+    bool waits_on_cpu_for_nvdec(const AVStream* st) const;
+    int nvdec_ahead() const { return live_ ? NvdecDecoder::kAheadLive : NvdecDecoder::kAheadFiles; }
     // The decoder's send and receive, FFmpeg's codes: own_nvdec_ when there is one, else decoder_.
     int send_to_decoder(const AVPacket* packet);
     // A video packet to the decoder (through the gate), then unreferenced; a rejection is counted.
@@ -95,6 +101,9 @@ private:
     std::unique_ptr<DecoderBuffers> buffers_;  // before decoder_: it must outlive the decoder
     AvCodecContextPtr decoder_;  // unopened while own_nvdec_ decodes: it names the codec
     std::unique_ptr<NvdecDecoder> own_nvdec_;
+    // Its turn at the GPU's shared decoders while it decodes on the CPU waiting for room.
+    std::unique_ptr<NvdecDecoderPool::Turn> nvdec_turn_;
+    std::atomic<bool> waiting_for_nvdec_{false};  // nvdec_turn_ is not ready (read by status readers)
     // Where it decodes; atomic since status readers ask while a move changes it.
     std::atomic<bool> nvdec_{false};
     std::atomic<bool> vfilter_nvdec_{false};  // own_nvdec_ decodes

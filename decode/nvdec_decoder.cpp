@@ -22,13 +22,19 @@ extern "C" {
 
 namespace vf {
 
+NvdecStreamKind nvdec_stream_kind(const AVStream* st, int ahead) {
+    const AVCodecParameters* par = st->codecpar;
+    return NvdecStreamKind{static_cast<int>(par->codec_id), par->width, par->height, par->format, ahead};
+}
+
 #ifndef VF_HAVE_NVCUVID
 
 struct NvdecDecoder::State {
     std::string error;
 };
 
-std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream*, AVBufferRef*, int, std::shared_ptr<NvdecDecoderPool>, std::string* why) {
+std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream*, AVBufferRef*, int, std::shared_ptr<NvdecDecoderPool>, NvdecDecoderPool::Turn*,
+                                                 std::string* why) {
     *why = "this vfilter was built without the Video Codec SDK's headers (ffnvcodec)";
     return nullptr;
 }
@@ -74,6 +80,8 @@ struct NvdecDecoder::State {
     CUvideoparser parser = nullptr;
     std::shared_ptr<NvdecDecoderPool> pool;  // the GPU's shared decoders; none: a decoder of its own
     std::unique_ptr<NvdecSlice> slice;       // the decode surfaces this stream decodes into
+    std::unique_ptr<NvdecSlice> held;        // a slice its pool's turn held for it, used if it fits
+    NvdecStreamKind kind;                    // as the container describes the stream (the pool's key)
     int ahead = NvdecDecoder::kAheadFiles;
     // The decoder's format, to tell a new sequence that needs another decoder.
     CUVIDEOFORMAT format{};
@@ -196,7 +204,9 @@ struct NvdecDecoder::State {
         ci.ulNumDecodeSurfaces = surfaces(f);
         ci.ulNumOutputSurfaces = 2;
         ci.ulCreationFlags = cudaVideoCreate_PreferCUVID;
-        slice = pool ? pool->impl().take(context, ci, &error) : NvdecSlice::own(context, ci, &error);
+        if (held && held->fits(ci, context)) slice = std::move(held);
+        held.reset();
+        if (!slice) slice = pool ? pool->impl().take(context, ci, kind, &error) : NvdecSlice::own(context, ci, &error);
         if (!slice) return 0;
         key_of.assign(64, false);
         frames = av_hwframe_ctx_alloc(device);
@@ -344,7 +354,7 @@ NvdecDecoder::NvdecDecoder(std::unique_ptr<State> state) : state_(std::move(stat
 NvdecDecoder::~NvdecDecoder() = default;
 
 std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef* device, int ahead, std::shared_ptr<NvdecDecoderPool> pool,
-                                                 std::string* why) {
+                                                 NvdecDecoderPool::Turn* turn, std::string* why) {
     const AVCodecParameters* par = st->codecpar;
     // H.264 in 8-bit 4:2:0, what cameras send and what the GPU tests check it on. HEVC and
     // 10-bit would take another codec type, filter and surface format here, and a test clip
@@ -371,6 +381,8 @@ std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef
     s->stream = static_cast<CUstream>(cuda.stream);
     s->ahead = std::max(1, ahead);
     s->pool = std::move(pool);
+    s->kind = nvdec_stream_kind(st, s->ahead);
+    if (turn) s->held = turn->take_held();
     const AVBitStreamFilter* f = av_bsf_get_by_name(filter);
     if (!f || av_bsf_alloc(f, &s->bsf) < 0 || avcodec_parameters_copy(s->bsf->par_in, par) < 0) {
         *why = std::string("this FFmpeg has no ") + filter + " bitstream filter";

@@ -26,6 +26,9 @@ extern "C" {
 
 namespace vf {
 
+// The pool's key for a stream `st` that sends `ahead` frames ahead.
+NvdecStreamKind nvdec_stream_kind(const AVStream* st, int ahead);
+
 class NvdecDecoder {
 public:
     // Frames sent before the oldest is waited for: 1 for live inputs (no frame waits behind
@@ -36,9 +39,10 @@ public:
     // taken), or nullptr with the reason: a codec other than H.264, a format other than 8-bit
     // 4:2:0, no libnvcuvid, or a build without the SDK's headers. With `pool` (the GPU's), the
     // stream decodes into a slice of a decoder it shares with streams of its size
-    // (decode/nvdec_decoder_pool.hpp); without, into a decoder of its own.
+    // (decode/nvdec_decoder_pool.hpp); without, into a decoder of its own. `turn` (may be null):
+    // the stream's ready turn at `pool`, whose held slice it decodes into if it fits.
     static std::unique_ptr<NvdecDecoder> open(const AVStream* st, AVBufferRef* device, int ahead, std::shared_ptr<NvdecDecoderPool> pool,
-                                              std::string* why);
+                                              NvdecDecoderPool::Turn* turn, std::string* why);
     ~NvdecDecoder();
     NvdecDecoder(const NvdecDecoder&) = delete;
     NvdecDecoder& operator=(const NvdecDecoder&) = delete;

@@ -3,13 +3,25 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <tuple>
+
+#include <spdlog/spdlog.h>
 
 #include "decode/nvdec_shared_decoder.hpp"
 
 namespace vf {
 
+bool NvdecStreamKind::operator<(const NvdecStreamKind& o) const {
+    return std::tie(codec, width, height, format, ahead) < std::tie(o.codec, o.width, o.height, o.format, o.ahead);
+}
+
 #ifndef VF_HAVE_NVCUVID
-struct NvdecDecoderPool::Impl {};  // no NVDEC decoder of vfilter's in this build: nothing to share
+// No NVDEC decoder of vfilter's in this build: nothing to share, and every turn is ready at once
+// (the stream's NVDEC is FFmpeg's).
+struct NvdecDecoderPool::Impl {
+    explicit Impl(int) {}
+};
+class NvdecSlice {};
 #else
 
 namespace {
@@ -105,6 +117,11 @@ int NvdecSharedDecoder::streams() const {
     return slices_.slices();
 }
 
+int NvdecSharedDecoder::room_for(int count) const {
+    std::lock_guard<std::mutex> lock(slices_mutex_);
+    return slices_.room_for(count);
+}
+
 std::unique_ptr<NvdecSlice> NvdecSlice::own(CUcontext context, const CUVIDDECODECREATEINFO& info, std::string* error) {
     std::shared_ptr<NvdecSharedDecoder> d = NvdecSharedDecoder::create(context, info, error);
     if (!d) return nullptr;
@@ -156,38 +173,159 @@ CUresult NvdecSlice::unmap(unsigned long long pointer) {
     return decoder_->cv_->cuvidUnmapVideoFrame(decoder_->decoder_, pointer);
 }
 
-std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::slice_of_live(CUcontext context, const CUVIDDECODECREATEINFO& info) {
+std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::slice_of_live_locked(CUcontext context, const CUVIDDECODECREATEINFO& info) {
     const int count = static_cast<int>(info.ulNumDecodeSurfaces);
-    std::lock_guard<std::mutex> lock(mutex);
     decoders.erase(std::remove_if(decoders.begin(), decoders.end(), [](const auto& d) { return d.expired(); }), decoders.end());
     for (const auto& weak : decoders) {
         std::shared_ptr<NvdecSharedDecoder> d = weak.lock();
         if (!d || !d->decodes(info, context)) continue;
-        if (const int first = d->take(count); first >= 0) return std::make_unique<NvdecSlice>(std::move(d), first, count);
+        if (const int first = d->take(count); first >= 0) {
+            // Its slices own it now: a decoder the maker made is the pool's no longer.
+            prepared.erase(std::remove(prepared.begin(), prepared.end(), d), prepared.end());
+            return std::make_unique<NvdecSlice>(std::move(d), first, count);
+        }
     }
     return nullptr;
 }
 
-std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, const CUVIDDECODECREATEINFO& info, std::string* error) {
+int NvdecDecoderPool::Impl::room_locked(CUcontext context, const CUVIDDECODECREATEINFO& info) {
+    int room = 0;
+    for (const auto& weak : decoders)
+        if (const auto d = weak.lock(); d && d->decodes(info, context)) room += d->room_for(static_cast<int>(info.ulNumDecodeSurfaces));
+    return room;
+}
+
+std::shared_ptr<NvdecSharedDecoder> NvdecDecoderPool::Impl::create_shared(CUcontext context, const CUVIDDECODECREATEINFO& info,
+                                                                          std::string* error) {
     const int count = static_cast<int>(info.ulNumDecodeSurfaces);
-    if (info.CodecType != cudaVideoCodec_H264 || count > kSharedSurfaces / 2) return NvdecSlice::own(context, info, error);
-    if (auto slice = slice_of_live(context, info)) return slice;
-    // One creation at a time: a stream of the same size that comes meanwhile waits for the new
-    // decoder and shares it instead of making another (the driver makes one at a time anyway).
-    // The list's lock stays free, so that /metrics and streams with room elsewhere never wait.
-    std::lock_guard<std::mutex> creating(create_mutex);
-    if (auto slice = slice_of_live(context, info)) return slice;
     CUVIDDECODECREATEINFO shared = info;
     shared.ulNumDecodeSurfaces = kSharedSurfaces;
     // Each stream maps one frame at a time and unmaps it once its copy is queued: two each.
     shared.ulNumOutputSurfaces = static_cast<unsigned long>(
         std::clamp(2 * (kSharedSurfaces / count), static_cast<int>(info.ulNumOutputSurfaces), kMostOutputSurfaces));
-    std::shared_ptr<NvdecSharedDecoder> d = NvdecSharedDecoder::create(context, shared, error);
+    return NvdecSharedDecoder::create(context, shared, error);
+}
+
+std::unique_ptr<NvdecSlice> NvdecDecoderPool::Impl::take(CUcontext context, const CUVIDDECODECREATEINFO& info,
+                                                         const NvdecStreamKind& kind, std::string* error) {
+    const int count = static_cast<int>(info.ulNumDecodeSurfaces);
+    if (info.CodecType != cudaVideoCodec_H264 || count > kSharedSurfaces / 2) {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            learn_locked(kind, context, info, false);
+        }
+        return NvdecSlice::own(context, info, error);
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto slice = slice_of_live_locked(context, info)) {
+            learn_locked(kind, context, info, true);
+            return slice;
+        }
+    }
+    // One creation at a time: a stream of the same size that comes meanwhile waits for the new
+    // decoder and shares it instead of making another (the driver makes one at a time anyway).
+    // The list's lock stays free, so that /metrics and streams with room elsewhere never wait.
+    std::lock_guard<std::mutex> creating(create_mutex);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto slice = slice_of_live_locked(context, info)) {
+            learn_locked(kind, context, info, true);
+            return slice;
+        }
+    }
+    std::shared_ptr<NvdecSharedDecoder> d = create_shared(context, info, error);
     if (!d) return nullptr;
     const int first = d->take(count);
     std::lock_guard<std::mutex> lock(mutex);
     decoders.push_back(d);
+    learn_locked(kind, context, info, true);
     return std::make_unique<NvdecSlice>(std::move(d), first, count);
+}
+
+void NvdecDecoderPool::Impl::learn_locked(const NvdecStreamKind& kind, CUcontext context, const CUVIDDECODECREATEINFO& info,
+                                          bool shared) {
+    Kind& k = kinds[kind];
+    k.first_sent = true;
+    if (k.known || k.unshared) return;
+    k.unshared = !shared;
+    k.known = shared;
+    k.context = context;
+    k.info = info;
+    if (k.waiting) wake.notify_all();
+}
+
+void NvdecDecoderPool::Impl::wake_maker_locked() {
+    if (!maker.joinable()) maker = std::thread([this] { make_for_waiting(); });
+    wake.notify_all();
+}
+
+std::vector<std::shared_ptr<NvdecSharedDecoder>> NvdecDecoderPool::Impl::unused_locked(const Kind& kind) {
+    std::vector<std::shared_ptr<NvdecSharedDecoder>> unused;
+    for (auto it = prepared.begin(); it != prepared.end();)
+        if ((*it)->decodes(kind.info, kind.context) && (*it)->streams() == 0) {
+            unused.push_back(std::move(*it));
+            it = prepared.erase(it);
+        } else {
+            ++it;
+        }
+    return unused;
+}
+
+void NvdecDecoderPool::Impl::make_for_waiting() {
+    // The GPU's primary context (every stream's decoders are made on it) stays alive while the
+    // maker may use it, whoever else lets it go.
+    CudaFunctions* cu = nullptr;
+    CUcontext primary = nullptr;
+    CUdevice device = 0;
+    const bool retained = cuda_load_functions(&cu, nullptr) >= 0 && cu->cuDeviceGet(&device, gpu) == CUDA_SUCCESS &&
+                          cu->cuDevicePrimaryCtxRetain(&primary, device) == CUDA_SUCCESS;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!stopping) {
+        Kind* need = nullptr;
+        for (auto& [key, kind] : kinds)
+            if (kind.known && !kind.failed && kind.waiting > room_locked(kind.context, kind.info)) need = &kind;
+        if (!need) {
+            wake.wait(lock);
+            continue;
+        }
+        if (!retained || need->context != primary) {  // not the primary context: the maker cannot keep it alive
+            need->failed = true;
+            continue;
+        }
+        const CUcontext context = need->context;
+        const CUVIDDECODECREATEINFO info = need->info;
+        lock.unlock();
+        std::string error;
+        std::shared_ptr<NvdecSharedDecoder> d;
+        {
+            std::lock_guard<std::mutex> creating(create_mutex);
+            d = create_shared(context, info, &error);
+        }
+        lock.lock();
+        if (!d) {
+            spdlog::warn("{}; streams waiting for a shared decoder of GPU {} decode on the CPU", error, gpu);
+            need->failed = true;  // `kinds` keeps its entries: the pointer still holds
+            continue;
+        }
+        decoders.push_back(d);
+        prepared.push_back(std::move(d));
+    }
+    std::vector<std::shared_ptr<NvdecSharedDecoder>> unused = std::move(prepared);
+    prepared.clear();
+    lock.unlock();
+    unused.clear();  // destroyed on the context still retained here
+    if (retained) cu->cuDevicePrimaryCtxRelease(device);
+    if (cu) cuda_free_functions(&cu);
+}
+
+NvdecDecoderPool::Impl::~Impl() {
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        stopping = true;
+    }
+    wake.notify_all();
+    if (maker.joinable()) maker.join();
 }
 
 CUresult NvdecDecoderPool::Impl::decoder_caps(CuvidFunctions* cv, CUVIDDECODECAPS* c) {
@@ -235,7 +373,7 @@ std::vector<std::shared_ptr<NvdecDecoderPool>> NvdecDecoderPool::live() {
     return pools;
 }
 
-NvdecDecoderPool::NvdecDecoderPool(int gpu) : gpu_(gpu), impl_(std::make_unique<Impl>()) {}
+NvdecDecoderPool::NvdecDecoderPool(int gpu) : gpu_(gpu), impl_(std::make_unique<Impl>(gpu)) {}
 
 NvdecDecoderPool::~NvdecDecoderPool() = default;
 
@@ -251,5 +389,51 @@ NvdecDecoderPool::Counts NvdecDecoderPool::counts() const {
 #endif
     return c;
 }
+
+std::unique_ptr<NvdecDecoderPool::Turn> NvdecDecoderPool::turn(const NvdecStreamKind& kind) {
+    return std::make_unique<Turn>(shared_from_this(), kind);
+}
+
+NvdecDecoderPool::Turn::Turn(std::shared_ptr<NvdecDecoderPool> pool, const NvdecStreamKind& kind) : pool_(std::move(pool)), kind_(kind) {}
+
+NvdecDecoderPool::Turn::~Turn() {
+#ifdef VF_HAVE_NVCUVID
+    held_.reset();
+    if (!waiting_) return;
+    Impl& p = pool_->impl();
+    std::vector<std::shared_ptr<NvdecSharedDecoder>> unused;
+    {
+        std::lock_guard<std::mutex> lock(p.mutex);
+        Impl::Kind& k = p.kinds[kind_];
+        if (--k.waiting == 0 && k.known) unused = p.unused_locked(k);  // nobody waits for them any more
+    }
+#endif
+}
+
+bool NvdecDecoderPool::Turn::ready() {
+    if (ready_) return true;
+#ifdef VF_HAVE_NVCUVID
+    Impl& p = pool_->impl();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    Impl::Kind& k = p.kinds[kind_];
+    if (!k.first_sent || k.unshared) {  // the first of its kind makes the decoder the others share
+        k.first_sent = true;
+        ready_ = true;
+    } else if (k.known && !k.failed) {
+        held_ = p.slice_of_live_locked(k.context, k.info);
+        ready_ = held_ != nullptr;
+    }
+    if (ready_ && waiting_) --k.waiting, waiting_ = false;
+    if (!ready_ && !waiting_) {
+        ++k.waiting, waiting_ = true;
+        p.wake_maker_locked();
+    }
+    return ready_;
+#else
+    return ready_ = true;
+#endif
+}
+
+std::unique_ptr<NvdecSlice> NvdecDecoderPool::Turn::take_held() { return std::move(held_); }
 
 }  // namespace vf

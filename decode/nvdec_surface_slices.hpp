@@ -35,6 +35,16 @@ public:
     }
     int size() const { return static_cast<int>(used_.size()); }
     int slices() const { return slices_; }  // taken and not given back
+    // How many more slices of `count` take() would give, one after another.
+    int room_for(int count) const {
+        if (count <= 0) return 0;
+        int n = 0, run = 0;
+        for (const bool u : used_) {
+            run = u ? 0 : run + 1;
+            if (run == count) ++n, run = 0;
+        }
+        return n;
+    }
     int free() const {
         int n = 0;
         for (const bool u : used_) n += u ? 0 : 1;

@@ -64,6 +64,8 @@ public:
         (void)nvdec;
         return false;
     }
+    // Decodes on the CPU until a shared NVDEC decoder has room, then moves (serve --nvdec-share).
+    virtual bool waits_for_nvdec() const { return false; }
     // Called on the decode thread after each move with where the input now decodes (false when
     // NVDEC was asked for and would not take it: the CPU decodes on). Set before reading.
     using DecoderMoved = std::function<void(bool nvdec)>;

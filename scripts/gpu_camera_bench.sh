@@ -11,8 +11,9 @@
 #   realtime  1 stream, then RN (default 200) streams at 30 fps (realtime: true), placed by load
 #             and NVDEC only: streams that kept 30 fps with nothing dropped, p99 latency
 #   gpus      64 streams of the whole clip on GPU 0 against --gpus all (a machine of two GPUs), for
-#             each --nvdec-decoder of GDECODERS (default ffmpeg) and serve options GPU_ARGS (GPUS_QUICK=1
-#             stops there);
+#             each --nvdec-decoder of GDECODERS (default ffmpeg) and serve options GPU_ARGS, hwdec GHWDEC
+#             (default auto; with --nvdec-share on, auto lets streams start on the CPU while their
+#             shared decoder is made, cuda makes them wait) (GPUS_QUICK=1 stops there);
 #             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all; then the 64
 #             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
@@ -126,7 +127,7 @@ PY
 fi
 if [ $mode = gpus ]; then
   for d in ${GDECODERS:-ffmpeg}; do  # --nvdec-decoder
-    config $raw/g64.yaml 64 auto ", nvdec-decoder: $d"
+    config $raw/g64.yaml 64 ${GHWDEC:-auto} ", nvdec-decoder: $d"
     run g1 $raw/g64.yaml "--gpus 0 ${GPU_ARGS:-}"; one=$rate; echo "64 streams, 1800 frames each, nvdec-decoder $d ${GPU_ARGS:-}, GPU 0: $one fps ($wall s; $u; $(decoders $raw/g1.json))"
     run g2 $raw/g64.yaml "--gpus all ${GPU_ARGS:-}"; two=$rate; echo "64 streams, nvdec-decoder $d ${GPU_ARGS:-}, --gpus all: $two fps ($wall s; $u; $(decoders $raw/g2.json)) -> $(calc "$two/$one")x"
   done

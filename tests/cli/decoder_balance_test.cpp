@@ -54,6 +54,32 @@ TEST(DecoderBalance, OnATieTheCallersGpuIsKept) {
     EXPECT_EQ(b.place("c", 0).gpu, 0) << "GPU 1's NVDEC is busier now";
 }
 
+// --nvdec-share: a stream placed on NVDEC whose shared decoder is still to be made decodes on the
+// CPU meanwhile (counted there, and said so), then moves by itself: counted on NVDEC again, one
+// move, nothing over capacity.
+TEST(DecoderBalance, AStreamWaitingForASharedDecoderCountsOnTheCpuUntilItMoves) {
+    DecoderBalance b({false, 10, 1}, 16, {0});  // NVDEC 10 camera streams, CPU 1
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(b.place("w" + std::to_string(i), 0).nvdec);
+    b.input_opened("w0", 1, true);
+    b.input_opened("w1", 1, false, true);
+    b.input_opened("w2", 1, false, true);
+    const DecoderPlacement waiting = *b.placement("w1");
+    EXPECT_FALSE(waiting.nvdec);
+    EXPECT_NE(waiting.why.find("until a shared NVDEC decoder has room"), std::string::npos) << waiting.why;
+    EXPECT_EQ(waiting.why.find("did not take it"), std::string::npos) << waiting.why;
+    EXPECT_TRUE(b.placement("w2")->over_capacity) << "two on a CPU of one stream";
+    b.moved("w1", true);
+    b.moved("w2", true);
+    for (const char* name : {"w1", "w2"}) {
+        const DecoderPlacement moved = *b.placement(name);
+        EXPECT_TRUE(moved.nvdec) << name;
+        EXPECT_EQ(moved.moves, 1) << name;
+        EXPECT_NE(moved.why.find("once a shared decoder had room"), std::string::npos) << moved.why;
+        EXPECT_FALSE(moved.over_capacity) << name;
+    }
+    EXPECT_EQ(b.capacity_left()["total"].get<double>(), 7 + 1) << "3 of NVDEC's 10 used, the CPU's 1 free";
+}
+
 TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
     DecoderBalance b({true}, 16, {0, 1});
     int gpu1 = 0;

@@ -54,8 +54,26 @@ TEST(NvdecSurfaceSlices, RandomTakesNeverOverlap) {
                 held.push_back({first, count});
             }
             ASSERT_EQ(s.slices(), static_cast<int>(held.size()));
+            // room_for: as many as take() then gives, one after another (on a copy).
+            const int count = 1 + static_cast<int>(rng() % 12);
+            NvdecSurfaceSlices copy = s;
+            int takes = 0;
+            while (copy.take(count) >= 0) ++takes;
+            ASSERT_EQ(s.room_for(count), takes) << "size " << size << " count " << count;
         }
     }
+}
+
+TEST(NvdecSurfaceSlices, RoomCountsWholeRunsOnly) {
+    NvdecSurfaceSlices s(32);
+    EXPECT_EQ(s.room_for(10), 3);
+    EXPECT_EQ(s.take(10), 0);
+    EXPECT_EQ(s.take(3), 10);
+    EXPECT_EQ(s.room_for(10), 1) << "19 free in one run";
+    s.give_back(0, 10);
+    EXPECT_EQ(s.room_for(10), 2) << "10 free, then 19";
+    EXPECT_EQ(s.room_for(11), 1);
+    EXPECT_EQ(s.room_for(0), 0);
 }
 
 }  // namespace

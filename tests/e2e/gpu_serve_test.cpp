@@ -31,8 +31,8 @@ struct ServedCase {
     std::string codec = "ffv1";  // libx264: NVDEC decodes it
 };
 
-// The case's 24-frame clip in dir, named after it.
-ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned seed) {
+// The case's 24-frame clip in dir, named after it (a key frame every `gop` frames; 0: the encoder's choice).
+ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned seed, int gop = 0) {
     ClipSpec clip;
     clip.path = dir + "/" + c.name + ".mkv";
     clip.width = c.width;
@@ -41,6 +41,7 @@ ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned s
     clip.frames = 24;
     clip.seed = seed;
     clip.video_codec = c.codec;
+    clip.gop_size = gop;
     write_clip(clip);
     return clip;
 }
@@ -412,6 +413,66 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
     }
     EXPECT_GE(most_streams, 4) << "the streams did not decode at once: nothing was shared";
     EXPECT_LT(decoders_then, most_streams) << "every stream had a decoder of its own";
+    EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
+    expect_served_equal_single(dir, cases);
+}
+
+// serve --nvdec-share with hwdec auto: a stream whose shared decoder is still to be made decodes
+// on the CPU meanwhile and moves to NVDEC at a key frame once the pool's maker has made one
+// (decode/nvdec_decoder_pool.hpp, turns). Eight cameras of one size started at once, a key frame
+// every 4 frames: the first makes a decoder while others start on the CPU and move (seen in GET
+// /streams), every frame of every stream equals its single run (none lost or repeated at the
+// move, none decoded into another stream's surfaces), the streams end on NVDEC, and no decoder
+// is left once they are gone.
+TEST(GpuServe, StreamsWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    std::vector<ServedCase> cases;
+    for (int k = 0; k < 8; ++k) cases.push_back({"cam" + std::to_string(k), "sobel", AV_PIX_FMT_YUV420P, 640, 352, "libx264"});
+    ServeConfig config;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const ServedCase& c = cases[i];
+        const ClipSpec clip = write_case_clip(dir, c, 800 + static_cast<unsigned>(i), 4);
+        config.streams.push_back(make_stream_config(c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"},
+                                                             {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"},
+                                                             {"hwdec", "auto"}, {"realtime", "true"}},
+                                                    {}));
+        RunOptions single = config.streams.back().options;
+        single.output.path = dir + "/" + c.name + "-single.mkv";
+        single.input.realtime = false;
+        single.progress = false;
+        Job job(single);
+        ASSERT_EQ(job.run().stats.frames_out, 24);
+    }
+    std::map<std::string, bool> waited, moved;
+    {
+        StreamService service;
+        DecoderCapacity capacity;
+        capacity.nvdec_share = true;
+        service.set_gpus({0}, capacity);
+        service.apply(config);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        bool running = true;
+        while (running && std::chrono::steady_clock::now() < until) {
+            running = false;
+            for (const auto& s : service.list()) {
+                running = running || s["state"] != "stopped";
+                if (!s.contains("decoding")) continue;
+                const std::string name = s["name"], reason = s["decoding"]["why"];
+                waited[name] = waited[name] || reason.find("until a shared NVDEC decoder has room") != std::string::npos;
+                moved[name] = moved[name] || reason.find("once a shared decoder had room") != std::string::npos;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        service.wait_all();
+        const nlohmann::json stats = service.final_stats();
+        for (const ServedCase& c : cases) EXPECT_EQ(stats[c.name]["stats"]["hw_decode"], "cuda") << stats[c.name].dump();
+    }
+    int waited_n = 0, moved_n = 0;
+    for (const ServedCase& c : cases) waited_n += waited[c.name], moved_n += moved[c.name];
+    EXPECT_GE(waited_n, 1) << "no stream started on the CPU: the turns were not tested";
+    EXPECT_EQ(moved_n, waited_n) << "a stream that waited never moved to NVDEC";
     EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
     expect_served_equal_single(dir, cases);
 }
