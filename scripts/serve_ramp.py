@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-# serve_ramp.py PORT FRAMES TIMEOUT: a running `vfilter serve` (its API on 127.0.0.1:PORT) from its
-# start: every second until every stream has FRAMES frames out (or TIMEOUT s), the aggregate
+# serve_ramp.py PORT FRAMES TIMEOUT [INTERVAL]: a running `vfilter serve` (its API on 127.0.0.1:PORT) from its
+# start: every INTERVAL seconds (default 1) until every stream has FRAMES frames out (or TIMEOUT s), the aggregate
 # fps, streams with output, streams finished, NVDEC decoders shared (--nvdec-share), streams decoding on the CPU; then the time to the last frame. Shows start-up (NVDEC
 # decoders created one at a time), the steady state and the tail. Used by scripts/gpu_camera_bench.sh.
 import re, sys, time, urllib.request
-port, frames, tmo = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]); t0 = time.time(); last = None
+port, frames, tmo = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]); step = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0; t0 = time.time(); last = None
 while time.time() - t0 < tmo:
     try: t = urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics', timeout=5).read().decode()
     except OSError: time.sleep(0.2); continue
@@ -16,4 +16,4 @@ while time.time() - t0 < tmo:
                                                                            ('  shared NVDEC decoders %d' % shared if shared else '') + ('  on the CPU %d' % on_cpu if on_cpu else '')), flush=True)
     last = (now, tot)
     if v and done == len(v): print('last frame at %.1f s after serve started' % (now - t0)); break
-    time.sleep(1.0)
+    time.sleep(step)
