@@ -58,6 +58,8 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
                                : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
     p.load = load;
+    if (const auto old = streams_.find(stream); old != streams_.end())  // placed again: its old room goes
+        cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - old->second.cpu_wait_reserved);
     streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
     count_locked(stream);  // its over capacity is the rule above: beyond both sides, not only its own
     return p;
@@ -72,6 +74,8 @@ DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, in
     p.chosen = false;
     p.why = why;
     p.load = load;
+    if (const auto old = streams_.find(stream); old != streams_.end())  // placed again: its old room goes
+        cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - old->second.cpu_wait_reserved);
     streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
     p.over_capacity = streams_[stream].placement.over_capacity = count_locked(stream);
     return p;
@@ -112,11 +116,25 @@ double DecoderBalance::nvdec_load_locked(int gpu) const {
     return it == nvdec_load_.end() ? 0.0 : it->second;
 }
 
+bool DecoderBalance::may_wait_on_cpu(const std::string& stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = streams_.find(stream);
+    if (it == streams_.end() || !it->second.placement.nvdec) return false;
+    Placed& placed = it->second;
+    if (cpu_load_ + cpu_wait_reserved_ + placed.load > cpu_capacity_locked() + 1e-9) return false;
+    placed.cpu_wait_reserved = placed.load;
+    cpu_wait_reserved_ += placed.load;
+    return true;
+}
+
 void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
-    if (it == streams_.end() || !(load > 0)) return;
+    if (it == streams_.end()) return;
     Placed& placed = it->second;
+    cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - placed.cpu_wait_reserved);
+    placed.cpu_wait_reserved = 0;
+    if (!(load > 0)) return;
     DecoderPlacement& p = placed.placement;
     // Out of the count where it was placed, into the count where it decodes.
     uncount_locked(stream);
@@ -221,6 +239,7 @@ void DecoderBalance::release(const std::string& stream) {
     encoders_.erase(stream);
     if (!streams_.count(stream)) return;
     uncount_locked(stream);
+    cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - streams_.at(stream).cpu_wait_reserved);
     streams_.erase(stream);
 }
 

@@ -107,6 +107,10 @@ public:
     // is now beyond it; `waiting_for_nvdec`: it decodes on the CPU until a shared NVDEC decoder
     // has room, then moves by itself (moved()). Unknown streams (already released) are ignored.
     void input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec = false);
+    // --nvdec-share: whether a stream placed on NVDEC may decode on the CPU until its shared
+    // decoder has room: while the CPU decoders have room for it (their load and the streams so
+    // allowed whose inputs are not open yet). Its input's opening settles where it counts.
+    bool may_wait_on_cpu(const std::string& stream);
     void release(const std::string& stream);
 
     // With placement by load: a chosen stream whose input has opened that should now decode on
@@ -155,7 +159,9 @@ private:
         bool movable = false;  // chosen by load, its input open, not refused by NVDEC
         std::string move_reason;  // the loads when its last move was asked for
         bool waiting_for_nvdec = false;  // on the CPU until a shared NVDEC decoder has room
+        double cpu_wait_reserved = 0;    // may_wait_on_cpu's room, until its input opens
     };
+    double cpu_wait_reserved_ = 0;  // the sum of the above
     std::map<std::string, Placed> streams_;
     std::map<std::string, bool> encoders_;
 };

@@ -77,6 +77,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.nvdec_slots = in.nvdec_slots;
     s.nvdec_decoder = in.nvdec_decoder;
     s.nvdec_share = in.nvdec_share;
+    s.nvdec_wait_on_cpu = in.nvdec_wait_on_cpu;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     s.decoder_movable = in.decoder_movable && c.device == Device::Cuda;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.

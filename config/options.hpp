@@ -43,6 +43,7 @@ struct RunInput {
     int nvdec_slots = 0;                  // serve: NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate
     bool nvdec_share = false;             // serve --nvdec-share: vfilter's NVDEC decoders shared by a GPU's streams of one size
     bool decoder_movable = false;         // serve --decoder-placement load: may move between NVDEC and the CPU at a key frame
+    bool nvdec_wait_on_cpu = false;       // with nvdec_share: decodes on the CPU until its shared decoder has room (serve, within the CPU's capacity)
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once
 };

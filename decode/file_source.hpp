@@ -41,10 +41,12 @@ struct FileSourceOptions {
     int nvdec_slots = 0;
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     // With vfilter's decoder: decode into a slice of a decoder shared with the GPU's other streams
-    // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share). With decoder_movable and
-    // hwdec Auto too, an H.264 stream whose shared decoder is still to be made decodes on the CPU
-    // meanwhile and moves to NVDEC at the first clean start after one has room (its pool's turn).
+    // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share). With nvdec_wait_on_cpu,
+    // decoder_movable and hwdec Auto too, an H.264 stream whose shared decoder is still to be made
+    // decodes on the CPU meanwhile and moves to NVDEC at the first clean start after one has room
+    // (its pool's turn).
     bool nvdec_share = false;
+    bool nvdec_wait_on_cpu = false;  // allows the above (serve gives it to as many streams as its CPU decoders carry)
     // serve --decoder-placement load, for a stream whose frames go to the GPU filters:
     // request_decoder_move may move it between NVDEC and the CPU (hwdec says where it starts and
     // forces nothing), and frames of either decoder's layout come out as they are.

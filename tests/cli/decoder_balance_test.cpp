@@ -80,6 +80,27 @@ TEST(DecoderBalance, AStreamWaitingForASharedDecoderCountsOnTheCpuUntilItMoves) 
     EXPECT_EQ(b.capacity_left()["total"].get<double>(), 7 + 1) << "3 of NVDEC's 10 used, the CPU's 1 free";
 }
 
+// Only as many streams wait on the CPU as its decoders carry (128 cameras on 16 cores all on the
+// CPU starved the first decoder's creation): allowed ones count before their inputs open, then
+// where they decode; a move to NVDEC or a removal gives the room back.
+TEST(DecoderBalance, StreamsWaitOnTheCpuOnlyWithinItsCapacity) {
+    DecoderBalance b({false, 10, 2}, 16, {0});  // NVDEC 10 camera streams, CPU 2
+    for (int i = 0; i < 6; ++i) ASSERT_TRUE(b.place("s" + std::to_string(i), 0).nvdec);
+    EXPECT_TRUE(b.may_wait_on_cpu("s0"));
+    EXPECT_TRUE(b.may_wait_on_cpu("s1"));
+    EXPECT_FALSE(b.may_wait_on_cpu("s2")) << "two allowed, inputs not open yet: the CPU's 2 are taken";
+    EXPECT_FALSE(b.may_wait_on_cpu("unknown"));
+    b.input_opened("s0", 1, false, true);  // waits on the CPU: counted there now, not twice
+    EXPECT_FALSE(b.may_wait_on_cpu("s3"));
+    b.moved("s0", true);
+    EXPECT_TRUE(b.may_wait_on_cpu("s3")) << "s0 moved to NVDEC: its room on the CPU is free";
+    b.release("s1");
+    EXPECT_TRUE(b.may_wait_on_cpu("s4")) << "s1 removed before its input opened";
+    EXPECT_FALSE(b.may_wait_on_cpu("s5"));
+    b.input_opened("s3", 1, true, false);  // its turn was ready at once: on NVDEC, nothing on the CPU
+    EXPECT_TRUE(b.may_wait_on_cpu("s5"));
+}
+
 TEST(DecoderBalance, SeveralGpusShareTheNvdecStreams) {
     DecoderBalance b({true}, 16, {0, 1});
     int gpu1 = 0;
