@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/redact.hpp"
+#include "decode/live_input.hpp"
 #include "decode/pattern_url.hpp"
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
@@ -80,10 +81,11 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
         const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores);
         o.filter.gpu_index = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
-        // Shared NVDEC decoders: a stream may start on the CPU while its decoder is made, then move,
+        // Shared NVDEC decoders: a file may start on the CPU while its decoder is made, then move,
         // as many as the CPU decoders carry (128 cameras on 16 cores, all on the CPU for their
         // first seconds, dropped frames and waited 10 s for the first decoder, starved of CPU).
-        o.input.nvdec_wait_on_cpu = nvdec_share_ && p.nvdec && decoders_->may_wait_on_cpu(s.name);
+        const bool live = o.input.realtime || is_live_url(o.input.url);  // cameras wait for NVDEC (decode/file_source.hpp)
+        o.input.nvdec_wait_on_cpu = nvdec_share_ && p.nvdec && !live && decoders_->may_wait_on_cpu(s.name);
         o.input.decoder_movable = decoders_->moves_streams() || o.input.nvdec_wait_on_cpu;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {

@@ -177,7 +177,10 @@ bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
 
 bool FileSource::waits_on_cpu_for_nvdec(const AVStream* st) const {
     const AVCodecParameters* par = st->codecpar;
-    return options_.nvdec_share && options_.nvdec_wait_on_cpu && options_.decoder_movable && options_.hwdec == HwDecode::Auto &&
+    // Not a live input: its move at a key frame made the GPU stage wait for the new layout's first
+    // frames, and a camera's policy dropped frames meanwhile (176 of 38400 for 128 cameras), while
+    // the last camera had frames no sooner (docs/benchmarks.md, "Shared NVDEC decoders").
+    return !live_ && options_.nvdec_share && options_.nvdec_wait_on_cpu && options_.decoder_movable && options_.hwdec == HwDecode::Auto &&
            options_.nvdec_decoder == NvdecDecoderKind::Vfilter && par->codec_id == AV_CODEC_ID_H264 &&
            (par->format == AV_PIX_FMT_YUV420P || par->format == AV_PIX_FMT_YUVJ420P);
 }

@@ -42,7 +42,7 @@ struct FileSourceOptions {
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     // With vfilter's decoder: decode into a slice of a decoder shared with the GPU's other streams
     // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share). With nvdec_wait_on_cpu,
-    // decoder_movable and hwdec Auto too, an H.264 stream whose shared decoder is still to be made
+    // decoder_movable and hwdec Auto too, an H.264 input (not a live one) whose shared decoder is still to be made
     // decodes on the CPU meanwhile and moves to NVDEC at the first clean start after one has room
     // (its pool's turn).
     bool nvdec_share = false;

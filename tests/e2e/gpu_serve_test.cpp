@@ -31,14 +31,14 @@ struct ServedCase {
     std::string codec = "ffv1";  // libx264: NVDEC decodes it
 };
 
-// The case's 24-frame clip in dir, named after it (a key frame every `gop` frames; 0: the encoder's choice).
-ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned seed, int gop = 0) {
+// The case's clip of `frames` frames in dir, named after it (a key frame every `gop` frames; 0: the encoder's choice).
+ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned seed, int gop = 0, int frames = 24) {
     ClipSpec clip;
     clip.path = dir + "/" + c.name + ".mkv";
     clip.width = c.width;
     clip.height = c.height;
     clip.format = c.format;
-    clip.frames = 24;
+    clip.frames = frames;
     clip.seed = seed;
     clip.video_codec = c.codec;
     clip.gop_size = gop;
@@ -46,14 +46,14 @@ ClipSpec write_case_clip(const std::string& dir, const ServedCase& c, unsigned s
     return clip;
 }
 
-// Each case's served output (NAME-served.mkv in dir) holds its 24 frames, each equal to the
+// Each case's served output (NAME-served.mkv in dir) holds its `frames` frames, each equal to the
 // single-stream command's (NAME-single.mkv) bit for bit.
-void expect_served_equal_single(const std::string& dir, const std::vector<ServedCase>& cases) {
+void expect_served_equal_single(const std::string& dir, const std::vector<ServedCase>& cases, size_t frames = 24) {
     for (const ServedCase& c : cases) {
         const auto served = read_video_frames(dir + "/" + c.name + "-served.mkv");
         const auto single = read_video_frames(dir + "/" + c.name + "-single.mkv");
-        ASSERT_EQ(served.size(), 24u) << c.name;
-        ASSERT_EQ(single.size(), 24u) << c.name;
+        ASSERT_EQ(served.size(), frames) << c.name;
+        ASSERT_EQ(single.size(), frames) << c.name;
         for (size_t i = 0; i < served.size(); ++i) {
             std::string where;
             EXPECT_EQ(frame_differences(served[i].get(), single[i].get(), false, &where), 0) << c.name << " frame " << i << " " << where;
@@ -417,35 +417,38 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
     expect_served_equal_single(dir, cases);
 }
 
-// serve --nvdec-share with hwdec auto: a stream whose shared decoder is still to be made decodes
-// on the CPU meanwhile and moves to NVDEC at a key frame once the pool's maker has made one
-// (decode/nvdec_decoder_pool.hpp, turns). Eight cameras of one size started at once, a key frame
-// every 4 frames: the first makes a decoder while others start on the CPU and move (seen in GET
-// /streams), every frame of every stream equals its single run (none lost or repeated at the
-// move, none decoded into another stream's surfaces), the streams end on NVDEC, and no decoder
-// is left once they are gone. Paced, but queued rather than dropped when the filters fall behind
-// (a live camera's policy dropped 2 of 24 frames of one stream here, the GPU stage's first frames
-// of a new layout arriving with four other moves): what is checked is the move's exactness.
-TEST(GpuServe, StreamsWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns) {
+// serve --nvdec-share with hwdec auto: a file whose shared decoder is still to be made decodes on
+// the CPU meanwhile and moves to NVDEC at a key frame once the pool's maker has made one
+// (decode/nvdec_decoder_pool.hpp, turns). Eight 720p files of one size started at once, a key
+// frame every 6 frames, and a camera (paced) beside them: the first file makes a decoder while
+// others start on the CPU and move (seen in GET /streams); the camera waits for NVDEC instead (a
+// live input's policy would drop frames at the move); every frame of every stream equals its
+// single run (none lost or repeated at the move, none decoded into another stream's surfaces),
+// the streams end on NVDEC, and no decoder is left once they are gone.
+TEST(GpuServe, FilesWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns) {
     std::string why;
     if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
     const std::string dir = temp_dir();
+    constexpr int kFrames = 72;
     std::vector<ServedCase> cases;
-    for (int k = 0; k < 8; ++k) cases.push_back({"cam" + std::to_string(k), "sobel", AV_PIX_FMT_YUV420P, 640, 352, "libx264"});
+    for (int k = 0; k < 8; ++k) cases.push_back({"file" + std::to_string(k), "sobel", AV_PIX_FMT_YUV420P, 1280, 720, "libx264"});
+    cases.push_back({"camera", "sobel", AV_PIX_FMT_YUV420P, 1280, 720, "libx264"});
     ServeConfig config;
     for (size_t i = 0; i < cases.size(); ++i) {
         const ServedCase& c = cases[i];
-        const ClipSpec clip = write_case_clip(dir, c, 800 + static_cast<unsigned>(i), 4);
+        const ClipSpec clip = write_case_clip(dir, c, 800 + static_cast<unsigned>(i), 6, kFrames);
+        const bool camera = c.name == "camera";
         config.streams.push_back(make_stream_config(c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"},
                                                              {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"},
-                                                             {"hwdec", "auto"}, {"realtime", "true"}, {"on-overload", "block"}},
+                                                             {"hwdec", "auto"}, {"realtime", camera ? "true" : "false"},
+                                                             {"on-overload", "block"}},
                                                     {}));
         RunOptions single = config.streams.back().options;
         single.output.path = dir + "/" + c.name + "-single.mkv";
         single.input.realtime = false;
         single.progress = false;
         Job job(single);
-        ASSERT_EQ(job.run().stats.frames_out, 24);
+        ASSERT_EQ(job.run().stats.frames_out, kFrames);
     }
     std::map<std::string, bool> waited, moved;
     {
@@ -454,7 +457,7 @@ TEST(GpuServe, StreamsWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRu
         capacity.nvdec_share = true;
         service.set_gpus({0}, capacity);
         service.apply(config);
-        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         bool running = true;
         while (running && std::chrono::steady_clock::now() < until) {
             running = false;
@@ -473,10 +476,11 @@ TEST(GpuServe, StreamsWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRu
     }
     int waited_n = 0, moved_n = 0;
     for (const ServedCase& c : cases) waited_n += waited[c.name], moved_n += moved[c.name];
-    EXPECT_GE(waited_n, 1) << "no stream started on the CPU: the turns were not tested";
-    EXPECT_EQ(moved_n, waited_n) << "a stream that waited never moved to NVDEC";
+    EXPECT_GE(waited_n, 1) << "no file started on the CPU: the turns were not tested";
+    EXPECT_EQ(moved_n, waited_n) << "a file that waited never moved to NVDEC";
+    EXPECT_FALSE(waited["camera"]) << "a live input started on the CPU";
     EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
-    expect_served_equal_single(dir, cases);
+    expect_served_equal_single(dir, cases, kFrames);
 }
 
 }  // namespace
