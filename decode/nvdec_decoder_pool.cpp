@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/thread_name.hpp"
 #include "decode/nvdec_shared_decoder.hpp"
 
 namespace vf {
@@ -273,6 +274,7 @@ std::vector<std::shared_ptr<NvdecSharedDecoder>> NvdecDecoderPool::Impl::unused_
 }
 
 void NvdecDecoderPool::Impl::make_for_waiting() {
+    name_this_thread("vf-nvdec-maker");
     // The GPU's primary context (every stream's decoders are made on it) stays alive while the
     // maker may use it, whoever else lets it go.
     CudaFunctions* cu = nullptr;

@@ -34,6 +34,11 @@
 #             one size), on --gpus SHARE_GPUS (default 0; "all" on a machine of two GPUs): 128 streams
 #             of 30 frames each, twice each, alternating (wall time); then the 64 whole streams second
 #             by second with --nvdec-share on (how many shared decoders were made, and when)
+#   turns     --nvdec-share on, on --gpus SHARE_GPUS (default 0): 128 cameras at 30 fps (300 frames
+#             each) with hwdec cuda (they wait for their shared decoder) and auto (cameras wait all
+#             the same since f760088), second by second from serve's start (serve_ramp.py, every
+#             0.25 s: when the last camera had frames), frames dropped and p99; then 64 whole files
+#             with hwdec cuda against auto (files whose decoder is not made yet start on the CPU)
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
 #             (LIVE_TESTS, default Live.FrameCut*:Live.StreamChanging*): a cut TCP camera, a
@@ -46,7 +51,7 @@
 # kept between calls).
 set -u
 mode=${1:-all}
-case $mode in unpaced|realtime|steady|moves|startup|share|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|gpus|tests|live|all]"; exit 2 ;; esac
+case $mode in unpaced|realtime|steady|moves|startup|share|turns|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|turns|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh "${STATIC_FFMPEG:-.static-ffmpeg}" || exit 1
@@ -165,6 +170,28 @@ if [ $mode = share ]; then
   $b/vfilter serve --config $raw/sh64.yaml -q --api-port 18395 --gpus $g --nvdec-share on & pid=$!
   timeout 70 python3 scripts/serve_ramp.py 18395 1800 60; kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k
   el "share done"
+fi
+if [ $mode = turns ]; then
+  g=${SHARE_GPUS:-0}
+  for hw in cuda auto; do
+    config $raw/tc.yaml 128 $hw ", nvdec-decoder: vfilter, realtime: true, frames: 300"
+    echo "128 cameras at 30 fps, --gpus $g --nvdec-share on, hwdec $hw, every 0.25 s:"
+    $b/vfilter serve --config $raw/tc.yaml -q --api-port 18396 --gpus $g --nvdec-share on --stats-json $raw/tc-$hw.json & pid=$!
+    timeout 25 python3 scripts/serve_ramp.py 18396 300 20 0.25 | awk 'NR<=24 || /last frame/'
+    kill -INT $pid; ( sleep 8; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k 2>/dev/null
+    python3 - $raw/tc-$hw.json <<'PY'
+import json, sys
+v = [x['stats'] for x in json.load(open(sys.argv[1])).values() if x.get('stats')]
+p99 = sorted(s['latency_ms']['p99'] for s in v)
+print('%d cameras: %d frames out, %d dropped (in %d cameras), p99 median %.1f ms, worst %.1f; ended on NVDEC %d' % (len(v), sum(s['frames_out'] for s in v),
+      sum(s['frames_dropped'] for s in v), sum(1 for s in v if s['frames_dropped']), p99[len(p99) // 2], p99[-1], sum(1 for s in v if s['hw_decode'] == 'cuda')))
+PY
+  done
+  for hw in cuda auto; do
+    config $raw/tf.yaml 64 $hw ", nvdec-decoder: vfilter"
+    run tf-$hw $raw/tf.yaml "--gpus $g --nvdec-share on"; echo "64 files, --gpus $g --nvdec-share on, hwdec $hw: $rate fps ($wall s; $u; $(decoders $raw/tf-$hw.json))"
+  done
+  el "turns done"
 fi
 long_clip() {  # the clip twice over (its bitstream copied twice, so the same frames): 120 s
   long=$clips/cam120.mp4
