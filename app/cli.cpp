@@ -130,7 +130,8 @@ Command parse_command_line(int argc, char** argv) {
     serve->add_option("--nvdec-share", nvdec_share,
                       "on: H.264 streams decode on NVDEC through vfilter's decoder (nvdec-decoder: vfilter), streams of one "
                       "size sharing a GPU's decoders, two or three a decoder: fewer decoders for the driver to create one at "
-                      "a time, so many cameras start sooner: docs/serve.md")
+                      "a time, so many cameras start sooner; a file whose decoder is not made yet decodes on the CPU meanwhile "
+                      "(hwdec: auto): docs/serve.md")
         ->default_str("off")->check(CLI::IsMember({"on", "off"}));
     std::string serve_shard = "0/1";
     serve->add_option("--shard", serve_shard,
