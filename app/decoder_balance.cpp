@@ -58,8 +58,7 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
                                : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
     p.load = load;
-    if (const auto old = streams_.find(stream); old != streams_.end())  // placed again: its old room goes
-        cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - old->second.cpu_wait_reserved);
+    forget_cpu_wait_locked(stream);  // placed again: its old room goes
     streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
     count_locked(stream);  // its over capacity is the rule above: beyond both sides, not only its own
     return p;
@@ -74,8 +73,7 @@ DecoderPlacement DecoderBalance::count(const std::string& stream, bool nvdec, in
     p.chosen = false;
     p.why = why;
     p.load = load;
-    if (const auto old = streams_.find(stream); old != streams_.end())  // placed again: its old room goes
-        cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - old->second.cpu_wait_reserved);
+    forget_cpu_wait_locked(stream);  // placed again: its old room goes
     streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
     p.over_capacity = streams_[stream].placement.over_capacity = count_locked(stream);
     return p;
@@ -116,6 +114,13 @@ double DecoderBalance::nvdec_load_locked(int gpu) const {
     return it == nvdec_load_.end() ? 0.0 : it->second;
 }
 
+void DecoderBalance::forget_cpu_wait_locked(const std::string& stream) {
+    const auto it = streams_.find(stream);
+    if (it == streams_.end()) return;
+    cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - it->second.cpu_wait_reserved);
+    it->second.cpu_wait_reserved = 0;
+}
+
 bool DecoderBalance::may_wait_on_cpu(const std::string& stream) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
@@ -132,8 +137,7 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
     const auto it = streams_.find(stream);
     if (it == streams_.end()) return;
     Placed& placed = it->second;
-    cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - placed.cpu_wait_reserved);
-    placed.cpu_wait_reserved = 0;
+    forget_cpu_wait_locked(stream);  // counted where it decodes from now on
     if (!(load > 0)) return;
     DecoderPlacement& p = placed.placement;
     // Out of the count where it was placed, into the count where it decodes.
@@ -239,7 +243,7 @@ void DecoderBalance::release(const std::string& stream) {
     encoders_.erase(stream);
     if (!streams_.count(stream)) return;
     uncount_locked(stream);
-    cpu_wait_reserved_ = std::max(0.0, cpu_wait_reserved_ - streams_.at(stream).cpu_wait_reserved);
+    forget_cpu_wait_locked(stream);
     streams_.erase(stream);
 }
 

@@ -162,6 +162,7 @@ private:
         double cpu_wait_reserved = 0;    // may_wait_on_cpu's room, until its input opens
     };
     double cpu_wait_reserved_ = 0;  // the sum of the above
+    void forget_cpu_wait_locked(const std::string& stream);  // gives back its may_wait_on_cpu room
     std::map<std::string, Placed> streams_;
     std::map<std::string, bool> encoders_;
 };
