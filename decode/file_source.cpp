@@ -177,9 +177,9 @@ bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
 
 bool FileSource::waits_on_cpu_for_nvdec(const AVStream* st) const {
     const AVCodecParameters* par = st->codecpar;
-    // Not a live input: its move at a key frame made the GPU stage wait for the new layout's first
-    // frames, and a camera's policy dropped frames meanwhile (176 of 38400 for 128 cameras), while
-    // the last camera had frames no sooner (docs/benchmarks.md, "Shared NVDEC decoders").
+    // Not a live input: 128 cameras starting on the CPU had their last camera's frames no sooner,
+    // and their moves dropped frames under a camera's policy (176 of 38400; docs/benchmarks.md,
+    // "Files starting on the CPU while their shared decoder is made").
     return !live_ && options_.nvdec_share && options_.nvdec_wait_on_cpu && options_.decoder_movable && options_.hwdec == HwDecode::Auto &&
            options_.nvdec_decoder == NvdecDecoderKind::Vfilter && par->codec_id == AV_CODEC_ID_H264 &&
            (par->format == AV_PIX_FMT_YUV420P || par->format == AV_PIX_FMT_YUVJ420P);
@@ -210,7 +210,10 @@ void FileSource::finish_move() {
     moving_ = false;
     const bool was_nvdec = nvdec_;
     const AVCodec* codec = decoder_->codec;
+    const auto opening = Clock::now();
+    if (move_started_) move_drain_ms_ = std::chrono::duration<double, std::milli>(opening - *move_started_).count();
     open_decoder(codec, format_->streams[video_index_], DecoderOpen::Move, move_target_);
+    move_open_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - opening).count();
     if (nvdec_ == was_nvdec) move_started_.reset();  // NVDEC refused: nothing moved
     send_video_packet(move_start_.get());
     if (decoder_moved_) decoder_moved_(nvdec_);
@@ -352,9 +355,11 @@ std::optional<PipelineItem> FileSource::read() {
         if (got >= 0) {
             nvdec_decoding_ = nvdec_;
             if (move_started_ && !moving_) {  // the new decoder's first frame: what the move cost this stream
-                spdlog::info("decoding moved to {} at frame {} (a key frame); its first frame came {:.0f} ms after the key frame was read",
+                spdlog::info("decoding moved to {} at frame {} (a key frame); its first frame came {:.0f} ms after the key frame was read "
+                             "(the old decoder's last frames {:.0f} ms, opening the new one {:.0f} ms)",
                              nvdec_ ? "NVDEC" : "the CPU", next_index_,
-                             std::chrono::duration<double, std::milli>(Clock::now() - *move_started_).count());
+                             std::chrono::duration<double, std::milli>(Clock::now() - *move_started_).count(), move_drain_ms_,
+                             move_open_ms_);
                 move_started_.reset();
             }
             return deliver(std::move(receiving_));

@@ -114,6 +114,7 @@ private:
     bool move_target_ = false;
     AvPacketPtr move_start_;        // the clean start the new decoder begins with
     std::optional<Clock::time_point> move_started_;  // until the new decoder's first frame: its wait is logged
+    double move_drain_ms_ = 0, move_open_ms_ = 0;      // of that wait: the old decoder's last frames, opening the new one
     std::shared_ptr<NvdecGate> nvdec_gate_;  // with nvdec_slots: the GPU's gate
     bool nvdec_decoding_ = false;            // the NVDEC decoder has given a frame (it exists)
     // Held around each call into FFmpeg's decoder: the creation turn until the NVDEC decoder's first

@@ -28,7 +28,7 @@
 #             the steady window; then MLEAVE (default 60) of the NVDEC streams are removed and,
 #             with --decoder-moves on and off, the window again once the moves are done: fps, CPU,
 #             p99 per decoder; with moves, what each move cost its stream (the log's "first frame
-#             came X ms after the key frame")
+#             came X ms after the key frame"); MOVES="on" runs only that half
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   share     vfilter's NVDEC decoder with and without --nvdec-share (decoders shared by streams of
 #             one size), on --gpus SHARE_GPUS (default 0; "all" on a machine of two GPUs): 128 streams
@@ -207,7 +207,7 @@ if [ $mode = moves ]; then
   long_clip
   N=${MN:-150}; port=18350
   config $raw/mv.yaml $N auto ", realtime: true, frames: 3600, nvdec-decoder: vfilter" l
-  for m in on off; do
+  for m in ${MOVES:-on off}; do
     port=$((port + 1))
     $b/vfilter serve --config $raw/mv.yaml --api-port $port --decoder-placement load --decoder-moves $m 2>$raw/mv-$m.log & pid=$!
     sleep 26; echo "$N cameras, before: $(timeout 60 python3 scripts/serve_window.py $pid $port 10 2>&1)"
