@@ -75,7 +75,14 @@ struct GpuFrameFilter::Slot {
     cuda::Event hw_ready{cudaEventDisableTiming};
     Layout layout;
     int linesize[4] = {0, 0, 0, 0};
-    cuda::DeviceBuffer image[2][4];  // ping-pong between the filters of the chain
+    // Ping-pong between the filters of the chain: one block per image, its planes laid out in it
+    // at `offset`. A block is kept across layouts that fit in it, so a stream whose decoder moves
+    // (the CPU's planar frames, NVDEC's NV12: the same bytes) allocates and frees nothing there:
+    // a slot's new images took 1-11 ms at a move, and up to 250 ms while 150 cameras started
+    // (docs/benchmarks.md, "Moving a stream between decoders"); a cudaFree waits for the GPU.
+    cuda::DeviceBuffer image[2];
+    size_t offset[4] = {0, 0, 0, 0};
+    size_t image_bytes = 0;  // what the layout needs of a block
     AvFramePtr in, out;              // held until the frame is finished
     // The chain this frame runs (and its filters' names), held until the frame leaves: a chain
     // replaced meanwhile is freed with its last frame.
@@ -111,26 +118,33 @@ struct GpuFrameFilter::Slot {
         done.record(st);
     }
 
-    // Sets the size and layout; each image is allocated the first time it is used (NVDEC frames
-    // are read in place, so a one-filter chain on them never needs the second).
+    // Sets the size and layout. Each image is allocated the first time it is used (NVDEC frames
+    // are read in place, so a one-filter chain on them never needs the second), and kept while
+    // the layouts that follow fit in it.
     void allocate(const Layout& l) {
         layout = Layout{};  // unusable until the linesizes are known
         VF_AV_CHECK(av_image_fill_linesizes(linesize, l.format, FFALIGN(l.width, 64)), ErrorCategory::Internal,
                     "device image layout");
+        constexpr size_t kPlaneAlign = 256;  // each plane starts where a fresh allocation would
+        size_t bytes = 0;
+        for (int p = 0; p < l.planes; ++p) {
+            offset[p] = bytes;
+            bytes += FFALIGN(static_cast<size_t>(linesize[p]) * l.rows[p], kPlaneAlign);
+        }
+        image_bytes = bytes;
         for (auto& img : image)
-            for (auto& plane : img) plane = cuda::DeviceBuffer();
+            if (img.size() < bytes) img = cuda::DeviceBuffer();
         layout = l;
     }
     void ensure_image(int which) {
-        if (layout.planes == 0 || image[which][0].data()) return;
-        cuda::DeviceBuffer planes[4];  // all or none: an allocation may fail (out of memory)
-        for (int p = 0; p < layout.planes; ++p) planes[p] = cuda::DeviceBuffer(static_cast<size_t>(linesize[p]) * layout.rows[p]);
-        for (int p = 0; p < layout.planes; ++p) image[which][p] = std::move(planes[p]);
+        if (layout.planes == 0 || image[which].data()) return;
+        image[which] = cuda::DeviceBuffer(image_bytes);
     }
+    uint8_t* plane(int which, int p) const { return image[which].data() + offset[p]; }
     std::vector<PlaneView> device_views(int which) {
         ensure_image(which);
         uint8_t* data[4] = {nullptr, nullptr, nullptr, nullptr};
-        for (int p = 0; p < layout.planes; ++p) data[p] = image[which][p].data();
+        for (int p = 0; p < layout.planes; ++p) data[p] = plane(which, p);
         return channel_views(layout.format, layout.width, layout.height, data, linesize);
     }
 };
@@ -360,7 +374,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     } else {
         s.staged = !is_pinned(in->data[0]);
         for (int p = 0; p < l.planes; ++p)
-            VF_CUDA_CHECK(cudaMemcpy2DAsync(s.image[0][p].data(), s.linesize[p], in->data[p], in->linesize[p],
+            VF_CUDA_CHECK(cudaMemcpy2DAsync(s.plane(0, p), s.linesize[p], in->data[p], in->linesize[p],
                                             l.row_bytes[p], l.rows[p], cudaMemcpyHostToDevice, st));
     }
     s.uploaded.record(st);
@@ -374,7 +388,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
         for (int p = 0; p < l.planes; ++p) s.result[p] = in->data[p], s.result_linesize[p] = in->linesize[p];
     } else {
         const int result = 1 - next;
-        for (int p = 0; p < l.planes; ++p) s.result[p] = s.image[result][p].data(), s.result_linesize[p] = s.linesize[p];
+        for (int p = 0; p < l.planes; ++p) s.result[p] = s.plane(result, p), s.result_linesize[p] = s.linesize[p];
     }
     s.in = std::move(in);
     s.out = std::move(out);

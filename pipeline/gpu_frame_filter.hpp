@@ -1,8 +1,9 @@
 // The GPU stage: runs a filter chain on frames with several CUDA streams in flight, so that
 // while frame n's kernels run, frame n+1's upload and frame n-1's download are under way on the
-// copy engines. Each stream owns a slot: device images allocated once for the stream's size and
-// format and reused for every frame, and the stream's scratch. Frames leave in the order they
-// came; at most `streams` frames are in flight, so memory does not grow with the stream.
+// copy engines. Each stream owns a slot: device images allocated once and reused for every frame
+// (and for frames of another layout that fits in them, as after a decoder move), and the stream's
+// scratch. Frames leave in the order they came; at most `streams` frames are in flight, so memory
+// does not grow with the stream.
 //
 // The chain runs as a prepared chain (kernels/cuda/prepared_chain.hpp) acquired from the device's
 // store when the chain or the frames' geometry changes: every row chosen and everything the rows

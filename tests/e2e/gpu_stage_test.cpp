@@ -21,6 +21,7 @@
 
 extern "C" {
 #include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
 }
 
 namespace vf {
@@ -107,6 +108,54 @@ INSTANTIATE_TEST_SUITE_P(
                       StageCase{"dense21_fft_3streams", AV_PIX_FMT_GRAY8, 300, 170, "@21", 3, true, "fft"},
                       StageCase{"dense21_tiled_2streams", AV_PIX_FMT_YUV420P, 300, 170, "@21", 2, true, "tiled"}),
     [](const ::testing::TestParamInfo<StageCase>& i) { return std::string(i.param.name); });
+
+// A stream whose frames change layout mid-stream (a decoder move: planar frames from the CPU, NV12
+// from NVDEC; a camera changing size): each slot keeps its device images while the new layout
+// fits and lays the planes out anew. Every frame must still equal the reference, in order: a
+// plane read at the old layout's offset, or a stale plane of a bigger layout, is a mismatch
+// (the frames are random, each unlike the one before).
+TEST(GpuStage, FramesWhoseLayoutChangesMidStreamMatchTheReference) {
+    std::string why;
+    if (!gpu_or_skip(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    struct Run {
+        AVPixelFormat format;
+        int width, height;
+    };
+    const std::vector<Run> runs = {{AV_PIX_FMT_YUV420P, 333, 201}, {AV_PIX_FMT_NV12, 333, 201}, {AV_PIX_FMT_YUV420P, 333, 201},
+                                   {AV_PIX_FMT_GRAY8, 257, 131},   {AV_PIX_FMT_YUV420P, 641, 361}, {AV_PIX_FMT_NV12, 100, 51},
+                                   {AV_PIX_FMT_YUV444P, 333, 201}, {AV_PIX_FMT_NV12, 641, 361}};
+    const std::string filter = "box=radius=2,sobel=planes=all";  // two filters: both images of a slot
+    for (const int slots : {1, 3}) {
+        FilterStageOptions o;
+        o.device = Device::Cuda;
+        o.gpu_streams = slots;
+        FilterStage stage(build_chain(filter), o);
+        std::mt19937 rng(4321 + slots);
+        std::vector<AvFramePtr> expected, got;
+        std::vector<std::string> what;
+        int64_t pts = 0;
+        for (const Run& r : runs) {
+            FramePool inputs(r.width, r.height, r.format, pinned_buffer_alloc);
+            const int frames = 2 + static_cast<int>(rng() % 5);  // runs shorter and longer than the slots
+            for (int i = 0; i < frames; ++i) {
+                AvFramePtr in = random_frame(inputs, rng, pts++);
+                expected.push_back(reference_filter(in.get(), filter));
+                what.push_back(std::string(av_get_pix_fmt_name(r.format)) + " " + std::to_string(r.width) + "x" + std::to_string(r.height));
+                stage.submit(std::move(in));
+                if (rng() % 2 == 0)
+                    while (AvFramePtr f = stage.take(false)) got.push_back(std::move(f));
+            }
+        }
+        while (AvFramePtr f = stage.take(true)) got.push_back(std::move(f));
+        ASSERT_EQ(got.size(), expected.size()) << slots << " slots";
+        for (size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i]->pts, static_cast<int64_t>(i)) << slots << " slots: frames left out of order";
+            std::string where;
+            EXPECT_EQ(frame_differences(got[i].get(), expected[i].get(), false, &where), 0)
+                << slots << " slots, frame " << i << " (" << what[i] << ") " << where;
+        }
+    }
+}
 
 // Streams on threads of their own through the device's shared batch window, as serve runs
 // them: frames of equal chain and size share launches (three sobel streams; two chains on nv12),
