@@ -114,7 +114,8 @@ Command parse_command_line(int argc, char** argv) {
     serve->add_option("--nvdec-capacity", so.nvdec_capacity,
                       "1080p30 camera streams (H.264, about 4 Mb/s) one GPU's NVDEC decodes in real time with the filters "
                       "running, for the capacity GET /streams and /metrics report and for --decoder-placement load "
-                      "(0 = 175, measured on an H100)")
+                      "(0 = measured for each GPU from NVML's NVDEC utilisation while streams decode; 175, an H100's, "
+                      "until then)")
         ->default_str("0")->check(CLI::Range(0.0, 100000.0));
     serve->add_option("--cpu-decode-capacity", so.cpu_decode_capacity,
                       "the same for the CPU decoders (0 = 2.5 for each core beyond two, less one for each stream that "

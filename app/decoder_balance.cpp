@@ -38,13 +38,14 @@ double DecoderBalance::cpu_capacity_locked() const {
 
 DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load, double feeder_cores) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const double nv_cap = nvdec_capacity(), cpu_cap = cpu_capacity_locked();
-    // The least loaded NVDEC; on a tie, the caller's GPU (the one with the fewest streams), so
-    // that streams NVDEC did not take, counted on the CPU, still spread over the GPUs.
+    // The least loaded NVDEC for its capacity; on a tie, the caller's GPU (the one with the fewest
+    // streams), so that streams NVDEC did not take, counted on the CPU, still spread over the GPUs.
     int gpu = std::find(gpus_.begin(), gpus_.end(), cpu_decoded_gpu) != gpus_.end() ? cpu_decoded_gpu : gpus_.front();
+    const auto used = [&](int g) { return nvdec_load_locked(g) / nvdec_capacity_locked(g); };
     for (const int g : gpus_)
-        if (nvdec_load_[g] < nvdec_load_[gpu]) gpu = g;
-    const double nv_after = (nvdec_load_[gpu] + load) / nv_cap;
+        if (used(g) < used(gpu)) gpu = g;
+    const double nv_cap = nvdec_capacity_locked(gpu), cpu_cap = cpu_capacity_locked();
+    const double nv_after = (nvdec_load_locked(gpu) + load) / nv_cap;
     const double cpu_after = cpu_cap > 0 ? (cpu_load_ + load) / cpu_cap : INFINITY;
     DecoderPlacement p;
     // Up to half its capacity NVDEC takes every stream, leaving the cores to encoders and to what
@@ -52,7 +53,7 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     p.nvdec = !capacity_.by_load || nv_after <= std::max(cpu_after, kNvdecAlone);
     p.gpu = p.nvdec ? gpu : cpu_decoded_gpu;
     p.over_capacity = std::min(nv_after, cpu_after) > 1;
-    const std::string nv = "NVDEC of GPU " + std::to_string(gpu) + " " + percent(nvdec_load_[gpu], nv_cap) + " used";
+    const std::string nv = "NVDEC of GPU " + std::to_string(gpu) + " " + percent(nvdec_load_locked(gpu), nv_cap) + " used";
     const std::string cpu = "CPU decoders " + percent(cpu_load_, cpu_cap) + " used";
     if (!capacity_.by_load) p.over_capacity = nv_after > 1;
     p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
@@ -89,6 +90,7 @@ void DecoderBalance::uncount_locked(const std::string& stream) {
     const DecoderPlacement& p = placed.placement;
     if (p.nvdec) {
         nvdec_load_[p.gpu] = std::max(0.0, nvdec_load_[p.gpu] - placed.load);
+        ++nvdec_measures_[p.gpu].changes;
         feeder_cores_ = std::max(0.0, feeder_cores_ - placed.feeder_cores);
     } else {
         cpu_load_ = std::max(0.0, cpu_load_ - placed.load);
@@ -101,9 +103,10 @@ bool DecoderBalance::count_locked(const std::string& stream) {
     const DecoderPlacement& p = placed.placement;
     if (p.nvdec) {
         nvdec_load_[p.gpu] += placed.load;
+        ++nvdec_measures_[p.gpu].changes;
         placed.feeder_cores = placed.nvdec_feeder_cores;
         feeder_cores_ += placed.feeder_cores;
-        return nvdec_load_[p.gpu] > nvdec_capacity() + 1e-9;
+        return nvdec_load_[p.gpu] > nvdec_capacity_locked(p.gpu) + 1e-9;
     }
     cpu_load_ += placed.load;
     return cpu_load_ > cpu_capacity_locked() + 1e-9;
@@ -132,7 +135,8 @@ bool DecoderBalance::may_wait_on_cpu(const std::string& stream) {
     return true;
 }
 
-void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec) {
+void DecoderBalance::input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec,
+                                  double frame_cameras) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
     if (it == streams_.end()) return;
@@ -150,6 +154,7 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
     }
     p.nvdec = p.nvdec && nvdec;
     placed.load = p.load = load;
+    placed.frame_cameras = frame_cameras;
     placed.movable = capacity_.by_load && p.chosen && !refused;
     p.over_capacity = count_locked(stream);
 }
@@ -157,14 +162,14 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
 std::optional<DecoderBalance::Move> DecoderBalance::next_move() const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!moves_streams()) return std::nullopt;
-    const double nv_cap = nvdec_capacity(), cpu_cap = cpu_capacity_locked();
+    const double cpu_cap = cpu_capacity_locked();
     const double cpu_now = cpu_cap > 0 ? cpu_load_ / cpu_cap : INFINITY;
     std::optional<Move> best;
     double best_score = 0;
     for (const auto& [name, placed] : streams_) {
         const DecoderPlacement& p = placed.placement;
         if (!placed.movable || p.moving) continue;
-        const double nv = nvdec_load_locked(p.gpu);
+        const double nv = nvdec_load_locked(p.gpu), nv_cap = nvdec_capacity_locked(p.gpu);
         double score = 0;
         if (!p.nvdec) {
             const double nv_after = (nv + placed.load) / nv_cap;
@@ -221,6 +226,7 @@ void DecoderBalance::moved(const std::string& stream, bool nvdec) {
     }
     placed.waiting_for_nvdec = false;
     p.moving = false;
+    if (p.nvdec) ++nvdec_measures_[p.gpu].changes;  // its frames come from NVDEC from now on
     if (p.nvdec && !nvdec) {  // NVDEC would not take it: on the CPU it stays
         uncount_locked(stream);
         p.nvdec = false;
@@ -247,6 +253,81 @@ void DecoderBalance::release(const std::string& stream) {
     streams_.erase(stream);
 }
 
+double DecoderBalance::nvdec_capacity_locked(int gpu) const {
+    if (capacity_.nvdec_streams > 0) return capacity_.nvdec_streams;
+    const auto m = nvdec_measures_.find(gpu);
+    return m != nvdec_measures_.end() && m->second.capacity > 0 ? m->second.capacity : kNvdecStreamsH100;
+}
+
+std::string DecoderBalance::nvdec_capacity_from_locked(int gpu) const {
+    if (capacity_.nvdec_streams > 0) return "set";
+    const auto m = nvdec_measures_.find(gpu);
+    return m != nvdec_measures_.end() && m->second.capacity > 0 ? "measured" : "default";
+}
+
+double DecoderBalance::nvdec_capacity(int gpu) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return nvdec_capacity_locked(gpu);
+}
+
+std::string DecoderBalance::nvdec_capacity_from(int gpu) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return nvdec_capacity_from_locked(gpu);
+}
+
+bool DecoderBalance::nvdec_settled_locked(int gpu) const {
+    for (const auto& [name, placed] : streams_) {
+        const DecoderPlacement& p = placed.placement;
+        if (!p.nvdec || p.gpu != gpu) continue;
+        if (placed.frame_cameras <= 0 || p.moving || placed.waiting_for_nvdec) return false;
+    }
+    return true;
+}
+
+std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, double>& busy,
+                                                       const std::map<std::string, int64_t>& frames, double now_s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> said;
+    for (const auto& [gpu, b] : busy) {
+        if (std::find(gpus_.begin(), gpus_.end(), gpu) == gpus_.end()) continue;
+        NvdecMeasure& m = nvdec_measures_[gpu];
+        m.busy = b;
+        const bool comparable = m.sampled_s >= 0 && now_s > m.sampled_s && m.changes == m.changes_seen;
+        const double seconds = now_s - m.sampled_s;
+        m.changes_seen = m.changes;
+        m.sampled_s = now_s;
+        if (capacity_.nvdec_streams > 0 || !comparable || b < kNvdecLearnBusy || !nvdec_settled_locked(gpu)) continue;
+        // The frames decoded on this NVDEC since the last sample, in camera streams.
+        double cameras = 0;
+        bool counted = true;
+        for (const auto& [name, placed] : streams_) {
+            if (!placed.placement.nvdec || placed.placement.gpu != gpu) continue;
+            const auto now = frames.find(name);
+            const auto before = frames_seen_.find(name);
+            if (now == frames.end() || before == frames_seen_.end() || now->second < before->second) {
+                counted = false;  // new, gone, or a new job since: this period is not known whole
+                break;
+            }
+            cameras += static_cast<double>(now->second - before->second) * placed.frame_cameras / seconds;
+        }
+        if (!counted || cameras <= 0) continue;
+        const double sample = cameras / b;
+        m.capacity = m.capacity > 0 ? m.capacity + kNvdecLearnWeight * (sample - m.capacity) : sample;
+        char how[160];
+        std::snprintf(how, sizeof how, "%.1f camera streams' worth of frames kept NVDEC %.0f%% busy", cameras, 100 * b);
+        m.how = how;
+        if (m.logged <= 0 || std::abs(m.capacity - m.logged) > kNvdecLoggedChange * m.logged) {
+            char line[256];
+            std::snprintf(line, sizeof line, "GPU %d: NVDEC capacity %s %.0f camera streams (%s)", gpu,
+                          m.logged <= 0 ? "measured:" : "now", m.capacity, how);
+            said.push_back(line);
+            m.logged = m.capacity;
+        }
+    }
+    frames_seen_ = frames;
+    return said;
+}
+
 std::optional<DecoderPlacement> DecoderBalance::placement(const std::string& stream) const {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = streams_.find(stream);
@@ -258,13 +339,20 @@ nlohmann::json DecoderBalance::capacity_left() const {
     std::lock_guard<std::mutex> lock(mutex_);
     nlohmann::json nv = nlohmann::json::object();
     double total = 0;
+    nlohmann::json capacities = nlohmann::json::object();
     for (const int g : gpus_) {
-        const double left = std::max(0.0, nvdec_capacity() - nvdec_load_locked(g));
+        const double capacity = nvdec_capacity_locked(g);
+        const double left = std::max(0.0, capacity - nvdec_load_locked(g));
         nv[std::to_string(g)] = std::floor(left);
         total += std::floor(left);
+        nlohmann::json c = {{"streams", std::round(capacity * 10) / 10}, {"from", nvdec_capacity_from_locked(g)}};
+        const auto m = nvdec_measures_.find(g);
+        if (m != nvdec_measures_.end() && m->second.busy >= 0) c["busy"] = m->second.busy;
+        if (m != nvdec_measures_.end() && !m->second.how.empty()) c["how"] = m->second.how;
+        capacities[std::to_string(g)] = c;
     }
     const double cpu = std::floor(std::max(0.0, cpu_capacity_locked() - cpu_load_));
-    return {{"unit", "1080p30 camera streams"}, {"nvdec", nv}, {"cpu", cpu}, {"total", total + cpu}};
+    return {{"unit", "1080p30 camera streams"}, {"nvdec", nv}, {"cpu", cpu}, {"total", total + cpu}, {"nvdec_capacity", capacities}};
 }
 
 void DecoderBalance::collect_metrics(MetricSet& set) const {
@@ -274,14 +362,21 @@ void DecoderBalance::collect_metrics(MetricSet& set) const {
         const std::string labels = join_labels(metric_label("decoder", "nvdec"), metric_label("gpu", std::to_string(g)));
         set.add("vfilter_decoder_load_streams", "gauge", "Streams decoding there, in 1080p30 camera streams.", load, labels);
         set.add("vfilter_decoder_capacity_streams", "gauge", "What decodes there in real time, in 1080p30 camera streams (measured or set).",
-                nvdec_capacity(), labels);
+                nvdec_capacity_locked(g), labels);
+        set.add("vfilter_decoder_capacity_measured", "gauge",
+                "1 when this NVDEC's capacity was learned from NVML, 0 when it is set or the default.",
+                nvdec_capacity_from_locked(g) == "measured" ? 1.0 : 0.0, labels);
+        const auto m = nvdec_measures_.find(g);
+        if (m != nvdec_measures_.end() && m->second.busy >= 0)
+            set.add("vfilter_nvdec_busy_ratio", "gauge", "The share of NVML's last period in which this GPU's NVDEC decoded (every process).",
+                    m->second.busy, metric_label("gpu", std::to_string(g)));
     }
     const std::string labels = metric_label("decoder", "cpu");
     set.add("vfilter_decoder_load_streams", "gauge", "Streams decoding there, in 1080p30 camera streams.", cpu_load_, labels);
     set.add("vfilter_decoder_capacity_streams", "gauge", "What decodes there in real time, in 1080p30 camera streams (measured or set).",
             cpu_capacity_locked(), labels);
     double left = std::max(0.0, cpu_capacity_locked() - cpu_load_);
-    for (const int g : gpus_) left += std::max(0.0, nvdec_capacity() - nvdec_load_locked(g));
+    for (const int g : gpus_) left += std::max(0.0, nvdec_capacity_locked(g) - nvdec_load_locked(g));
     set.add("vfilter_decoder_capacity_left_streams", "gauge",
             "More 1080p30 camera streams that would still decode in real time, on NVDEC and the CPU together.", std::floor(left));
 }

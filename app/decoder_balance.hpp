@@ -11,6 +11,7 @@
 // key frame (docs/serve.md, "Moving a stream between decoders").
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -28,8 +29,9 @@ struct DecoderCapacity {
     // H100: more cameras (200 at 30 fps, where NVDEC alone decodes about 180), but a batch of files
     // ends later (docs/benchmarks.md, "Decoders on NVDEC and the CPU"), so not the default.
     bool by_load = false;
-    // 1080p30 camera streams one GPU's NVDEC decodes in real time with the GPU filters running
-    // (H100: 175, docs/benchmarks.md); 0: this default.
+    // 1080p30 camera streams one GPU's NVDEC decodes in real time with the GPU filters running;
+    // 0: learned for each GPU from NVML while its streams decode (nvdec_sampled), an H100's 175
+    // (docs/benchmarks.md) until then.
     double nvdec_streams = 0;
     // The same for the host's CPU decoders; 0: from the cores (kCpuStreamsPerCore for each core
     // beyond the two kept for demuxing, the filters' threads and the API), less a core for each
@@ -50,6 +52,13 @@ struct DecoderCapacity {
 // beside NVDEC's feeders and the filters' threads as it does flat out (docs/benchmarks.md,
 // "200 cameras in real time").
 constexpr double kNvdecStreamsH100 = 175;
+// Learning a GPU's NVDEC capacity from NVML (nvdec_sampled): samples where NVDEC was less busy
+// than this are left out (NVML gives whole percents: at 8% a sample is within 6%); each sample
+// taken moves the capacity this far towards its own figure (samples a second apart: about five
+// seconds to settle); a change of more than kNvdecLoggedChange is logged.
+constexpr double kNvdecLearnBusy = 0.08;
+constexpr double kNvdecLearnWeight = 0.2;
+constexpr double kNvdecLoggedChange = 0.1;
 constexpr double kCpuStreamsPerCore = 2.5;
 // The CPU a camera stream decoding on NVDEC takes: FFmpeg's NVDEC path waits for each frame in a
 // polling loop of the driver's, about 1.2 ms of CPU a frame at 30 frames a second (measured on an
@@ -106,7 +115,10 @@ public:
     // on, decodes on the CPU and is counted there, saying so); reported over capacity if its side
     // is now beyond it; `waiting_for_nvdec`: it decodes on the CPU until a shared NVDEC decoder
     // has room, then moves by itself (moved()). Unknown streams (already released) are ignored.
-    void input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec = false);
+    // `frame_cameras`: what one frame a second of its size is worth in camera streams
+    // (in_1080p30_cameras(width, height, 1)), to weigh the frames it decodes (nvdec_sampled).
+    void input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec = false,
+                      double frame_cameras = 0);
     // --nvdec-share: whether a stream placed on NVDEC may decode on the CPU until its shared
     // decoder has room: while the CPU decoders have room for it (their load and the streams so
     // allowed whose inputs are not open yet). Its input's opening settles where it counts.
@@ -132,6 +144,23 @@ public:
     // Streams placed from now on may be moved (by load, moves on): their inputs must allow it.
     bool moves_streams() const { return capacity_.by_load && capacity_.moves; }
 
+    // NVDEC's utilisation, sampled about once a second (decode/nvdec_busy_meter.hpp): `busy`, for
+    // each GPU measured, the share of NVML's period its NVDEC decoded; `frames`, each stream's
+    // frames decoded so far (its job's count, which starts again with a new job); `now_s`, the
+    // sample's time in seconds. Unless --nvdec-capacity set it, a GPU's NVDEC capacity is learned:
+    // the camera streams' worth of frames decoded on it since the last sample (each frame weighed
+    // by its size) over how busy it was, when it was at least kNvdecLearnBusy busy, with the same
+    // streams decoding on it as at the last sample and none of them moving or waiting for a shared
+    // decoder. Measured, not assumed: it follows the GPU (an L4 is not an H100), the streams'
+    // bitrate, and other processes' decoding on the same NVDEC. Returns the lines to log (a GPU's
+    // capacity first measured, or changed by more than kNvdecLoggedChange since last logged).
+    std::vector<std::string> nvdec_sampled(const std::map<int, double>& busy, const std::map<std::string, int64_t>& frames,
+                                           double now_s);
+    // A GPU's NVDEC capacity in camera streams, and where it comes from: "set" (--nvdec-capacity),
+    // "measured" (NVML) or "default" (an H100's, until measured).
+    double nvdec_capacity(int gpu) const;
+    std::string nvdec_capacity_from(int gpu) const;
+
     std::optional<DecoderPlacement> placement(const std::string& stream) const;
     // Camera streams that still fit: {"nvdec": {"GPU": left}, "cpu": left, "total": left}.
     nlohmann::json capacity_left() const;
@@ -142,13 +171,29 @@ private:
     void uncount_locked(const std::string& stream);  // out of its side's load
     bool count_locked(const std::string& stream);    // into its side's load; true when that side is now beyond capacity
     double nvdec_load_locked(int gpu) const;         // 0 for a GPU nothing was placed on
-    double nvdec_capacity() const { return capacity_.nvdec_streams > 0 ? capacity_.nvdec_streams : kNvdecStreamsH100; }
+    double nvdec_capacity_locked(int gpu) const;
+    std::string nvdec_capacity_from_locked(int gpu) const;
+    // Whether a sample of `gpu` may teach its capacity: every stream decoding there is open (its
+    // frames' weight known) and neither moving nor waiting for a shared decoder.
+    bool nvdec_settled_locked(int gpu) const;
 
     DecoderCapacity capacity_;
     int cores_;
     std::vector<int> gpus_;
     mutable std::mutex mutex_;
     std::map<int, double> nvdec_load_;  // per GPU
+    // What NVML says of each GPU's NVDEC, and the capacity learned from it.
+    struct NvdecMeasure {
+        double busy = -1;         // the last sample; < 0: none
+        double capacity = 0;      // learned; 0: not yet
+        double logged = 0;        // the capacity the log last gave
+        std::string how;          // the last sample taken, in words
+        uint64_t changes = 0;     // bumped whenever the streams decoding there change
+        uint64_t changes_seen = 0;  // `changes` at the last sample
+        double sampled_s = -1;    // the last sample's time; < 0: none
+    };
+    std::map<int, NvdecMeasure> nvdec_measures_;
+    std::map<std::string, int64_t> frames_seen_;  // each stream's frame count at the last sample
     double cpu_load_ = 0;
     double feeder_cores_ = 0;  // the NVDEC streams' CPU
     struct Placed {
@@ -160,6 +205,7 @@ private:
         std::string move_reason;  // the loads when its last move was asked for
         bool waiting_for_nvdec = false;  // on the CPU until a shared NVDEC decoder has room
         double cpu_wait_reserved = 0;    // may_wait_on_cpu's room, until its input opens
+        double frame_cameras = 0;        // what a frame a second is worth (input_opened); 0: not open yet
     };
     double cpu_wait_reserved_ = 0;  // the sum of the above
     void forget_cpu_wait_locked(const std::string& stream);  // gives back its may_wait_on_cpu room

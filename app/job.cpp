@@ -187,6 +187,8 @@ void Job::interrupt() {
 
 int Job::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : -1; }
 
+int64_t Job::frames_in() const { return parts_->pipeline->progress().frames_in; }
+
 JobStatus Job::status() const {
     JobStatus s;
     const PipelineProgress& p = parts_->pipeline->progress();

@@ -48,6 +48,7 @@ public:
     void abandon();    // any thread: discard what is in flight, finish the output now
     int metrics_port() const;  // the port --metrics-port serves on (0 chooses one), or -1
     JobStatus status() const;  // any thread, while run() runs or after
+    int64_t frames_in() const;  // frames its input gave so far; any thread (cheaper than status())
     // This job's Prometheus samples, each with `labels` (serve: stream="NAME").
     void collect_metrics(MetricSet& set, const std::string& labels) const;
     // Replaces the filter chain from the next frame on, without touching the output. Throws

@@ -285,6 +285,11 @@ void ServedStream::collect_metrics(MetricSet& set) const {
     LiveMetrics::collect_counters(set, labels, last_.frames_in, last_.frames_out, last_.frames_dropped, false);
 }
 
+int64_t ServedStream::frames_in() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return job_ ? job_->frames_in() : last_.frames_in;
+}
+
 bool ServedStream::on_gpu() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return job_ ? job_->status().on_gpu : last_.on_gpu;

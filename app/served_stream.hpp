@@ -71,6 +71,8 @@ public:
     nlohmann::json summary() const;
     void collect_metrics(MetricSet& set) const;
     bool on_gpu() const;  // its filters run on the GPU (known once it runs)
+    // Frames its input gave so far: its job's count, which starts again with each new job.
+    int64_t frames_in() const;
     // Its pictures before and after the filter (the page's previews); any thread, any time, and
     // still readable (its last pictures) after the stream is gone.
     std::shared_ptr<StreamPreview> preview() const { return preview_; }

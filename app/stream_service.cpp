@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "common/redact.hpp"
 #include "decode/live_input.hpp"
+#include "decode/nvdec_busy_meter.hpp"
 #include "decode/pattern_url.hpp"
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
@@ -59,12 +60,58 @@ void StreamService::rebalance_decoders_locked() {
 }
 
 void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
+    stop_nvdec_sampler();
     gpus_ = std::move(gpus);
     nvdec_slots_ = std::max(0, capacity.nvdec_slots);
     nvdec_share_ = capacity.nvdec_share;
     decoders_.reset();
-    if (!gpus_.empty())
-        decoders_ = std::make_unique<DecoderBalance>(capacity, static_cast<int>(std::thread::hardware_concurrency()), gpus_);
+    if (gpus_.empty()) return;
+    decoders_ = std::make_unique<DecoderBalance>(capacity, static_cast<int>(std::thread::hardware_concurrency()), gpus_);
+#ifdef VF_HAVE_CUDA
+    nvdec_sampler_stop_ = false;
+    nvdec_sampler_ = std::thread([this] { sample_nvdec(); });
+#endif
+}
+
+void StreamService::stop_nvdec_sampler() {
+    if (!nvdec_sampler_.joinable()) return;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        nvdec_sampler_stop_ = true;
+    }
+    nvdec_sampler_wake_.notify_all();
+    nvdec_sampler_.join();
+}
+
+void StreamService::sample_nvdec() {
+    std::map<int, std::string> buses;
+#ifdef VF_HAVE_CUDA
+    for (const int g : gpus_) buses[g] = gpu_pci_bus_id(g);
+#endif
+    const NvdecBusyMeter meter(buses);  // NVML starts here, off serve's start
+    const bool learns = decoders_->nvdec_capacity_from(gpus_.front()) != "set";
+    if (!meter.available()) {
+        if (learns)
+            spdlog::info("NVDEC's utilisation cannot be read ({}): each GPU's NVDEC capacity stays at {:.0f} camera streams, "
+                         "an H100's (--nvdec-capacity sets it)",
+                         meter.unavailable(), kNvdecStreamsH100);
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        if (nvdec_sampler_wake_.wait_for(lock, std::chrono::seconds(1), [this] { return nvdec_sampler_stop_; })) return;
+        std::map<std::string, int64_t> frames;
+        for (const auto& [name, stream] : streams_) frames[name] = stream->frames_in();
+        lock.unlock();
+        std::map<int, double> busy;
+        for (const int g : gpus_)
+            if (const std::optional<double> b = meter.busy(g)) busy[g] = *b;
+        const double now_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (const std::string& line : decoders_->nvdec_sampled(busy, frames, now_s)) spdlog::info("{}", line);
+        lock.lock();
+        if (learns) rebalance_decoders_locked();
+    }
 }
 
 void StreamService::place_decoder_locked(StreamConfig& s) {
@@ -104,6 +151,7 @@ StreamService::StreamService(int host_threads, int gpu_frames, FreeSpaceFloor mi
       keeper_(min_free) {}
 
 StreamService::~StreamService() {
+    stop_nvdec_sampler();
     stop_all();
     wait_all();
 }
@@ -137,7 +185,8 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
     if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens
         stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec, bool waiting) {
-            balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec, waiting);
+            balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec, waiting,
+                                  in_1080p30_cameras(v.width, v.height, 1));
         });
         stream->on_decoder_moved([balance = decoders_.get(), name](bool nvdec) { balance->moved(name, nvdec); });
     }

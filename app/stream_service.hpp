@@ -4,12 +4,14 @@
 // across streams instead of each stream taking every core.
 #pragma once
 
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "app/decoder_balance.hpp"
 #include "app/retention_keeper.hpp"
@@ -78,8 +80,17 @@ private:
     bool nvdec_share_ = false;                  // streams decode through vfilter's NVDEC decoder, sharing decoders
     void place_decoder_locked(StreamConfig& stream);
     void unplace(const ServedStream& stream);
-    // After streams left: moves streams between NVDEC and the CPU if the loads are now lopsided.
+    // After streams left, or NVDEC's capacity was measured anew: moves streams between NVDEC and
+    // the CPU if the loads are now lopsided.
     void rebalance_decoders_locked();
+    // With GPUs: NVDEC's utilisation read from NVML about once a second (decode/nvdec_busy_meter.hpp)
+    // on a thread of its own, teaching decoders_ each GPU's NVDEC capacity; stopped before
+    // decoders_ is replaced or goes. Guarded by mutex_.
+    void sample_nvdec();
+    void stop_nvdec_sampler();
+    std::thread nvdec_sampler_;
+    std::condition_variable nvdec_sampler_wake_;
+    bool nvdec_sampler_stop_ = false;
     std::map<std::string, std::string> defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
     std::map<std::string, std::unique_ptr<ServedStream>> streams_;

@@ -43,6 +43,15 @@ int gpu_count() {
     return n;
 }
 
+std::string gpu_pci_bus_id(int index) {
+    char id[32] = {};
+    if (cudaDeviceGetPCIBusId(id, sizeof id, index) != cudaSuccess) {
+        cudaGetLastError();
+        return {};
+    }
+    return id;
+}
+
 bool select_gpu(int index, std::string* why) {
     const int n = gpu_count();
     if (index < 0 || index >= n) {

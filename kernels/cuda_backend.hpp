@@ -17,6 +17,8 @@ bool cuda_device_available(std::string* reason, std::string* detail = nullptr);
 bool select_gpu(int index, std::string* why);
 // How many GPUs CUDA sees (0 when none answers).
 int gpu_count();
+// GPU `index`'s PCI bus id ("0000:1a:00.0"), which names it to NVML; empty when CUDA cannot say.
+std::string gpu_pci_bus_id(int index);
 // GPU memory in use and in total on the current device (all processes), or false.
 bool gpu_memory_info(size_t* used_bytes, size_t* total_bytes);
 

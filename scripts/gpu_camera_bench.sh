@@ -39,6 +39,10 @@
 #             the same since f760088), second by second from serve's start (serve_ramp.py, every
 #             0.25 s: when the last camera had frames), frames dropped and p99; then 64 whole files
 #             with hwdec cuda against auto (files whose decoder is not made yet start on the CPU)
+#   capacity  NVDEC's capacity as serve measures it from NVML (no --nvdec-capacity): CN (default
+#             "32 128") cameras at 30 fps on NVDEC (hwdec cuda), then CF (default 64) files as
+#             fast as they go (NVDEC full); every 2 s what GET /streams says of GPU 0's capacity,
+#             the streams' fps summed, and nvidia-smi's NVDEC utilisation over the run
 #   tests     the GPU end-to-end tests of serve and NVDEC (TESTS, default GpuServe.*:GpuDecode.*)
 #   live      the live tests that need no GStreamer or nginx, NVDEC's with both decoders among them
 #             (LIVE_TESTS, default Live.FrameCut*:Live.StreamChanging*): a cut TCP camera, a
@@ -51,7 +55,7 @@
 # kept between calls).
 set -u
 mode=${1:-all}
-case $mode in unpaced|realtime|steady|moves|startup|share|turns|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|turns|gpus|tests|live|all]"; exit 2 ;; esac
+case $mode in unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh "${STATIC_FFMPEG:-.static-ffmpeg}" || exit 1
@@ -61,7 +65,7 @@ cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON
   { grep -E "error" -A3 $raw/build.log | head -40; exit 1; }
 el "built; $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ')"
 if [ $mode = all ] || [ $mode = tests ]; then
-  timeout 300 $b/vfilter_gpu_e2e_tests --gtest_brief=1 --gtest_filter="${TESTS:-GpuServe.*:GpuDecode.*}" >$raw/e2e.txt 2>&1
+  timeout ${E2E_TIMEOUT:-300} $b/vfilter_gpu_e2e_tests --gtest_brief=1 --gtest_filter="${TESTS:-GpuServe.*:GpuDecode.*}" >$raw/e2e.txt 2>&1
   el "${TESTS:-GpuServe.*:GpuDecode.*} exit $?: $(grep -E '^\[  (PASSED|FAILED)' $raw/e2e.txt | tr '\n' ' ')"; grep -B2 -A8 "Failure" $raw/e2e.txt | head -40
 fi
 [ $mode = tests ] && exit 0
@@ -192,6 +196,46 @@ PY
     run tf-$hw $raw/tf.yaml "--gpus $g --nvdec-share on"; echo "64 files, --gpus $g --nvdec-share on, hwdec $hw: $rate fps ($wall s; $u; $(decoders $raw/tf-$hw.json))"
   done
   el "turns done"
+fi
+if [ $mode = capacity ]; then
+  watch_capacity() {  # port seconds: GPU 0's NVDEC capacity every 2 s, as GET /streams gives it
+    python3 - "$@" <<'PY'
+import json, sys, time, urllib.request
+port, seconds = sys.argv[1], float(sys.argv[2])
+start = time.time()
+while time.time() - start < seconds:
+    time.sleep(2)
+    try:
+        fleet = json.load(urllib.request.urlopen(f'http://127.0.0.1:{port}/streams?scope=fleet', timeout=10))
+    except Exception as e:
+        print('  %4.0f s: %s' % (time.time() - start, e)); continue
+    streams = fleet.get('streams', [])
+    left = fleet.get('capacity_left') or (fleet.get('shards') or [{}])[0].get('capacity_left') or {}
+    c = (left.get('nvdec_capacity') or {}).get('0', {})
+    print('  %4.0f s: %3d streams running, %6.0f fps; capacity %s (%s), NVML busy %s; %s' % (time.time() - start,
+          sum(1 for s in streams if s.get('state') == 'running'), sum(s.get('fps', 0) for s in streams),
+          c.get('streams'), c.get('from'), c.get('busy'), c.get('how', '')))
+    if streams and all(s.get('state') in ('stopped', 'failed') for s in streams): break
+PY
+  }
+  for N in ${CN:-32 128}; do
+    config $raw/cap$N.yaml $N cuda ", realtime: true, frames: 900"
+    echo "$N cameras at 30 fps on NVDEC (hwdec cuda), no --nvdec-capacity:"
+    util_start
+    $b/vfilter serve --config $raw/cap$N.yaml --api-port 18397 2>$raw/cap$N.log & pid=$!
+    watch_capacity 18397 26
+    kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k 2>/dev/null
+    echo "  nvidia-smi over the run: $(util_end); the log: $(grep -o 'GPU 0: NVDEC capacity[^"]*' $raw/cap$N.log | head -1) ... $(grep -c 'GPU 0: NVDEC capacity' $raw/cap$N.log) lines"
+  done
+  CF=${CF:-64}
+  config $raw/capf.yaml $CF cuda ", frames: 900"
+  echo "$CF files as fast as they go on NVDEC:"
+  util_start
+  $b/vfilter serve --config $raw/capf.yaml --api-port 18398 2>$raw/capf.log & pid=$!
+  watch_capacity 18398 40
+  kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k 2>/dev/null
+  echo "  nvidia-smi over the run: $(util_end); the log: $(grep -o 'GPU 0: NVDEC capacity[^"]*' $raw/capf.log | tail -2 | tr '\n' ' ')"
+  el "capacity done"
 fi
 long_clip() {  # the clip twice over (its bitstream copied twice, so the same frames): 120 s
   long=$clips/cam120.mp4

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <map>
 #include <thread>
 
 #include "app/job.hpp"
 #include "app/stream_service.hpp"
+#include "decode/nvdec_busy_meter.hpp"
 #include "decode/nvdec_decoder_pool.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "pipeline/gpu_frame_filter.hpp"
@@ -375,7 +377,7 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
         const ClipSpec clip = write_case_clip(dir, c, 700 + static_cast<unsigned>(i));
         config.streams.push_back(make_stream_config(c.name, {{"input", clip.path}, {"output", dir + "/" + c.name + "-served.mkv"},
                                                              {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"},
-                                                             {"hwdec", "cuda"}, {"realtime", "true"}},
+                                                             {"hwdec", "cuda"}, {"realtime", "true"}, {"on-overload", "block"}},
                                                     {}));
         RunOptions single = config.streams.back().options;
         single.output.path = dir + "/" + c.name + "-single.mkv";
@@ -481,6 +483,74 @@ TEST(GpuServe, FilesWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns
     EXPECT_FALSE(waited["camera"]) << "a live input started on the CPU";
     EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
     expect_served_equal_single(dir, cases, kFrames);
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+// NVDEC's capacity measured, not assumed (app/decoder_balance.hpp, nvdec_sampled): 32 camera-like
+// streams (1080p30 H.264 at 4 Mb/s, paced as live) decode on NVDEC under serve's defaults; NVML
+// answers for the GPU, and within the run serve has measured the GPU's capacity from how busy
+// the streams keep NVDEC: at least the 32 that are decoding in real time, and said so in
+// GET /streams' capacity and /metrics. Every stream still writes every frame.
+TEST(GpuServe, NvdecCapacityIsMeasuredWhileCamerasDecode) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    {
+        const NvdecBusyMeter meter({{0, gpu_pci_bus_id(0)}});
+        if (!meter.available()) GTEST_SKIP() << "no NVML here: " << meter.unavailable();
+        const std::optional<double> busy = meter.busy(0);
+        ASSERT_TRUE(busy);
+        EXPECT_GE(*busy, 0);
+        EXPECT_LE(*busy, 1);
+    }
+    const std::string dir = temp_dir();
+    const std::string clip = dir + "/camera.mp4";
+    constexpr int kFrames = 240, kCameras = 32;
+    const CommandResult made = run_command({"ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-vf",
+                                            "noise=alls=10:allf=t", "-frames:v", std::to_string(kFrames), "-pix_fmt", "yuv420p",
+                                            "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "main", "-bf", "0", "-g", "60",
+                                            "-b:v", "4M", "-maxrate", "4M", "-bufsize", "4M", clip});
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    ServeConfig config;
+    for (int k = 0; k < kCameras; ++k)
+        config.streams.push_back(make_stream_config("cam" + std::to_string(k), {{"input", clip}, {"output", "null"},
+                                                                                 {"filter", "gaussian=sigma=3.2"}, {"device", "cuda"},
+                                                                                 {"hwdec", "cuda"}, {"realtime", "true"}, {"on-overload", "block"}},
+                                                    {}));
+    nlohmann::json measured;
+    std::string metrics;
+    {
+        StreamService service;
+        service.set_gpus({0});
+        service.apply(config);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (std::chrono::steady_clock::now() < until && !service.all_ended()) {
+            const nlohmann::json capacity = service.capacity_left()["nvdec_capacity"]["0"];
+            if (capacity["from"] == "measured") {
+                measured = capacity;
+                metrics = service.metrics();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        }
+        service.wait_all();
+        const nlohmann::json stats = service.final_stats();
+        for (int k = 0; k < kCameras; ++k) {
+            const nlohmann::json& s = stats["cam" + std::to_string(k)]["stats"];
+            EXPECT_EQ(s["frames_out"], kFrames) << s.dump();
+            EXPECT_EQ(s["hw_decode"], "cuda") << s.dump();
+        }
+    }
+    ASSERT_FALSE(measured.is_null()) << "no capacity measured while " << kCameras << " cameras decoded";
+    std::cout << "NVDEC capacity measured: " << measured.dump() << "\n";
+    EXPECT_GE(measured["streams"].get<double>(), kCameras) << "it decoded " << kCameras << " in real time: " << measured.dump();
+    EXPECT_NE(metrics.find("vfilter_decoder_capacity_measured{decoder=\"nvdec\",gpu=\"0\"} 1"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("vfilter_nvdec_busy_ratio{gpu=\"0\"}"), std::string::npos) << metrics;
 }
 
 }  // namespace
