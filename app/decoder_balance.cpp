@@ -284,6 +284,13 @@ bool DecoderBalance::nvdec_settled_locked(int gpu) const {
     return true;
 }
 
+namespace {
+
+// Two samples agree when they are within kNvdecSteady of each other.
+bool steady(double now, double before) { return std::abs(now - before) <= kNvdecSteady * std::max(now, before); }
+
+}  // namespace
+
 std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, double>& busy,
                                                        const std::map<std::string, int64_t>& frames, double now_s) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -291,26 +298,34 @@ std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, doubl
     for (const auto& [gpu, b] : busy) {
         if (std::find(gpus_.begin(), gpus_.end(), gpu) == gpus_.end()) continue;
         NvdecMeasure& m = nvdec_measures_[gpu];
+        const double busy_before = m.busy, rate_before = m.rate;
         m.busy = b;
-        const bool comparable = m.sampled_s >= 0 && now_s > m.sampled_s && m.changes == m.changes_seen;
+        m.rate = -1;
+        const bool comparable = m.sampled_s >= 0 && now_s > m.sampled_s && m.changes == m.changes_seen && nvdec_settled_locked(gpu);
         const double seconds = now_s - m.sampled_s;
         m.changes_seen = m.changes;
         m.sampled_s = now_s;
-        if (capacity_.nvdec_streams > 0 || !comparable || b < kNvdecLearnBusy || !nvdec_settled_locked(gpu)) continue;
+        if (!comparable) continue;
         // The frames decoded on this NVDEC since the last sample, in camera streams.
         double cameras = 0;
-        bool counted = true;
         for (const auto& [name, placed] : streams_) {
             if (!placed.placement.nvdec || placed.placement.gpu != gpu) continue;
             const auto now = frames.find(name);
             const auto before = frames_seen_.find(name);
             if (now == frames.end() || before == frames_seen_.end() || now->second < before->second) {
-                counted = false;  // new, gone, or a new job since: this period is not known whole
+                cameras = -1;  // new, gone, or a new job since: this period is not known whole
                 break;
             }
             cameras += static_cast<double>(now->second - before->second) * placed.frame_cameras / seconds;
         }
-        if (!counted || cameras <= 0) continue;
+        if (cameras <= 0) continue;
+        m.rate = cameras;
+        // NVML's period is not this one: while streams start or end, the frames counted and the
+        // busy it gives part ways (a run's last sample said 13% busy for frames that had kept it
+        // full), so only a period like the one before teaches.
+        if (capacity_.nvdec_streams > 0 || b < kNvdecLearnBusy || rate_before <= 0 || !steady(cameras, rate_before) ||
+            !steady(b, busy_before))
+            continue;
         const double sample = cameras / b;
         m.capacity = m.capacity > 0 ? m.capacity + kNvdecLearnWeight * (sample - m.capacity) : sample;
         char how[160];

@@ -57,6 +57,9 @@ constexpr double kNvdecStreamsH100 = 175;
 // taken moves the capacity this far towards its own figure (samples a second apart: about five
 // seconds to settle); a change of more than kNvdecLoggedChange is logged.
 constexpr double kNvdecLearnBusy = 0.08;
+// ...and samples whose frames decoded or busy differ from the sample before's by more than this
+// share (streams starting or ending: NVML's period is not serve's).
+constexpr double kNvdecSteady = 0.2;
 constexpr double kNvdecLearnWeight = 0.2;
 constexpr double kNvdecLoggedChange = 0.1;
 constexpr double kCpuStreamsPerCore = 2.5;
@@ -150,9 +153,10 @@ public:
     // sample's time in seconds. Unless --nvdec-capacity set it, a GPU's NVDEC capacity is learned:
     // the camera streams' worth of frames decoded on it since the last sample (each frame weighed
     // by its size) over how busy it was, when it was at least kNvdecLearnBusy busy, with the same
-    // streams decoding on it as at the last sample and none of them moving or waiting for a shared
-    // decoder. Measured, not assumed: it follows the GPU (an L4 is not an H100), the streams'
-    // bitrate, and other processes' decoding on the same NVDEC. Returns the lines to log (a GPU's
+    // streams decoding on it as at the last sample, none of them moving or waiting for a shared
+    // decoder, and both figures within kNvdecSteady of the period before's. Measured, not
+    // assumed: it follows the GPU (an L4 is not an H100), the streams' bitrate, and other
+    // processes' decoding on the same NVDEC. Returns the lines to log (a GPU's
     // capacity first measured, or changed by more than kNvdecLoggedChange since last logged).
     std::vector<std::string> nvdec_sampled(const std::map<int, double>& busy, const std::map<std::string, int64_t>& frames,
                                            double now_s);
@@ -191,6 +195,7 @@ private:
         uint64_t changes = 0;     // bumped whenever the streams decoding there change
         uint64_t changes_seen = 0;  // `changes` at the last sample
         double sampled_s = -1;    // the last sample's time; < 0: none
+        double rate = -1;         // camera streams' worth of frames decoded over the last period; < 0: unknown
     };
     std::map<int, NvdecMeasure> nvdec_measures_;
     std::map<std::string, int64_t> frames_seen_;  // each stream's frame count at the last sample
