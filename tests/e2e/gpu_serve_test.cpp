@@ -591,7 +591,9 @@ TEST(GpuServe, NvdecBusyIsReadForTheGpuThatDecodes) {
             if (now["from"] == "measured") capacity = now;
         }
         service.wait_all();
-        for (const auto& [name, entry] : service.final_stats().items()) EXPECT_EQ(entry["stats"]["frames_out"], kFrames) << name;
+        const nlohmann::json stats = service.final_stats();
+        ASSERT_EQ(stats.size(), static_cast<size_t>(kCameras));
+        for (const auto& [name, entry] : stats.items()) EXPECT_EQ(entry["stats"]["frames_out"], kFrames) << name;
     }
     std::cout << "GPU 0 busy at most " << busy0 << ", GPU 1 " << busy1 << "; GPU 1's capacity: " << capacity.dump() << "\n";
     EXPECT_GE(busy1, 0.08) << "GPU 1 decoded " << kCameras << " cameras";
