@@ -52,13 +52,13 @@ struct DecoderCapacity {
 // beside NVDEC's feeders and the filters' threads as it does flat out (docs/benchmarks.md,
 // "200 cameras in real time").
 constexpr double kNvdecStreamsH100 = 175;
-// Learning a GPU's NVDEC capacity from NVML (nvdec_sampled): samples where NVDEC was less busy
-// than this are left out (NVML gives whole percents: at 8% a sample is within 6%); each sample
-// taken moves the capacity this far towards its own figure (samples a second apart: about five
-// seconds to settle); a change of more than kNvdecLoggedChange is logged.
+// Learning a GPU's NVDEC capacity from NVML (nvdec_sampled). Samples where NVDEC was less busy
+// than kNvdecLearnBusy are left out (NVML gives whole percents: at 8% a sample is within 6%), and
+// so are those whose frames decoded or busy differ from the sample before's by more than
+// kNvdecSteady of either (streams starting or ending: NVML's period is not serve's). Each sample
+// taken moves the capacity kNvdecLearnWeight of the way to its own figure (samples a second
+// apart: a few seconds to settle); a change of more than kNvdecLoggedChange is logged.
 constexpr double kNvdecLearnBusy = 0.08;
-// ...and samples whose frames decoded or busy differ from the sample before's by more than this
-// share (streams starting or ending: NVML's period is not serve's).
 constexpr double kNvdecSteady = 0.2;
 constexpr double kNvdecLearnWeight = 0.2;
 constexpr double kNvdecLoggedChange = 0.1;
@@ -156,8 +156,8 @@ public:
     // streams decoding on it as at the last sample, none of them moving or waiting for a shared
     // decoder, and both figures within kNvdecSteady of the period before's. Measured, not
     // assumed: it follows the GPU (an L4 is not an H100), the streams' bitrate, and other
-    // processes' decoding on the same NVDEC. Returns the lines to log (a GPU's
-    // capacity first measured, or changed by more than kNvdecLoggedChange since last logged).
+    // processes' decoding on the same NVDEC. Returns the lines to log (a GPU's capacity first
+    // measured, or changed by more than kNvdecLoggedChange since last logged).
     std::vector<std::string> nvdec_sampled(const std::map<int, double>& busy, const std::map<std::string, int64_t>& frames,
                                            double now_s);
     // A GPU's NVDEC capacity in camera streams, and where it comes from: "set" (--nvdec-capacity),
