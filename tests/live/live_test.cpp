@@ -781,7 +781,9 @@ TEST_F(Live, InterruptedLiveInputKeepsTheFramesInsideTheDecoder) {
     const std::string out = dir + "/rec.mkv";
     auto v = vfilter({"-i", "udp://127.0.0.1:" + std::to_string(port), "-f", "sobel", "-o", out, "--hwdec", "none",
                       "--decoder-threads", "8", "--timeout", "60", "--on-overload", "block", "--stats-json", dir + "/s.json"});
-    std::this_thread::sleep_for(500ms);
+    // Sent before vfilter listens, the first datagrams (the stream's headers among them) would be
+    // lost: 28 of 60 frames under ASan on a busy 2-core machine.
+    ASSERT_TRUE(wait_for_udp_bound(port, 30)) << v->log();
     const CommandResult sent = run_command({"ffmpeg", "-nostdin", "-v", "error", "-re", "-i", ts, "-c", "copy", "-f", "mpegts",
                                             "udp://127.0.0.1:" + std::to_string(port) + "?pkt_size=1316"}, 60);
     ASSERT_EQ(sent.exit_code, 0) << sent.output;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -87,6 +88,25 @@ int free_port() {
     getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
     close(s);
     return ntohs(addr.sin_port);
+}
+
+bool wait_for_udp_bound(int port, double timeout_s) {
+    char local[16];
+    std::snprintf(local, sizeof local, ":%04X ", port);  // "sl local_address ...": 0100007F:1F90
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < until) {
+        for (const char* table : {"/proc/net/udp", "/proc/net/udp6"}) {
+            std::ifstream in(table);
+            std::string line;
+            std::getline(in, line);  // the header
+            while (std::getline(in, line)) {
+                const size_t colon = line.find(':', line.find(':') + 1);  // after "sl:", the address's
+                if (colon != std::string::npos && line.compare(colon, 6, local) == 0) return true;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
 }
 
 std::string read_file(const std::string& path) {

@@ -35,6 +35,9 @@ private:
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
+// Waits until some process has a UDP socket bound to `port` (Linux's /proc/net/udp): a listener
+// started as a child is ready for datagrams. False after timeout_s.
+bool wait_for_udp_bound(int port, double timeout_s);
 
 // Reads a whole file (empty when missing).
 std::string read_file(const std::string& path);
