@@ -65,7 +65,7 @@ bool write_whole_file(const std::string& path, const std::string& text, std::str
 
 }  // namespace
 
-ApiChanges::ApiChanges(std::string path) : path_(std::move(path)) {
+ApiChanges::ApiChanges(std::string path, ClientAccess access) : path_(std::move(path)), access_(std::move(access)) {
     if (path_.empty()) return;
     std::ifstream in(path_, std::ios::binary);
     if (!in) {
@@ -134,7 +134,7 @@ ServeConfig ApiChanges::over(const ServeConfig& file) {
                 std::map<std::string, std::string> fields = s.fields;
                 fields["filter"] = filters_[s.name]["filter"].get<std::string>();
                 try {
-                    out.streams.push_back(make_stream_config(s.name, std::move(fields), {}));
+                    out.streams.push_back(make_stream_config(s.name, std::move(fields), {}, access_.kernel_files()));
                     continue;
                 } catch (const Error& e) {
                     spdlog::error("stream '{}': the filter set through the API no longer applies ({}); the file's is used",
@@ -151,7 +151,7 @@ ServeConfig ApiChanges::over(const ServeConfig& file) {
     }
     for (const auto& [name, entry] : added_.items()) {
         try {
-            out.streams.push_back(stream_from_json(entry.dump(), file.defaults));
+            out.streams.push_back(stream_from_json(entry.dump(), file.defaults, access_));
         } catch (const Error& e) {
             spdlog::error("stream '{}', added through the API: {}; not started (its entry is kept in --api-state)", name,
                           redact_credentials(e.what()));

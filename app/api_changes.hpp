@@ -19,8 +19,9 @@ namespace vf {
 class ApiChanges {
 public:
     // path "": kept in memory only. A file that cannot be read as one is moved aside (logged) and
-    // serve starts without its changes.
-    explicit ApiChanges(std::string path = "");
+    // serve starts without its changes. `access`: what clients may reach; the changes kept are a
+    // client's and are checked against it again whenever they are applied.
+    explicit ApiChanges(std::string path = "", ClientAccess access = {});
 
     // The camera list as it runs: `file` with the API's changes over it.
     ServeConfig over(const ServeConfig& file);
@@ -41,6 +42,7 @@ private:
     void save_locked() const;
 
     std::string path_;
+    ClientAccess access_;
     mutable std::mutex mutex_;
     nlohmann::json added_ = nlohmann::json::object();    // name -> entry as sent, its filter as last set
     nlohmann::json removed_ = nlohmann::json::object();  // name -> the file entry's fingerprint when removed

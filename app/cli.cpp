@@ -84,7 +84,41 @@ Command parse_command_line(int argc, char** argv) {
         ->check(CLI::Range(0, 65535))->envname("VFILTER_API_PORT");
     serve->add_option("--api-bind", so.api_bind, "address of the API (anything but 127.x needs a token)")
         ->default_str("127.0.0.1")->envname("VFILTER_API_BIND");
-    serve->add_option("--api-token", so.api_token, "bearer token the /streams requests must carry")->envname("VFILTER_API_TOKEN");
+    serve->add_option("--api-token", so.api_token,
+                      "admin token (16+ characters) that changes through the API must carry; prefer VFILTER_API_TOKEN or "
+                      "--api-token-file, since a command line shows in ps")
+        ->envname("VFILTER_API_TOKEN");
+    serve->add_option("--api-token-file", so.api_token_file,
+                      "read the admin token from this file's first line (a systemd LoadCredential or a Kubernetes Secret)")
+        ->envname("VFILTER_API_TOKEN_FILE");
+    serve->add_option("--viewer-token", so.viewer_token,
+                      "a second token that may only look: the page, stream lists, snapshots and live video")
+        ->envname("VFILTER_VIEWER_TOKEN");
+    serve->add_option("--viewer-token-file", so.viewer_token_file, "read the viewer token from this file's first line")
+        ->envname("VFILTER_VIEWER_TOKEN_FILE");
+    serve->add_option("--api-host", so.api_hosts,
+                      "further names of this server, comma separated, that a request's Host may give (a Service's DNS "
+                      "name); others are refused, so that a web page cannot reach the API by rebinding its own name")
+        ->envname("VFILTER_API_HOST");
+    serve->add_option("--media-root", so.media_root,
+                      "a folder whose files streams added through the API may read (none by default: network URLs and "
+                      "pattern:// only)")
+        ->envname("VFILTER_MEDIA_ROOT");
+    serve->add_option("--recordings-root", so.recordings_root,
+                      "a folder streams added through the API may record into (none by default: null or --output-hosts only)")
+        ->envname("VFILTER_RECORDINGS_ROOT");
+    serve->add_option("--kernel-dir", so.kernel_dir,
+                      "a folder of kernel files that filters set through the API may read with file=NAME (none by default)")
+        ->envname("VFILTER_KERNEL_DIR");
+    serve->add_option("--output-hosts", so.output_hosts,
+                      "hosts that streams added through the API may publish to (rtsp://, rtmp://, srt://, udp://), comma "
+                      "separated (none by default)")
+        ->envname("VFILTER_OUTPUT_HOSTS");
+    serve->add_option("--max-streams", so.max_streams, "streams this process runs at most; more are refused (503)")
+        ->default_str("512")->check(CLI::Range(1, 100000));
+    serve->add_option("--max-previews", so.max_previews,
+                      "previews and live-video answers served at once, each running its own encoders; more get 503")
+        ->default_str("8")->check(CLI::Range(1, 256));
     serve->add_option("--host-threads", so.host_threads,
                       "decoder, encoder and CPU filter threads shared out among the streams (0 = one per core)")
         ->check(CLI::Range(0, 4096));

@@ -22,25 +22,24 @@ HttpResponse error_answer(int status, const std::string& why) {
     return json_answer(status, nlohmann::json{{"error", redact_credentials(why)}});
 }
 
-// The filter chain of a PUT: the body as text, or {"filter": "..."}.
+// The filter chain of a PUT: {"filter": "CHAIN"} (or the chain as one JSON string).
 std::string filter_from_body(const std::string& body) {
-    const size_t first = body.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) throw ServiceError(400, "the body must hold the filter chain");
-    if (body[first] != '{') {
-        const size_t last = body.find_last_not_of(" \t\r\n");
-        return body.substr(first, last - first + 1);
-    }
-    try {
-        const nlohmann::json j = nlohmann::json::parse(body);
-        if (j.contains("filter") && j["filter"].is_string()) return j["filter"].get<std::string>();
-    } catch (const nlohmann::json::exception&) {
-    }
-    throw ServiceError(400, "expected the filter chain as text, or {\"filter\": \"CHAIN\"}");
+    const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_string()) return j.get<std::string>();
+    if (j.is_object() && j.size() == 1 && j.contains("filter") && j["filter"].is_string()) return j["filter"].get<std::string>();
+    throw ServiceError(400, "expected {\"filter\": \"CHAIN\"}");
 }
 
 const char* const kBoundary = "vfilterframe";
 
 }  // namespace
+
+ControlApi::ControlApi(StreamService& service, ControlApiOptions options, Fleet* fleet, ApiChanges* changes)
+    : service_(service),
+      options_(std::move(options)),
+      guard_(ApiGuardOptions{options_.token, options_.viewer_token, options_.bind, options_.hosts}),
+      fleet_(fleet),
+      changes_(changes) {}
 
 bool ControlApi::take_preview_slot(std::shared_ptr<void>* slot) {
     if (preview_streams_.fetch_add(1) >= options_.max_preview_streams) {
@@ -146,7 +145,9 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
             }
             StreamConfig s;
             try {
-                s = stream_from_json(req.body, service_.defaults());
+                s = stream_from_json(req.body, service_.defaults(), options_.access);
+            } catch (const Forbidden& e) {
+                throw ServiceError(403, e.what());
             } catch (const Error& e) {
                 throw ServiceError(400, e.what());
             }
@@ -195,7 +196,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     if (tail == "/filter") {
         if (req.method != "PUT") return error_answer(405, req.method + " /streams/NAME/filter: use PUT");
         const std::string chain = filter_from_body(req.body);
-        service_.set_filter(name, chain);
+        service_.set_filter(name, chain, options_.access.kernel_files());
         if (changes_) changes_->filter_set(name, chain);
         for (const nlohmann::json& j : service_.list())
             if (j["name"] == name) return json_answer(200, j);
@@ -204,7 +205,11 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
 }
 
 HttpResponse ControlApi::answer(const HttpRequest& req) {
-    const std::string& token = options_.token;
+    // The server screens each head before reading its body; answered here too, for every door.
+    if (std::optional<HttpResponse> refused = guard_.screen(req)) {
+        if (req.method != "GET" && req.method != "HEAD") spdlog::info("api: {} {} -> {}", req.method, req.path, refused->status);
+        return *refused;
+    }
     try {
         if (const WebAsset* page = find_web_asset(req.path)) {
             if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "the page is read with GET");
@@ -224,8 +229,6 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
             return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics() + (fleet_ ? fleet_->metrics() : "")};
         }
         if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0 || req.path == "/live" || req.path == "/fleet/shard") {
-            if (!token.empty() && !bearer_token_matches(req.authorization, token))
-                return error_answer(401, "this API needs \"Authorization: Bearer TOKEN\" (the --api-token of vfilter serve)");
             if (req.path == "/fleet/shard") {
                 if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /fleet/shard");
                 if (!fleet_) return error_answer(404, "this process has no fleet view");

@@ -6,9 +6,10 @@
 // With --peers (app/fleet.hpp) it answers for the fleet: GET /streams?scope=fleet, and requests for
 // a stream of another shard passed to that shard's process; GET /fleet/shard is what peers ask.
 // Changes that succeed are recorded in ApiChanges (kept over reloads and, with a file, restarts).
-// With a token, every /streams, /live and /fleet request needs "Authorization: Bearer TOKEN"; the page, the filter
-// table, the probes and /metrics stay open (they change nothing and show no credentials or
-// pictures).
+// Every request passes ApiGuard first (app/api_guard.hpp: Host, Origin, content type, the admin or
+// viewer token); a client's stream fields are checked against what the operator allowed clients
+// (app/client_access.hpp). The page, the filter table, the probes and /metrics need no token (they
+// change nothing and show no credentials or pictures).
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,8 @@
 #include <string>
 
 #include "app/api_changes.hpp"
+#include "app/api_guard.hpp"
+#include "app/client_access.hpp"
 #include "app/fleet.hpp"
 #include "app/stream_service.hpp"
 #include "common/http_server.hpp"
@@ -23,8 +26,14 @@
 namespace vf {
 
 struct ControlApiOptions {
-    std::string token;            // empty: no token needed (loopback only; see serve_command.cpp)
+    ControlApiOptions(std::string admin_token = "", int previews = 8)
+        : token(std::move(admin_token)), max_preview_streams(previews) {}
+    std::string token;            // the admin token; empty: no token needed (loopback only; see serve_command.cpp)
     int max_preview_streams = 8;  // preview.mjpg, live.mp4 and /live answered at once; more get 503
+    std::string viewer_token;     // may look, not change; empty: none
+    std::string bind = "127.0.0.1";  // the server's address, and further names of it (--api-host)
+    std::vector<std::string> hosts;
+    ClientAccess access;          // what a client's streams may read, write and load
 };
 
 // HTTP worker threads the API server needs: requests and every preview stream at once.
@@ -33,9 +42,10 @@ inline int control_api_workers(const ControlApiOptions& o) { return 4 + o.max_pr
 class ControlApi {
 public:
     // fleet, changes: may be null (no fleet view or forwarding; changes not recorded).
-    ControlApi(StreamService& service, ControlApiOptions options, Fleet* fleet = nullptr, ApiChanges* changes = nullptr)
-        : service_(service), options_(std::move(options)), fleet_(fleet), changes_(changes) {}
+    ControlApi(StreamService& service, ControlApiOptions options, Fleet* fleet = nullptr, ApiChanges* changes = nullptr);
     HttpResponse answer(const HttpRequest& request);  // any thread
+    // A refusal from the request's head alone (before its body is read), or nullopt.
+    std::optional<HttpResponse> screen(const HttpRequest& head) const { return guard_.screen(head); }
 
 private:
     HttpResponse answer_streams(const HttpRequest& request);
@@ -51,6 +61,7 @@ private:
 
     StreamService& service_;
     ControlApiOptions options_;
+    ApiGuard guard_;
     Fleet* fleet_;
     ApiChanges* changes_;
     std::atomic<int> preview_streams_{0};

@@ -174,6 +174,8 @@ Fleet::Answer Fleet::ask(const HttpAddress& at) const {
         a.count = j.at("shard").at("count").get<int>();
         a.streams = j.at("streams");
         if (!a.streams.is_array()) throw std::runtime_error("streams");
+        for (const nlohmann::json& stream : a.streams)  // each read by name later: checked here, once
+            if (!stream.is_object() || !stream.contains("name") || !stream["name"].is_string()) throw std::runtime_error("stream");
     } catch (const std::exception&) {
         a.error = "its answer is not a vfilter serve's (GET /fleet/shard)";
     }

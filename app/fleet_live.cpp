@@ -59,22 +59,29 @@ public:
         size_t at = 0;
         while (pending_.size() - at >= 8) {
             const size_t header_length = be32_at(pending_, at);
+            // A peer's lengths are bounded before anything waits for them: a header is a line of
+            // JSON, a body one fragment of live video.
+            if (header_length > kMaxPeerHeader) return refuse("a message header of " + std::to_string(header_length) + " bytes");
             if (pending_.size() - at < 8 + header_length) break;
             const size_t bytes_length = be32_at(pending_, at + 4 + header_length);
+            if (bytes_length > kMaxPeerBody) return refuse("a message of " + std::to_string(bytes_length) + " bytes");
             const size_t end = at + 8 + header_length + bytes_length;
             if (pending_.size() < end) break;
             nlohmann::json header = nlohmann::json::parse(pending_.substr(at + 4, header_length), nullptr, false);
             const std::string body = pending_.substr(at + 8 + header_length, bytes_length);
             at = end;
             if (!header.is_object() || !header.contains("tile")) continue;  // ticks
+            if (!header["tile"].is_number_unsigned() || header["tile"].get<size_t>() >= places_.size())
+                return refuse("a message for no tile it was asked for");
             const size_t tile = header["tile"].get<size_t>();
-            if (tile >= places_.size()) continue;
             header["tile"] = places_[tile];
             if (!out_.send(live_message(header, body))) return false;
         }
         pending_.erase(0, at);
         return true;
     }
+    // What was wrong with the shard's bytes when take() refused them ("" when nothing was).
+    const std::string& broken() const { return broken_; }
     // Every tile gone, with the reason (the shard stopped answering).
     bool all_gone(const std::string& why) {
         pending_.clear();
@@ -84,9 +91,16 @@ public:
     }
 
 private:
+    static constexpr size_t kMaxPeerHeader = 64 << 10, kMaxPeerBody = 16 << 20;
+    bool refuse(const std::string& what) {
+        broken_ = what;
+        pending_.clear();
+        return false;
+    }
     SharedWriter& out_;
     std::vector<size_t> places_;
     std::string pending_;
+    std::string broken_;
 };
 
 // One other shard's tiles, relayed until the page goes; asked again after it stops answering.
@@ -111,7 +125,8 @@ void relay_shard(Fleet& fleet, int shard, const std::vector<LiveTileAsk>& tiles,
                     case HttpStreamedCall::Next::Ended: more = false; break;
                     }
                 }
-                why = "the connection to " + why_prefix + " ended";
+                why = renumber.broken().empty() ? "the connection to " + why_prefix + " ended"
+                                                : why_prefix + " sent " + renumber.broken() + ": dropped";
             } else {
                 why = relay ? why_prefix + " answered " + std::to_string(head.status) : why_prefix + " does not answer: " + head.error;
             }

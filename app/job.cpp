@@ -77,7 +77,7 @@ Job::Job(const RunOptions& o) : Job(o, nullptr) {}
 Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink) : options_(o), parts_(std::make_unique<Parts>()) {
     if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
-    std::vector<FilterPlan> chain = build_chain(o.filter.chain, o.filter.compat);
+    std::vector<FilterPlan> chain = build_chain(o.filter.chain, o.filter.compat, {}, o.filter.kernel_files);
     if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     RunContext context;
     context.device = resolve_device(o.filter.device, o.filter.kernel);
@@ -147,7 +147,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         geometry.width = v.width;
         geometry.height = v.height;
         if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
-        chain = build_chain(o.filter.chain, o.filter.compat, geometry);
+        chain = build_chain(o.filter.chain, o.filter.compat, geometry, o.filter.kernel_files);
         if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
         parts_->geometry = geometry;
         parts_->filter_text = o.filter.chain;
@@ -213,8 +213,8 @@ void Job::tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets) { pa
 
 void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
 
-void Job::set_filter(const std::string& text) {
-    std::vector<FilterPlan> chain = build_chain(text, options_.filter.compat, parts_->geometry);  // throws on a bad chain
+void Job::set_filter(const std::string& text, const KernelFiles& files) {
+    std::vector<FilterPlan> chain = build_chain(text, options_.filter.compat, parts_->geometry, files);  // throws on a bad chain
     if (const std::string why = forced_kernel_problem(chain, options_.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);
     parts_->filter->set_chain(std::move(chain));

@@ -53,7 +53,7 @@ public:
     void collect_metrics(MetricSet& set, const std::string& labels) const;
     // Replaces the filter chain from the next frame on, without touching the output. Throws
     // Error(Usage) for a chain that does not parse or does not fit the frames; nothing changes then.
-    void set_filter(const std::string& chain);
+    void set_filter(const std::string& chain, const KernelFiles& files = {});
     std::string filter() const;
     // The input's video as the first connection described it (size, frame rate, format).
     const VideoInfo& video() const;

@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "app/api_changes.hpp"
+#include "app/api_guard.hpp"
+#include "app/client_access.hpp"
 #include "app/control_api.hpp"
 #include "app/fleet.hpp"
 #include "app/service_manager.hpp"
@@ -102,12 +104,47 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
     }
 }
 
+std::string source_name(const ServeOptions& o) { return o.demo_streams > 0 ? "--demo" : o.config; }
+
+// "a, b,c" -> {"a", "b", "c"}.
+std::vector<std::string> comma_list(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) items.push_back(item);
+    }
+    return items;
+}
+
+// The admin and viewer tokens from their options or files, each checked (16+ characters).
+void resolve_tokens(ServeOptions& o) {
+    if (!o.api_token_file.empty()) {
+        if (!o.api_token.empty()) fail(ErrorCategory::Usage, "give the admin token once: --api-token or --api-token-file");
+        o.api_token = read_token_file(o.api_token_file, "--api-token-file");
+    }
+    if (!o.viewer_token_file.empty()) {
+        if (!o.viewer_token.empty()) fail(ErrorCategory::Usage, "give the viewer token once: --viewer-token or --viewer-token-file");
+        o.viewer_token = read_token_file(o.viewer_token_file, "--viewer-token-file");
+    }
+    if (!o.api_token.empty()) check_token(o.api_token, "--api-token");
+    if (!o.viewer_token.empty()) {
+        check_token(o.viewer_token, "--viewer-token");
+        if (o.api_token.empty()) fail(ErrorCategory::Usage, "--viewer-token needs an admin token too (--api-token or --api-token-file)");
+        if (o.viewer_token == o.api_token) fail(ErrorCategory::Usage, "--viewer-token must differ from the admin token");
+    }
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
     ServeOptions o = options;
     const bool demo = o.demo_streams > 0;
     if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
+    resolve_tokens(o);
+    const ClientAccess access = checked_client_access(
+        ClientAccess{o.media_root, o.recordings_root, o.kernel_dir, comma_list(o.output_hosts)});
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
                                    "(--api-token or VFILTER_API_TOKEN)");
@@ -121,7 +158,7 @@ int run_serve(const ServeOptions& options) {
         if (o.api_port < 0) fail(ErrorCategory::Usage, "--peers needs --api-port: the processes of a fleet talk through their APIs");
         peers = parse_peers(o.peers);
     }
-    ApiChanges changes(o.api_state);
+    ApiChanges changes(o.api_state, access);
     std::mutex names_mutex;
     std::vector<std::string> names;  // every stream of the list, every shard's (the fleet view lists them)
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
@@ -135,6 +172,9 @@ int run_serve(const ServeOptions& options) {
         return shard_config(std::move(whole), o.shard_index, o.shard_count);
     };
     const ServeConfig config = load();
+    if (config.streams.size() > static_cast<size_t>(o.max_streams))
+        fail(ErrorCategory::Usage, source_name(o) + ": " + std::to_string(config.streams.size()) + " streams, more than --max-streams " +
+                                       std::to_string(o.max_streams));
     const std::string source = demo ? "--demo" : o.config;
     if (o.shard_count > 1)
         spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), source);
@@ -148,6 +188,7 @@ int run_serve(const ServeOptions& options) {
     std::signal(SIGPIPE, SIG_IGN);
 
     StreamService service(o.host_threads, o.gpu_frames, o.min_free);
+    service.set_max_streams(o.max_streams);
     service.set_shard(o.shard_index, o.shard_count);
     service.set_batch_wait(o.batch_wait_ms);
 #ifdef VF_HAVE_CUDA
@@ -202,6 +243,11 @@ int run_serve(const ServeOptions& options) {
         ho.max_body_bytes = 64 * 1024;
         ControlApiOptions ao;
         ao.token = o.api_token;
+        ao.viewer_token = o.viewer_token;
+        ao.max_preview_streams = o.max_previews;
+        ao.bind = o.api_bind;
+        ao.hosts = comma_list(o.api_hosts);
+        ao.access = access;
         ho.workers = control_api_workers(ao);
         control = std::make_unique<ControlApi>(service, ao, fleet.get(), &changes);
         api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });

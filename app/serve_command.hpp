@@ -16,7 +16,17 @@ struct ServeOptions {
     int demo_streams = 0;             // --demo N: N streams of built-in pictures instead of a file
     int api_port = -1;                // < 0: no API (nor /metrics)
     std::string api_bind = "127.0.0.1";
-    std::string api_token;            // needed for /streams when set; required off loopback
+    std::string api_token;            // the admin token: needed for /streams when set; required off loopback
+    std::string api_token_file;       // --api-token-file: the admin token from a file (systemd credential, Secret)
+    std::string viewer_token;         // --viewer-token(-file): may look (page, live video, snapshots), not change
+    std::string viewer_token_file;
+    std::string api_hosts;            // --api-host: names of this server a Host header may give, comma separated
+    std::string media_root;           // --media-root: local files API clients may read
+    std::string recordings_root;      // --recordings-root: where API clients' recordings may go
+    std::string kernel_dir;           // --kernel-dir: kernel files API clients' filters may read
+    std::string output_hosts;         // --output-hosts: hosts API clients may publish to, comma separated
+    int max_streams = 512;            // streams this process runs at most (the config's and the API's)
+    int max_previews = 8;             // previews and live-video answers at once (each runs encoders)
     int host_threads = 0;             // decoder + encoder + CPU filter threads shared by the streams
     int gpu_frames = 24;              // frames in flight on the GPU shared by the streams (2..6 each)
     // The longest a frame waits to share a launch with other streams' (0: never). Off by default:

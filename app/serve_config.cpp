@@ -93,7 +93,7 @@ ServeConfig shard_config(ServeConfig config, int index, int count) {
 }
 
 StreamConfig make_stream_config(const std::string& name, std::map<std::string, std::string> fields,
-                                const std::map<std::string, std::string>& defaults) {
+                                const std::map<std::string, std::string>& defaults, const KernelFiles& kernel_files) {
     if (!valid_stream_name(name))
         fail(ErrorCategory::Usage, "stream name '" + name + "': use 1 to 64 of A-Z a-z 0-9 _ -");
     for (const auto& [key, value] : defaults) fields.emplace(key, value);  // the stream's own win
@@ -103,13 +103,16 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
     s.name = name;
     try {
         s.options = stream_options_from_fields(fields);
+        s.options.filter.kernel_files = kernel_files;
+        // Standard output is serve's log, not a place for video.
+        if (s.options.output.path == "-") fail(ErrorCategory::Usage, "field 'output': '-' (standard output) is serve's log; name a file or URL");
         // What can be checked before the input opens, so a typo is refused and changes nothing.
         if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
         check_retention_fits(s.options.output);
         try {
-            build_chain(s.options.filter.chain, s.options.filter.compat);
+            build_chain(s.options.filter.chain, s.options.filter.compat, {}, kernel_files);
         } catch (const Error& e) {
-            fail(ErrorCategory::Usage, std::string("field 'filter': ") + e.what());
+            rethrow_prefixed(e, "field 'filter': ");
         }
         if (s.options.output.path != "null") {
             try {
@@ -118,6 +121,8 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
                 fail(ErrorCategory::Usage, std::string("field 'codec': ") + e.what());
             }
         }
+    } catch (const Forbidden& e) {
+        forbid("stream '" + name + "': " + redact_credentials(e.what()));
     } catch (const Error& e) {
         fail(ErrorCategory::Usage, "stream '" + name + "': " + redact_credentials(e.what()));
     }
@@ -199,7 +204,8 @@ ServeConfig load_serve_config(const std::string& path) {
     return parse_serve_config(text.str(), path);
 }
 
-StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults) {
+StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults,
+                              const ClientAccess& access) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(json_text);
@@ -218,7 +224,7 @@ StreamConfig stream_from_json(const std::string& json_text, const std::map<std::
     if (name == fields.end()) fail(ErrorCategory::Usage, "field 'name' is missing");
     const std::string n = name->second;
     fields.erase(name);
-    return make_stream_config(n, std::move(fields), defaults);
+    return make_stream_config(n, check_client_fields(std::move(fields), access), defaults, access.kernel_files());
 }
 
 }  // namespace vf

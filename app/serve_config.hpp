@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/client_access.hpp"
 #include "config/options.hpp"
 
 namespace vf {
@@ -32,12 +33,15 @@ ServeConfig load_serve_config(const std::string& path);
 // another filter, to null: serve, its API and its page without a camera or a file.
 ServeConfig demo_serve_config(int streams);
 
-// One stream from the API's JSON object (same fields as the YAML), with `defaults` under it.
-StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults);
+// One stream from the API's JSON object (same fields as the YAML), with `defaults` under it. The
+// client's own fields are checked against `access` first (app/client_access.hpp: Forbidden, 403).
+StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults,
+                              const ClientAccess& access = ClientAccess{});
 
 // A stream from its name and fields: checks the name, merges the defaults, reads the options.
+// `kernel_files`: where its filter's file= may read (a client's chain: only --kernel-dir).
 StreamConfig make_stream_config(const std::string& name, std::map<std::string, std::string> fields,
-                                const std::map<std::string, std::string>& defaults);
+                                const std::map<std::string, std::string>& defaults, const KernelFiles& kernel_files = {});
 
 // "${NAME}" replaced by the environment's NAME; throws Error(Usage) naming an unset variable.
 std::string expand_environment(const std::string& value);

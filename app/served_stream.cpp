@@ -43,9 +43,10 @@ ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper)
     : config_(std::move(config)), keeper_(keeper), filter_(config_.options.filter.chain) {
     const RunOutput& out = config_.options.output;
     if (out.segment_s > 0 && records_to_disk(out)) {
+        // Kept from the first time the stream runs (run_job): a stream that never started has
+        // written nothing, so its pattern has nothing of its own to delete.
         retention_ = std::make_shared<RecordingRetention>(
             config_.name, segment_pattern(out.path), RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
-        if (keeper_) keeper_->add(retention_);
     }
 }
 
@@ -128,6 +129,7 @@ bool ServedStream::run_job(const RunOptions& options) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         job_ = std::move(job);
+        if (keeper_ && retention_ && !ran_) keeper_->add(retention_);
         ran_ = true;
         state_ = StreamState::Running;
         error_.clear();  // the wait's reason
@@ -295,11 +297,12 @@ bool ServedStream::on_gpu() const {
     return job_ ? job_->status().on_gpu : last_.on_gpu;
 }
 
-void ServedStream::set_filter(const std::string& chain) {
+void ServedStream::set_filter(const std::string& chain, const KernelFiles& files) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!job_ || state_ != StreamState::Running)
         fail(ErrorCategory::Usage, std::string("stream '") + config_.name + "' is " + state_name(state_) + ", not running");
-    job_->set_filter(chain);
+    job_->set_filter(chain, files);
+    config_.options.filter.kernel_files = files;
     // What it runs now: the config file applied again leaves it alone while the file's entry, with
     // the API's change over it (app/api_changes.hpp), says the same.
     config_.fields["filter"] = chain;

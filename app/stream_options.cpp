@@ -63,7 +63,7 @@ T choice(const std::string& v, std::initializer_list<std::pair<const char*, T>> 
 
 // One per-stream option: its command-line names (the first long one is its field in serve's
 // entries), help, the default shown in --help, the environment variable that gives its default,
-// whether it is a switch, and how a value is checked and stored.
+// whether it is a switch, how a value is checked and stored, and who may set it.
 struct StreamOption {
     const char* names;
     const char* help;
@@ -71,6 +71,7 @@ struct StreamOption {
     const char* env;           // nullptr: none
     bool flag;
     void (*set)(RunOptions&, const std::string&);
+    FieldSetter who = FieldSetter::Admin;
 };
 
 const std::vector<StreamOption>& stream_option_table() {
@@ -92,7 +93,7 @@ const std::vector<StreamOption>& stream_option_table() {
              o.filter.compat = choice<FilterDefaults>(v, {{"vfilter", FilterDefaults::Vfilter}, {"ffmpeg", FilterDefaults::Ffmpeg}});
          }},
         {"-y,--overwrite", "overwrite an existing output file", nullptr, nullptr, true,
-         [](RunOptions& o, const std::string& v) { o.output.overwrite = boolean(v); }},
+         [](RunOptions& o, const std::string& v) { o.output.overwrite = boolean(v); }, FieldSetter::Operator},
         {"--codec",
          "video encoder: auto (h264_nvenc on a GPU that has NVENC, else libx264), libx264, libx265, h264_nvenc, hevc_nvenc, "
          "mpeg4, ffv1, rawvideo, ...",
@@ -145,7 +146,7 @@ const std::vector<StreamOption>& stream_option_table() {
         {"--allow-protocols",
          "protocols the input (and what it references) may use, e.g. file,http; default: file,pipe for local inputs, "
          "rtsp,rtsps,rtp,udp,tcp,rtmp,rtmps,srt,http,https,tls for network ones",
-         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.input.allow_protocols = v; }},
+         nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.input.allow_protocols = v; }, FieldSetter::Operator},
         {"--rtsp-transport", "RTSP inputs: tcp or udp", "tcp", nullptr, false,
          [](RunOptions& o, const std::string& v) { o.input.rtsp_transport = choice<std::string>(v, {{"tcp", "tcp"}, {"udp", "udp"}}); }},
         {"--input-size", "capture devices (/dev/videoN): size to ask for, e.g. 1280x720", nullptr, nullptr, false,
@@ -182,7 +183,11 @@ const std::vector<StreamOption>& stream_option_table() {
              o.output.fragmented = choice<FragmentedMode>(v, {{"auto", FragmentedMode::Auto}, {"yes", FragmentedMode::Yes}, {"no", FragmentedMode::No}});
          }},
         {"--segment", "write a new file every SECONDS (name them with %03d or strftime fields, else -00000 is added)", nullptr, nullptr,
-         false, [](RunOptions& o, const std::string& v) { o.output.segment_s = number(v, 0, 86400); }},
+         false, [](RunOptions& o, const std::string& v) {
+             const double seconds = number(v, 0, 86400);
+             if (seconds > 0 && seconds < 1) throw BadValue("expected 0 (one file) or at least 1 second");
+             o.output.segment_s = seconds;
+         }},
         {"--hls-time", "an .m3u8 output (HLS): seconds a segment, each starting at a keyframe", "2", nullptr, false,
          [](RunOptions& o, const std::string& v) { o.output.hls_time_s = number(v, 0.5, 3600); }},
         {"--hls-segments",
@@ -216,7 +221,7 @@ const std::vector<StreamOption>& stream_option_table() {
              o.pipeline.max_frames = whole_number(v, 0, std::numeric_limits<long long>::max());
          }},
         {"--queue", "frames buffered between stages", "8", nullptr, false,
-         [](RunOptions& o, const std::string& v) { o.pipeline.queue_frames = whole(v, 1, 256); }},
+         [](RunOptions& o, const std::string& v) { o.pipeline.queue_frames = whole(v, 1, 256); }, FieldSetter::Operator},
     };
     return table;
 }
@@ -262,6 +267,13 @@ void add_stream_options(CLI::App& app, RunOptions& o) {
         if (opt.default_text) added->default_str(opt.default_text);
         if (opt.env) added->envname(opt.env);
     }
+}
+
+FieldSetter field_setter(const std::string& field) {
+    for (const StreamOption& opt : stream_option_table())
+        for (const std::string& n : field_names(opt))
+            if (n == field) return opt.who;
+    return FieldSetter::Admin;  // an unknown field is refused when read, with the list of fields
 }
 
 RunOptions stream_options_from_fields(const std::map<std::string, std::string>& fields) {

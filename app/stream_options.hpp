@@ -17,6 +17,14 @@ class App;
 
 namespace vf {
 
+// Who may set a field of a stream. The operator (serve's config file, the command line) sets any;
+// an API client holding the admin token sets the Admin ones, within what the operator allowed
+// clients (app/client_access.hpp: inputs, outputs, kernel files); a viewer sets none.
+enum class FieldSetter { Admin, Operator };
+
+// The setter a field needs (by its name in serve's entries).
+FieldSetter field_setter(const std::string& field);
+
 // Declares every per-stream option (input, filter, output, encoding, live input and output, GPU)
 // on `app`; a value given is checked and stored in `o` as the command line is parsed (a bad one is
 // a CLI11 error naming the option).

@@ -1,5 +1,7 @@
 #include "app/stream_service.hpp"
 
+#include <filesystem>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -22,6 +24,14 @@ namespace {
 // Outputs two streams must not share: files (and segment patterns); network outputs and null may repeat.
 bool exclusive_output(const std::string& out) {
     return !out.empty() && out != "null" && out != "-" && out.find("://") == std::string::npos;
+}
+
+// One name for one file: "path", "./path" and "dir/../path" are the same output, and so is a link
+// to it (the folders resolved as far as they exist).
+std::string output_identity(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    return ec ? std::filesystem::absolute(path).lexically_normal().string() : p.string();
 }
 
 }  // namespace
@@ -159,7 +169,8 @@ StreamService::~StreamService() {
 void StreamService::check_output_free_locked(const StreamConfig& s, const std::string& ignoring) const {
     if (!exclusive_output(s.options.output.path)) return;
     for (const auto& [name, other] : streams_)
-        if (name != ignoring && name != s.name && other->config().options.output.path == s.options.output.path && !other->ended())
+        if (name != ignoring && name != s.name && !other->ended() &&
+            output_identity(other->config().options.output.path) == output_identity(s.options.output.path))
             throw ServiceError(409, "stream '" + s.name + "': output '" + redact_credentials(s.options.output.path) +
                                         "' is already written by stream '" + name + "'");
 }
@@ -182,7 +193,7 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     place_decoder_locked(s);  // may move it to the GPU whose NVDEC is the least loaded
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
     const std::string name = s.name;
-    auto stream = std::make_unique<ServedStream>(std::move(s), &keeper_);
+    auto stream = std::make_shared<ServedStream>(std::move(s), &keeper_);
     if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens
         stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec, bool waiting) {
             balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec, waiting,
@@ -203,6 +214,8 @@ void StreamService::add(StreamConfig s) {
                                     std::to_string(shard_count_) + ", not to this one (" + std::to_string(shard_index_) + "/" +
                                     std::to_string(shard_count_) + ")");
     if (streams_.count(s.name)) throw ServiceError(409, "stream '" + s.name + "' exists (DELETE it first, or use another name)");
+    if (streams_.size() >= max_streams_)
+        throw ServiceError(503, "this serve runs " + std::to_string(max_streams_) + " streams already (--max-streams)");
     check_output_free_locked(s, "");
     start_locked(std::move(s), static_cast<int>(streams_.size()) + 1);
 }
@@ -219,7 +232,7 @@ void StreamService::retire(const ServedStream& stream) {
 }
 
 nlohmann::json StreamService::remove(const std::string& name) {
-    std::unique_ptr<ServedStream> stream;
+    std::shared_ptr<ServedStream> stream;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto it = streams_.find(name);
@@ -236,28 +249,41 @@ nlohmann::json StreamService::remove(const std::string& name) {
     return stream->summary();
 }
 
-void StreamService::set_filter(const std::string& name, const std::string& chain) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = streams_.find(name);
-    if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
-    if (it->second->state() != StreamState::Running && it->second->state() != StreamState::Reconnecting)
-        throw ServiceError(409, "stream '" + name + "' is " + state_name(it->second->state()) + ", not running");
+void StreamService::set_filter(const std::string& name, const std::string& chain, const KernelFiles& files) {
+    // The chain is built, and its kernel files read, outside the service's lock: a slow disk
+    // holds only this request, never /streams, /metrics or /readyz.
+    const auto running = [&] {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = streams_.find(name);
+        if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
+        if (it->second->state() != StreamState::Running && it->second->state() != StreamState::Reconnecting)
+            throw ServiceError(409, "stream '" + name + "' is " + state_name(it->second->state()) + ", not running");
+        return it->second;  // kept alive by this copy even if removed meanwhile
+    };
+    std::shared_ptr<ServedStream> stream = running();
     try {
-        it->second->set_filter(chain);
+        build_chain(chain, stream->config().options.filter.compat, {}, files);  // refused here, before any change
+        stream->set_filter(chain, files);
+    } catch (const Forbidden& e) {
+        throw ServiceError(403, "stream '" + name + "': " + e.what());
     } catch (const Error& e) {
         throw ServiceError(400, "stream '" + name + "': " + e.what());
     }
+    if (running() != stream) throw ServiceError(409, "stream '" + name + "' was replaced while its filter was set");
 }
 
 void StreamService::apply(const ServeConfig& config) {
-    std::vector<std::unique_ptr<ServedStream>> leaving;
+    std::vector<std::shared_ptr<ServedStream>> leaving;
     std::vector<StreamConfig> starting;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (config.streams.size() > max_streams_)
+            throw ServiceError(400, std::to_string(config.streams.size()) + " streams, more than --max-streams " +
+                                        std::to_string(max_streams_));
         // Outputs: checked against the streams that stay, before anything changes.
         std::set<std::string> outputs;
         for (const StreamConfig& s : config.streams) {
-            if (exclusive_output(s.options.output.path) && !outputs.insert(s.options.output.path).second)
+            if (exclusive_output(s.options.output.path) && !outputs.insert(output_identity(s.options.output.path)).second)
                 throw ServiceError(400, "stream '" + s.name + "': output '" + redact_credentials(s.options.output.path) +
                                             "' is written by another stream of the file");
         }

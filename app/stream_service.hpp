@@ -38,7 +38,8 @@ public:
     void add(StreamConfig stream);           // 409 on a name or output in use
     // 404; returns once its output is finalised, with its last describe() and "stats".
     nlohmann::json remove(const std::string& name);
-    void set_filter(const std::string& name, const std::string& chain);  // 404, 400, 409
+    // 404, 400, 403 (a file= its sender may not read), 409. `files`: where the chain's kernel files may be.
+    void set_filter(const std::string& name, const std::string& chain, const KernelFiles& files = {});
     const std::map<std::string, std::string>& defaults() const { return defaults_; }
     // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
@@ -49,6 +50,9 @@ public:
     // GPU streams started from now on filter through their device's batch window, a frame
     // waiting at most `ms` for other streams' frames to share its launch (0: no window).
     void set_batch_wait(double ms) { batch_wait_us_ = ms > 0 ? static_cast<int>(ms * 1000) : -1; }
+    // Streams run at most (each holds threads and memory even while it waits for its camera):
+    // add() beyond it is refused (503), and so is a config file naming more.
+    void set_max_streams(size_t count) { max_streams_ = count; }
 
     nlohmann::json list() const;              // every stream's describe(), by name, with where it decodes
     nlohmann::json capacity_left() const;     // decoder capacity left (null without a GPU)
@@ -70,6 +74,7 @@ private:
     int host_threads_;
     int gpu_frames_;
     int batch_wait_us_ = -1;
+    size_t max_streams_ = 512;
     mutable std::mutex mutex_;
     bool closing_ = false;
     int shard_index_ = 0, shard_count_ = 1;
@@ -93,7 +98,7 @@ private:
     bool nvdec_sampler_stop_ = false;
     std::map<std::string, std::string> defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
-    std::map<std::string, std::unique_ptr<ServedStream>> streams_;
+    std::map<std::string, std::shared_ptr<ServedStream>> streams_;  // shared: set_filter builds outside the lock
     // The summaries of the last kRetiredKept streams removed or replaced, for final_stats():
     // bounded, since a service that runs for months may see streams come and go without end.
     static constexpr size_t kRetiredKept = 256;

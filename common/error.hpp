@@ -35,9 +35,23 @@ private:
     bool disk_full_;
 };
 
+// A value its sender may not set: an API client naming a file, device, host or option that the
+// operator did not give clients. The control API answers 403; the command line exits 2.
+class Forbidden : public Error {
+public:
+    explicit Forbidden(const std::string& message) : Error(ErrorCategory::Usage, message) {}
+};
+
+// `e` again with `prefix` before its message, of the same kind (a Forbidden stays one).
+[[noreturn]] inline void rethrow_prefixed(const Error& e, const std::string& prefix) {
+    if (dynamic_cast<const Forbidden*>(&e)) throw Forbidden(prefix + e.what());
+    throw Error(e.category(), prefix + e.what(), e.lasting(), e.disk_full());
+}
+
 inline int exit_code_for(ErrorCategory c) { return static_cast<int>(c); }
 
 [[noreturn]] inline void fail(ErrorCategory c, const std::string& message) { throw Error(c, message); }
+[[noreturn]] inline void forbid(const std::string& message) { throw Forbidden(message); }
 [[noreturn]] inline void fail_lasting(ErrorCategory c, const std::string& message) { throw Error(c, message, true); }
 
 }  // namespace vf

@@ -101,6 +101,8 @@ public:
             r.authorization = req.get_header_value("Authorization");
             r.content_type = req.get_header_value("Content-Type");
             r.forwarded_by = req.get_header_value("X-Vfilter-Forwarded-By");
+            r.host = req.get_header_value("Host");
+            r.origin = req.get_header_value("Origin");
             HttpResponse answer = handler_(r);
             res.status = answer.status;
             for (const auto& [name, value] : answer.headers) res.set_header(name, value);

@@ -378,7 +378,7 @@ FilterPlan build_convolution(const OptionValues& o) {
         KernelMatrix km;
         const std::string origin = "convolution " + (o.has(p + "m") ? p + "m" : std::string("m"));
         if (!file.empty()) {
-            km = read_kernel_file(file);
+            km = read_kernel_file(file, o.kernel_files);
         } else if (!m.empty()) {
             std::string t = m;
             std::replace(t.begin(), t.end(), '|', ' ');
@@ -576,7 +576,7 @@ const FilterDef* find_filter(const std::string& name) {
     return nullptr;
 }
 
-FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults, const FrameGeometry& geometry) {
+FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults, const FrameGeometry& geometry, const KernelFiles& kernel_files) {
     const FilterDef* def = find_filter(spec.name);
     if (!def) {
         std::string names;
@@ -585,6 +585,7 @@ FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults, const Fra
     }
     OptionValues values;
     values.geometry = geometry;
+    values.kernel_files = kernel_files;
     for (const auto& d : def->options)
         if (!d.default_value.empty() && !d.per_plane) values.set(d.name, d.default_value);
     if (defaults == FilterDefaults::Ffmpeg)
@@ -657,9 +658,10 @@ FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults, const Fra
     return def->build(values);
 }
 
-std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults, const FrameGeometry& geometry) {
+std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults, const FrameGeometry& geometry,
+                                    const KernelFiles& kernel_files) {
     std::vector<FilterPlan> chain;
-    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec, defaults, geometry));
+    for (const auto& spec : parse_filter_specs(chain_text)) chain.push_back(build_plan(spec, defaults, geometry, kernel_files));
     return chain;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/filter_spec.hpp"
+#include "config/kernel_file.hpp"
 #include "kernels/plan.hpp"
 
 namespace vf {
@@ -38,6 +39,7 @@ struct FrameGeometry {
 class OptionValues {
 public:
     FrameGeometry geometry;  // unknown until the input is open
+    KernelFiles kernel_files;  // where file= may read (a client's chain: only the operator's folder)
     bool has(const std::string& name) const { return values_.count(name) != 0; }
     const std::string& text(const std::string& name) const;
     double number(const std::string& name) const;
@@ -74,9 +76,9 @@ const FilterDef* find_filter(const std::string& name);
 
 // Checks one spec against the table (unknown filter or option, type, range) and builds its plan.
 FilterPlan build_plan(const FilterSpec& spec, FilterDefaults defaults = FilterDefaults::Vfilter,
-                      const FrameGeometry& geometry = {});
+                      const FrameGeometry& geometry = {}, const KernelFiles& kernel_files = {});
 std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults = FilterDefaults::Vfilter,
-                                    const FrameGeometry& geometry = {});
+                                    const FrameGeometry& geometry = {}, const KernelFiles& kernel_files = {});
 
 // Human-readable list of filters and options, for --list-filters.
 std::string describe_filters();

@@ -1,5 +1,6 @@
 #include "config/number_expr.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -13,12 +14,63 @@ extern "C" {
 
 namespace vf {
 
+namespace {
+
+// FFmpeg's functions and constants whose cost is one step each. Left out: while (a loop a string
+// can make endless), root and taylor (iterate up to a count the string gives), ld and st (state
+// kept between evaluations), random and time (not a number of the string alone).
+const char* const kCheapNames[] = {"sin",   "cos",   "tan",   "asin",  "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+                                   "exp",   "log",   "abs",   "sqrt",  "pow",  "trunc", "ceil", "floor", "round", "min",
+                                   "max",   "mod",   "gt",    "gte",   "lt",   "lte",  "eq",    "not",  "squish", "gauss",
+                                   "bitand", "bitor", "hypot", "clip",  "if",   "ifnot", "isnan", "isinf", "lerp", "sgn",
+                                   "PI",    "E",     "PHI"};
+
+// The first name in `text` that is neither a cheap function nor one of `variables`, or "".
+// Numbers (with exponents, hexadecimal digits and SI suffixes such as 2k or 1Mi) are skipped.
+std::string costly_name(const std::string& text, const ExprVariables& variables) {
+    const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+            while (i < text.size() && (alnum(text[i]) || text[i] == '.' ||
+                                       ((text[i] == '+' || text[i] == '-') && (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+                ++i;
+            continue;
+        }
+        if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') {
+            ++i;
+            continue;
+        }
+        const size_t start = i;
+        while (i < text.size() && alnum(text[i])) ++i;
+        const std::string name = text.substr(start, i - start);
+        bool known = false;
+        for (const char* cheap : kCheapNames) known |= name == cheap;
+        for (const auto& v : variables) known |= name == v.first;
+        if (!known) return name;
+    }
+    return "";
+}
+
+}  // namespace
+
 bool evaluate_number(const std::string& text, double* value, std::string* why, const ExprVariables& variables) {
     if (text.find_first_not_of(" \t") == std::string::npos) {
         *why = "is empty";
         return false;
     }
+    // Bounded before FFmpeg sees it: a short string of one-step functions evaluates in microseconds,
+    // so a value from an API client cannot spin or grow without end.
+    if (text.size() > kMaxExpressionLength) {
+        *why = "is longer than " + std::to_string(kMaxExpressionLength) + " characters";
+        return false;
+    }
 #ifdef VF_HAVE_AV_EXPR
+    if (const std::string name = costly_name(text, variables); !name.empty()) {
+        *why = "uses '" + name + "', which vfilter does not evaluate (functions: arithmetic, comparisons, min, max, "
+               "trigonometry, exp, log, pow, sqrt, round, floor, ceil, if, clip; constants PI, E, PHI)";
+        return false;
+    }
     double v = 0;
     std::vector<const char*> names;
     std::vector<double> values;

@@ -13,7 +13,11 @@ namespace vf {
 // Names an expression may use, with their values (boxblur's w, h, cw, ch, hsub, vsub).
 using ExprVariables = std::vector<std::pair<std::string, double>>;
 
-// The value of `text`; false with the reason when it is not a number or an expression of one.
+// The longest expression evaluated: far more than any filter option needs.
+constexpr size_t kMaxExpressionLength = 256;
+
+// The value of `text`; only FFmpeg's one-step functions and constants (no while, root, taylor,
+// ld, st or random: nothing whose cost or result the string alone does not bound), and finite; false with the reason when it is not a number or an expression of one.
 bool evaluate_number(const std::string& text, double* value, std::string* why, const ExprVariables& variables = {});
 
 }  // namespace vf

@@ -52,6 +52,7 @@ struct RunInput {
 struct RunFilter {
     std::string chain = "identity";       // filter string (FFmpeg syntax)
     FilterDefaults compat = FilterDefaults::Vfilter;  // --compat ffmpeg: FFmpeg's defaults for filter strings
+    KernelFiles kernel_files;             // where file= kernels may be read (an API client's chain: --kernel-dir only)
     DeviceChoice device = DeviceChoice::Auto;
     KernelChoice kernel;                  // auto, a family or a row of the GPU dispatch table
     std::optional<int> threads;           // CPU filter threads; unset: one per core

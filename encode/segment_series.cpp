@@ -9,6 +9,31 @@ namespace vf {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// What one strftime field writes, as narrowly as it is written: a stream's retention must never
+// take another stream's files, so "cam-%Y..." cannot match "cam-2-2026..." (docs/serve.md).
+std::string field_class(char field) {
+    switch (field) {
+    case 'Y': case 'G': return "[0-9]{4}";
+    case 'm': case 'd': case 'H': case 'M': case 'S': case 'y': case 'g': case 'I': case 'U': case 'W': case 'V': case 'C':
+        return "[0-9]{2}";
+    case 'e': case 'k': case 'l': return "[ 0-9][0-9]";
+    case 'j': return "[0-9]{3}";
+    case 'u': case 'w': return "[0-9]";
+    case 's': return "[0-9]+";
+    case 'F': return "[0-9]{4}-[0-9]{2}-[0-9]{2}";
+    case 'T': return "[0-9]{2}:[0-9]{2}:[0-9]{2}";
+    case 'R': return "[0-9]{2}:[0-9]{2}";
+    case 'D': return "[0-9]{2}/[0-9]{2}/[0-9]{2}";
+    case 'z': return "[-+][0-9]{4}";
+    case 'p': return "(AM|PM|am|pm)";
+    default: return "[A-Za-z0-9]+";  // names of days and months, zones: letters and digits only
+    }
+}
+
+}  // namespace
+
 SegmentSeries::SegmentSeries(const std::string& pattern) : pattern_(pattern) {
     const size_t slash = pattern.find_last_of('/');
     folder_ = slash == std::string::npos ? "." : slash == 0 ? "/" : pattern.substr(0, slash);
@@ -28,7 +53,7 @@ SegmentSeries::SegmentSeries(const std::string& pattern) : pattern_(pattern) {
             }
             while (j < name.size() && (std::isdigit(static_cast<unsigned char>(name[j])) || name[j] == 'E' || name[j] == 'O')) ++j;
             if (j < name.size()) {
-                re += (numbered_ && name[j] == 'd') ? "([0-9]+)" : "[^/]+?";
+                re += (numbered_ && name[j] == 'd') ? "([0-9]+)" : field_class(name[j]);
                 i = j;
                 continue;
             }

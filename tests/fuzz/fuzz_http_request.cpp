@@ -17,7 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         s->stop_all();
         return s;
     }();
-    static vf::ControlApi* api = new vf::ControlApi(*service, {"token", 8});
+    static vf::ControlApi* api = [] {
+        vf::ControlApiOptions o;
+        o.token = "fuzz-admin-token-0123";
+        o.viewer_token = "fuzz-viewer-token-0123";
+        return new vf::ControlApi(*service, o);
+    }();
     const std::string request(reinterpret_cast<const char*>(data), size);
     const std::string response = vf::http_answer_bytes(
         request, [](const vf::HttpRequest& r) { return api->answer(r); }, 64 * 1024);
