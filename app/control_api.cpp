@@ -22,11 +22,18 @@ HttpResponse error_answer(int status, const std::string& why) {
     return json_answer(status, nlohmann::json{{"error", redact_credentials(why)}});
 }
 
-// The filter chain of a PUT: {"filter": "CHAIN"} (or the chain as one JSON string).
+// The filter chain of a PUT: {"filter": "CHAIN"}, the chain as a JSON string, or the chain as
+// it is (still sent as application/json: the type is what keeps other sites' pages out).
 std::string filter_from_body(const std::string& body) {
+    const size_t first = body.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) throw ServiceError(400, "the body must hold the filter chain");
+    if (body[first] != '{' && body[first] != '"') {
+        const size_t last = body.find_last_not_of(" \t\r\n");
+        return body.substr(first, last - first + 1);
+    }
     const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
     if (j.is_string()) return j.get<std::string>();
-    if (j.is_object() && j.size() == 1 && j.contains("filter") && j["filter"].is_string()) return j["filter"].get<std::string>();
+    if (j.is_object() && j.contains("filter") && j["filter"].is_string()) return j["filter"].get<std::string>();
     throw ServiceError(400, "expected {\"filter\": \"CHAIN\"}");
 }
 

@@ -66,12 +66,13 @@ std::string kernel_file_path(const std::string& name, const KernelFiles& files) 
     if (files.anywhere) return name;
     if (files.folder.empty())
         forbid("file= kernels are read only from the folder the operator gives (vfilter serve --kernel-dir); this serve has none");
-    const std::filesystem::path p(name);
-    bool up = false;
+    std::filesystem::path p = std::filesystem::path(name).lexically_normal();
+    if (p.is_absolute()) p = p.lexically_relative(std::filesystem::path(files.folder).lexically_normal());
+    bool up = p.empty();
     for (const auto& part : p) up |= part == "..";
-    if (name.empty() || p.is_absolute() || up || name.find('\0') != std::string::npos)
-        forbid("file='" + name + "': give a file's name inside --kernel-dir (no '/' at the start, no '..')");
-    return files.folder + "/" + name;
+    if (name.empty() || up || p == "." || name.find('\0') != std::string::npos)
+        forbid("file='" + name + "': give the name of a file inside --kernel-dir (no '..', nothing outside it)");
+    return files.folder + "/" + p.string();
 }
 
 namespace {

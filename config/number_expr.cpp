@@ -16,18 +16,15 @@ namespace vf {
 
 namespace {
 
-// FFmpeg's functions and constants whose cost is one step each. Left out: while (a loop a string
-// can make endless), root and taylor (iterate up to a count the string gives), ld and st (state
-// kept between evaluations), random and time (not a number of the string alone).
-const char* const kCheapNames[] = {"sin",   "cos",   "tan",   "asin",  "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-                                   "exp",   "log",   "abs",   "sqrt",  "pow",  "trunc", "ceil", "floor", "round", "min",
-                                   "max",   "mod",   "gt",    "gte",   "lt",   "lte",  "eq",    "not",  "squish", "gauss",
-                                   "bitand", "bitor", "hypot", "clip",  "if",   "ifnot", "isnan", "isinf", "lerp", "sgn",
-                                   "PI",    "E",     "PHI"};
+// FFmpeg's expression functions that are not one step each: while (a loop the string can make
+// endless), root and taylor (iterate up to a count the string gives), ld and st (state kept between
+// evaluations), random and time (not a number of the string alone) and print (writes to the log).
+// Every other function of libavutil/eval.c costs one step, so a bounded string is a bounded cost.
+const char* const kCostlyNames[] = {"while", "root", "taylor", "ld", "st", "random", "time", "print"};
 
-// The first name in `text` that is neither a cheap function nor one of `variables`, or "".
+// The first name in `text` that is one of kCostlyNames, or "".
 // Numbers (with exponents, hexadecimal digits and SI suffixes such as 2k or 1Mi) are skipped.
-std::string costly_name(const std::string& text, const ExprVariables& variables) {
+std::string costly_name(const std::string& text) {
     const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     for (size_t i = 0; i < text.size();) {
         const char c = text[i];
@@ -44,10 +41,8 @@ std::string costly_name(const std::string& text, const ExprVariables& variables)
         const size_t start = i;
         while (i < text.size() && alnum(text[i])) ++i;
         const std::string name = text.substr(start, i - start);
-        bool known = false;
-        for (const char* cheap : kCheapNames) known |= name == cheap;
-        for (const auto& v : variables) known |= name == v.first;
-        if (!known) return name;
+        for (const char* costly : kCostlyNames)
+            if (name == costly) return name;
     }
     return "";
 }
@@ -66,9 +61,9 @@ bool evaluate_number(const std::string& text, double* value, std::string* why, c
         return false;
     }
 #ifdef VF_HAVE_AV_EXPR
-    if (const std::string name = costly_name(text, variables); !name.empty()) {
-        *why = "uses '" + name + "', which vfilter does not evaluate (functions: arithmetic, comparisons, min, max, "
-               "trigonometry, exp, log, pow, sqrt, round, floor, ceil, if, clip; constants PI, E, PHI)";
+    if (const std::string name = costly_name(text); !name.empty()) {
+        *why = "uses " + name + "(), which vfilter does not evaluate (no loops, stored values, random numbers or "
+               "printing: a value must cost the same every time)";
         return false;
     }
     double v = 0;

@@ -28,7 +28,7 @@ namespace {
 using namespace test;
 using namespace std::chrono_literals;
 
-const std::string kToken = "fleet-token";
+const std::string kToken = "fleet-token-0123456789";
 
 struct Answer {
     int status = -1;
@@ -89,7 +89,8 @@ protected:
     }
     std::unique_ptr<ChildProcess> start(int k, std::vector<std::string> extra = {}, const std::string& token = kToken) {
         std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/3",
-                                         "--api-port", std::to_string(ports[k]), "--api-token", token};
+                                         "--api-port", std::to_string(ports[k]), "--api-token", token,
+                                         "--media-root", dir, "--recordings-root", dir};
         if (std::find(extra.begin(), extra.end(), "--peers") == extra.end()) extra.insert(extra.begin(), {"--peers", peers});
         args.insert(args.end(), extra.begin(), extra.end());
         auto p = std::make_unique<ChildProcess>(args, dir + "/serve-" + std::to_string(k) + "-" + std::to_string(++started) + ".log");
@@ -226,7 +227,7 @@ TEST_F(FleetServe, AKilledProcessIsListedUnreachableWithItsStreamsAndAgainWhenIt
 TEST_F(FleetServe, TheTokenIsNeededOnEveryProcessAndOnForwardedCalls) {
     pods[0] = start(0);
     pods[1] = start(1);
-    pods[2] = start(2, {}, "another-token");  // a process whose token differs
+    pods[2] = start(2, {}, "another-token-0123456789");  // a process whose token differs
     ASSERT_TRUE(wait_shard(0, 1, true, 10));
     for (int k = 0; k < 3; ++k) {
         for (const char* target : {"/streams?scope=fleet", "/streams", "/fleet/shard", "/live?streams=x"})
@@ -247,7 +248,7 @@ TEST_F(FleetServe, TheTokenIsNeededOnEveryProcessAndOnForwardedCalls) {
     EXPECT_NE(f["shards"][2]["error"].get<std::string>().find("401"), std::string::npos) << f["shards"][2].dump();
     const std::string theirs = name_in_shard("cam0-", 2);
     EXPECT_EQ(call(ports[0], "PUT", "/streams/" + theirs + "/filter", "gaussian").status, 503);
-    EXPECT_EQ(call(ports[2], "GET", "/streams/" + theirs, "", "another-token").body["filter"], "sobel");
+    EXPECT_EQ(call(ports[2], "GET", "/streams/" + theirs, "", "another-token-0123456789").body["filter"], "sobel");
 }
 
 TEST_F(FleetServe, AProcessCallsOnlyTheAddressesOfItsListAndFindsPeersThroughDns) {
@@ -310,7 +311,8 @@ TEST_F(FleetServe, AStreamAddedThroughTheApiMovesToItsNewShardWhenTheCountChange
     const std::string two = "http://127.0.0.1:" + std::to_string(ports[0]) + ",http://127.0.0.1:" + std::to_string(ports[1]);
     for (int k = 0; k < 2; ++k) {
         std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/2",
-                                         "--api-port", std::to_string(ports[k]), "--api-token", kToken, "--peers", two, "--api-state", state(k)};
+                                         "--api-port", std::to_string(ports[k]), "--api-token", kToken, "--peers", two, "--api-state", state(k),
+                                         "--media-root", dir, "--recordings-root", dir};
         pods[k] = std::make_unique<ChildProcess>(args, dir + "/two-" + std::to_string(k) + ".log");
         ASSERT_TRUE(pods[k]->wait_for_log("control API: http://", 30));
     }

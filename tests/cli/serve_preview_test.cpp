@@ -192,6 +192,8 @@ TEST(ControlApi, ServesThePageAndTheFilterTableWithoutAToken) {
     }
     HttpRequest post = get("/");
     post.method = "POST";
+    EXPECT_EQ(api.answer(post).status, 415) << "a write without a JSON body is refused before routing";
+    post.content_type = "application/json";
     EXPECT_EQ(api.answer(post).status, 405);
     EXPECT_EQ(api.answer(get("/app.js.map")).status, 404);
     r = api.answer(get("/filters"));

@@ -132,7 +132,13 @@ TEST(ServeConfig, DeviceFromTheEnvironmentIsTheDefault) {
 
 TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
     const std::map<std::string, std::string> defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
-    const StreamConfig s = stream_from_json(R"({"name": "cam9", "input": "x.mp4", "output": "y.mkv", "crf": 20, "realtime": true})", defaults);
+    const std::string root = temp_dir();
+    std::ofstream(root + "/x.mp4") << "x";
+    ClientAccess files;
+    files.media_root = files.recordings_root = root;
+    const StreamConfig s = stream_from_json(R"({"name": "cam9", "input": "x.mp4", "output": "y.mkv", "crf": 20, "realtime": true})",
+                                            defaults, checked_client_access(files));
+    EXPECT_EQ(s.options.input.url, fs::canonical(root).string() + "/x.mp4") << "a client's name is resolved under its root";
     EXPECT_EQ(s.name, "cam9");
     EXPECT_EQ(s.options.filter.chain, "sobel");
     EXPECT_TRUE(s.options.input.realtime);
@@ -141,7 +147,7 @@ TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
     EXPECT_THROW(stream_from_json(R"({"input": "x", "output": "y"})", defaults), Error);
     EXPECT_THROW(stream_from_json(R"({"name": "a", "input": "x", "output": "y", "filter": ["sobel"]})", defaults), Error);
     ::setenv("VF_TEST_SECRET", "hidden", 1);
-    const StreamConfig literal = stream_from_json(R"({"name": "a", "input": "http://h/${VF_TEST_SECRET}", "output": "y.mkv"})", defaults);
+    const StreamConfig literal = stream_from_json(R"({"name": "a", "input": "http://h/${VF_TEST_SECRET}", "output": "null"})", defaults);
     EXPECT_EQ(literal.options.input.url, "http://h/${VF_TEST_SECRET}") << "a client must not read the server's environment";
     ::unsetenv("VF_TEST_SECRET");
 }
@@ -159,6 +165,7 @@ std::string http(int port, const std::string& method, const std::string& path, c
                  const std::string& token = "") {
     std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
     if (!token.empty()) req += "Authorization: Bearer " + token + "\r\n";
+    if (method == "POST" || method == "PUT") req += "Content-Type: application/json\r\n";
     req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     return http_exchange(port, req);
 }
@@ -198,7 +205,9 @@ protected:
     }
     void write(const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; }
     std::unique_ptr<ChildProcess> serve(std::vector<std::string> extra, const std::string& log = "serve.log") {
-        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml"};
+        // The operator lets API clients read and write files in the test's folder.
+        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--media-root", dir,
+                                         "--recordings-root", dir, "--kernel-dir", dir};
         args.insert(args.end(), extra.begin(), extra.end());
         return std::make_unique<ChildProcess>(args, dir + "/" + log);
     }
@@ -296,10 +305,10 @@ TEST_F(Serve, ApiAddsAndRemovesStreamsWhileOthersRunAndRefusesBadRequests) {
     EXPECT_EQ(status_of(r), 201) << r;
     EXPECT_EQ(body_json(r)["name"], "b");
     EXPECT_EQ(status_of(http(port, "POST", "/streams", b)), 409) << "a duplicate name";
-    r = http(port, "POST", "/streams", R"({"name": "c", "input": "x.mkv", "output": "c.mkv", "colour": "red"})");
+    r = http(port, "POST", "/streams", R"({"name": "c", "input": "b.mkv", "output": "c.mkv", "colour": "red"})");
     EXPECT_EQ(status_of(r), 400);
     EXPECT_NE(body_json(r)["error"].get<std::string>().find("unknown field 'colour'"), std::string::npos) << r;
-    r = http(port, "POST", "/streams", R"({"name": "c", "input": "x.mkv", "output": "c.mkv", "filter": "blurry"})");
+    r = http(port, "POST", "/streams", R"({"name": "c", "input": "b.mkv", "output": "c.mkv", "filter": "blurry"})");
     EXPECT_EQ(status_of(r), 400);
     EXPECT_NE(body_json(r)["error"].get<std::string>().find("unknown filter 'blurry'"), std::string::npos) << r;
     r = http(port, "POST", "/streams", R"({"name": "c", "input": ")" + dir + R"(/b.mkv", "output": ")" + dir + R"(/a-out.mkv"})");
@@ -344,16 +353,16 @@ TEST_F(Serve, ApiAddsAndRemovesStreamsWhileOthersRunAndRefusesBadRequests) {
 TEST_F(Serve, TokenGuardsTheStreamsButNotTheProbes) {
     clip("a.mkv", 600, 1);
     write("streams.yaml", "streams:\n  - {name: a, input: " + dir + "/a.mkv, output: 'null', realtime: true}\n");
-    auto p = serve({"--api-port", "0", "--api-token", "t0k3n"});
+    auto p = serve({"--api-port", "0", "--api-token", "t0k3n-0123456789ab"});
     const int port = api_port(*p);
     ASSERT_GT(port, 0) << p->log();
     EXPECT_EQ(status_of(http(port, "GET", "/streams")), 401);
     EXPECT_EQ(status_of(http(port, "GET", "/streams", "", "wrong")), 401);
     EXPECT_EQ(status_of(http(port, "DELETE", "/streams/a", "", "wrong")), 401);
-    EXPECT_EQ(status_of(http(port, "GET", "/streams", "", "t0k3n")), 200);
+    EXPECT_EQ(status_of(http(port, "GET", "/streams", "", "t0k3n-0123456789ab")), 200);
     EXPECT_EQ(status_of(http(port, "GET", "/metrics")), 200);
     EXPECT_EQ(status_of(http(port, "GET", "/healthz")), 200);
-    EXPECT_EQ(streams(port, "t0k3n").size(), 1u) << "the refused DELETE changed nothing";
+    EXPECT_EQ(streams(port, "t0k3n-0123456789ab").size(), 1u) << "the refused DELETE changed nothing";
     p->signal(SIGTERM);
     EXPECT_EQ(p->wait(30), 0) << p->log();
 }
@@ -417,7 +426,7 @@ TEST_F(Serve, PreviewsAnswerAtTheAskedWidthAndNeverStallTheApi) {
 
     for (int i = 0; i < 10; ++i)  // answered without a body: their slots must come back all the same
         EXPECT_EQ(status_of(http(port, "HEAD", "/streams/a/preview.mjpg")), 200);
-    const std::string ask = "GET /streams/a/preview.mjpg?fps=10&width=64 HTTP/1.1\r\nHost: x\r\n\r\n";
+    const std::string ask = "GET /streams/a/preview.mjpg?fps=10&width=64 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     std::vector<std::unique_ptr<HttpConnection>> watchers;
     for (int i = 0; i < 8; ++i) {
         watchers.push_back(std::make_unique<HttpConnection>(port, ask));
@@ -634,19 +643,19 @@ TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
                           "  - {name: a, input: 'pattern://?size=320x240&rate=25', output: 'null', filter: sobel}\n"
                           "  - {name: b, input: 'pattern://?size=320x240&rate=25', output: 'null'}\n"
                           "  - {name: c, input: 'pattern://?size=320x240&rate=25', output: " + dir + "/c.mkv}\n");
-    auto p = serve({"--api-port", "0", "--api-token", "s3cret"});
+    auto p = serve({"--api-port", "0", "--api-token", "s3cret-0123456789ab"});
     const int port = api_port(*p);
     ASSERT_GT(port, 0) << p->log();
     for (const char* name : {"a", "b", "c"}) {
         bool running = false;
         for (int i = 0; i < 300 && !running; ++i) {
-            running = body_json(http(port, "GET", std::string("/streams/") + name, "", "s3cret"))["state"] == "running";
+            running = body_json(http(port, "GET", std::string("/streams/") + name, "", "s3cret-0123456789ab"))["state"] == "running";
             if (!running) std::this_thread::sleep_for(100ms);
         }
         ASSERT_TRUE(running) << name << ": " << p->log();
     }
     {  // 2.5 s of live.mp4, as a player reads it (the GPU machine's ffmpeg has no HTTP to fetch it itself)
-        HttpConnection viewer(port, "GET /streams/a/live.mp4?width=160 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n");
+        HttpConnection viewer(port, "GET /streams/a/live.mp4?width=160 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-0123456789ab\r\n\r\n");
         const std::string answer = viewer.read_until("no such text", 2500ms);
         ASSERT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer.substr(0, 300);
         EXPECT_NE(answer.find("Content-Type: video/mp4"), std::string::npos);
@@ -662,13 +671,13 @@ TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
              {"", "name at least one stream"}, {"streams=a:left", "input or output"}, {"streams=a&width=9", "16..1920"},
              {"streams=a&colour=red", "unknown parameter"}, {"streams=a&streams=b", "given twice"}, {"streams=a%zz", "percent-encoding"},
              {"streams=a%20b", "A-Z, a-z"}}) {
-        const std::string r = http(port, "GET", "/live?" + query, "", "s3cret");
+        const std::string r = http(port, "GET", "/live?" + query, "", "s3cret-0123456789ab");
         EXPECT_EQ(status_of(r), 400) << query << ": " << r.substr(0, 200);
         EXPECT_NE(r.find(why), std::string::npos) << query << ": " << r;
     }
-    EXPECT_EQ(status_of(http(port, "GET", "/streams/a/live.mp4?width=abc", "", "s3cret")), 400);
-    EXPECT_EQ(status_of(http(port, "GET", "/streams/nosuch/live.mp4", "", "s3cret")), 404);
-    HttpConnection page(port, "GET /live?streams=a,b:input,nosuch&width=160 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n");
+    EXPECT_EQ(status_of(http(port, "GET", "/streams/a/live.mp4?width=abc", "", "s3cret-0123456789ab")), 400);
+    EXPECT_EQ(status_of(http(port, "GET", "/streams/nosuch/live.mp4", "", "s3cret-0123456789ab")), 404);
+    HttpConnection page(port, "GET /live?streams=a,b:input,nosuch&width=160 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-0123456789ab\r\n\r\n");
     std::string got = page.read_until("no such text", 3s);
     ASSERT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got.substr(0, 300);
     EXPECT_EQ(metric(port, "vfilter_live_viewers{stream=\"a\"}"), 1);
@@ -730,7 +739,7 @@ TEST_F(Serve, LiveVideoPlaysAndItsEncodersStopWhenNobodyWatches) {
 
     // c records H.264 at 320x240: a viewer asking that width or more gets the recording's own
     // packets (B-frames and all), with no second encoder.
-    HttpConnection own(port, "GET /streams/c/live.mp4?width=640 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n");
+    HttpConnection own(port, "GET /streams/c/live.mp4?width=640 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-0123456789ab\r\n\r\n");
     got = own.read_until("no such text", 3s);
     EXPECT_EQ(metric(port, "vfilter_live_passthrough{stream=\"c\"}"), 1);
     EXPECT_EQ(metric(port, "vfilter_live_encoders{stream=\"c\"}"), 0);

@@ -92,23 +92,43 @@ TEST_F(SegmentFiles, RetentionDeletesTheOldestBeyondTheSizeButNeverTheNewest) {
 }
 
 TEST_F(SegmentFiles, RetentionDeletesWhatIsOlderThanItsAge) {
-    write("cam-a.mp4", 10, 7200);
-    write("cam-b.mp4", 10, 3000);
-    write("cam-c.mp4", 10, 100);
-    write("cam-d.mp4", 10, 5000);  // named after c, written before it: age is by last write
-    write("cam-e.mp4", 10, 1);
+    write("cam-2021.mp4", 10, 7200);
+    write("cam-2022.mp4", 10, 3000);
+    write("cam-2023.mp4", 10, 100);
+    write("cam-2024.mp4", 10, 5000);  // named after 2023, written before it: age is by last write
+    write("cam-2025.mp4", 10, 1);
     RecordingRetention r("", dir + "/cam-%Y.mp4", RetentionLimits{3600, 0});
     r.enforce();
-    EXPECT_EQ(names(SegmentSeries(dir + "/cam-%Y.mp4")), (std::vector<std::string>{"cam-b.mp4", "cam-c.mp4", "cam-e.mp4"}));
+    EXPECT_EQ(names(SegmentSeries(dir + "/cam-%Y.mp4")), (std::vector<std::string>{"cam-2022.mp4", "cam-2023.mp4", "cam-2025.mp4"}));
     EXPECT_EQ(r.counts().deleted_files, 2);
     EXPECT_EQ(r.counts().kept_files, 2);
     const auto oldest = r.oldest_finished();
     ASSERT_TRUE(oldest);
-    EXPECT_EQ(fs::path(oldest->path).filename(), "cam-b.mp4");
+    EXPECT_EQ(fs::path(oldest->path).filename(), "cam-2022.mp4");
     EXPECT_TRUE(r.remove(*oldest, "the floor"));
     EXPECT_FALSE(r.remove(*oldest, "the floor")) << "already gone";
     EXPECT_EQ(r.counts().deleted_files, 3);
     EXPECT_EQ(r.counts().kept_files, 1);
+}
+
+// A stream's retention takes only what its own pattern writes: each strftime field matches what it
+// writes (four digits for %Y), so "cam" never deletes "cam-2"'s recordings, nor a folder's other files.
+TEST_F(SegmentFiles, RetentionNeverTakesAnotherPatternsFiles) {
+    write("cam-20261128-101010.mp4", 10, 7200);
+    write("cam-2-20261128-101010.mp4", 10, 7200);  // another stream's, older than the age
+    write("cam-20261128-101011.mp4", 10, 1);
+    write("notes.txt", 10, 7200);
+    write("2026", 10, 7200);
+    RecordingRetention r("cam", dir + "/cam-%Y%m%d-%H%M%S.mp4", RetentionLimits{60, 0});
+    r.enforce();
+    EXPECT_EQ(names(SegmentSeries(dir + "/cam-%Y%m%d-%H%M%S.mp4")), std::vector<std::string>{"cam-20261128-101011.mp4"});
+    EXPECT_TRUE(fs::exists(dir + "/cam-2-20261128-101010.mp4")) << "another stream's recording";
+    EXPECT_TRUE(fs::exists(dir + "/notes.txt"));
+    RecordingRetention years("y", dir + "/%Y", RetentionLimits{60, 0});
+    years.enforce();
+    EXPECT_TRUE(fs::exists(dir + "/notes.txt")) << "a pattern of %Y alone takes four-digit names only";
+    EXPECT_TRUE(fs::exists(dir + "/cam-2-20261128-101010.mp4"));
+    EXPECT_TRUE(fs::exists(dir + "/2026")) << "the newest of its series stays";
 }
 
 }  // namespace

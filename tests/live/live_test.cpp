@@ -1366,7 +1366,7 @@ TEST_F(Live, ServeRetentionKeepsRecordingsWithinTheirLimitsOnASmallDisk) {
     // Both streams removed (their last files finalised): every kept file plays, and they are the
     // newest: cam-a's numbers run without a gap up to its last segment.
     for (const char* name : {"cam-a", "cam-b"})
-        ASSERT_NE(http_exchange(serve.api(), std::string("DELETE /streams/") + name + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        ASSERT_NE(http_exchange(serve.api(), std::string("DELETE /streams/") + name + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                       .find("200 OK"),
                   std::string::npos);
     const auto a = files_named(seen, "a-"), b = files_named(seen, "b-");
@@ -1430,7 +1430,7 @@ TEST_F(Live, ServeRecordingOnAFullDiskFailsAloneAndRecordsAgainWhenSpaceReturns)
     ASSERT_TRUE(fs::remove(seen + "/ballast"));  // space returns
     ASSERT_TRUE(serve.wait_for("full", "running", 0, 30)) << serve.log();
     std::this_thread::sleep_for(5s);
-    ASSERT_NE(http_exchange(serve.api(), "DELETE /streams/full HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").find("200 OK"),
+    ASSERT_NE(http_exchange(serve.api(), "DELETE /streams/full HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").find("200 OK"),
               std::string::npos);
     const auto after = files_named(seen, "full-");
     ASSERT_GT(after.size(), written.size()) << "new files after the space returned";
