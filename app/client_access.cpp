@@ -33,6 +33,15 @@ std::string url_scheme(const std::string& value) {
     return ascii_lower(value.substr(0, colon));
 }
 
+// "concat:a|b", "subfile:...", "file:x": FFmpeg's protocol prefix, which a client never names.
+bool protocol_prefix(const std::string& value) {
+    const size_t colon = value.find(':');
+    if (colon == std::string::npos || colon == 0 || !std::isalpha(static_cast<unsigned char>(value[0]))) return false;
+    for (size_t i = 0; i < colon; ++i)
+        if (!std::isalnum(static_cast<unsigned char>(value[i])) && value[i] != '+' && value[i] != '-' && value[i] != '.') return false;
+    return true;
+}
+
 bool one_of(const std::string& word, const char* const* list, size_t n) { return std::find(list, list + n, word) != list + n; }
 
 // `name` relative to `root` with no way out of it: not absolute (unless inside root), no "..".
@@ -100,7 +109,7 @@ std::string checked_input(const std::string& value, const ClientAccess& access, 
                    "rtp, tcp, http, https; or pattern://)");
         return value;
     }
-    if (value == "-" || input_protocol(value) != "file")
+    if (value == "-" || protocol_prefix(value) || input_protocol(value) != "file")
         forbid("field 'input': clients name a network URL, pattern://, or a file under --media-root; not stdin, "
                "a device or a protocol such as concat:");
     if (access.media_root.empty())
@@ -125,7 +134,7 @@ std::string checked_output(const std::string& value, const ClientAccess& access)
             forbid("field 'output': host '" + host + "' is not among the hosts the operator lets clients publish to (--output-hosts)");
         return value;
     }
-    if (value == "-" || input_protocol(value) != "file")
+    if (value == "-" || protocol_prefix(value) || input_protocol(value) != "file")
         forbid("field 'output': clients write null, a file under --recordings-root, or a network URL to an --output-hosts host");
     if (access.recordings_root.empty())
         forbid("field 'output': files are open to clients only under the operator's --recordings-root, and this serve has none");

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 
@@ -132,6 +134,24 @@ TEST(FilterRegistry, NumbersAreFFmpegExpressions) {
     EXPECT_NE(usage_error("sobel=scale=1/x").find("not a number"), std::string::npos);
     EXPECT_NE(usage_error("gaussian=size=9/2").find("whole number"), std::string::npos);
     EXPECT_NE(usage_error("sobel=scale=1/0").find("not finite"), std::string::npos);
+}
+
+// An expression costs the same every time: loops, stored values, random numbers and printing are
+// refused before FFmpeg evaluates anything, and so is a string longer than any option needs.
+TEST(FilterRegistry, ExpressionsThatLoopOrKeepStateAreRefusedAtOnce) {
+    const auto began = std::chrono::steady_clock::now();
+    for (const char* spec : {"gaussian=sigma=while(1\\,1)", "gaussian=sigma=root(sin(ld(0))\\,1e9)", "gaussian=sigma=taylor(1\\,1)",
+                             "gaussian=sigma=st(0\\,2)", "gaussian=sigma=1+random(0)", "sobel=scale=print(1)", "sobel=scale=time(0)",
+                             "sobel=scale= WHILE(1\\,1)"}) {
+        const std::string why = usage_error(spec);
+        EXPECT_TRUE(why.find("which vfilter does not evaluate") != std::string::npos ||
+                    why.find("not a number or an expression") != std::string::npos)
+            << spec << ": " << why;
+    }
+    EXPECT_NE(usage_error("sobel=scale=" + std::string(300, '1')).find("longer than 256"), std::string::npos);
+    EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(2)) << "nothing was evaluated at length";
+    EXPECT_FLOAT_EQ(build_chain("sobel=scale=max(1\\,sqrt(4))+if(gt(2\\,1)\\,1\\,0)")[0].ops[0].grad.scale, 3.0f);
+    EXPECT_FLOAT_EQ(build_chain("sobel=scale=1e1")[0].ops[0].grad.scale, 10.0f) << "an exponent is no name";
 }
 
 TEST(FilterRegistry, FFmpegsDefaultsUnderCompat) {
