@@ -119,6 +119,10 @@ Command parse_command_line(int argc, char** argv) {
     serve->add_option("--max-previews", so.max_previews,
                       "previews and live-video answers served at once, each running its own encoders; more get 503")
         ->default_str("8")->check(CLI::Range(1, 256));
+    serve->add_option("--max-preview-encoders", so.max_preview_encoders,
+                      "live-video encoders (a stream's side at a width) the process runs at once, whatever the viewers; "
+                      "more are refused (503): each takes CPU from the cameras")
+        ->default_str("16")->check(CLI::Range(1, 1024));
     serve->add_option("--host-threads", so.host_threads,
                       "decoder, encoder and CPU filter threads shared out among the streams (0 = one per core)")
         ->check(CLI::Range(0, 4096));

@@ -34,7 +34,7 @@ public:
     };
 
     // Frames encoded at `width`, or (packets) the output encoder's packets as they are.
-    LiveChannel(FrameTap& tap, int width) : tap_(&tap), width_(width) {}
+    LiveChannel(FrameTap& tap, int width, EncoderBudget* budget) : tap_(&tap), width_(width), budget_(budget) {}
     explicit LiveChannel(PacketTap& packets) : packets_(&packets), width_(0) {}
     bool passthrough() const { return packets_ != nullptr; }
     ~LiveChannel() {
@@ -45,8 +45,12 @@ public:
     // Returns the fragment before the one the new viewer starts at: for an encoder, the last one
     // made (it starts at the keyframe this asks for); for packets, the one before the last
     // keyframe kept (no keyframe can be asked of the output's encoder).
+    // Throws ServiceError(503) when its encoder would start and the process's budget is spent.
     uint64_t add_viewer() {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (!running_ && !closed_ && !passthrough() && budget_ && !budget_->take(&place_))
+            throw ServiceError(503, std::to_string(budget_->places()) + " preview encoders run already in this serve "
+                                    "(--max-preview-encoders); watch a stream at a width already watched, or later");
         ++viewers_;
         keyframe_asked_ = true;
         if (!running_ && !closed_) {
@@ -92,12 +96,14 @@ private:
     bool ending() {
         if (viewers_ > 0 && !closed_) return false;
         running_ = false;
+        place_.reset();  // the encoder stops: its place goes back to the process's budget
         return true;
     }
     void failed(const std::exception& e) {
         spdlog::warn("live video: {}", e.what());
         std::lock_guard<std::mutex> lock(mutex_);
         running_ = false;
+        place_.reset();
         closed_ = true;  // this side and width shows nothing more; its viewers finish
         changed_.notify_all();
     }
@@ -212,6 +218,8 @@ private:
     FrameTap* tap_ = nullptr;
     PacketTap* packets_ = nullptr;
     const int width_;
+    EncoderBudget* budget_ = nullptr;  // the process's preview encoders; null: no limit
+    std::shared_ptr<void> place_;      // held while the encoder runs
     int encoder_generation_ = 0;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
@@ -291,7 +299,7 @@ std::unique_ptr<LiveVideo::Viewer> LiveVideo::watch(PreviewSide side, int width)
         for (const auto& [k, c] : channels_) widths += k.first == key.first;
         if (widths >= kMaxWidths)
             throw ServiceError(503, std::to_string(kMaxWidths) + " widths of this side are being watched already; ask for one of those");
-        it = channels_.emplace(key, std::make_shared<LiveChannel>(side == PreviewSide::Input ? input_ : output_, width)).first;
+        it = channels_.emplace(key, std::make_shared<LiveChannel>(side == PreviewSide::Input ? input_ : output_, width, budget_)).first;
     }
     return std::unique_ptr<Viewer>(new Viewer(it->second));
 }

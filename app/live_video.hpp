@@ -11,6 +11,8 @@
 // ahead to the newest keyframe.
 #pragma once
 
+#include "app/encoder_budget.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -47,11 +49,14 @@ class LiveVideo {
 public:
     static constexpr int kMaxWidths = 4;  // widths encoded at once per side
 
-    LiveVideo(FrameTap& input, FrameTap& output, PacketTap& packets) : input_(input), output_(output), packets_(packets) {}
+    // budget: the process's preview encoders (null: no limit beyond kMaxWidths).
+    LiveVideo(FrameTap& input, FrameTap& output, PacketTap& packets, EncoderBudget* budget = nullptr)
+        : input_(input), output_(output), packets_(packets), budget_(budget) {}
     ~LiveVideo();
 
     // A viewer of `side` at `width`: its encoder starts with the first viewer and stops after the
-    // last has gone. Throws ServiceError(503) beyond kMaxWidths widths of one side.
+    // last has gone. Throws ServiceError(503) beyond kMaxWidths widths of one side, or when the
+    // process's encoder budget is spent.
     class Viewer {
     public:
         ~Viewer();
@@ -82,6 +87,7 @@ private:
     FrameTap& input_;
     FrameTap& output_;
     PacketTap& packets_;
+    EncoderBudget* budget_;
     mutable std::mutex mutex_;
     std::map<std::pair<int, int>, std::shared_ptr<LiveChannel>> channels_;  // (side, width)
     bool closed_ = false;

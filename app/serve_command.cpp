@@ -189,6 +189,7 @@ int run_serve(const ServeOptions& options) {
 
     StreamService service(o.host_threads, o.gpu_frames, o.min_free);
     service.set_max_streams(o.max_streams);
+    service.set_max_preview_encoders(o.max_preview_encoders);
     service.set_shard(o.shard_index, o.shard_count);
     service.set_batch_wait(o.batch_wait_ms);
 #ifdef VF_HAVE_CUDA

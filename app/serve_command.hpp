@@ -27,6 +27,7 @@ struct ServeOptions {
     std::string output_hosts;         // --output-hosts: hosts API clients may publish to, comma separated
     int max_streams = 512;            // streams this process runs at most (the config's and the API's)
     int max_previews = 8;             // previews and live-video answers at once (each runs encoders)
+    int max_preview_encoders = 16;    // live-video encoders the process runs at once, over every stream
     int host_threads = 0;             // decoder + encoder + CPU filter threads shared by the streams
     int gpu_frames = 24;              // frames in flight on the GPU shared by the streams (2..6 each)
     // The longest a frame waits to share a launch with other streams' (0: never). Off by default:

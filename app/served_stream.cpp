@@ -39,8 +39,8 @@ bool records_to_disk(const RunOutput& out) { return out.path != "null" && output
 
 }  // namespace
 
-ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper)
-    : config_(std::move(config)), keeper_(keeper), filter_(config_.options.filter.chain) {
+ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper, EncoderBudget* encoders)
+    : config_(std::move(config)), keeper_(keeper), preview_(std::make_shared<StreamPreview>(encoders)), filter_(config_.options.filter.chain) {
     const RunOutput& out = config_.options.output;
     if (out.segment_s > 0 && records_to_disk(out)) {
         // Kept from the first time the stream runs (run_job): a stream that never started has

@@ -32,7 +32,8 @@ const char* state_name(StreamState s);
 class ServedStream {
 public:
     // keeper: where its --segment recordings' retention is applied (null: none is).
-    explicit ServedStream(StreamConfig config, RetentionKeeper* keeper = nullptr);
+    // keeper: applies its recordings' retention; encoders: the process's preview encoders (null: no limit).
+    explicit ServedStream(StreamConfig config, RetentionKeeper* keeper = nullptr, EncoderBudget* encoders = nullptr);
     ~ServedStream();  // stops and joins
     ServedStream(const ServedStream&) = delete;
     ServedStream& operator=(const ServedStream&) = delete;
@@ -98,7 +99,7 @@ private:
     std::atomic<int> moved_to_nvdec_{-1};  // where its last move went: 1 NVDEC, 0 the CPU, -1 none
     std::shared_ptr<RecordingRetention> retention_;  // --segment file recordings
     std::atomic<bool> finished_{false};
-    std::shared_ptr<StreamPreview> preview_ = std::make_shared<StreamPreview>();
+    std::shared_ptr<StreamPreview> preview_;
     std::thread thread_;
     std::atomic<bool> stopping_{false};  // stop() was called: ends a wait for the input
     mutable std::mutex mutex_;   // everything below

@@ -28,6 +28,7 @@ public:
     static constexpr std::chrono::milliseconds kMinInterval{50};  // below preview.mjpg's 10 a second
     static constexpr std::chrono::milliseconds kFrameWait{1000};  // then the last picture is shown
 
+    explicit StreamPreview(EncoderBudget* encoders = nullptr) : live_(input_, output_, packets_, encoders) {}
     FrameTap& tap(PreviewSide side) { return side == PreviewSide::Input ? input_ : output_; }
     PacketTap& packets() { return packets_; }  // the output encoder's, for live video
     // The picture of `side` at `width`: of the next frame to pass (waiting up to kFrameWait), or
@@ -45,7 +46,7 @@ private:
     };
     FrameTap input_, output_;
     PacketTap packets_;
-    LiveVideo live_{input_, output_, packets_};  // after the taps it reads: destroyed before them
+    LiveVideo live_;  // after the taps it reads: destroyed before them
     std::mutex encode_mutex_;  // one picture made at a time per stream, so watchers share them
     mutable std::mutex kept_mutex_;
     std::map<std::pair<int, int>, Kept> kept_;  // by (side, width); a few entries

@@ -193,7 +193,7 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     place_decoder_locked(s);  // may move it to the GPU whose NVDEC is the least loaded
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
     const std::string name = s.name;
-    auto stream = std::make_shared<ServedStream>(std::move(s), &keeper_);
+    auto stream = std::make_shared<ServedStream>(std::move(s), &keeper_, encoders_.get());
     if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens
         stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec, bool waiting) {
             balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec, waiting,

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "app/decoder_balance.hpp"
+#include "app/encoder_budget.hpp"
 #include "app/retention_keeper.hpp"
 #include "app/served_stream.hpp"
 #include "app/service_error.hpp"
@@ -53,6 +54,8 @@ public:
     // Streams run at most (each holds threads and memory even while it waits for its camera):
     // add() beyond it is refused (503), and so is a config file naming more.
     void set_max_streams(size_t count) { max_streams_ = count; }
+    // Preview encoders (live video) the whole process runs at once; set before any stream starts.
+    void set_max_preview_encoders(int count) { encoders_ = std::make_unique<EncoderBudget>(count); }
 
     nlohmann::json list() const;              // every stream's describe(), by name, with where it decodes
     nlohmann::json capacity_left() const;     // decoder capacity left (null without a GPU)
@@ -98,6 +101,7 @@ private:
     bool nvdec_sampler_stop_ = false;
     std::map<std::string, std::string> defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
+    std::unique_ptr<EncoderBudget> encoders_ = std::make_unique<EncoderBudget>(16);  // before the streams, which hold places
     std::map<std::string, std::shared_ptr<ServedStream>> streams_;  // shared: set_filter builds outside the lock
     // The summaries of the last kRetiredKept streams removed or replaced, for final_stats():
     // bounded, since a service that runs for months may see streams come and go without end.

@@ -146,6 +146,32 @@ TEST(StreamPreview, WatchersShareOnePictureAtATime) {
     EXPECT_LE(preview.pictures_made() - before, 500ms / StreamPreview::kMinInterval + 1);
 }
 
+// Viewers of many streams cannot start more encoders than the process allows: the finding was four
+// /live connections starting sixteen x264 encoders. A place comes back when its encoder stops.
+TEST(StreamPreview, LiveEncodersOfEveryStreamShareTheProcesssBudget) {
+    EncoderBudget budget(2);
+    StreamPreview a(&budget), b(&budget);
+    FakePipeline pa(a), pb(b);
+    auto first = a.live().watch(PreviewSide::Output, 64);
+    auto second = b.live().watch(PreviewSide::Input, 64);
+    EXPECT_EQ(budget.in_use(), 2);
+    try {
+        a.live().watch(PreviewSide::Input, 32);
+        ADD_FAILURE() << "a third encoder started";
+    } catch (const ServiceError& e) {
+        EXPECT_EQ(e.status(), 503);
+        EXPECT_NE(std::string(e.what()).find("--max-preview-encoders"), std::string::npos) << e.what();
+    }
+    auto shared = a.live().watch(PreviewSide::Output, 64);
+    EXPECT_EQ(budget.in_use(), 2) << "a second viewer of a running encoder takes no place";
+    EXPECT_FALSE(first->next(3000ms).empty()) << "the first viewer is served";
+    first.reset();
+    shared.reset();
+    for (int i = 0; i < 40 && budget.in_use() > 1; ++i) std::this_thread::sleep_for(50ms);
+    EXPECT_EQ(budget.in_use(), 1) << "the encoder nobody watches gave its place back";
+    EXPECT_NO_THROW(a.live().watch(PreviewSide::Input, 32));
+}
+
 TEST(StreamPreview, TheLastPictureStaysWhenFramesStop) {
     StreamPreview preview;
     {
