@@ -65,19 +65,20 @@ std::optional<HttpResponse> ApiGuard::screen(const HttpRequest& r) const {
     if (is_probe_path(r.path)) return std::nullopt;
     if (!host_is_ours(r.host))
         return refusal(403, "Host '" + host_name_of(r.host) + "' is not a name of this server (serve --api-host NAME adds one)");
-    if (is_write(r.method)) {
-        // A browser names the page's origin on every write; this server's page is "http://" + Host.
-        if (!r.origin.empty() && ascii_lower(r.origin) != "http://" + ascii_lower(r.host) && ascii_lower(r.origin) != "https://" + ascii_lower(r.host))
-            return refusal(403, "a page of another site (Origin " + r.origin.substr(0, 200) + ") may not change this service");
-        const std::string type = ascii_lower(r.content_type.substr(0, r.content_type.find(';')));
-        if ((r.method == "POST" || r.method == "PUT") && type != "application/json")
-            return refusal(415, r.method + " takes a JSON body with Content-Type: application/json");
+    // A browser names the page's origin on every write; this server's page is "http://" + Host.
+    if (is_write(r.method) && !r.origin.empty() && ascii_lower(r.origin) != "http://" + ascii_lower(r.host) &&
+        ascii_lower(r.origin) != "https://" + ascii_lower(r.host))
+        return refusal(403, "a page of another site (Origin " + r.origin.substr(0, 200) + ") may not change this service");
+    if (guarded_path(r.path)) {
+        const ApiRole who = role(r);
+        if (who == ApiRole::None)
+            return refusal(401, "this API needs \"Authorization: Bearer TOKEN\" (the admin or viewer token of vfilter serve)");
+        if (is_write(r.method) && who != ApiRole::Admin) return refusal(403, "the viewer token may look, not change: use the admin token");
     }
-    if (!guarded_path(r.path)) return std::nullopt;
-    const ApiRole who = role(r);
-    if (who == ApiRole::None)
-        return refusal(401, "this API needs \"Authorization: Bearer TOKEN\" (the admin or viewer token of vfilter serve)");
-    if (is_write(r.method) && who != ApiRole::Admin) return refusal(403, "the viewer token may look, not change: use the admin token");
+    // A form or a text/plain fetch needs no preflight: only a JSON body is taken.
+    const std::string type = ascii_lower(r.content_type.substr(0, r.content_type.find(';')));
+    if ((r.method == "POST" || r.method == "PUT" || r.method == "PATCH") && type != "application/json")
+        return refusal(415, r.method + " takes a JSON body with Content-Type: application/json");
     return std::nullopt;
 }
 

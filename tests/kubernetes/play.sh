@@ -154,7 +154,7 @@ done
 [ "$(status "${ports[0]}" '/streams?scope=fleet')" = 401 ] || fail "the fleet list answered without the token"
 # A camera of vfilter-1 re-filtered through vfilter-0: the change is vfilter-1's.
 cam=${shard1%% *}
-curl -s --max-time 10 -o /dev/null -X PUT -H "Authorization: Bearer $token" -d 'gaussian=sigma=2' \
+curl -s --max-time 10 -o /dev/null -X PUT -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d 'gaussian=sigma=2' \
   "http://127.0.0.1:${ports[0]}/streams/$cam/filter"
 [ "$(api "${ports[1]}" "/streams/$cam" | json 'd["filter"]')" = "gaussian=sigma=2" ] \
   || fail "PUT through vfilter-0 did not reach $cam's pod: $(api "${ports[1]}" "/streams/$cam")"
