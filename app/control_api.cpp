@@ -226,6 +226,7 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
             if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /filters");
             return json_answer(200, filter_table_json());
         }
+        if (is_probe_path(req.path) && req.method != "GET" && req.method != "HEAD") return error_answer(405, "the probes are read with GET");
         if (req.path == "/healthz") return {200, "text/plain; charset=utf-8", "ok\n"};
         if (req.path == "/readyz") {
             const bool ready = service_.ready();

@@ -269,6 +269,12 @@ void add_stream_options(CLI::App& app, RunOptions& o) {
     }
 }
 
+std::vector<std::pair<std::string, FieldSetter>> stream_fields() {
+    std::vector<std::pair<std::string, FieldSetter>> fields;
+    for (const StreamOption& opt : stream_option_table()) fields.emplace_back(field_names(opt).back(), opt.who);
+    return fields;
+}
+
 FieldSetter field_setter(const std::string& field) {
     for (const StreamOption& opt : stream_option_table())
         for (const std::string& n : field_names(opt))

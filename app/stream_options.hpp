@@ -8,6 +8,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config/options.hpp"
 
@@ -24,6 +26,10 @@ enum class FieldSetter { Admin, Operator };
 
 // The setter a field needs (by its name in serve's entries).
 FieldSetter field_setter(const std::string& field);
+
+// Every stream field by its first name ("output" for out/output), with who may set it: what the
+// API's description (app/web/openapi.json) is checked against.
+std::vector<std::pair<std::string, FieldSetter>> stream_fields();
 
 // Declares every per-stream option (input, filter, output, encoding, live input and output, GPU)
 // on `app`; a value given is checked and stored in `o` as the command line is parsed (a bad one is

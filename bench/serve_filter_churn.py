@@ -27,7 +27,8 @@ import urllib.request
 
 
 def request(method, url, body=None, timeout=10):
-    req = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
+    req = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method,
+                                 headers={"Content-Type": "application/json"} if body is not None else {})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.status, r.read()
 

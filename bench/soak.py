@@ -41,7 +41,8 @@ FILTERS = ["sobel", "gaussian=sigma=1.5", "box=radius=2", "unsharp", "gaussian=s
 
 
 def request(method, url, body=None, timeout=30):
-    req = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
+    req = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method,
+                                 headers={"Content-Type": "application/json"} if body is not None else {})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, r.read()
@@ -226,7 +227,8 @@ def main():
         for i in range(a.cameras):
             f.write("  - " + json.dumps(entry(i)) + "\n")
     log = os.path.join(work, "serve.log")
-    serve = subprocess.Popen([a.vfilter, "serve", "--config", config, "--api-port", "0"], stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    serve = subprocess.Popen([a.vfilter, "serve", "--config", config, "--api-port", "0", "--recordings-root", rec],
+                             stdout=open(log, "w"), stderr=subprocess.STDOUT)
     m = wait_for_line(log, r"127\.0\.0\.1:([0-9]+)/streams", 30)
     if not m:
         print("soak: serve did not start:\n" + open(log).read())

