@@ -182,7 +182,7 @@ def main():
         st.sampled_from(["", "GET", "POST", "PATCH", "OPTIONS"]),
     )
 
-    @settings(max_examples=examples, deadline=None, derandomize=True,
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
     @given(request)
     def one(req):
