@@ -152,7 +152,7 @@ def main():
         print(__doc__)
         return 2
     binary = sys.argv[1]
-    examples = int(sys.argv[sys.argv.index("--examples") + 1]) if "--examples" in sys.argv else 400
+    examples = int(sys.argv[sys.argv.index("--examples") + 1]) if "--examples" in sys.argv else 2000
     workdir = tempfile.mkdtemp(prefix="vfilter-api-fuzz-")
     for d in ("media", "rec", "kernels"):
         os.makedirs(os.path.join(workdir, d))
