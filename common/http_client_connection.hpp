@@ -43,7 +43,8 @@ public:
 private:
     template <class Start>
     boost::beast::error_code run(Clock::time_point until, Start start, size_t* transferred = nullptr);
-    bool take_piece(std::string* piece);
+    void collect();  // the body's bytes parsed so far, into pending_
+    bool over_limit() const;
 
     const HttpCall call_;
     const Clock::time_point deadline_;
@@ -51,6 +52,9 @@ private:
     boost::beast::tcp_stream stream_{io_};
     boost::beast::flat_buffer in_;
     boost::beast::http::response_parser<boost::beast::http::dynamic_body> parser_;
+    const size_t max_body_;
+    std::string pending_;  // body bytes not handed over yet
+    size_t body_bytes_ = 0;
     bool head_told_ = false, ended_ = false;
 };
 
