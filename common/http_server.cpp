@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <thread>
@@ -35,6 +36,18 @@ std::string over_capacity_bytes() {
     return http::answer_bytes(http::busy_answer(), shape);
 }
 
+// The options as the server uses them: a limit that would refuse everything, or a time that
+// would expire at once, is raised to the least that works.
+HttpServerOptions usable(HttpServerOptions o) {
+    o.timeout_s = std::max(o.timeout_s, 1);
+    o.request_deadline_ms = std::max(o.request_deadline_ms, 1);
+    o.workers = std::max(o.workers, 1);
+    o.waiting = std::max(o.waiting, 0);
+    o.max_connections = std::max(o.max_connections, 1);
+    o.max_header_bytes = std::max<size_t>(o.max_header_bytes, 256);
+    return o;
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& http_security_headers() {
@@ -52,7 +65,7 @@ const std::vector<std::pair<std::string, std::string>>& http_security_headers() 
 // The I/O thread's io_context with the listening socket and every open connection (touched on
 // the I/O thread only), and the workers.
 struct HttpServer::Impl final : http::ConnectionHost {
-    Impl(const HttpServerOptions& o, HttpHandler h) : options_(o), handler_(std::move(h)), pool_(o.workers, o.waiting) {}
+    Impl(const HttpServerOptions& o, HttpHandler h) : options_(usable(o)), handler_(std::move(h)), pool_(options_.workers, options_.waiting) {}
 
     const HttpServerOptions& options() const override { return options_; }
     const HttpHandler& handler() const override { return handler_; }
@@ -133,7 +146,7 @@ void HttpServer::Impl::accept() {
 }
 
 void HttpServer::Impl::take(tcp::socket socket) {
-    if (connections_.size() >= static_cast<size_t>(std::max(options_.max_connections, 1))) {
+    if (connections_.size() >= static_cast<size_t>(options_.max_connections)) {
         ::send(socket.native_handle(), over_capacity_.data(), over_capacity_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         boost::system::error_code ec;
         socket.close(ec);
