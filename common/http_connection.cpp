@@ -62,8 +62,9 @@ void Connection::read_more() {
     // Every read of one request shares its deadline (a write in between, such as 100 Continue,
     // has its own).
     stream_.expires_at(deadline_);
-    const size_t room = options_.max_header_bytes + kReadChunk - std::min(in_.size(), options_.max_header_bytes);
-    stream_.async_read_some(in_.prepare(std::min(kReadChunk, room)), [self = shared_from_this()](boost::beast::error_code ec, size_t n) {
+    // What waits in in_ is less than max_header_bytes (the reader refuses a head, a chunk's line or
+    // trailers that long), so in_ never holds more than that and one read.
+    stream_.async_read_some(in_.prepare(kReadChunk), [self = shared_from_this()](boost::beast::error_code ec, size_t n) {
         if (ec || self->closed_) return self->close();  // gone, broken, or past its deadline
         self->in_.commit(n);
         if (!self->started_) {
