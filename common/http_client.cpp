@@ -1,57 +1,27 @@
 #include "common/http_client.hpp"
 
-#include <httplib.h>
-
-#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
 
+#include "common/http_client_connection.hpp"
+
 namespace vf {
 namespace {
 
-// What a failed call says, in words a log reader knows.
-std::string error_words(httplib::Error e) {
-    switch (e) {
-    case httplib::Error::Connection: return "connection refused or unreachable";
-    case httplib::Error::ConnectionTimeout: return "connecting timed out";
-    case httplib::Error::Read: return "the answer stopped or timed out";
-    case httplib::Error::Write: return "the request could not be sent";
-    case httplib::Error::Canceled: return "cancelled";
-    default: return httplib::to_string(e);
+using http::ClientConnection;
+using Got = ClientConnection::Got;
+
+void take_head(const ClientConnection& c, HttpReply* reply) {
+    const auto& head = c.head();
+    reply->status = static_cast<int>(head.result_int());
+    reply->content_type = std::string(head[boost::beast::http::field::content_type]);
+    for (const char* name : {"Retry-After", "WWW-Authenticate"}) {
+        const auto found = head.find(name);
+        if (found != head.end()) reply->headers.push_back({name, std::string(found->value())});
     }
-}
-
-std::unique_ptr<httplib::Client> client_for(const HttpCall& call) {
-    auto client = std::make_unique<httplib::Client>(call.to.host, call.to.port);
-    client->set_connection_timeout(call.connect_timeout_ms / 1000, (call.connect_timeout_ms % 1000) * 1000);
-    client->set_read_timeout(call.read_timeout_ms / 1000, (call.read_timeout_ms % 1000) * 1000);
-    client->set_write_timeout(5, 0);
-    client->set_follow_location(false);
-    client->set_keep_alive(false);
-    client->set_tcp_nodelay(true);  // a request's headers and body are two writes (see http_server.cpp)
-    return client;
-}
-
-httplib::Request request_for(const HttpCall& call) {
-    httplib::Request req;
-    req.method = call.method;
-    req.path = call.target;
-    for (const auto& [name, value] : call.headers) req.set_header(name, value);
-    if (!call.body.empty() || call.method == "POST" || call.method == "PUT") {
-        req.body = call.body;
-        req.set_header("Content-Type", call.content_type.empty() ? "application/octet-stream" : call.content_type);
-    }
-    return req;
-}
-
-void take_head(const httplib::Response& res, HttpReply* reply) {
-    reply->status = res.status;
-    reply->content_type = res.get_header_value("Content-Type");
-    for (const char* name : {"Retry-After", "WWW-Authenticate"})
-        if (res.has_header(name)) reply->headers.push_back({name, res.get_header_value(name)});
 }
 
 }  // namespace
@@ -117,28 +87,54 @@ bool parse_http_address(const std::string& url, HttpAddress* address, std::strin
 
 HttpReply http_call(const HttpCall& call) {
     HttpReply reply;
-    auto client = client_for(call);
-    httplib::Request req = request_for(call);
-    const httplib::Result result = client->send(req);
-    if (!result) {
-        reply.error = error_words(result.error());
+    ClientConnection c(call, true);
+    std::string error, piece;
+    if (!c.send_request(&error)) {
+        reply.error = error;
         return reply;
     }
-    take_head(*result, &reply);
-    reply.body = result->body;
-    return reply;
+    for (;;) {
+        switch (c.next(c.deadline(), &piece, &error)) {
+        case Got::Head: take_head(c, &reply); break;
+        case Got::Piece: reply.body += piece; break;
+        case Got::Done: return reply;
+        case Got::Failed: return HttpReply{0, error, "", "", {}};
+        }
+    }
 }
 
 struct HttpStreamedCall::State {
-    std::unique_ptr<httplib::Client> client;
+    explicit State(const HttpCall& call) : connection(call, false) {}
+    ClientConnection connection;
     std::thread thread;
     std::mutex mutex;
     std::condition_variable changed;
-    bool head_known = false, ended = false, leaving = false;
-    HttpReply head;
+    bool ended = false, leaving = false;
     std::deque<std::string> pieces;
     static constexpr size_t kMaxPieces = 256;  // a reader this far behind holds the connection back
+
+    void read_body();
 };
+
+void HttpStreamedCall::State::read_body() {
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            changed.wait(lock, [&] { return pieces.size() < kMaxPieces || leaving; });
+            if (leaving) break;
+        }
+        std::string piece, error;
+        const Got got = connection.next(http::Clock::time_point::max(), &piece, &error);
+        if (got == Got::Done || got == Got::Failed) break;
+        if (got != Got::Piece) continue;
+        std::lock_guard<std::mutex> lock(mutex);
+        pieces.push_back(std::move(piece));
+        changed.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    ended = true;
+    changed.notify_all();
+}
 
 HttpStreamedCall::HttpStreamedCall(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
@@ -148,54 +144,31 @@ HttpStreamedCall::~HttpStreamedCall() {
         state_->leaving = true;
     }
     state_->changed.notify_all();
-    state_->client->stop();  // wakes a read that waits for the server
+    state_->connection.interrupt();  // ends a read that waits for the server
     if (state_->thread.joinable()) state_->thread.join();
 }
 
 std::pair<std::unique_ptr<HttpStreamedCall>, HttpReply> HttpStreamedCall::open(const HttpCall& call) {
-    auto state = std::make_shared<State>();
-    state->client = client_for(call);
-    httplib::Request req = request_for(call);
-    State* s = state.get();
-    req.response_handler = [s](const httplib::Response& res) {
-        std::lock_guard<std::mutex> lock(s->mutex);
-        take_head(res, &s->head);
-        s->head_known = true;
-        s->changed.notify_all();
-        return !s->leaving;
-    };
-    req.content_receiver = [s](const char* data, size_t length, uint64_t, uint64_t) {
-        std::unique_lock<std::mutex> lock(s->mutex);
-        s->changed.wait(lock, [&] { return s->pieces.size() < State::kMaxPieces || s->leaving; });
-        if (s->leaving) return false;
-        s->pieces.emplace_back(data, length);
-        s->changed.notify_all();
-        return true;
-    };
-    state->thread = std::thread([s, req = std::move(req)]() mutable {
-        const httplib::Result result = s->client->send(req);
-        std::lock_guard<std::mutex> lock(s->mutex);
-        if (!s->head_known) {
-            if (result) {
-                take_head(*result, &s->head);
-                s->pieces.push_back(result->body);
-            } else {
-                s->head.error = error_words(result.error());
-            }
-            s->head_known = true;
-        }
-        s->ended = true;
-        s->changed.notify_all();
-    });
+    auto state = std::make_shared<State>(call);
+    ClientConnection& c = state->connection;
     HttpReply head;
-    {
-        std::unique_lock<std::mutex> lock(state->mutex);
-        state->changed.wait(lock, [&] { return state->head_known; });
-        head = state->head;
+    std::string error, piece;
+    if (!c.send_request(&error)) return {nullptr, HttpReply{0, error, "", "", {}}};
+    // The head within the call's total deadline; the body's pieces as they come (read_body).
+    for (bool have_head = false; !have_head;) {
+        switch (c.next(c.deadline(), &piece, &error)) {
+        case Got::Head:
+            take_head(c, &head);
+            have_head = true;
+            break;
+        case Got::Piece: break;  // not before the head
+        case Got::Done:
+        case Got::Failed: return {nullptr, HttpReply{0, error.empty() ? "the answer ended early" : error, "", "", {}}};
+        }
     }
-    std::unique_ptr<HttpStreamedCall> stream(new HttpStreamedCall(state));
-    if (head.status == 0) stream.reset();
-    return {std::move(stream), head};
+    State* s = state.get();
+    state->thread = std::thread([s] { s->read_body(); });
+    return {std::unique_ptr<HttpStreamedCall>(new HttpStreamedCall(state)), head};
 }
 
 HttpStreamedCall::Next HttpStreamedCall::next(std::string* piece, int timeout_ms) {

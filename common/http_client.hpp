@@ -1,6 +1,8 @@
-// Calls from one vfilter serve to another (app/fleet.hpp) on cpp-httplib's client, so no other
-// header includes httplib: plain http:// only (pods talk inside the cluster's network), bounded
-// connect and read times, no redirects followed (a pod never talks to an address it was not given).
+// Calls from one vfilter serve to another (app/fleet.hpp) on Boost.Asio and Beast's parser, so
+// no other header includes Boost: plain http:// only (pods talk inside the cluster's network),
+// no redirects followed (a pod never talks to an address it was not given). A peer is read
+// within bounds it cannot stretch: the whole call's time, the answer's header bytes and body
+// bytes.
 #pragma once
 
 #include <functional>
@@ -31,7 +33,9 @@ struct HttpCall {
     std::string content_type;  // of the body, when there is one
     std::vector<std::pair<std::string, std::string>> headers;
     int connect_timeout_ms = 1000;
-    int read_timeout_ms = 5000;  // between two reads of the answer
+    int read_timeout_ms = 5000;    // between two reads of the answer
+    int total_timeout_ms = 8000;   // connect, send, and the answer's head and body (a streamed call: up to its head)
+    size_t max_body_bytes = 16 << 20;  // a whole answer's body; more: status 0 (a streamed call's body is not bounded)
 };
 
 struct HttpReply {
@@ -46,7 +50,9 @@ struct HttpReply {
 HttpReply http_call(const HttpCall& call);
 
 // An answer read while it comes (an MJPEG preview, live video): open() waits for the status and
-// headers, next() hands over the body's pieces. Destroying it leaves the connection.
+// headers (within total_timeout_ms), next() hands over the body's pieces (a reader thread reads
+// them; it gives up once read_timeout_ms pass without a byte). Destroying it leaves the
+// connection.
 class HttpStreamedCall {
 public:
     // The head of the answer (body empty), or status 0 and the error when it did not come within

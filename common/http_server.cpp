@@ -1,191 +1,52 @@
 #include "common/http_server.hpp"
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
 
-#include <httplib.h>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <cstring>
-#include <deque>
-#include <mutex>
+#include <future>
 #include <thread>
-#include <vector>
+#include <unordered_map>
+
+#include <spdlog/spdlog.h>
 
 #include "common/error.hpp"
+#include "common/http_connection.hpp"
+#include "common/http_worker_pool.hpp"
 #include "common/thread_name.hpp"
 
 namespace vf {
 namespace {
 
-// httplib's own ThreadPool queues without limit; this one makes the accepting thread wait once
-// `waiting` connections are queued, so the rest stay in the listen backlog.
-class BoundedPool : public httplib::TaskQueue {
-public:
-    BoundedPool(int workers, int waiting) : limit_(static_cast<size_t>(waiting)) {
-        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] {
-            name_this_thread("vf-http");
-            work();
-        });
-    }
-    ~BoundedPool() override { shutdown(); }
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
 
-    void enqueue(std::function<void()> fn) override {
-        std::unique_lock<std::mutex> lock(mutex_);
-        room_.wait(lock, [&] { return queue_.size() < limit_ || stopping_; });
-        if (stopping_) return;  // httplib stops accepting before it shuts the pool down
-        queue_.push_back(std::move(fn));
-        ready_.notify_one();
-    }
-    void shutdown() override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (stopping_ && threads_.empty()) return;
-            stopping_ = true;
-        }
-        ready_.notify_all();
-        room_.notify_all();
-        for (std::thread& t : threads_) t.join();
-        threads_.clear();
-    }
-
-private:
-    void work() {
-        for (;;) {
-            std::function<void()> fn;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-                if (queue_.empty()) return;  // stopping, and everything queued was answered
-                fn = std::move(queue_.front());
-                queue_.pop_front();
-            }
-            room_.notify_one();
-            fn();
-        }
-    }
-    size_t limit_;
-    std::mutex mutex_;
-    std::condition_variable ready_, room_;
-    std::deque<std::function<void()>> queue_;
-    std::vector<std::thread> threads_;
-    bool stopping_ = false;
-};
-
-const char* reason_of(int status) {
-    switch (status) {
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 416: return "Range Not Satisfiable";
-    case 500: return "Internal Server Error";
-    default: return "Error";
-    }
+// The answer to a connection over max_connections, written without waiting (it may be lost:
+// the connection is closed at once either way).
+std::string over_capacity_bytes() {
+    http::AnswerShape shape;
+    shape.close = true;
+    return http::answer_bytes(http::busy_answer(), shape);
 }
 
-// The server with our handler on every path and method; process_bytes() is the fuzz entry.
-class RoutedServer : public httplib::Server {
-public:
-    RoutedServer(HttpHandler handler, size_t max_body) : handler_(std::move(handler)) {
-        const auto route = [this](const httplib::Request& req, httplib::Response& res) {
-            HttpRequest r;
-            r.method = req.method;
-            r.path = req.path;
-            const size_t q = req.target.find('?');
-            if (q != std::string::npos) r.query = req.target.substr(q + 1);
-            r.body = req.body;
-            r.authorization = req.get_header_value("Authorization");
-            r.content_type = req.get_header_value("Content-Type");
-            r.forwarded_by = req.get_header_value("X-Vfilter-Forwarded-By");
-            r.host = req.get_header_value("Host");
-            r.origin = req.get_header_value("Origin");
-            HttpResponse answer = handler_(r);
-            res.status = answer.status;
-            for (const auto& [name, value] : answer.headers) res.set_header(name, value);
-            if (!answer.stream) {
-                res.set_content(answer.body, answer.content_type.c_str());
-                return;
-            }
-            auto stream = std::move(answer.stream);
-            res.set_chunked_content_provider(answer.content_type, [this, stream](size_t, httplib::DataSink& sink) {
-                stream([this, &sink](const std::string& bytes) {
-                    return !stopping_.load() && sink.is_writable() && sink.write(bytes.data(), bytes.size());
-                });
-                sink.done();
-                return true;
-            });
-        };
-        set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-            for (const auto& [name, value] : http_security_headers())
-                if (!res.has_header(name.c_str())) res.set_header(name, value);
-        });
-        const std::string any = "/.*";
-        Get(any, route);
-        Post(any, route);
-        Put(any, route);
-        Delete(any, route);
-        Patch(any, route);
-        set_payload_max_length(max_body);
-        // httplib's default error pages are empty: say what went wrong, in one line.
-        set_error_handler([](const httplib::Request&, httplib::Response& res) {
-            if (!res.body.empty()) return;
-            res.set_content(std::to_string(res.status) + " " + reason_of(res.status) + "\n",
-                            "text/plain; charset=utf-8");
-        });
-        set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-            std::string what = "internal error";
-            try {
-                std::rethrow_exception(ep);
-            } catch (const std::exception& e) {
-                what = e.what();
-            } catch (...) {
-            }
-            res.status = 500;
-            res.set_content(what + "\n", "text/plain; charset=utf-8");
-        });
-    }
-
-    // Streams under way end at their next write (HttpServer's destructor, before stop()).
-    void stop_streams() { stopping_ = true; }
-
-    std::string process_bytes(const std::string& bytes) {
-        class MemoryStream : public httplib::Stream {
-        public:
-            explicit MemoryStream(const std::string& in) : in_(in) {}
-            bool is_readable() const override { return true; }
-            bool is_writable() const override { return true; }
-            ssize_t read(char* ptr, size_t size) override {
-                const size_t n = std::min(size, in_.size() - at_);
-                std::memcpy(ptr, in_.data() + at_, n);
-                at_ += n;
-                return static_cast<ssize_t>(n);
-            }
-            ssize_t write(const char* ptr, size_t size) override {
-                out.append(ptr, size);
-                return static_cast<ssize_t>(size);
-            }
-            void get_remote_ip_and_port(std::string& ip, int& port) const override { ip = "127.0.0.1", port = 1; }
-            void get_local_ip_and_port(std::string& ip, int& port) const override { ip = "127.0.0.1", port = 2; }
-            socket_t socket() const override { return 0; }
-            std::string out;
-
-        private:
-            const std::string& in_;
-            size_t at_ = 0;
-        } stream(bytes);
-        bool closed = false;
-        process_request(stream, true, closed, nullptr);
-        return stream.out;
-    }
-
-private:
-    HttpHandler handler_;
-    std::atomic<bool> stopping_{false};
-};
+// The options as the server uses them: a limit that would refuse everything, or a time that
+// would expire at once, is raised to the least that works.
+HttpServerOptions usable(HttpServerOptions o) {
+    o.timeout_s = std::max(o.timeout_s, 1);
+    o.request_deadline_ms = std::max(o.request_deadline_ms, 1);
+    o.workers = std::max(o.workers, 1);
+    o.waiting = std::max(o.waiting, 0);
+    o.max_connections = std::max(o.max_connections, 1);
+    o.max_header_bytes = std::max<size_t>(o.max_header_bytes, 256);
+    return o;
+}
 
 }  // namespace
 
@@ -201,54 +62,127 @@ const std::vector<std::pair<std::string, std::string>>& http_security_headers() 
     return headers;
 }
 
-struct HttpServer::Impl {
-    std::unique_ptr<RoutedServer> server;
-    std::thread thread;
+// The I/O thread's io_context with the listening socket and every open connection (touched on
+// the I/O thread only), and the workers.
+struct HttpServer::Impl final : http::ConnectionHost {
+    Impl(const HttpServerOptions& o, HttpHandler h) : options_(usable(o)), handler_(std::move(h)), pool_(options_.workers, options_.waiting) {}
+
+    const HttpServerOptions& options() const override { return options_; }
+    const HttpHandler& handler() const override { return handler_; }
+    bool stopping() const override { return stopping_.load(); }
+    net::any_io_executor executor() override { return io_.get_executor(); }
+    bool run_on_worker(std::function<void()> task) override { return pool_.try_run(std::move(task)); }
+    void forget(http::Connection* c) override { connections_.erase(c); }
+
+    int bind_and_listen();
+    void start();
+    void accept();
+    void take(tcp::socket socket);
+    void stop();
+
+    const HttpServerOptions options_;
+    const HttpHandler handler_;
+    const std::string over_capacity_ = over_capacity_bytes();
+    std::atomic<bool> stopping_{false};
+    net::io_context io_{1};
+    // Keeps run() going until the workers are gone: their last posts must still run.
+    net::executor_work_guard<net::io_context::executor_type> work_ = net::make_work_guard(io_);
+    tcp::acceptor acceptor_{io_};
+    net::steady_timer retry_{io_};
+    std::unordered_map<http::Connection*, std::shared_ptr<http::Connection>> connections_;
+    http::WorkerPool pool_;
+    std::thread thread_;
 };
 
-HttpServer::HttpServer(const HttpServerOptions& o, HttpHandler handler) : impl_(std::make_unique<Impl>()) {
+int HttpServer::Impl::bind_and_listen() {
+    const HttpServerOptions& o = options_;
+    boost::system::error_code ec;
+    const net::ip::address_v4 address = net::ip::make_address_v4(o.bind, ec);
     in_addr probe{};
-    if (inet_pton(AF_INET, o.bind.c_str(), &probe) != 1)
+    if (ec || inet_pton(AF_INET, o.bind.c_str(), &probe) != 1)
         fail(ErrorCategory::Usage, "address '" + o.bind + "' for " + o.option + ": expected an IPv4 address such as 127.0.0.1 or 0.0.0.0");
     if (o.port < 0 || o.port > 65535) fail(ErrorCategory::Usage, o.option + " must be in 0..65535");
-    impl_->server = std::make_unique<RoutedServer>(std::move(handler), o.max_body_bytes);
-    RoutedServer& s = *impl_->server;
-    s.set_read_timeout(o.timeout_s, 0);
-    s.set_write_timeout(o.timeout_s, 0);
-    s.set_keep_alive_timeout(o.timeout_s);
-    s.set_keep_alive_max_count(100);
-    // An answer's headers and body go out as two writes: without this, Nagle holds the body back
-    // until the client acknowledges the headers, which a client's delayed ACK makes 40 ms.
-    s.set_tcp_nodelay(true);
-    const int workers = o.workers, waiting = o.waiting;
-    s.new_task_queue = [workers, waiting] { return new BoundedPool(workers, waiting); };
-    // SO_REUSEADDR only (httplib's default adds SO_REUSEPORT, which lets a second process share
-    // the port silently instead of failing).
-    s.set_socket_options([](socket_t sock) {
-        const int one = 1;
-        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    });
-    const bool bound = o.port == 0 ? (port_ = s.bind_to_any_port(o.bind)) > 0 : s.bind_to_port(o.bind, o.port);
-    if (!bound)
+    const tcp::endpoint at(address, static_cast<unsigned short>(o.port));
+    acceptor_.open(at.protocol(), ec);
+    // SO_REUSEADDR only: SO_REUSEPORT would let a second process share the port silently
+    // instead of failing.
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(at, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec)
         fail(ErrorCategory::Usage, "cannot serve on " + o.bind + ":" + std::to_string(o.port) + " (" + o.option +
                                        "): the port is in use or not allowed");
-    if (o.port != 0) port_ = o.port;
-    impl_->thread = std::thread([&s] { s.listen_after_bind(); });
-    // stop() only reaches a server that is already running: wait for it, so a server destroyed
-    // at once still stops.
-    for (int i = 0; i < 5000 && !s.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return acceptor_.local_endpoint().port();
 }
 
-HttpServer::~HttpServer() {
-    impl_->server->stop_streams();
-    impl_->server->stop();
-    if (impl_->thread.joinable()) impl_->thread.join();
+void HttpServer::Impl::start() {
+    accept();
+    thread_ = std::thread([this] {
+        name_this_thread("vf-http-io");
+        for (;;) {
+            try {
+                io_.run();
+                return;
+            } catch (const std::exception& e) {
+                spdlog::error("HTTP server ({}): {}", options_.option, e.what());
+            }
+        }
+    });
 }
 
-std::string http_answer_bytes(const std::string& request, const HttpHandler& handler, size_t max_body_bytes) {
-    RoutedServer server(handler, max_body_bytes);
-    return server.process_bytes(request);
+void HttpServer::Impl::accept() {
+    acceptor_.async_accept(io_, [this](boost::system::error_code ec, tcp::socket socket) {
+        if (stopping() || ec == net::error::operation_aborted) return;
+        if (!ec) {
+            take(std::move(socket));
+            return accept();
+        }
+        // Out of file descriptors and the like: try again shortly rather than spin.
+        retry_.expires_after(std::chrono::milliseconds(50));
+        retry_.async_wait([this](boost::system::error_code wait_ec) {
+            if (!wait_ec && !stopping()) accept();
+        });
+    });
 }
+
+void HttpServer::Impl::take(tcp::socket socket) {
+    if (connections_.size() >= static_cast<size_t>(options_.max_connections)) {
+        ::send(socket.native_handle(), over_capacity_.data(), over_capacity_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        boost::system::error_code ec;
+        socket.close(ec);
+        return;
+    }
+    auto connection = std::make_shared<http::Connection>(std::move(socket), *this);
+    connections_.emplace(connection.get(), connection);
+    connection->start();
+}
+
+void HttpServer::Impl::stop() {
+    stopping_ = true;
+    std::promise<void> closed;
+    net::post(io_, [this, &closed] {
+        boost::system::error_code ec;
+        acceptor_.close(ec);
+        retry_.cancel();
+        auto open = std::move(connections_);
+        connections_.clear();
+        for (auto& [raw, connection] : open) connection->close();  // writes under way fail: their streams end
+        closed.set_value();
+    });
+    closed.get_future().wait();
+    pool_.stop();
+    work_.reset();
+    io_.stop();  // what is left (posts of the workers' last answers) is dropped with the io_context
+    if (thread_.joinable()) thread_.join();
+}
+
+HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
+    : impl_(std::make_unique<Impl>(options, std::move(handler))) {
+    port_ = impl_->bind_and_listen();
+    impl_->start();
+}
+
+HttpServer::~HttpServer() { impl_->stop(); }
 
 bool bearer_token_matches(const std::string& authorization, const std::string& token) {
     const std::string prefix = "Bearer ";

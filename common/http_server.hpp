@@ -1,14 +1,17 @@
 // vfilter's HTTP endpoints (/metrics, /healthz, /readyz, the serve command's control API) on
-// cpp-httplib: one handler sees every request as plain strings, so no other header includes
-// httplib. Limits are set for a service left running: request bodies, read and write timeouts,
-// keep-alive requests, and a fixed number of worker threads with a bounded wait list (further
-// connections stay in the kernel's backlog). Binds 127.0.0.1 unless told otherwise. Every answer
-// carries a content security policy that allows scripts, styles and pictures from this server
-// only (no inline script), and is never cached or framed.
+// Boost.Beast's parser and Boost.Asio: one handler sees every request as plain strings, so no
+// other header includes Boost. Every reader from outside is bounded before anything is
+// authorised: the head's bytes, the whole request's time from its first byte, the body's bytes
+// (chunked or not), the connections open at once, and the requests waiting for a worker (more
+// get 503 at once). One I/O thread reads, screens and writes for every connection; a fixed pool
+// of workers runs the handler. Binds 127.0.0.1 unless told otherwise. Every answer carries a
+// content security policy that allows scripts, styles and pictures from this server only (no
+// inline script), and is never cached or framed.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,18 +20,20 @@ namespace vf {
 
 struct HttpRequest {
     std::string method;         // GET, POST, PUT, DELETE, HEAD, ...
-    std::string path;           // without the query
+    std::string path;           // without the query, percent-decoded
     std::string query;          // after '?', as sent (still percent-encoded)
     std::string body;
     std::string authorization;  // the Authorization header, as sent
     std::string content_type;   // of the body
+    std::string forwarded_by;   // X-Vfilter-Forwarded-By: the serve process that passed this on (app/fleet.hpp)
     std::string host;           // the Host header, as sent
     std::string origin;         // the Origin header ("" when absent)
-    std::string forwarded_by;   // X-Vfilter-Forwarded-By: the serve process that passed this on (app/fleet.hpp)
+    std::string peer;           // the client's IP address, as text
 };
 
 // Writes one piece of a body that is sent while it is made; false once the client has gone or
-// the server is stopping, and the body should then end.
+// the server is stopping, and the body should then end. An empty piece sends nothing and says
+// whether the client is still there.
 using HttpBodyWriter = std::function<bool(const std::string& bytes)>;
 
 struct HttpResponse {
@@ -50,10 +55,20 @@ struct HttpServerOptions {
     std::string bind = "127.0.0.1";  // an IPv4 address
     int port = 0;                    // 0: a free port (see HttpServer::port())
     std::string option = "--metrics-port";  // the option that asked for it, for error messages
-    size_t max_body_bytes = 64 * 1024;
-    int timeout_s = 5;       // a client that sends or reads nothing this long is dropped
-    int workers = 4;         // requests answered at once
-    int waiting = 16;        // accepted connections waiting for a worker
+    size_t max_body_bytes = 64 * 1024;      // Content-Length or chunked; more: 413 and the connection closed
+    size_t max_header_bytes = 8 * 1024;     // request line and headers; more: 431 (414 for the line alone)
+    int request_deadline_ms = 10000;  // the whole request (line, headers, body) arrives within this of its first byte
+    int timeout_s = 5;                // an idle keep-alive connection is closed, and an answer's write given up, after this
+    int workers = 4;                  // handler calls at once (a streamed answer holds one while it lasts)
+    int waiting = 16;                 // requests waiting for a worker; more get 503 with Retry-After
+    int max_connections = 256;        // open connections from all clients; more are closed at once
+    // Called on the I/O thread once a request's line and headers arrived, before its body is read
+    // (head.body is empty): a response returned refuses the request, whose body is then never
+    // read. Must not block.
+    std::function<std::optional<HttpResponse>(const HttpRequest& head)> screen = nullptr;
+    // Paths (exact) answered by the handler on the I/O thread, never waiting for a worker: probes
+    // such as /healthz answer while every worker is busy. Their handler must not block.
+    std::vector<std::string> inline_paths = {};
 };
 
 class HttpServer {
@@ -61,6 +76,8 @@ public:
     // Binds and listens at once (throws Error(Usage) naming options.option when the address or
     // port cannot be used).
     HttpServer(const HttpServerOptions& options, HttpHandler handler);
+    // Closes every connection; streamed answers end at their next write; returns once every
+    // thread has finished.
     ~HttpServer();
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;
@@ -74,9 +91,10 @@ private:
 };
 
 // The bytes the server would send back for `request` (raw bytes as a client sent them), through
-// the same parser, limits and routing as a connection: the fuzz target's entry
-// (tests/fuzz/fuzz_http_request.cpp).
+// the same parser, limits, screen and routing as a connection: "" (no whole request) or one
+// HTTP/1.1 answer. The fuzz target's entry (tests/fuzz/fuzz_http_request.cpp).
 std::string http_answer_bytes(const std::string& request, const HttpHandler& handler, size_t max_body_bytes = 64 * 1024);
+std::string http_answer_bytes(const std::string& request, const HttpHandler& handler, const HttpServerOptions& options);
 
 // Whether `authorization` is "Bearer TOKEN" for this token, compared in constant time.
 bool bearer_token_matches(const std::string& authorization, const std::string& token);

@@ -94,7 +94,7 @@ fi
 # The Video Codec SDK's headers FFmpeg was configured with, for vfilter's own NVDEC decoder
 # (decode/nvdec_decoder.*), so that the GPU machine builds it from this prefix alone.
 [ -d /usr/include/ffnvcodec ] && cp -r /usr/include/ffnvcodec "$prefix/include/"
-# yaml-cpp and cpp-httplib for `vfilter serve`, beside FFmpeg.
+# yaml-cpp for `vfilter serve`, beside FFmpeg.
 "$here/scripts/build_static_deps.sh" "$prefix"
 # .pc paths relative to ${prefix}, so that the folder can be moved or carried elsewhere.
 . "$here/scripts/use_static_ffmpeg.sh" "$prefix"

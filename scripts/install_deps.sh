@@ -21,7 +21,7 @@ esac
 
 build_pkgs=(build-essential cmake pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
-  libspdlog-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev)
+  libspdlog-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev)
 # python3: tests/data/bad/make_bad_inputs.sh. The live tests' real peers: GStreamer's RTSP
 # server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP
 # module. docker/test.sh: podman (daemonless), runc, and debootstrap for the local Debian base.
@@ -43,10 +43,11 @@ test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis system
 command -v npm >/dev/null || test_pkgs+=(nodejs npm)
 # Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
 # libavformat60 on Ubuntu 24.04, ...) is looked up in the distribution's package lists.
-runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp libcpp-httplib)
+runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp)
 if [ "${VF_STATIC_FFMPEG:-0}" = 1 ]; then
-  # yaml-cpp and cpp-httplib come from their source packages, beside FFmpeg (scripts/build_static_deps.sh).
-  build_pkgs=(build-essential cmake pkg-config libspdlog-dev libcli11-dev nlohmann-json3-dev)
+  # yaml-cpp comes from its source package, beside FFmpeg (scripts/build_static_deps.sh). Boost's
+  # HTTP parts are headers only: nothing of Boost is needed at run time.
+  build_pkgs=(build-essential cmake pkg-config libspdlog-dev libcli11-dev nlohmann-json3-dev libboost-dev)
   runtime_bases=(libspdlog)
 fi
 

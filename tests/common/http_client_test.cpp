@@ -1,8 +1,15 @@
 // Calls between serve processes (common/http_client.cpp), against vfilter's own server on
 // loopback: addresses are parsed strictly; a whole answer comes back with its status, type,
 // headers and body; a refused connection and a server that does not answer in time come back as
-// errors within their timeouts; a streamed answer arrives while it is made, and leaving it ends
-// the server's side.
+// errors within their timeouts; a peer that trickles its answer cannot stretch a call past its
+// total time; an answer over the limits is refused; a streamed answer arrives while it is made,
+// and leaving it ends the server's side.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,6 +26,59 @@ namespace vf {
 namespace {
 
 using namespace std::chrono_literals;
+
+// A peer that takes one connection, reads the request and answers one byte every `gap`: each
+// read of its answer is quick, the whole answer takes minutes.
+class TricklingPeer {
+public:
+    TricklingPeer(std::string answer, std::chrono::milliseconds gap) : answer_(std::move(answer)), gap_(gap) {
+        listener_ = socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof addr;
+        bind(listener_, reinterpret_cast<sockaddr*>(&addr), size);
+        listen(listener_, 4);
+        getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &size);
+        port_ = ntohs(addr.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~TricklingPeer() {
+        stop_ = true;
+        thread_.join();
+        close(listener_);
+    }
+    int port() const { return port_; }
+
+private:
+    bool wait_for(int fd, short events) {
+        pollfd p{fd, events, 0};
+        while (!stop_)
+            if (poll(&p, 1, 10) > 0) return true;
+        return false;
+    }
+    void serve() {
+        if (!wait_for(listener_, POLLIN)) return;
+        const int c = accept(listener_, nullptr, nullptr);
+        std::string request;
+        char buf[4096];
+        while (request.find("\r\n\r\n") == std::string::npos && wait_for(c, POLLIN)) {
+            const ssize_t n = recv(c, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            request.append(buf, static_cast<size_t>(n));
+        }
+        for (size_t i = 0; i < answer_.size() && !stop_; ++i) {
+            if (send(c, answer_.data() + i, 1, MSG_NOSIGNAL) != 1) break;
+            for (auto waited = 0ms; waited < gap_ && !stop_; waited += 10ms) std::this_thread::sleep_for(10ms);
+        }
+        close(c);
+    }
+    std::string answer_;
+    std::chrono::milliseconds gap_;
+    int listener_ = -1, port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
 
 TEST(HttpClient, AddressesAreHttpHostAndPortOnly) {
     HttpAddress a;
@@ -98,6 +158,60 @@ TEST(HttpClient, NoAnswerIsAnErrorWithinTheTimeouts) {
     r = http_call(call);
     EXPECT_EQ(r.status, 0);
     EXPECT_LT(std::chrono::steady_clock::now() - began, 1500ms);
+}
+
+TEST(HttpClient, APeerTricklingItsAnswerCannotStretchTheCall) {
+    const std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + std::string(100, 'x');
+    HttpCall call;
+    call.read_timeout_ms = 5000;
+    call.total_timeout_ms = 1200;
+    {
+        TricklingPeer peer(answer, 1000ms);
+        call.to = {"127.0.0.1", peer.port()};
+        const auto began = std::chrono::steady_clock::now();
+        const HttpReply r = http_call(call);
+        EXPECT_EQ(r.status, 0);
+        EXPECT_NE(r.error.find("within 1200 ms"), std::string::npos) << r.error;
+        EXPECT_GT(std::chrono::steady_clock::now() - began, 1000ms);
+        EXPECT_LT(std::chrono::steady_clock::now() - began, 2000ms);
+    }
+    {
+        TricklingPeer peer(answer, 1000ms);  // a streamed call's head comes within the same time
+        call.to = {"127.0.0.1", peer.port()};
+        const auto began = std::chrono::steady_clock::now();
+        auto [stream, head] = HttpStreamedCall::open(call);
+        EXPECT_FALSE(stream);
+        EXPECT_EQ(head.status, 0);
+        EXPECT_LT(std::chrono::steady_clock::now() - began, 2000ms);
+    }
+}
+
+TEST(HttpClient, AnAnswerOverTheLimitsIsRefused) {
+    HttpServer server(HttpServerOptions{}, [](const HttpRequest& r) {
+        HttpResponse a{200, "application/octet-stream", ""};
+        if (r.path == "/big") a.body = std::string(3 << 20, 'x');
+        if (r.path == "/streamed") a.stream = [](const HttpBodyWriter& write) {
+            for (int i = 0; i < 48 && write(std::string(64 * 1024, 'y')); ++i) {
+            }
+        };
+        if (r.path == "/head") a.headers.push_back({"X-Long", std::string(10000, 'h')});
+        return a;
+    });
+    HttpCall call;
+    call.to = {"127.0.0.1", server.port()};
+    call.max_body_bytes = 1 << 20;
+    for (const char* target : {"/big", "/streamed"}) {  // with a length, and chunked
+        call.target = target;
+        const HttpReply r = http_call(call);
+        EXPECT_EQ(r.status, 0) << target;
+        EXPECT_NE(r.error.find("too large"), std::string::npos) << target << ": " << r.error;
+    }
+    call.target = "/head";
+    const HttpReply r = http_call(call);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.error.find("headers were too large"), std::string::npos) << r.error;
+    call.target = "/small";
+    EXPECT_EQ(http_call(call).status, 200);
 }
 
 TEST(HttpClient, AStreamedAnswerArrivesWhileItIsMadeAndLeavingItEndsIt) {

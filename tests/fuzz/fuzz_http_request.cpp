@@ -1,6 +1,7 @@
-// libFuzzer target: an HTTP request as a client could send it, through cpp-httplib's parser and
-// the control API's routing (common/http_server.cpp, app/control_api.cpp) against a service
-// with no streams, so any path, method, header and body reaches the code that answers it.
+// libFuzzer target: an HTTP request as a client could send it, through the server's reader
+// (Boost.Beast's parser within the server's limits: common/http_request_reader.cpp) and the
+// control API's routing (app/control_api.cpp) against a service with no streams, so any path,
+// method, header and body reaches the code that answers it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
