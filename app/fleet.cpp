@@ -343,7 +343,10 @@ HttpResponse Fleet::forward(int shard, const HttpRequest& req, bool streamed) {
     call->content_type = req.content_type.empty() ? "application/json" : req.content_type;
     const std::string where = owner + " (" + call->to.url() + ")";
     if (!streamed) {
-        call->read_timeout_ms = 60000;  // a DELETE waits for the stream's output to be finalised
+        // A whole call, a DELETE's wait for the stream's output to be finalised included, ends
+        // within 9 s: a peer that hangs holds this worker no longer.
+        call->read_timeout_ms = 9000;
+        call->total_timeout_ms = 9000;
         const HttpReply r = http_call(*call);
         if (r.status == 0) return json_error(502, "this is served by " + where + ", which did not answer: " + r.error);
         HttpResponse answer{r.status, r.content_type, r.body, r.headers};

@@ -103,6 +103,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         ho.bind = o.metrics_bind;
         ho.port = o.metrics_port;
         ho.option = "--metrics-port";
+        ho.inline_paths = {"/healthz", "/readyz"};  // answered while a slow scrape holds the workers
         parts_->metrics_server = std::make_unique<HttpServer>(ho, [parts](const HttpRequest& req) {
             LiveMetrics* m = parts->metrics_ready;
             return answer_single_stream(req, m, m ? parts->source.get() : nullptr);

@@ -251,6 +251,9 @@ int run_serve(const ServeOptions& options) {
         ao.access = access;
         ho.workers = control_api_workers(ao);
         control = std::make_unique<ControlApi>(service, ao, fleet.get(), &changes);
+        // Refused on their head, before a body is read; the probes never wait behind workers.
+        ho.screen = [api_guard = control.get()](const HttpRequest& head) { return api_guard->screen(head); };
+        ho.inline_paths = {"/healthz", "/readyz"};
         api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });
         spdlog::info("control API: http://{0}:{1}/streams, page: http://{0}:{1}/{2}", o.api_bind, api->port(),
                      ao.token.empty() ? "" : " (token required)");
