@@ -5,15 +5,19 @@ and SLOW connections that send one byte of a request each every GAP seconds, for
 while /healthz is asked every 50 ms on a new connection (2 s timeout). Prints the server's (PID)
 resident memory before and its peak, what the flood sent, how many slow connections the server
 closed, and /healthz's latency.
-usage: http_flood.py PORT PID [TOTAL_MB=1024] [SLOW=64] [GAP=0.5] [SECONDS=20]"""
+usage: http_flood.py PORT PID [TOTAL_MB=1024] [SLOW=64] [GAP=0.5] [SECONDS=20]
+FLOOD_HEADERS (environment): the flood's and the slow requests' headers, "Host: x" by default; for
+`vfilter serve`, e.g. "Host: 127.0.0.1|Content-Type: application/json|Authorization: Bearer T"
+('|' between headers) so that the request passes serve's guard and its body is read."""
 import multiprocessing as mp
-import socket, sys, time, threading
+import os, socket, sys, time, threading
 
 port, pid = int(sys.argv[1]), int(sys.argv[2])
 total = int(sys.argv[3]) * 2**20 if len(sys.argv) > 3 else 2**30
 slow_n = int(sys.argv[4]) if len(sys.argv) > 4 else 64
 gap = float(sys.argv[5]) if len(sys.argv) > 5 else 0.5
 seconds = float(sys.argv[6]) if len(sys.argv) > 6 else 20
+headers = "".join(h + "\r\n" for h in os.environ.get("FLOOD_HEADERS", "Host: x").split("|")).encode()
 
 def rss(pid):
     with open(f"/proc/{pid}/status") as f:
@@ -24,7 +28,7 @@ def rss(pid):
 
 def flood(total, until, out):
     chunk = b"10000\r\n" + b"x" * 65536 + b"\r\n"
-    head = b"POST /streams HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    head = b"POST /streams HTTP/1.1\r\n" + headers + b"Transfer-Encoding: chunked\r\n\r\n"
     sent, conns, refused = 0, 0, 0
     while sent < total and time.time() < until:
         try:
@@ -48,7 +52,7 @@ def flood(total, until, out):
     out.put((sent, conns, refused))
 
 def slowloris(n, gap, until, out):
-    req = b"GET /slow HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"p" * 200 + b"\r\n\r\n"
+    req = b"GET /streams HTTP/1.1\r\n" + headers + b"X-Padding: " + b"p" * 200 + b"\r\n\r\n"
     socks = []
     for _ in range(n):
         try:
