@@ -60,12 +60,20 @@ RequestReader::Step RequestReader::put(const char* data, size_t size, size_t* us
     if (ec == bh::error::body_limit) return refuse(413);
     if (ec) return refuse(400);
     if (!parser_.is_header_done()) return Step::NeedMore;
-    if (!admitted_) {
-        const auto target = parser_.get().target();
-        if (target.empty() || target.front() != '/') return refuse(400);  // origin form only
-        return Step::Head;
-    }
+    if (!admitted_) return head_is_readable() ? Step::Head : refuse(400);
     return parser_.is_done() ? Step::Complete : Step::NeedMore;
+}
+
+bool RequestReader::head_is_readable() const {
+    const auto& message = parser_.get();
+    const auto target = message.target();
+    if (target.empty() || target.front() != '/') return false;  // origin form only
+    // A body whose last coding is not chunked has no length that can be known: whatever the
+    // server took as its end, the client's next request could begin elsewhere (RFC 9112, 6.3).
+    if (message.find(bh::field::transfer_encoding) != message.end() && !parser_.chunked()) return false;
+    // A decoded NUL would end the path early for any C string that carries it.
+    const std::string path(target.substr(0, target.find('?')));
+    return decode_path(path).find('\0') == std::string::npos;
 }
 
 std::optional<HttpResponse> RequestReader::admit(const HttpRequest& head) {

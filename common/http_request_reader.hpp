@@ -45,6 +45,7 @@ public:
 
 private:
     Step refuse(int status);
+    bool head_is_readable() const;  // a target in origin form, a knowable body length, no NUL in the path
 
     const HttpServerOptions& options_;
     boost::beast::http::request_parser<boost::beast::http::string_body> parser_;

@@ -84,6 +84,19 @@ TEST(HttpServer, AnswerBytesGoesThroughTheSameParser) {
     EXPECT_NE(http_answer_bytes("GET /a HTTP/9\r\n\r\n", h).find("400"), std::string::npos);
     const std::string big = "POST /a HTTP/1.1\r\nContent-Length: 200\r\n\r\n" + std::string(200, 'y');
     EXPECT_NE(http_answer_bytes(big, h, 100).find("413"), std::string::npos);
+    // Bodies whose end the server and a proxy could see in different places, a path that a C
+    // string would cut, and targets not in origin form: refused before the handler.
+    for (const std::string unclear : {"POST /a HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+                                      "POST /a HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+                                      "POST /a HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\nabc",
+                                      "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\nabc", "GET /a%00b HTTP/1.1\r\n\r\n",
+                                      "GET http://x/a HTTP/1.1\r\n\r\n", "GET * HTTP/1.1\r\n\r\n", "GET /a HTTP/1.1\nHost: x\n\n"})
+        EXPECT_EQ(http_answer_bytes(unclear, h).rfind("HTTP/1.1 400 ", 0), 0u) << unclear;
+    EXPECT_NE(http_answer_bytes("GET /a%20b%2Fc?q=%20 HTTP/1.1\r\n\r\n", h).find("seen /a b/c"), std::string::npos)
+        << "the path is percent-decoded";
+    const std::string chunked = "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
+    const HttpHandler echo = [](const HttpRequest& r) { return HttpResponse{200, "text/plain", "[" + r.body + "]"}; };
+    EXPECT_NE(http_answer_bytes(chunked, echo).find("[abcde]"), std::string::npos);
 }
 
 TEST(HttpServer, QueriesReachTheHandlerAsSentAndEveryAnswerCarriesTheSecurityHeaders) {
