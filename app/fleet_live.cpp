@@ -170,7 +170,9 @@ HttpResponse answer_fleet_live(StreamService& service, Fleet& fleet, const HttpR
                     stream([&renumber](const std::string& bytes) { return renumber.take(bytes); });
                 });
             } else {
-                threads.emplace_back([&fleet, &out, shard = shard, group, width] { relay_shard(fleet, shard, group.first, group.second, width, out); });
+                threads.emplace_back([&fleet, &out, shard = shard, group = group, width] {
+                    relay_shard(fleet, shard, group.first, group.second, width, out);
+                });
             }
         }
         while (!service.closing()) {
