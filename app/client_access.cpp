@@ -99,6 +99,17 @@ bool no_links_below(const std::string& root, const std::string& rel, bool* exist
     return true;
 }
 
+// A client's file for `field`: below `root` (the operator's `option`), no link on the way, made
+// absolute. *exists says whether it is there already.
+std::string local_path(const std::string& field, const std::string& value, const std::string& root, const char* option, bool* exists) {
+    if (root.empty())
+        forbid("field '" + field + "': files are open to clients only under the operator's " + option + ", and this serve has none");
+    std::string why;
+    const std::string rel = below_root(value, root, &why);
+    if (rel.empty() || !no_links_below(root, rel, exists, &why)) forbid("field '" + field + "': the path " + why);
+    return (fs::path(root) / rel).string();
+}
+
 std::string checked_input(const std::string& value, const ClientAccess& access, bool* local) {
     *local = false;
     if (is_pattern_url(value)) return value;
@@ -112,15 +123,11 @@ std::string checked_input(const std::string& value, const ClientAccess& access, 
     if (value == "-" || protocol_prefix(value) || input_protocol(value) != "file")
         forbid("field 'input': clients name a network URL, pattern://, or a file under --media-root; not stdin, "
                "a device or a protocol such as concat:");
-    if (access.media_root.empty())
-        forbid("field 'input': local files are open to clients only under the operator's --media-root, and this serve has none");
-    std::string why;
-    const std::string rel = below_root(value, access.media_root, &why);
     bool exists = false;
-    if (rel.empty() || !no_links_below(access.media_root, rel, &exists, &why)) forbid("field 'input': the path " + why);
-    if (!exists) fail(ErrorCategory::Usage, "field 'input': no file '" + rel + "' under --media-root");
+    const std::string path = local_path("input", value, access.media_root, "--media-root", &exists);
+    if (!exists) fail(ErrorCategory::Usage, "field 'input': no file '" + value + "' under --media-root");
     *local = true;
-    return (fs::path(access.media_root) / rel).string();
+    return path;
 }
 
 std::string checked_output(const std::string& value, const ClientAccess& access) {
@@ -136,13 +143,8 @@ std::string checked_output(const std::string& value, const ClientAccess& access)
     }
     if (value == "-" || protocol_prefix(value) || input_protocol(value) != "file")
         forbid("field 'output': clients write null, a file under --recordings-root, or a network URL to an --output-hosts host");
-    if (access.recordings_root.empty())
-        forbid("field 'output': files are open to clients only under the operator's --recordings-root, and this serve has none");
-    std::string why;
-    const std::string rel = below_root(value, access.recordings_root, &why);
     bool exists = false;
-    if (rel.empty() || !no_links_below(access.recordings_root, rel, &exists, &why)) forbid("field 'output': the path " + why);
-    return (fs::path(access.recordings_root) / rel).string();
+    return local_path("output", value, access.recordings_root, "--recordings-root", &exists);
 }
 
 std::string absolute_folder(const std::string& folder, const char* option) {
