@@ -7,9 +7,9 @@
 // TARGET the request target and HOST the Host header, both exactly as sent. The receiver
 // (app/api_guard.cpp) takes it for the admin token when the signature matches its own admin
 // token, ts is within kPeerClockSkew of its clock, and the nonce is new (PeerNonces). Plain HTTP:
-// a man in the middle cannot forge a call, but can still read or change a call's body and drop
-// calls, and replay one to the same address within the window only if it reaches the receiver
-// before the original does.
+// a man in the middle can neither make a call nor learn the token, but can read calls, change a
+// call's body (not signed), hold a call back to deliver it (or a copy) later within the window,
+// and send it again to a receiver that restarted since (the nonces live in memory only).
 #pragma once
 
 #include <array>
