@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "common/ascii.hpp"
@@ -54,14 +55,26 @@ bool ApiGuard::host_is_ours(const std::string& host) const {
     return asked.s_addr == bound.s_addr;
 }
 
-ApiRole ApiGuard::role(const HttpRequest& r) const {
+ApiRole ApiGuard::role(const HttpRequest& r, PeerNonce nonce) const {
     if (o_.admin_token.empty()) return ApiRole::Admin;
     if (bearer_token_matches(r.authorization, o_.admin_token)) return ApiRole::Admin;
     if (!o_.viewer_token.empty() && bearer_token_matches(r.authorization, o_.viewer_token)) return ApiRole::Viewer;
+    if (signed_by_peer(r, nonce)) return ApiRole::Admin;
     return ApiRole::None;
 }
 
-std::optional<HttpResponse> ApiGuard::screen(const HttpRequest& r) const {
+// Only the admin token signs: a shard holding the viewer token alone is no shard of this fleet.
+bool ApiGuard::signed_by_peer(const HttpRequest& r, PeerNonce nonce) const {
+    const std::optional<PeerSignature> s = parse_peer_authorization(r.authorization);
+    if (!s) return false;
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (s->ts < now - kPeerClockSkew.count() || s->ts > now + kPeerClockSkew.count()) return false;
+    // The signature before the nonce: only calls signed with the admin token are recorded.
+    if (!peer_signature_matches(*s, r, o_.admin_token)) return false;
+    return nonce == PeerNonce::Spend ? nonces_.spend(s->nonce_hex) : !nonces_.seen(s->nonce_hex);
+}
+
+std::optional<HttpResponse> ApiGuard::screen(const HttpRequest& r, PeerNonce nonce) const {
     if (is_probe_path(r.path)) return std::nullopt;
     if (!host_is_ours(r.host))
         return refusal(403, "Host '" + host_name_of(r.host) + "' is not a name of this server (serve --api-host NAME adds one)");
@@ -70,7 +83,7 @@ std::optional<HttpResponse> ApiGuard::screen(const HttpRequest& r) const {
         ascii_lower(r.origin) != "https://" + ascii_lower(r.host))
         return refusal(403, "a page of another site (Origin " + r.origin.substr(0, 200) + ") may not change this service");
     if (guarded_path(r.path)) {
-        const ApiRole who = role(r);
+        const ApiRole who = role(r, nonce);
         if (who == ApiRole::None)
             return refusal(401, "this API needs \"Authorization: Bearer TOKEN\" (the admin or viewer token of vfilter serve)");
         if (is_write(r.method) && who != ApiRole::Admin) return refusal(403, "the viewer token may look, not change: use the admin token");

@@ -7,7 +7,9 @@
 //   browser (a form or a text/plain fetch needs neither a preflight nor a token).
 // - Tokens: the admin token may change streams; the viewer token may only look (the page's lists,
 //   live video, snapshots, the fleet's list). Without tokens (loopback only) every local client is
-//   the admin.
+//   the admin. Another shard of the fleet signs its calls with the admin token instead of sending
+//   it (app/peer_auth.hpp): a valid signature is the admin; one made with the viewer token is
+//   nothing.
 // The probes (/healthz, /readyz) pass everything: they must answer a load balancer by any name.
 #pragma once
 
@@ -15,11 +17,19 @@
 #include <string>
 #include <vector>
 
+#include "app/peer_auth.hpp"
 #include "common/http_server.hpp"
 
 namespace vf {
 
 enum class ApiRole { None, Viewer, Admin };
+
+// What a check does with a signed peer call's nonce. A request is screened twice: its head by the
+// server before the body is read (Check: refused when the nonce was taken already), then whole
+// by ControlApi::answer, which every door of the API passes exactly once (Spend: taken now,
+// refused when taken already). Taking it on the second check only lets the head's screen run
+// without making the same request's answer look like its own replay.
+enum class PeerNonce { Check, Spend };
 
 struct ApiGuardOptions {
     std::string admin_token;           // empty: no tokens at all (loopback only: serve_command.cpp)
@@ -32,13 +42,15 @@ class ApiGuard {
 public:
     explicit ApiGuard(ApiGuardOptions options);
     // A refusal (403, 415, 401) for a request whose head shows it may not go on; nullopt when it may.
-    std::optional<HttpResponse> screen(const HttpRequest& head) const;
-    ApiRole role(const HttpRequest& request) const;
+    std::optional<HttpResponse> screen(const HttpRequest& request, PeerNonce nonce) const;
+    ApiRole role(const HttpRequest& request, PeerNonce nonce) const;
     bool needs_tokens() const { return !o_.admin_token.empty(); }
 
 private:
     bool host_is_ours(const std::string& host) const;
+    bool signed_by_peer(const HttpRequest& request, PeerNonce nonce) const;
     ApiGuardOptions o_;
+    mutable PeerNonces nonces_;  // what a check has seen, not what the guard allows: const checks record
 };
 
 // A token as serve takes it: at least 16 characters, none of them blank or a control character.

@@ -212,8 +212,9 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
 }
 
 HttpResponse ControlApi::answer(const HttpRequest& req) {
-    // The server screens each head before reading its body; answered here too, for every door.
-    if (std::optional<HttpResponse> refused = guard_.screen(req)) {
+    // The server screens each head before reading its body; answered here too, for every door,
+    // and here a signed peer call's nonce is taken (app/api_guard.hpp, PeerNonce).
+    if (std::optional<HttpResponse> refused = guard_.screen(req, PeerNonce::Spend)) {
         if (req.method != "GET" && req.method != "HEAD") spdlog::info("api: {} {} -> {}", req.method, req.path, refused->status);
         return *refused;
     }

@@ -45,7 +45,7 @@ public:
     ControlApi(StreamService& service, ControlApiOptions options, Fleet* fleet = nullptr, ApiChanges* changes = nullptr);
     HttpResponse answer(const HttpRequest& request);  // any thread
     // A refusal from the request's head alone (before its body is read), or nullopt.
-    std::optional<HttpResponse> screen(const HttpRequest& head) const { return guard_.screen(head); }
+    std::optional<HttpResponse> screen(const HttpRequest& head) const { return guard_.screen(head, PeerNonce::Check); }
 
 private:
     HttpResponse answer_streams(const HttpRequest& request);

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/peer_auth.hpp"
 #include "app/serve_config.hpp"
 #include "common/error.hpp"
 #include "common/metric_set.hpp"
@@ -115,10 +116,10 @@ void Fleet::run() {
 }
 
 std::vector<std::pair<std::string, std::string>> Fleet::peer_headers() const {
-    std::vector<std::pair<std::string, std::string>> h = {{kForwardedHeader, o_.pod.empty() ? instance_ : o_.pod}};
-    if (!o_.token.empty()) h.push_back({"Authorization", "Bearer " + o_.token});
-    return h;
+    return {{kForwardedHeader, o_.pod.empty() ? instance_ : o_.pod}};
 }
+
+void Fleet::sign(HttpCall& call) const { sign_peer_call(call, o_.token); }
 
 std::vector<HttpAddress> Fleet::resolve() const {
     std::set<HttpAddress> all;
@@ -157,13 +158,15 @@ Fleet::Answer Fleet::ask(const HttpAddress& at) const {
     call.headers = peer_headers();
     call.connect_timeout_ms = o_.timeout_ms;
     call.read_timeout_ms = o_.timeout_ms;
+    sign(call);
     const HttpReply r = http_call(call);
     if (r.status == 0) {
         a.error = r.error;
         return a;
     }
     if (r.status != 200) {
-        a.error = "answered " + std::to_string(r.status) + (r.status == 401 ? " (its --api-token differs from this one's)" : "");
+        const char* const refused = " (its --api-token differs from this one's, or its clock by more than 30 s)";
+        a.error = "answered " + std::to_string(r.status) + (r.status == 401 ? refused : "");
         return a;
     }
     const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
@@ -347,6 +350,7 @@ HttpResponse Fleet::forward(int shard, const HttpRequest& req, bool streamed) {
         // within 9 s: a peer that hangs holds this worker no longer.
         call->read_timeout_ms = 9000;
         call->total_timeout_ms = 9000;
+        sign(*call);
         const HttpReply r = http_call(*call);
         if (r.status == 0) return json_error(502, "this is served by " + where + ", which did not answer: " + r.error);
         HttpResponse answer{r.status, r.content_type, r.body, r.headers};
@@ -358,6 +362,7 @@ HttpResponse Fleet::forward(int shard, const HttpRequest& req, bool streamed) {
         return answer;
     }
     call->read_timeout_ms = 10000;  // every streamed answer sends something at least every 5 s
+    sign(*call);
     auto [relay, head] = HttpStreamedCall::open(*call);
     if (!relay) return json_error(502, "this is served by " + where + ", which did not answer: " + head.error);
     HttpResponse answer{head.status, head.content_type, "", head.headers};

@@ -6,10 +6,11 @@
 //
 // Peers are the other processes' API addresses (http://HOST:PORT) or dns:NAME:PORT, every address
 // NAME resolves to (a StatefulSet's headless Service), resolved again on each refresh. The list
-// may name this process too: it knows itself by a random instance id. Calls between peers carry
-// this process's own --api-token (every pod has the same one) and X-Vfilter-Forwarded-By, and a
-// forwarded request is never forwarded again; a request goes only to an address of the list that
-// said, on its last refresh, that it serves the stream's shard.
+// may name this process too: it knows itself by a random instance id. Calls between peers are
+// signed with this process's own --api-token (every pod has the same one; app/peer_auth.hpp), which
+// never goes on the wire, and carry X-Vfilter-Forwarded-By; a forwarded request is never
+// forwarded again; a request goes only to an address of the list that said, on its last refresh,
+// that it serves the stream's shard.
 #pragma once
 
 #include <chrono>
@@ -41,7 +42,7 @@ std::vector<PeerSource> parse_peers(const std::string& list);
 
 struct FleetOptions {
     std::vector<PeerSource> peers;
-    std::string token;                  // sent to peers as a bearer token (this process's --api-token)
+    std::string token;                  // signs calls to peers, never sent (this process's --api-token)
     int shard_index = 0, shard_count = 1;
     std::string pod;                    // this process's name in the fleet's lists (the host name)
     std::chrono::milliseconds refresh_every{2000};
@@ -82,7 +83,10 @@ public:
     HttpResponse forward(int shard, const HttpRequest& request, bool streamed);
 
     // The call that goes to the process of `shard` (its address filled in), or nullopt and *why.
+    // Unsigned: sign() it once its method and target are final.
     std::optional<HttpCall> call_to(int shard, std::string* why) const;
+    // Signs a call to a peer as it will be sent (app/peer_auth.hpp), right before it goes.
+    void sign(HttpCall& call) const;
 
 private:
     struct ShardState {

@@ -114,6 +114,7 @@ void relay_shard(Fleet& fleet, int shard, const std::vector<LiveTileAsk>& tiles,
         if (call) {
             call->target = "/live?" + live_query(tiles, width);
             call->read_timeout_ms = 5000;  // its ticks come every second
+            fleet.sign(*call);
             auto [relay, head] = HttpStreamedCall::open(*call);
             if (relay && head.status == 200) {
                 std::string piece;

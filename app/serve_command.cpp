@@ -92,6 +92,7 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
         call->target = "/streams";
         call->body = entry.dump();
         call->content_type = "application/json";
+        fleet.sign(*call);
         const HttpReply r = http_call(*call);
         if (r.status == 201 || r.status == 409) {
             spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now: handed over ({})", name, owner,

@@ -26,10 +26,12 @@ void take_head(const ClientConnection& c, HttpReply* reply) {
 
 }  // namespace
 
-std::string HttpAddress::url() const {
+std::string HttpAddress::authority() const {
     const bool v6 = host.find(':') != std::string::npos;
-    return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
+
+std::string HttpAddress::url() const { return "http://" + authority(); }
 
 bool parse_http_address(const std::string& url, HttpAddress* address, std::string* why) {
     const std::string scheme = "http://";

@@ -17,7 +17,8 @@ namespace vf {
 struct HttpAddress {
     std::string host;
     int port = 80;
-    std::string url() const;  // http://host:port (IPv6 in brackets)
+    std::string url() const;        // http://host:port (IPv6 in brackets)
+    std::string authority() const;  // host:port as a call's Host header names it (IPv6 in brackets)
     bool operator==(const HttpAddress& o) const { return host == o.host && port == o.port; }
     bool operator<(const HttpAddress& o) const { return host != o.host ? host < o.host : port < o.port; }
 };

@@ -33,9 +33,8 @@ std::string request_bytes(const HttpCall& call, std::string* error) {
         *error = "the request has a field with a space or line break where it cannot be";
         return "";
     }
-    const bool v6 = call.to.host.find(':') != std::string::npos;
-    std::string out = call.method + " " + call.target + " HTTP/1.1\r\nHost: " + (v6 ? "[" + call.to.host + "]" : call.to.host) + ":" +
-                      std::to_string(call.to.port) + "\r\nConnection: close\r\n";
+    // The Host header is the address's authority(): a peer call's signature covers exactly it.
+    std::string out = call.method + " " + call.target + " HTTP/1.1\r\nHost: " + call.to.authority() + "\r\nConnection: close\r\n";
     for (const auto& [name, value] : call.headers) out += name + ": " + value + "\r\n";
     if (!call.body.empty() || call.method == "POST" || call.method == "PUT") {
         out += "Content-Type: " + (call.content_type.empty() ? std::string("application/octet-stream") : call.content_type) + "\r\n";

@@ -105,6 +105,7 @@ HttpRequest RequestReader::request(const std::string& peer) {
     HttpRequest r;
     r.method = std::string(message.method_string());
     const std::string target(message.target());
+    r.target = target;
     const size_t q = target.find('?');
     r.path = decode_path(target.substr(0, q));
     if (q != std::string::npos) r.query = target.substr(q + 1);

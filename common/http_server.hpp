@@ -22,6 +22,7 @@ struct HttpRequest {
     std::string method;         // GET, POST, PUT, DELETE, HEAD, ...
     std::string path;           // without the query, percent-decoded
     std::string query;          // after '?', as sent (still percent-encoded)
+    std::string target;         // the request target as sent: path and query, still percent-encoded
     std::string body;
     std::string authorization;  // the Authorization header, as sent
     std::string content_type;   // of the body

@@ -21,7 +21,7 @@ esac
 
 build_pkgs=(build-essential cmake pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev
-  libspdlog-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev)
+  libspdlog-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libboost-dev libssl-dev)
 # python3: tests/data/bad/make_bad_inputs.sh. The live tests' real peers: GStreamer's RTSP
 # server (python3-gi, gir1.2-gst-rtsp-server-1.0, x264enc from plugins-ugly) and nginx's RTMP
 # module. docker/test.sh: podman (daemonless), runc, and debootstrap for the local Debian base.
@@ -42,13 +42,16 @@ test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis system
 # package would conflict with it.
 command -v npm >/dev/null || test_pkgs+=(nodejs npm)
 # Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
-# libavformat60 on Ubuntu 24.04, ...) is looked up in the distribution's package lists.
-runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp)
+# libavformat60 on Ubuntu 24.04, libssl3 on Debian 12, libssl3t64 on Ubuntu 24.04, ...) is looked
+# up in the distribution's package lists. libssl: OpenSSL's libcrypto signs the calls between
+# serve processes (app/peer_auth.cpp).
+runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp libssl)
 if [ "${VF_STATIC_FFMPEG:-0}" = 1 ]; then
   # yaml-cpp comes from its source package, beside FFmpeg (scripts/build_static_deps.sh). Boost's
-  # HTTP parts are headers only: nothing of Boost is needed at run time.
-  build_pkgs=(build-essential cmake pkg-config libspdlog-dev libcli11-dev nlohmann-json3-dev libboost-dev)
-  runtime_bases=(libspdlog)
+  # HTTP parts are headers only: nothing of Boost is needed at run time. libcrypto is linked
+  # shared, from the distribution (its security updates reach the image's package).
+  build_pkgs=(build-essential cmake pkg-config libspdlog-dev libcli11-dev nlohmann-json3-dev libboost-dev libssl-dev)
+  runtime_bases=(libspdlog libssl)
 fi
 
 sudo=""
@@ -66,7 +69,8 @@ case $mode in
     [ -n "$(ls /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ] || update
     wanted=(ca-certificates)
     for base in "${runtime_bases[@]}"; do
-      pkg=$(apt-cache pkgnames "$base" | grep -E "^${base}[0-9][0-9.]*$" | sort -V | tail -1)
+      # The base, a version, and Ubuntu's 64-bit time suffix: never base-dev or base-doc.
+      pkg=$(apt-cache pkgnames "$base" | grep -E "^${base}[0-9][0-9.]*(t64)?$" | sort -V | tail -1)
       [ -n "$pkg" ] || { echo "no run-time package for $base in this distribution" >&2; exit 1; }
       wanted+=("$pkg")
     done ;;

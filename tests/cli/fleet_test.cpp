@@ -4,22 +4,26 @@
 // stream added, re-filtered and removed through a process that does not serve it is recorded,
 // re-filtered and finalised by the one that does; a killed process is listed unreachable within
 // seconds and listed again when it returns; the token is needed everywhere, forwarded calls
-// included; a process never calls an address outside its list; peers found through DNS.
+// included; a peer is sent a signature made with the token, never the token; a process never
+// calls an address outside its list; peers found through DNS.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <csignal>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "app/api_guard.hpp"
 #include "app/serve_config.hpp"
 #include "support/child_process.hpp"
 #include "support/clip_writer.hpp"
 #include "support/http_client.hpp"
 #include "support/recording_check.hpp"
+#include "support/recording_peer.hpp"
 #include "support/run_command.hpp"
 
 namespace vf {
@@ -249,6 +253,50 @@ TEST_F(FleetServe, TheTokenIsNeededOnEveryProcessAndOnForwardedCalls) {
     const std::string theirs = name_in_shard("cam0-", 2);
     EXPECT_EQ(call(ports[0], "PUT", "/streams/" + theirs + "/filter", "gaussian").status, 503);
     EXPECT_EQ(call(ports[2], "GET", "/streams/" + theirs, "", "another-token-0123456789").body["filter"], "sobel");
+}
+
+// An address of --peers that is no shard of this fleet (a reused IP, a stale DNS entry) is sent a
+// signature it can check only with the token, and never the token: not on the fleet's refresh, a
+// forwarded write, nor a relayed /live.
+TEST_F(FleetServe, APeerIsSentASignatureAndNeverTheToken) {
+    const std::string theirs = name_in_shard("cam0-", 2);
+    const ApiGuard guard(ApiGuardOptions{kToken, "", "127.0.0.1", {}});
+    std::mutex mutex;
+    std::set<std::string> signed_paths, unsigned_paths;
+    RecordingPeer fake([&](const HttpRequest& r) {
+        const bool valid = guard.role(r, PeerNonce::Spend) == ApiRole::Admin;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            (valid ? signed_paths : unsigned_paths).insert(r.path);
+        }
+        if (!valid) return HttpResponse{401, "application/json", "{}"};
+        if (r.path != "/fleet/shard") return HttpResponse{r.path == "/live" ? 404 : 200, "application/json", "{}"};
+        const nlohmann::json streams = nlohmann::json::array({{{"name", theirs}, {"state", "running"}, {"filter", "sobel"}}});
+        return HttpResponse{200, "application/json",
+                            nlohmann::json{{"instance", "fake"}, {"pod", "fake"}, {"shard", {{"index", 2}, {"count", 3}}}, {"streams", streams}}.dump()};
+    });
+    pods[0] = start(0, {"--peers", "http://127.0.0.1:" + std::to_string(ports[0]) + ",http://127.0.0.1:" + std::to_string(fake.port())});
+    ASSERT_TRUE(wait_shard(0, 2, true, 10)) << pods[0]->log();
+    EXPECT_EQ(call(ports[0], "PUT", "/streams/" + theirs + "/filter", "gaussian").status, 200);
+    HttpConnection page(ports[0], "GET /live?streams=" + theirs + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + kToken + "\r\n\r\n");
+    for (int i = 0; i < 50; ++i, std::this_thread::sleep_for(100ms)) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (signed_paths.count("/live")) break;
+    }
+    page.close_now();
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        EXPECT_EQ(signed_paths, (std::set<std::string>{"/fleet/shard", "/streams/" + theirs + "/filter", "/live"}));
+        EXPECT_TRUE(unsigned_paths.empty()) << *unsigned_paths.begin();
+    }
+    const std::vector<std::string> sent = fake.requests();
+    EXPECT_GE(sent.size(), 3u);
+    for (const std::string& request : sent) {
+        EXPECT_EQ(request.find(kToken), std::string::npos) << request;
+        EXPECT_EQ(request.find("Bearer"), std::string::npos) << request;
+        EXPECT_NE(request.find("\r\nAuthorization: VfilterPeer ts="), std::string::npos) << request;
+        EXPECT_NE(request.find("\r\nX-Vfilter-Forwarded-By: "), std::string::npos) << request;
+    }
 }
 
 TEST_F(FleetServe, AProcessCallsOnlyTheAddressesOfItsListAndFindsPeersThroughDns) {
