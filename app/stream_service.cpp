@@ -388,6 +388,11 @@ std::string StreamService::metrics() const {
     return set.text();
 }
 
+std::map<std::string, std::string> StreamService::defaults() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return defaults_;
+}
+
 bool StreamService::ready() const {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [name, stream] : streams_)

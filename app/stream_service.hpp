@@ -41,7 +41,7 @@ public:
     nlohmann::json remove(const std::string& name);
     // 404, 400, 403 (a file= its sender may not read), 409. `files`: where the chain's kernel files may be.
     void set_filter(const std::string& name, const std::string& chain, const KernelFiles& files = {});
-    const std::map<std::string, std::string>& defaults() const { return defaults_; }
+    std::map<std::string, std::string> defaults() const;  // the file's defaults: a copy, apply() may change them
     // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
     // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU), and
