@@ -251,25 +251,27 @@ nlohmann::json StreamService::remove(const std::string& name) {
 
 void StreamService::set_filter(const std::string& name, const std::string& chain, const KernelFiles& files) {
     // The chain is built, and its kernel files read, outside the service's lock: a slow disk
-    // holds only this request, never /streams, /metrics or /readyz.
-    const auto running = [&] {
+    // holds only this request, never /streams, /metrics or /readyz. A bad chain is refused
+    // (400, 403) whatever the stream's state.
+    const auto find = [&](bool running) {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto it = streams_.find(name);
         if (it == streams_.end()) throw ServiceError(404, "no stream named '" + name + "'");
-        if (it->second->state() != StreamState::Running && it->second->state() != StreamState::Reconnecting)
-            throw ServiceError(409, "stream '" + name + "' is " + state_name(it->second->state()) + ", not running");
+        const StreamState state = it->second->state();
+        if (running && state != StreamState::Running && state != StreamState::Reconnecting)
+            throw ServiceError(409, "stream '" + name + "' is " + state_name(state) + ", not running");
         return it->second;  // kept alive by this copy even if removed meanwhile
     };
-    std::shared_ptr<ServedStream> stream = running();
+    std::shared_ptr<ServedStream> stream = find(false);
     try {
         build_chain(chain, stream->config().options.filter.compat, {}, files);  // refused here, before any change
+        if (find(true) != stream) throw ServiceError(409, "stream '" + name + "' was replaced while its filter was checked");
         stream->set_filter(chain, files);
     } catch (const Forbidden& e) {
         throw ServiceError(403, "stream '" + name + "': " + e.what());
     } catch (const Error& e) {
         throw ServiceError(400, "stream '" + name + "': " + e.what());
     }
-    if (running() != stream) throw ServiceError(409, "stream '" + name + "' was replaced while its filter was set");
 }
 
 void StreamService::apply(const ServeConfig& config) {

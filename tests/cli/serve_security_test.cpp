@@ -69,6 +69,15 @@ protected:
         const std::string mark = "control API: http://127.0.0.1:";
         return std::atoi(log.c_str() + log.find(mark) + mark.size());
     }
+    // Whether stream `name` runs within 30 s (a filter is changed only on a running stream).
+    bool running(int port, const std::string& name, const std::string& headers = "Host: 127.0.0.1\r\n") {
+        for (int i = 0; i < 300; ++i) {
+            const Reply r = request(port, "GET", "/streams/" + name, "", headers);
+            if (r.body.is_object() && r.body.value("state", "") == "running") return true;
+            std::this_thread::sleep_for(100ms);
+        }
+        return false;
+    }
     size_t stream_count(int port, const std::string& headers = "Host: 127.0.0.1\r\n") {
         const Reply r = request(port, "GET", "/streams", "", headers);
         return r.body.is_array() ? r.body.size() : 0;
@@ -95,6 +104,7 @@ TEST_F(ServeSecurity, FilterChangesReadNoFileOfTheMachineAndNeverEchoOne) {
     Reply r = request(port, "PUT", "/streams/demo1/filter", R"({"filter": "convolution=file=passwd.txt"})", with_token(kAdmin));
     EXPECT_EQ(r.status, 400) << r.text;
     EXPECT_NE(error_of(r).find("symbolic link"), std::string::npos) << r.text;
+    ASSERT_TRUE(running(port, "demo1", with_token(kAdmin))) << serve->log();
     r = request(port, "PUT", "/streams/demo1/filter", R"({"filter": "convolution=file=edge.txt"})", with_token(kAdmin));
     EXPECT_EQ(r.status, 200) << "a kernel of the operator's folder: " << r.text;
     EXPECT_EQ(serve->log().find(kAdmin), std::string::npos) << "the token never reaches the log";
