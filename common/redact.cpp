@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/ascii.hpp"
+
 namespace vf {
 namespace {
 
 // Where a URL's part ends in free text: its delimiters, whitespace and the quotes messages use.
 bool ends_url(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '\'' || c == '"' || c == '<' || c == '>'; }
 
-bool secret_key(std::string key) {
-    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+bool secret_key(const std::string& text) {
+    const std::string key = ascii_lower(text);
     for (const char* k : {"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "access_token", "api_key",
                           "apikey", "auth", "key"})
         if (key == k) return true;

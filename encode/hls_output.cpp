@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/ascii.hpp"
 #include "encode/output_target.hpp"
 
 namespace vf {
@@ -44,9 +45,7 @@ std::string regex_escape(const std::string& s) {
 bool is_hls_output(const OutputOptions& o) {
     if (!o.format.empty()) return o.format == "hls";
     if (output_kind(o.path) != OutputKind::File || o.path.size() < 5) return false;
-    std::string ext = o.path.substr(o.path.size() - 5);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext == ".m3u8";
+    return ascii_lower(o.path.substr(o.path.size() - 5)) == ".m3u8";
 }
 
 std::string hls_segment_pattern(const std::string& playlist, bool fmp4) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "common/ascii.hpp"
 #include "common/error.hpp"
 
 namespace vf {
@@ -18,9 +19,7 @@ std::string input_protocol(const std::string& url) {
     const std::string scheme = url.substr(0, colon);
     if (!std::all_of(scheme.begin(), scheme.end(), [](unsigned char c) { return std::isalnum(c) || c == '+' || c == '-' || c == '.'; }))
         return "file";
-    std::string lower = scheme;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    return lower;
+    return ascii_lower(scheme);
 }
 
 std::string protocol_whitelist(const std::string& url, const std::string& allowed) {

@@ -120,7 +120,8 @@ TEST_F(ServeSecurity, AnExpressionThatLoopsIsRefusedAndTheServiceKeepsAnswering)
     EXPECT_NE(error_of(r).find("while()"), std::string::npos) << r.text;
     EXPECT_LT(std::chrono::steady_clock::now() - began, 2s);
     EXPECT_EQ(stream_count(port), 1u) << "/streams answers";
-    EXPECT_EQ(request(port, "GET", "/readyz").status, 200);
+    EXPECT_TRUE(running(port, "demo1")) << "the stream runs on: " << serve->log();
+    EXPECT_EQ(request(port, "GET", "/readyz").status, 200) << "ready once its stream opened";
     serve->signal(SIGTERM);
     EXPECT_EQ(serve->wait(20), 0) << "SIGTERM still stops it";
 }
