@@ -105,8 +105,6 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
     }
 }
 
-std::string source_name(const ServeOptions& o) { return o.demo_streams > 0 ? "--demo" : o.config; }
-
 // "a, b,c" -> {"a", "b", "c"}.
 std::vector<std::string> comma_list(const std::string& text) {
     std::vector<std::string> items;
@@ -173,9 +171,6 @@ int run_serve(const ServeOptions& options) {
         return shard_config(std::move(whole), o.shard_index, o.shard_count);
     };
     const ServeConfig config = load();
-    if (config.streams.size() > static_cast<size_t>(o.max_streams))
-        fail(ErrorCategory::Usage, source_name(o) + ": " + std::to_string(config.streams.size()) + " streams, more than --max-streams " +
-                                       std::to_string(o.max_streams));
     const std::string source = demo ? "--demo" : o.config;
     if (o.shard_count > 1)
         spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), source);
@@ -259,7 +254,11 @@ int run_serve(const ServeOptions& options) {
         spdlog::info("control API: http://{0}:{1}/streams, page: http://{0}:{1}/{2}", o.api_bind, api->port(),
                      ao.token.empty() ? "" : " (token required)");
     }
-    service.apply(config);
+    try {
+        service.apply(config);  // checked whole before anything starts: a refusal is a bad file (exit 2)
+    } catch (const ServiceError& e) {
+        fail(ErrorCategory::Usage, source + ": " + e.what());
+    }
     spdlog::info("serving {} stream(s) from {}", config.streams.size(), source);
     ServiceManager manager;  // systemd (Type=notify), when serve runs under it
     const auto status_line = [&] {

@@ -223,6 +223,9 @@ TEST_F(ServeSecurity, WeakTokensAndTooManyStreamsAreRefused) {
         }());
         EXPECT_EQ(r.exit_code, 2) << bad[0] << " '" << bad[1] << "': " << r.output;
     }
+    const auto many = run_vfilter({"serve", "--demo", "3", "--api-port", "0", "--max-streams", "2"});
+    EXPECT_EQ(many.exit_code, 2) << many.output;
+    EXPECT_NE(many.output.find("more than --max-streams 2"), std::string::npos) << many.output;
     const int port = start({"--max-streams", "2"});
     ASSERT_GT(port, 0) << serve->log();
     const auto add = [&](const std::string& name) {
