@@ -19,6 +19,7 @@ extern "C" {
 
 #include "config/filter_registry.hpp"
 #include "decode/live_input.hpp"
+#include "decode/pattern_url.hpp"
 #include "encode/container.hpp"
 #include "encode/output_file.hpp"
 #include "encode/video_encoder.hpp"
@@ -112,7 +113,9 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     }
     OutputOptions out = output_options(o.output, o.input, context);
     if (!context.null_output) {
-        out.live = is_live_url(o.input.url);  // known for sure once the source is open; checked again then
+        // A camera, or the built-in pattern (live and endless); known for sure once the source is
+        // open, and checked again then.
+        out.live = is_live_url(o.input.url) || is_pattern_url(o.input.url);
         check_output_path(out);
         find_video_encoder(o.output.codec);
         check_codec_fits_container(out, output_kind(out.path));

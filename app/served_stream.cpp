@@ -14,6 +14,7 @@
 #include "decode/live_input.hpp"
 #include "encode/output_target.hpp"
 #include "encode/partial_recovery.hpp"
+#include "encode/recording_repair.hpp"
 #include "pipeline/live_metrics.hpp"
 #include "pipeline/stats.hpp"
 
@@ -81,10 +82,14 @@ void ServedStream::run() {
     set_log_stream(config_.name);
     RunOptions o = config_.options;
     o.progress = false;
-    // A single-file recording a killed run left as OUT.partial: kept under a name of its own if
-    // anything in it plays, else removed, before this run writes OUT.partial again.
+    // What a killed run left, before this run writes again: a single-file recording's OUT.partial
+    // is kept under a name of its own if anything in it plays, else removed; a segment series'
+    // last segments are cut after their last whole fragment, or removed when they hold none.
     const RunOutput& out = o.output;
-    if (out.segment_s <= 0 && records_to_disk(out)) recover_partial_recording(out.path);
+    if (records_to_disk(out)) {
+        if (out.segment_s <= 0) recover_partial_recording(out.path);
+        else repair_segments_left_by_a_killed_run(segment_pattern(out.path));
+    }
     while (run_job(o) && wait_for_space()) {
     }
     preview_->close();

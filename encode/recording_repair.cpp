@@ -55,14 +55,14 @@ ReadableVideo readable_video(const std::string& path) {
     return r;
 }
 
-int64_t mp4_whole_length(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return -1;
-    in.seekg(0, std::ios::end);
-    const int64_t size = in.tellg();
-    if (size < 8) return 0;  // not one box header: nothing was written but the name
-    int64_t at = 0, whole = -1;
-    bool moov = false, mdat = false;
+namespace {
+
+// Calls see(type, end) for each whole top-level box of the MP4 in `in` (`size` bytes) and
+// returns its end, or the offset of the first box that is cut or malformed; -1 when the first
+// box is not ftyp (not an MP4).
+template <class See>
+int64_t walk_boxes(std::ifstream& in, int64_t size, See see) {
+    int64_t at = 0;
     for (bool first = true; at + 8 <= size; first = false) {
         std::array<unsigned char, 16> h{};
         in.seekg(at);
@@ -70,7 +70,6 @@ int64_t mp4_whole_length(const std::string& path) {
         uint64_t box = (uint64_t(h[0]) << 24) | (uint64_t(h[1]) << 16) | (uint64_t(h[2]) << 8) | h[3];
         const std::string type(reinterpret_cast<const char*>(h.data()) + 4, 4);
         if (first && type != "ftyp") return -1;
-        if (type == "mdat") mdat = true;
         if (box == 1) {  // a 64-bit size follows the type
             if (at + 16 > size) break;
             box = 0;
@@ -80,17 +79,46 @@ int64_t mp4_whole_length(const std::string& path) {
         }
         if (box < 8 || int64_t(box) > size - at) break;  // the box the disk cut
         at += int64_t(box);
+        see(type, at);
+    }
+    return at;
+}
+
+int64_t file_size_of(std::ifstream& in) {
+    in.seekg(0, std::ios::end);
+    return in.tellg();
+}
+
+}  // namespace
+
+int64_t mp4_whole_length(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return -1;
+    const int64_t size = file_size_of(in);
+    if (size < 8) return 0;  // not one box header: nothing was written but the name
+    int64_t whole = -1;
+    bool moov = false, mdat = false;
+    const int64_t walked = walk_boxes(in, size, [&](const std::string& type, int64_t end) {
+        if (type == "mdat") mdat = true;
         if (type == "moov") moov = true;
         // These open a fragment; it is whole once its mdat is.
-        if (type != "moof" && type != "styp" && type != "sidx" && type != "prft" && type != "emsg") whole = at;
-    }
+        if (type != "moof" && type != "styp" && type != "sidx" && type != "prft" && type != "emsg") whole = end;
+    });
+    if (walked < 0) return -1;
     if (moov) return whole;
     // No index: a header cut short holds nothing; a plain MP4 without its index (media but no
     // moov) is for recovery tools, not for cutting.
     return mdat ? -1 : 0;
 }
 
-CutRepair repair_cut_recording(const std::string& path) {
+bool mp4_header_complete(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    bool moov = false;
+    return walk_boxes(in, file_size_of(in), [&](const std::string& type, int64_t) { moov = moov || type == "moov"; }) > 0 && moov;
+}
+
+CutRepair repair_cut_recording(const std::string& path, const char* cause) {
     CutRepair r;
     std::error_code ec;
     r.bytes_before = r.bytes_after = static_cast<int64_t>(fs::file_size(path, ec));
@@ -103,7 +131,7 @@ CutRepair repair_cut_recording(const std::string& path) {
         fs::resize_file(path, static_cast<uintmax_t>(whole), ec);
         if (ec) {
             r.why = "cannot cut it after its last complete fragment: " + ec.message();
-            spdlog::warn("'{}' was cut short by the full disk and {}", path, r.why);
+            spdlog::warn("'{}' was cut short by {} and {}", path, cause, r.why);
             return r;
         }
         r.bytes_after = whole;
@@ -111,7 +139,7 @@ CutRepair repair_cut_recording(const std::string& path) {
     }
     if (whole < 0) {  // not an MP4 with its index first: nothing here can tell what is whole
         r.why = "not a fragmented MP4";
-        spdlog::warn("'{}' was cut short by the full disk; not a fragmented MP4, so it is left as written", path);
+        spdlog::warn("'{}' was cut short by {}; not a fragmented MP4, so it is left as written", path, cause);
         return r;
     }
     const ReadableVideo v = readable_video(path);
@@ -120,25 +148,40 @@ CutRepair repair_cut_recording(const std::string& path) {
         r.why = v.error;
         r.outcome = CutRepair::Outcome::Removed;
         r.bytes_after = 0;
-        spdlog::warn("'{}' ({}) was cut short by the full disk before it held a complete fragment ({}): removed", path,
-                     format_bytes(r.bytes_before), v.error);
+        spdlog::warn("'{}' ({}) was cut short by {} before it held a complete fragment ({}): removed", path,
+                     format_bytes(r.bytes_before), cause, v.error);
         return r;
     }
     if (r.outcome == CutRepair::Outcome::Trimmed)
-        spdlog::warn("'{}' was cut short by the full disk: cut after its last complete fragment ({} of {} kept, {:.1f} s of video)",
-                     path, format_bytes(r.bytes_after), format_bytes(r.bytes_before), v.seconds);
+        spdlog::warn("'{}' was cut short by {}: cut after its last complete fragment ({} of {} kept, {:.1f} s of video)",
+                     path, cause, format_bytes(r.bytes_after), format_bytes(r.bytes_before), v.seconds);
     else
         r.outcome = CutRepair::Outcome::Whole;
     return r;
 }
 
-void repair_segments_cut_by_full_disk(const std::string& pattern, fs::file_time_type since) {
+namespace {
+
+// only_mp4_headers: a file that does not begin with a whole MP4 header (ftyp, moov) is left as
+// it is, since nothing shows that a recorder wrote it.
+void repair_newest_segments(const std::string& pattern, fs::file_time_type since, const char* cause, bool only_mp4_headers) {
     std::vector<SegmentFile> files = SegmentSeries(pattern).files();
     int looked = 0;
     for (auto it = files.rbegin(); it != files.rend() && looked < 2; ++it, ++looked) {
         if (it->written < since) break;
-        repair_cut_recording(it->path);
+        if (only_mp4_headers && !mp4_header_complete(it->path)) continue;
+        repair_cut_recording(it->path, cause);
     }
+}
+
+}  // namespace
+
+void repair_segments_cut_by_full_disk(const std::string& pattern, fs::file_time_type since) {
+    repair_newest_segments(pattern, since, "the full disk", false);
+}
+
+void repair_segments_left_by_a_killed_run(const std::string& pattern) {
+    repair_newest_segments(pattern, fs::file_time_type::min(), "a killed run", true);
 }
 
 }  // namespace vf

@@ -1,4 +1,4 @@
-// Recordings cut short by a full disk. The write that found no room ended the file inside a
+// Recordings cut short by a full disk or a killed process. The write that found no room ended the file inside a
 // fragment (or its muxer opened the next segment before the error surfaced, leaving a file with
 // a header and nothing else): players then report the file as damaged. A fragmented MP4 is made
 // whole again by cutting it after its last complete fragment, and removed when not one fragment
@@ -32,11 +32,21 @@ struct CutRepair {
 // index, which only recovery tools can read.
 int64_t mp4_whole_length(const std::string& path);
 
-// Makes one recording cut short by a full disk whole (see above), logged.
-CutRepair repair_cut_recording(const std::string& path);
+// Whether `path` begins with a whole MP4 header (an ftyp box, then a complete moov): what a
+// recorder has written once its muxer started.
+bool mp4_header_complete(const std::string& path);
+
+// Makes one recording cut short whole (see above), logged with its cause ("the full disk").
+CutRepair repair_cut_recording(const std::string& path, const char* cause = "the full disk");
 
 // Repairs the files of a --segment series (`pattern`: segment_pattern(output)) written since
 // `since`: the newest two at most, the one the disk filled in and one opened after it.
 void repair_segments_cut_by_full_disk(const std::string& pattern, std::filesystem::file_time_type since);
+
+// The same for the series a killed run left (SIGKILL, a power cut), before a new run adds to it:
+// its newest two files, the one being written and one its muxer had just opened (a header alone).
+// Files that do not begin with a whole MP4 header are never touched: nothing shows a recorder
+// wrote them (a stream's pattern may match another program's files).
+void repair_segments_left_by_a_killed_run(const std::string& pattern);
 
 }  // namespace vf

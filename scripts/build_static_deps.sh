@@ -2,7 +2,8 @@
 # The library `vfilter serve` needs beside the static FFmpeg, from the distribution's source
 # package, into PREFIX (scripts/build_static_ffmpeg.sh calls it; run it alone to add it to an
 # existing PREFIX): yaml-cpp as a static library with its pkg-config file (the container's
-# runtime image does not have Debian's shared one). The HTTP server and client need only Boost's
+# runtime image does not have Debian's shared one), and OpenSSL's headers and static archives
+# (copied from libssl-dev). The HTTP server and client need only Boost's
 # headers (libboost-dev), nothing at run time. Needs deb-src access.
 #   scripts/build_static_deps.sh PREFIX
 set -euo pipefail
@@ -28,3 +29,12 @@ cmake --install yaml-build >/dev/null
 mkdir -p "$prefix/lib/pkgconfig"
 [ -f "$prefix/share/pkgconfig/yaml-cpp.pc" ] && mv "$prefix/share/pkgconfig/yaml-cpp.pc" "$prefix/lib/pkgconfig/"
 ls "$prefix/lib/pkgconfig/yaml-cpp.pc" "$prefix/lib/libyaml-cpp.a" >/dev/null
+# OpenSSL (libcrypto signs the calls between serve processes, libssl will speak HTTPS): Debian's
+# libssl-dev headers and static archives, for machines that have OpenSSL's shared libraries but
+# not its headers (the GPU machines; scripts/gpu_pipeline_check.sh links them when it must).
+echo "== OpenSSL (Debian's libssl-dev: headers and static archives)"
+arch_dir=$(gcc -print-multiarch)
+mkdir -p "$prefix/openssl/include" "$prefix/openssl/lib"
+cp -r /usr/include/openssl "$prefix/openssl/include/"
+cp /usr/include/"$arch_dir"/openssl/*.h "$prefix/openssl/include/openssl/"
+cp /usr/lib/"$arch_dir"/libssl.a /usr/lib/"$arch_dir"/libcrypto.a "$prefix/openssl/lib/"

@@ -23,7 +23,13 @@ cat "$out/machine.txt"
 . scripts/use_static_ffmpeg.sh .static-ffmpeg || exit 1
 full=$PWD/build-device  # ignored; kept between calls while the machine stays warm
 t0=$(date +%s)
-cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON >"$out/build.log" 2>&1 &&
+# OpenSSL: the machine's own where it has the headers, else the static one carried beside FFmpeg.
+openssl_args=()
+if [ ! -f /usr/include/openssl/ssl.h ] && [ -d .static-ffmpeg/openssl ]; then
+  openssl_args=(-DOPENSSL_ROOT_DIR="$PWD/.static-ffmpeg/openssl" -DOPENSSL_USE_STATIC_LIBS=TRUE)
+  echo "OpenSSL: no headers here; linking the static one carried in .static-ffmpeg/openssl"
+fi
+cmake -S . -B $full -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON "${openssl_args[@]}" >"$out/build.log" 2>&1 &&
   cmake --build $full -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
 if [ "$what" = kernels ]; then

@@ -41,7 +41,7 @@ TEST(Systemd, TheUnitFileIsWhatSystemdReadsWithoutAWarning) {
     const CommandResult r = run_command({"systemd-analyze", "verify", dir + "/vfilter-serve.service"}, 60);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output, "") << "every line systemd-analyze prints is a problem of the unit";
-    for (const char* needed : {"Type=notify", "ExecReload=/bin/kill -HUP $MAINPID", "Restart=on-failure", "User=vfilter",
+    for (const char* needed : {"Type=notify", "ExecReload=/bin/sh -c 'kill -HUP \"$MAINPID\"'", "Restart=on-failure", "User=vfilter",
                                "NoNewPrivileges=yes", "ProtectSystem=strict", "WatchdogSec="})
         EXPECT_NE(unit.find(needed), std::string::npos) << needed;
     fs::remove_all(dir);
