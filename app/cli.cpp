@@ -100,6 +100,18 @@ Command parse_command_line(int argc, char** argv) {
                       "further names of this server, comma separated, that a request's Host may give (a Service's DNS "
                       "name); others are refused, so that a web page cannot reach the API by rebinding its own name")
         ->envname("VFILTER_API_HOST");
+    CLI::Option* tls_cert = serve->add_option("--tls-cert", so.tls_cert,
+                      "PEM certificate of the API (and any intermediate CA's after it): the API port then speaks HTTPS "
+                      "only (TLS 1.2 and later), and --peers are called over HTTPS; with --tls-key")
+        ->envname("VFILTER_TLS_CERT");
+    CLI::Option* tls_key = serve->add_option("--tls-key", so.tls_key, "PEM private key of --tls-cert (no passphrase)")
+        ->envname("VFILTER_TLS_KEY");
+    tls_cert->needs(tls_key);
+    tls_key->needs(tls_cert);
+    serve->add_option("--tls-ca", so.tls_ca,
+                      "PEM file of the CA certificates that peers' certificates must come from (a fleet's private CA; "
+                      "default: the system's); a peer whose certificate is not trusted or does not name it is never sent a request")
+        ->envname("VFILTER_TLS_CA")->needs(tls_cert);
     serve->add_option("--media-root", so.media_root,
                       "a folder whose files streams added through the API may read (none by default: network URLs and "
                       "pattern:// only)")
@@ -187,8 +199,9 @@ Command parse_command_line(int argc, char** argv) {
                       "(for a mounted Kubernetes ConfigMap; 0 = only on SIGHUP)")
         ->default_str("0")->check(CLI::Range(0.0, 86400.0))->envname("VFILTER_WATCH_CONFIG");
     serve->add_option("--peers", so.peers,
-                      "the other shards' API addresses, comma separated: http://HOST:PORT, or dns:NAME:PORT for every "
-                      "address NAME resolves to (a StatefulSet's headless Service); then any process answers for the "
+                      "the other shards' API addresses, comma separated: http://HOST:PORT (https://HOST:PORT with "
+                      "--tls-cert), or dns:NAME:PORT for every address NAME resolves to (a StatefulSet's headless Service; "
+                      "over HTTPS with --tls-cert, each certificate naming NAME); then any process answers for the "
                       "fleet (GET /streams?scope=fleet, the page) and passes requests for another shard's stream to it")
         ->envname("VFILTER_PEERS");
     serve->add_option("--api-state", so.api_state,

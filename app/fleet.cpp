@@ -54,7 +54,7 @@ struct Fleet::Answer {
     nlohmann::json streams;
 };
 
-std::vector<PeerSource> parse_peers(const std::string& list) {
+std::vector<PeerSource> parse_peers(const std::string& list, bool https) {
     std::vector<PeerSource> peers;
     std::stringstream in(list);
     for (std::string item; std::getline(in, item, ',');) {
@@ -76,6 +76,12 @@ std::vector<PeerSource> parse_peers(const std::string& list) {
             std::string why;
             if (!parse_http_address(item, &a, &why))
                 fail(ErrorCategory::Usage, "--peers: " + why + " (or dns:NAME:PORT for every address of a name)");
+            if (https && !a.https)
+                fail(ErrorCategory::Usage, "--peers: '" + item + "': this process serves HTTPS (--tls-cert), and calls its peers over "
+                                           "HTTPS only: name it https://HOST:PORT");
+            if (!https && a.https)
+                fail(ErrorCategory::Usage, "--peers: '" + item + "': a fleet speaks one scheme, and this process serves plain HTTP: "
+                                           "give it --tls-cert and --tls-key too, or name the peer http://");
             p.address = a;
         }
         peers.push_back(std::move(p));
@@ -142,7 +148,9 @@ std::vector<HttpAddress> Fleet::resolve() const {
             char text[INET6_ADDRSTRLEN] = {};
             const void* raw = a->ai_family == AF_INET ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr)
                                                       : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr);
-            if (inet_ntop(a->ai_family, raw, text, sizeof text)) all.insert(HttpAddress{text, p.dns_port});
+            // Over HTTPS each address must prove a certificate for the name it was found by.
+            if (inet_ntop(a->ai_family, raw, text, sizeof text))
+                all.insert(HttpAddress{text, p.dns_port, o_.trust != nullptr, o_.trust ? p.dns_name : std::string()});
         }
         freeaddrinfo(found);
     }
@@ -156,6 +164,7 @@ Fleet::Answer Fleet::ask(const HttpAddress& at) const {
     call.to = at;
     call.target = "/fleet/shard";
     call.headers = peer_headers();
+    call.trust = o_.trust;
     call.connect_timeout_ms = o_.timeout_ms;
     call.read_timeout_ms = o_.timeout_ms;
     sign(call);
@@ -331,6 +340,7 @@ std::optional<HttpCall> Fleet::call_to(int shard, std::string* why) const {
     HttpCall call;
     call.to = *it->second.address;
     call.headers = peer_headers();
+    call.trust = o_.trust;
     call.connect_timeout_ms = o_.timeout_ms;
     return call;
 }

@@ -4,8 +4,11 @@
 // answer with its last known ones, marked unreachable), and requests for a stream of another shard
 // are passed to the process that serves it and its answer returned.
 //
-// Peers are the other processes' API addresses (http://HOST:PORT) or dns:NAME:PORT, every address
-// NAME resolves to (a StatefulSet's headless Service), resolved again on each refresh. The list
+// Peers are the other processes' API addresses (http://HOST:PORT, or https://HOST:PORT when this
+// process serves HTTPS) or dns:NAME:PORT, every address NAME resolves to (a StatefulSet's headless
+// Service), resolved again on each refresh. A fleet speaks one scheme: with --tls-cert every peer
+// is called over HTTPS, its certificate checked against --tls-ca (or the system's CAs) and the
+// name it was given (NAME for dns: peers), before anything is sent; without it, over HTTP. The list
 // may name this process too: it knows itself by a random instance id. Calls between peers are
 // signed with this process's own --api-token (every pod has the same one; app/peer_auth.hpp), which
 // never goes on the wire, and carry X-Vfilter-Forwarded-By; a forwarded request is never
@@ -17,6 +20,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -31,18 +35,21 @@ namespace vf {
 
 // One entry of --peers.
 struct PeerSource {
-    std::optional<HttpAddress> address;  // http://HOST:PORT
+    std::optional<HttpAddress> address;  // http(s)://HOST:PORT
     std::string dns_name;                // dns:NAME:PORT
     int dns_port = 0;
     std::string text;                    // as given, for messages
 };
 
 // "URL,URL,..." or "dns:NAME:PORT" entries, comma separated; throws Error(Usage) naming the entry.
-std::vector<PeerSource> parse_peers(const std::string& list);
+// https: this process serves HTTPS, and every URL must be https:// (a signed call in clear would
+// show its body and answers); otherwise none may be.
+std::vector<PeerSource> parse_peers(const std::string& list, bool https = false);
 
 struct FleetOptions {
     std::vector<PeerSource> peers;
     std::string token;                  // signs calls to peers, never sent (this process's --api-token)
+    std::shared_ptr<const HttpsTrust> trust;  // set: peers are called over HTTPS and must prove a certificate it trusts
     int shard_index = 0, shard_count = 1;
     std::string pod;                    // this process's name in the fleet's lists (the host name)
     std::chrono::milliseconds refresh_every{2000};

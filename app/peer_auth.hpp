@@ -6,10 +6,11 @@
 //                         message: METHOD "\n" TARGET "\n" HOST "\n" ts "\n" nonce),
 // TARGET the request target and HOST the Host header, both exactly as sent. The receiver
 // (app/api_guard.cpp) takes it for the admin token when the signature matches its own admin
-// token, ts is within kPeerClockSkew of its clock, and the nonce is new (PeerNonces). Plain HTTP:
-// a man in the middle can neither make a call nor learn the token, but can read calls, change a
-// call's body (not signed), hold a call back to deliver it (or a copy) later within the window,
-// and send it again to a receiver that restarted since (the nonces live in memory only).
+// token, ts is within kPeerClockSkew of its clock, and the nonce is new (PeerNonces). Over plain
+// HTTP (serve without --tls-cert) a man in the middle can neither make a call nor learn the token,
+// but can read calls, change a call's body (not signed), hold a call back to deliver it (or a
+// copy) later within the window, and send it again to a receiver that restarted since (the nonces
+// live in memory only); over HTTPS the peer proves its certificate before a call is sent.
 #pragma once
 
 #include <array>

@@ -152,11 +152,15 @@ int run_serve(const ServeOptions& options) {
         for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
         return 0;
     }
+    const bool https = !o.tls_cert.empty();
+    if (https && o.api_port < 0) fail(ErrorCategory::Usage, "--tls-cert needs --api-port: it is the API's certificate");
     std::vector<PeerSource> peers;
     if (!o.peers.empty()) {
         if (o.api_port < 0) fail(ErrorCategory::Usage, "--peers needs --api-port: the processes of a fleet talk through their APIs");
-        peers = parse_peers(o.peers);
+        peers = parse_peers(o.peers, https);
     }
+    // Read once, before anything starts: a CA file that cannot be used is a usage error.
+    const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(o.tls_ca, "--tls-ca") : nullptr;
     ApiChanges changes(o.api_state, access);
     std::mutex names_mutex;
     std::vector<std::string> names;  // every stream of the list, every shard's (the fleet view lists them)
@@ -211,6 +215,7 @@ int run_serve(const ServeOptions& options) {
         FleetOptions fo;
         fo.peers = peers;
         fo.token = o.api_token;
+        fo.trust = peer_trust;
         fo.shard_index = o.shard_index;
         fo.shard_count = o.shard_count;
         fo.pod = host_name();
@@ -238,6 +243,8 @@ int run_serve(const ServeOptions& options) {
         ho.port = o.api_port;
         ho.option = "--api-port";
         ho.max_body_bytes = 64 * 1024;
+        ho.tls_cert_file = o.tls_cert;
+        ho.tls_key_file = o.tls_key;
         ControlApiOptions ao;
         ao.token = o.api_token;
         ao.viewer_token = o.viewer_token;
@@ -251,7 +258,7 @@ int run_serve(const ServeOptions& options) {
         ho.screen = [api_guard = control.get()](const HttpRequest& head) { return api_guard->screen(head); };
         ho.inline_paths = {"/healthz", "/readyz"};
         api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });
-        spdlog::info("control API: http://{0}:{1}/streams, page: http://{0}:{1}/{2}", o.api_bind, api->port(),
+        spdlog::info("control API: {0}://{1}:{2}/streams, page: {0}://{1}:{2}/{3}", https ? "https" : "http", o.api_bind, api->port(),
                      ao.token.empty() ? "" : " (token required)");
     }
     try {
@@ -275,8 +282,8 @@ int run_serve(const ServeOptions& options) {
     manager.ready(status_line());
     if (demo) {
         // The one line a newcomer needs, on stdout whatever the log level.
-        std::printf("vfilter serve --demo: %zu streams of built-in pictures; open http://%s:%d/ in a browser (Ctrl-C stops)\n",
-                    config.streams.size(), o.api_bind.c_str(), api->port());
+        std::printf("vfilter serve --demo: %zu streams of built-in pictures; open %s://%s:%d/ in a browser (Ctrl-C stops)\n",
+                    config.streams.size(), https ? "https" : "http", o.api_bind.c_str(), api->port());
         std::fflush(stdout);
     }
 

@@ -21,6 +21,8 @@ struct ServeOptions {
     std::string viewer_token;         // --viewer-token(-file): may look (page, live video, snapshots), not change
     std::string viewer_token_file;
     std::string api_hosts;            // --api-host: names of this server a Host header may give, comma separated
+    std::string tls_cert, tls_key;    // --tls-cert/--tls-key (PEM): the API speaks HTTPS only, and peers are called over it
+    std::string tls_ca;               // --tls-ca: the CAs whose certificates peers must prove ("": the system's)
     std::string media_root;           // --media-root: local files API clients may read
     std::string recordings_root;      // --recordings-root: where API clients' recordings may go
     std::string kernel_dir;           // --kernel-dir: kernel files API clients' filters may read

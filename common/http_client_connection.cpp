@@ -3,7 +3,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/write.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 
 #include <algorithm>
@@ -58,7 +58,7 @@ ClientConnection::ClientConnection(const HttpCall& call, bool whole)
 template <class Start>
 boost::beast::error_code ClientConnection::run(Clock::time_point until, Start start, size_t* transferred) {
     boost::beast::error_code result = net::error::timed_out;
-    stream_.expires_at(until);
+    stream_.tcp().expires_at(until);
     start([&](boost::beast::error_code ec, auto n) {
         result = ec;
         if constexpr (std::is_integral_v<decltype(n)>) {
@@ -72,7 +72,20 @@ boost::beast::error_code ClientConnection::run(Clock::time_point until, Start st
 
 bool ClientConnection::send_request(std::string* error) {
     const std::string bytes = request_bytes(call_, error);
-    if (bytes.empty()) return false;
+    if (bytes.empty() || !connect(error) || !secure(error)) return false;
+    const boost::beast::error_code ec = run(deadline_, [&](auto done) { stream_.async_write(net::buffer(bytes), done); });
+    if (ec) {
+        *error = ec == boost::beast::error::timeout ? "sending the request timed out" : "the request could not be sent";
+        return false;
+    }
+    return true;
+}
+
+bool ClientConnection::connect(std::string* error) {
+    if (call_.to.https && !call_.trust) {
+        *error = "an https:// address, and nothing said whom its certificate must come from";
+        return false;
+    }
     boost::beast::error_code ec;
     tcp::resolver resolver(io_);
     // Addresses come as they are; a name is looked up by the system (outside the deadline).
@@ -82,18 +95,31 @@ bool ClientConnection::send_request(std::string* error) {
         return false;
     }
     const Clock::time_point connect_by = std::min(deadline_, Clock::now() + std::chrono::milliseconds(call_.connect_timeout_ms));
-    ec = run(connect_by, [&](auto done) { stream_.async_connect(found, done); });
+    ec = run(connect_by, [&](auto done) { stream_.tcp().async_connect(found, done); });
     if (ec) {
         *error = ec == boost::beast::error::timeout ? "connecting timed out" : "connection refused or unreachable";
         return false;
     }
     stream_.socket().set_option(tcp::no_delay(true), ec);
-    ec = run(deadline_, [&](auto done) { net::async_write(stream_, net::buffer(bytes), done); });
-    if (ec) {
-        *error = ec == boost::beast::error::timeout ? "sending the request timed out" : "the request could not be sent";
-        return false;
-    }
     return true;
+}
+
+bool ClientConnection::secure(std::string* error) {
+    if (!call_.to.https) return true;
+    const std::string& name = call_.to.certificate_name();
+    const Clock::time_point done_by = std::min(deadline_, Clock::now() + std::chrono::milliseconds(call_.connect_timeout_ms));
+    const boost::beast::error_code ec = run(done_by, [&](auto done) {
+        stream_.connect_tls(*call_.trust->context().ssl, name, [done](boost::beast::error_code e) mutable { done(e, size_t{0}); });
+    });
+    if (!ec) return true;
+    const std::string refused = stream_.refused_certificate();
+    if (!refused.empty())
+        *error = "its certificate is not trusted for '" + name + "' (" + refused + "): nothing was sent";
+    else if (ec == boost::beast::error::timeout)
+        *error = "the TLS handshake timed out";
+    else
+        *error = "the TLS handshake failed (" + ec.message() + ")";
+    return false;
 }
 
 void ClientConnection::collect() {
@@ -133,7 +159,8 @@ ClientConnection::Got ClientConnection::next(Clock::time_point until, std::strin
         boost::beast::error_code ec =
             run(read_by, [&](auto done) { stream_.async_read_some(in_.prepare(kAnswerReadChunk), done); }, &n);
         in_.commit(n);
-        if (ec == net::error::eof && !parser_.got_some()) {
+        // Over TLS a close without close_notify is its own error: an answer cut there is not whole.
+        if ((ec == net::error::eof || ec == net::ssl::error::stream_truncated) && !parser_.got_some()) {
             *error = "the connection closed without an answer";
             return Got::Failed;
         }

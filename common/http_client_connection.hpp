@@ -1,19 +1,28 @@
 // One connection of an HTTP call (common/http_client.cpp): every step runs the connection's own
 // io_context until the step ends or its time is up, so a peer cannot hold a call longer than the
-// time it was given, and the answer is read with Beast's parser within byte limits. Internal to
-// common/.
+// time it was given, and the answer is read with Beast's parser within byte limits. An https://
+// call's request goes out only after the TLS handshake verified the server. Internal to common/.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/dynamic_body.hpp>
 #include <boost/beast/http/parser.hpp>
 
 #include <chrono>
 #include <string>
 
+#include "common/http_byte_stream.hpp"
 #include "common/http_client.hpp"
+
+namespace vf {
+
+struct HttpsTrust::Context {
+    std::unique_ptr<boost::asio::ssl::context> ssl;
+};
+
+}  // namespace vf
 
 namespace vf::http {
 
@@ -43,13 +52,15 @@ public:
 private:
     template <class Start>
     boost::beast::error_code run(Clock::time_point until, Start start, size_t* transferred = nullptr);
+    bool connect(std::string* error);
+    bool secure(std::string* error);  // the TLS handshake of an https:// call
     void collect();  // the body's bytes parsed so far, into pending_
     bool over_limit() const;
 
     const HttpCall call_;
     const Clock::time_point deadline_;
     boost::asio::io_context io_{1};
-    boost::beast::tcp_stream stream_{io_};
+    ByteStream stream_{io_};
     boost::beast::flat_buffer in_;
     boost::beast::http::response_parser<boost::beast::http::dynamic_body> parser_;
     const size_t max_body_;

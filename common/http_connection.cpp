@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <boost/asio/write.hpp>
 #include <cerrno>
 #include <chrono>
 
@@ -21,6 +20,16 @@ constexpr size_t kReadChunk = 16 * 1024;
 // the server stops sending, reads and drops a little more, then closes.
 constexpr size_t kLingerBytes = 256 * 1024;
 constexpr std::chrono::milliseconds kLingerTime{1000};
+// The longest a closing HTTPS connection waits for the client's close_notify after its own.
+constexpr std::chrono::milliseconds kCloseNotifyTime{1000};
+
+// A TLS connection's first byte is a record's type, 22 for a handshake; a letter starts a
+// plain HTTP request (GET, POST, ...), answered in plain text since it cannot read TLS.
+bool looks_like_plain_http(unsigned char first) { return first >= 'A' && first <= 'Z'; }
+
+HttpResponse plain_http_refusal() {
+    return {400, "text/plain; charset=utf-8", "400 Bad Request: this port speaks HTTPS only\n"};
+}
 
 }  // namespace
 
@@ -35,14 +44,31 @@ void Connection::start() {
     // this, Nagle holds the second back until the client acknowledges the first, which a
     // client's delayed ACK makes 40 ms.
     stream_.socket().set_option(tcp::no_delay(true), ec);
-    next_request();
+    if (!host_.tls()) return next_request();
+    // The handshake is read as a request's first bytes are (read_more), then handed to TLS.
+    handshake_due_ = true;
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(options_.timeout_s);
+    read_more();
+}
+
+void Connection::handshake() {
+    handshake_due_ = false;
+    if (looks_like_plain_http(static_cast<const unsigned char*>(in_.data().data())[0])) return refuse(plain_http_refusal());
+    // The whole handshake within the deadline that started with its first byte (read_more).
+    stream_.tcp().expires_at(deadline_);
+    stream_.accept_tls(*host_.tls(), in_.data(), [self = shared_from_this()](boost::beast::error_code ec, size_t used) {
+        if (ec || self->closed_) return self->close();
+        self->in_.consume(used);
+        // A client sends nothing between its hello and the server's answer to it: bytes that
+        // TLS did not take are not a client's.
+        if (self->in_.size() > 0) return self->close();
+        self->next_request();
+    });
 }
 
 void Connection::close() {
     if (closed_) return;
     closed_ = true;
-    boost::beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
     host_.forget(this);  // the last owner may be the handler that called this: it still holds one
 }
@@ -61,7 +87,7 @@ void Connection::next_request() {
 void Connection::read_more() {
     // Every read of one request shares its deadline (a write in between, such as 100 Continue,
     // has its own).
-    stream_.expires_at(deadline_);
+    stream_.tcp().expires_at(deadline_);
     // What waits in in_ is less than max_header_bytes (the reader refuses a head, a chunk's line or
     // trailers that long), so in_ never holds more than that and one read.
     stream_.async_read_some(in_.prepare(kReadChunk), [self = shared_from_this()](boost::beast::error_code ec, size_t n) {
@@ -73,6 +99,7 @@ void Connection::read_more() {
             self->started_ = true;
             self->deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(self->options_.request_deadline_ms);
         }
+        if (self->handshake_due_) return self->handshake();
         self->advance();
     });
 }
@@ -142,17 +169,19 @@ void Connection::refuse(const HttpResponse& response) {
 void Connection::send(std::string bytes, Then then) {
     if (closed_) return;
     out_ = std::move(bytes);
-    stream_.expires_after(std::chrono::seconds(options_.timeout_s));
-    net::async_write(stream_, net::buffer(out_), [self = shared_from_this(), then](boost::beast::error_code ec, size_t) {
+    stream_.tcp().expires_after(std::chrono::seconds(options_.timeout_s));
+    stream_.async_write(net::buffer(out_), [self = shared_from_this(), then](boost::beast::error_code ec, size_t) {
         if (ec || self->closed_) return self->close();
         ((*self).*then)();
     });
 }
 
 void Connection::finish() {
-    boost::beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    close();
+    if (closed_) return;
+    // HTTPS says close_notify, so that the client can tell the end from a cut; a client that
+    // does not answer it holds its place no longer than this.
+    stream_.tcp().expires_after(std::min<std::chrono::milliseconds>(kCloseNotifyTime, std::chrono::seconds(options_.timeout_s)));
+    stream_.async_shutdown([self = shared_from_this()](boost::beast::error_code) { self->close(); });
 }
 
 void Connection::linger() {
@@ -160,7 +189,7 @@ void Connection::linger() {
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     in_.consume(in_.size());
     lingered_ = 0;
-    stream_.expires_after(std::min<std::chrono::milliseconds>(kLingerTime, std::chrono::seconds(options_.timeout_s)));
+    stream_.tcp().expires_after(std::min<std::chrono::milliseconds>(kLingerTime, std::chrono::seconds(options_.timeout_s)));
     linger_read();
 }
 
@@ -181,8 +210,8 @@ void Connection::write_for_stream(std::string bytes, std::function<void(bool)> d
     }
     if (bytes.empty()) return done(true);
     out_ = std::move(bytes);
-    stream_.expires_after(std::chrono::seconds(options_.timeout_s));
-    net::async_write(stream_, net::buffer(out_), [self = shared_from_this(), done = std::move(done)](boost::beast::error_code ec, size_t) {
+    stream_.tcp().expires_after(std::chrono::seconds(options_.timeout_s));
+    stream_.async_write(net::buffer(out_), [self = shared_from_this(), done = std::move(done)](boost::beast::error_code ec, size_t) {
         if (ec) self->close();
         done(!ec && !self->closed_);
     });

