@@ -2,9 +2,10 @@
 // peer that hangs: it answers the fleet's GET /fleet/shard, so it is known as shard 1 of 2, and
 // then takes every forwarded request and never answers it. The forwards wait on the fleet's own
 // threads, not on the HTTP server's workers: with more of them pending than serve has workers,
-// this shard's own API still answers at once; each forward ends with 502 within its deadline;
-// past the forwards one shard may have pending, the next is refused at once with Retry-After; a
-// client that leaves gives its place back; SIGTERM with forwards pending ends promptly.
+// this shard's own API still answers at once; each forward ends with 502 within its deadline; a
+// relayed preview takes a worker only once its body comes; past the forwards one shard may have
+// pending, the next is refused at once with Retry-After; a client that leaves gives its place
+// back; SIGTERM with forwards pending ends promptly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,15 +45,23 @@ std::string name_in_shard(const std::string& prefix, int k) {
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// Shard 1 of 2 as the fleet sees it, which holds every other request until the test ends.
+// Shard 1 of 2 as the fleet sees it, which holds every other request until the test ends, but for
+// the preview of `healthy`: parts of a body made while it is sent.
 class HungPeer {
 public:
-    explicit HungPeer(const std::string& theirs) {
+    HungPeer(const std::string& theirs, const std::string& healthy) {
         HttpServerOptions o;
         o.workers = 64;  // it must take every forward serve sends, to hold each one
         o.waiting = 64;
         o.timeout_s = 30;
-        server_ = std::make_unique<HttpServer>(o, [this, theirs](const HttpRequest& r) {
+        server_ = std::make_unique<HttpServer>(o, [this, theirs, healthy](const HttpRequest& r) {
+            if (r.path == "/streams/" + healthy + "/preview.mjpg") {
+                HttpResponse a{200, "multipart/x-mixed-replace; boundary=vfilterframe", ""};
+                a.stream = [](const HttpBodyWriter& write) {
+                    for (int i = 0; i < 50 && write("part " + std::to_string(i) + "\n"); ++i) std::this_thread::sleep_for(100ms);
+                };
+                return a;
+            }
             if (r.path == "/fleet/shard") {
                 const nlohmann::json streams = nlohmann::json::array({{{"name", theirs}, {"state", "running"}}});
                 return HttpResponse{200, "application/json",
@@ -148,8 +157,8 @@ protected:
         return false;
     }
 
-    const std::string mine = name_in_shard("cam", 0), theirs = name_in_shard("cam", 1);
-    HungPeer peer{theirs};
+    const std::string mine = name_in_shard("cam", 0), theirs = name_in_shard("cam", 1), healthy = name_in_shard("porch", 1);
+    HungPeer peer{theirs, healthy};
     std::string dir;
     int port = 0;
     std::unique_ptr<ChildProcess> serve;
@@ -181,6 +190,30 @@ TEST_F(HungPeerForward, TheShardsOwnApiAnswersWhileMoreForwardsWaitThanItHasWork
         EXPECT_NE(got.find("shard 1/2"), std::string::npos) << got.substr(0, 400);
     }
     EXPECT_TRUE(serve->running()) << serve->log();
+}
+
+TEST_F(HungPeerForward, RelayedPreviewsHoldAWorkerOnlyOnceTheirBodyComes) {
+    const auto sent = Clock::now();
+    std::vector<std::unique_ptr<HttpConnection>> opening;  // 7 of the 8 previews' places (--max-previews)
+    for (int i = 0; i < 7; ++i) opening.push_back(std::make_unique<HttpConnection>(port, head("GET", "/streams/" + theirs + "/preview.mjpg")));
+    auto pending = forwards(5);
+    ASSERT_TRUE(peer_holds(12)) << "serve sent on " << peer.held() << " of 12";
+    for (const char* target : {"/streams", "/metrics"}) {
+        const Reply r = request("GET", target);
+        EXPECT_EQ(r.status, 200);
+        EXPECT_LT(r.ms, 1000.0) << target << " waited behind previews that were still opening";
+    }
+    HttpConnection watched(port, head("GET", "/streams/" + healthy + "/preview.mjpg"));
+    const std::string got = watched.read_until("part 2", 5s);
+    EXPECT_NE(got.find("HTTP/1.1 200 OK"), std::string::npos) << got.substr(0, 400);
+    EXPECT_NE(got.find("X-Vfilter-Shard: 1"), std::string::npos) << got.substr(0, 400);
+    EXPECT_NE(got.find("part 2"), std::string::npos) << "the relayed body comes while it is made: " << got.substr(0, 400);
+    watched.close_now();
+    for (auto& c : opening) {
+        const std::string answer = c->read_until("\r\n\r\n", 12s);
+        EXPECT_EQ(status_of(answer, 0).status, 502) << answer.substr(0, 400);
+        EXPECT_LT(ms_since(sent), 10500.0) << "a preview's opening ends within 9 s";
+    }
 }
 
 TEST_F(HungPeerForward, PastTheShardsLimitAForwardIsRefusedAtOnceWithRetryAfter) {
