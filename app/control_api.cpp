@@ -49,13 +49,14 @@ ControlApi::ControlApi(StreamService& service, ControlApiOptions options, Fleet*
       changes_(changes) {}
 
 bool ControlApi::take_preview_slot(std::shared_ptr<void>* slot) {
-    if (preview_streams_.fetch_add(1) >= options_.max_preview_streams) {
-        --preview_streams_;
+    if (preview_streams_->fetch_add(1) >= options_.max_preview_streams) {
+        --*preview_streams_;
         return false;
     }
     // Given back when the last copy is gone (the answer's function, whether it ran or not: a
-    // client that left before its first byte, a HEAD request, a refused query).
-    *slot = std::shared_ptr<void>(nullptr, [this](void*) { --preview_streams_; });
+    // client that left before its first byte, a HEAD request, a refused query), which may be
+    // after this API is gone (a forward that completes as serve stops).
+    *slot = std::shared_ptr<void>(nullptr, [count = preview_streams_](void*) { --*count; });
     return true;
 }
 
@@ -175,11 +176,9 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     if (!valid_stream_name(name)) return error_answer(404, "no such resource: a stream's name is made of A-Z, a-z, 0-9, _ and -");
     if (const int owner = forward_to(req, name); owner >= 0) {
         if (tail != "/preview.mjpg" && tail != "/live.mp4") return fleet_->forward(owner, req, false);
-        std::shared_ptr<void> slot;  // a relayed stream takes a place here too: it holds a thread
+        std::shared_ptr<void> slot;  // a relayed stream takes a place here too: it holds a worker
         if (!take_preview_slot(&slot)) return previews_busy();
-        HttpResponse r = fleet_->forward(owner, req, true);
-        if (r.stream) r.stream = [slot, stream = std::move(r.stream)](const HttpBodyWriter& write) { stream(write); };
-        return r;
+        return fleet_->forward(owner, req, true, slot);
     }
     if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
     if (tail == "/live.mp4") {
@@ -249,7 +248,7 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
                              : !take_preview_slot(&slot) ? previews_busy()
                              : relayed                   ? answer_fleet_live(service_, *fleet_, req, slot)
                                                          : answer_live_tiles(service_, req, slot);
-            if (req.method != "GET" && req.method != "HEAD")
+            if (req.method != "GET" && req.method != "HEAD" && !r.deferred)  // a forward logs its answer when it comes
                 spdlog::info("api: {} {} -> {}", req.method, req.path, r.status);
             return r;
         }

@@ -64,7 +64,7 @@ private:
     ApiGuard guard_;
     Fleet* fleet_;
     ApiChanges* changes_;
-    std::atomic<int> preview_streams_{0};
+    std::shared_ptr<std::atomic<int>> preview_streams_ = std::make_shared<std::atomic<int>>(0);  // outlives this with its last slot
 };
 
 }  // namespace vf

@@ -17,7 +17,6 @@
 #include "app/serve_config.hpp"
 #include "common/error.hpp"
 #include "common/metric_set.hpp"
-#include "common/redact.hpp"
 
 namespace vf {
 namespace {
@@ -39,10 +38,6 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 std::string shard_text(int index, int count) { return std::to_string(index) + "/" + std::to_string(count); }
-
-HttpResponse json_error(int status, const std::string& why) {
-    return {status, "application/json", nlohmann::json{{"error", redact_credentials(why)}}.dump(2) + "\n"};
-}
 
 }  // namespace
 
@@ -94,13 +89,15 @@ Fleet::Fleet(FleetOptions options, std::function<nlohmann::json()> local_streams
     : o_(std::move(options)),
       local_streams_(std::move(local_streams)),
       file_streams_(std::move(file_streams)),
-      instance_(random_instance()) {
+      instance_(random_instance()),
+      forwarder_(o_.forwards) {
     for (int k = 0; k < o_.shard_count; ++k)
         if (k != o_.shard_index) shards_[k];
     thread_ = std::thread([this] { run(); });
 }
 
 Fleet::~Fleet() {
+    forwarder_.stop();  // the calls waiting for peers end now
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stopping_ = true;
@@ -327,6 +324,17 @@ std::string Fleet::metrics() const {
         set.add("vfilter_fleet_shard_up", "gauge", "1 while the shard answers this process (--peers), 0 while it does not.", up ? 1 : 0,
                 metric_label("shard", std::to_string(k)));
     }
+    const std::map<int, PeerForwarder::Counts> forwards = forwarder_.counts();
+    for (int k = 0; k < o_.shard_count; ++k) {
+        if (k == o_.shard_index) continue;
+        const auto it = forwards.find(k);
+        const PeerForwarder::Counts c = it == forwards.end() ? PeerForwarder::Counts{} : it->second;
+        set.add("vfilter_fleet_forwards_pending", "gauge", "Requests passed to the shard that wait for its answer or for a forwarder thread.",
+                c.pending, metric_label("shard", std::to_string(k)));
+        set.add("vfilter_fleet_forwards_refused_total", "counter",
+                "Requests for the shard refused at once (503) because the forwarder had no place for them.", static_cast<double>(c.refused),
+                metric_label("shard", std::to_string(k)));
+    }
     return set.text();
 }
 
@@ -343,62 +351,6 @@ std::optional<HttpCall> Fleet::call_to(int shard, std::string* why) const {
     call.trust = o_.trust;
     call.connect_timeout_ms = o_.timeout_ms;
     return call;
-}
-
-HttpResponse Fleet::forward(int shard, const HttpRequest& req, bool streamed) {
-    std::string why;
-    std::optional<HttpCall> call = call_to(shard, &why);
-    const std::string owner = "shard " + shard_text(shard, o_.shard_count);
-    if (!call) return json_error(503, "this is served by " + owner + ", and " + why);
-    call->method = req.method;
-    call->target = req.path + (req.query.empty() ? "" : "?" + req.query);
-    call->body = req.body;
-    call->content_type = req.content_type.empty() ? "application/json" : req.content_type;
-    const std::string where = owner + " (" + call->to.url() + ")";
-    if (!streamed) {
-        // A whole call, a DELETE's wait for the stream's output to be finalised included, ends
-        // within 9 s: a peer that hangs holds this worker no longer.
-        call->read_timeout_ms = 9000;
-        call->total_timeout_ms = 9000;
-        sign(*call);
-        const HttpReply r = http_call(*call);
-        if (r.status == 0) return json_error(502, "this is served by " + where + ", which did not answer: " + r.error);
-        HttpResponse answer{r.status, r.content_type, r.body, r.headers};
-        answer.headers.push_back({"X-Vfilter-Shard", std::to_string(shard)});
-        if (req.method != "GET" && req.method != "HEAD") {
-            std::lock_guard<std::mutex> lock(mutex_);
-            refreshed_at_ = {};  // the fleet list asks again: it shows the change at once
-        }
-        return answer;
-    }
-    call->read_timeout_ms = 10000;  // every streamed answer sends something at least every 5 s
-    sign(*call);
-    auto [relay, head] = HttpStreamedCall::open(*call);
-    if (!relay) return json_error(502, "this is served by " + where + ", which did not answer: " + head.error);
-    HttpResponse answer{head.status, head.content_type, "", head.headers};
-    answer.headers.push_back({"X-Vfilter-Shard", std::to_string(shard)});
-    std::shared_ptr<HttpStreamedCall> shared(std::move(relay));
-    if (head.status != 200) {  // an error's body is short: read it whole
-        std::string piece;
-        while (shared->next(&piece, call->read_timeout_ms) == HttpStreamedCall::Next::Piece && answer.body.size() < 65536)
-            answer.body += piece;
-        return answer;
-    }
-    answer.stream = [shared](const HttpBodyWriter& write) {
-        std::string piece;
-        for (;;) {
-            switch (shared->next(&piece, 1000)) {
-            case HttpStreamedCall::Next::Piece:
-                if (!write(piece)) return;
-                break;
-            case HttpStreamedCall::Next::Nothing:
-                if (!write("")) return;  // is the viewer still there?
-                break;
-            case HttpStreamedCall::Next::Ended: return;
-            }
-        }
-    };
-    return answer;
 }
 
 }  // namespace vf

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/peer_forwarder.hpp"
 #include "common/http_client.hpp"
 #include "common/http_server.hpp"
 
@@ -54,6 +55,8 @@ struct FleetOptions {
     std::string pod;                    // this process's name in the fleet's lists (the host name)
     std::chrono::milliseconds refresh_every{2000};
     int timeout_ms = 1500;              // a peer that does not answer within this is unreachable
+    ForwardLimits forwards;             // requests passed to peers at once (app/peer_forwarder.hpp)
+    int forward_deadline_ms = 9000;     // a forwarded request's whole time, its wait for a thread included
 };
 
 // The header a forwarded request carries.
@@ -84,10 +87,13 @@ public:
     // Prometheus lines: shards reachable and not, from this process's side.
     std::string metrics() const;
 
-    // The request passed to the process of `shard`; its answer (a 502/503 with the reason when
-    // that shard does not answer). Streamed answers (preview.mjpg, live.mp4, /live) come back
-    // as they are made.
-    HttpResponse forward(int shard, const HttpRequest& request, bool streamed);
+    // The request passed to the process of `shard` (app/fleet_forward.cpp), answered later
+    // (HttpResponse::deferred): the call waits on this fleet's forwarder, never on an HTTP worker,
+    // and ends within forward_deadline_ms: the peer's answer, or 502 with the reason when it gave
+    // none; 503 with Retry-After at once when the forwarder has no place for it. A streamed answer
+    // (preview.mjpg, live.mp4) comes back as it is made once its head has come, and holds `held`
+    // (a preview's place) until it ends.
+    HttpResponse forward(int shard, const HttpRequest& request, bool streamed, std::shared_ptr<void> held = nullptr);
 
     // The call that goes to the process of `shard` (its address filled in), or nullopt and *why.
     // Unsigned: sign() it once its method and target are final.
@@ -105,6 +111,10 @@ private:
         std::string error;
     };
     struct Answer;  // one peer's answer to a refresh
+    struct Forward;  // one request passed on (app/fleet_forward.cpp)
+
+    HttpResponse pass_whole(Forward& f);     // on a forwarder thread
+    HttpResponse pass_streamed(Forward& f);  // on a forwarder thread: up to the answer's head
 
     void run();
     void refresh();
@@ -125,6 +135,7 @@ private:
     bool stopping_ = false;
     std::condition_variable wake_;
     std::thread thread_;
+    PeerForwarder forwarder_;  // last: its tasks use what is above (stopped first)
 };
 
 }  // namespace vf

@@ -2,6 +2,8 @@
 // the fuzz target: the same reader and limits, the screen before the body, the handler, the
 // same bytes written. One request is answered; what follows it is left unread.
 #include <algorithm>
+#include <future>
+#include <memory>
 
 #include "common/http_request_reader.hpp"
 #include "common/http_server.hpp"
@@ -39,6 +41,18 @@ std::string streamed(const HttpResponse& answer, const http::AnswerShape& shape)
     return out + http::kLastChunk;
 }
 
+// A deferred answer, waited for here: its completion is called, or its last copy goes, in the end.
+HttpResponse completed(std::function<void(HttpCompletion)> deferred) {
+    auto answer = std::make_shared<std::promise<HttpResponse>>();
+    std::future<HttpResponse> later = answer->get_future();
+    try {
+        deferred(HttpCompletion([answer](HttpResponse a) { answer->set_value(std::move(a)); }));
+    } catch (...) {
+        // The completion's last copy has gone with the exception: it answered 503.
+    }
+    return later.get();
+}
+
 }  // namespace
 
 std::string http_answer_bytes(const std::string& request, const HttpHandler& handler, const HttpServerOptions& options) {
@@ -61,7 +75,8 @@ std::string http_answer_bytes(const std::string& request, const HttpHandler& han
         shape.close = true;
         return http::answer_bytes(http::error_answer(reader.refusal()), shape);
     }
-    const HttpResponse answer = http::call_handler(handler, reader.request(kPeer));
+    HttpResponse answer = http::call_handler(handler, reader.request(kPeer));
+    while (answer.deferred) answer = completed(std::move(answer.deferred));
     return answer.stream ? streamed(answer, shape) : http::answer_bytes(answer, shape);
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/http_call_stop.hpp"
 #include "common/http_client_connection.hpp"
 #include "common/tls_context.hpp"
 
@@ -91,9 +92,10 @@ bool parse_http_address(const std::string& url, HttpAddress* address, std::strin
     return true;
 }
 
-HttpReply http_call(const HttpCall& call) {
+HttpReply http_call(const HttpCall& call, HttpCallStop* stop) {
     HttpReply reply;
     ClientConnection c(call, true);
+    const HttpCallStop::Watch watch(stop, c);
     std::string error, piece;
     if (!c.send_request(&error)) {
         reply.error = error;
@@ -154,9 +156,10 @@ HttpStreamedCall::~HttpStreamedCall() {
     if (state_->thread.joinable()) state_->thread.join();
 }
 
-std::pair<std::unique_ptr<HttpStreamedCall>, HttpReply> HttpStreamedCall::open(const HttpCall& call) {
+std::pair<std::unique_ptr<HttpStreamedCall>, HttpReply> HttpStreamedCall::open(const HttpCall& call, HttpCallStop* stop) {
     auto state = std::make_shared<State>(call);
     ClientConnection& c = state->connection;
+    const HttpCallStop::Watch watch(stop, c);
     HttpReply head;
     std::string error, piece;
     if (!c.send_request(&error)) return {nullptr, HttpReply{0, error, "", "", {}}};

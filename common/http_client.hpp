@@ -14,6 +14,8 @@
 
 namespace vf {
 
+class HttpCallStop;  // common/http_call_stop.hpp: ends calls under way from another thread
+
 // Where a call goes: an IPv4 or IPv6 address or a host name, and a port; over HTTPS or not.
 struct HttpAddress {
     std::string host;
@@ -77,8 +79,8 @@ struct HttpReply {
     std::vector<std::pair<std::string, std::string>> headers;  // Retry-After and others worth passing on
 };
 
-// The whole answer.
-HttpReply http_call(const HttpCall& call);
+// The whole answer. A call made with `stop` ends at once (status 0) when it is stopped.
+HttpReply http_call(const HttpCall& call, HttpCallStop* stop = nullptr);
 
 // An answer read while it comes (an MJPEG preview, live video): open() waits for the status and
 // headers (within total_timeout_ms), next() hands over the body's pieces (a reader thread reads
@@ -87,8 +89,8 @@ HttpReply http_call(const HttpCall& call);
 class HttpStreamedCall {
 public:
     // The head of the answer (body empty), or status 0 and the error when it did not come within
-    // the call's timeouts.
-    static std::pair<std::unique_ptr<HttpStreamedCall>, HttpReply> open(const HttpCall& call);
+    // the call's timeouts; `stop` can end the wait for the head.
+    static std::pair<std::unique_ptr<HttpStreamedCall>, HttpReply> open(const HttpCall& call, HttpCallStop* stop = nullptr);
     ~HttpStreamedCall();
     HttpStreamedCall(const HttpStreamedCall&) = delete;
     HttpStreamedCall& operator=(const HttpStreamedCall&) = delete;

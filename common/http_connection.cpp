@@ -139,18 +139,24 @@ bool Connection::on_head() {
 void Connection::on_complete() {
     HttpRequest request = reader_->request(peer_);
     const auto& inline_paths = options_.inline_paths;
-    if (std::find(inline_paths.begin(), inline_paths.end(), request.path) != inline_paths.end()) {
-        HttpResponse response = call_handler(host_.handler(), request);
-        if (!response.stream || shape_.head_only) return answer(response, response.stream != nullptr);
-        // A streamed answer holds a worker while it lasts, even for a path answered here.
-        if (!host_.run_on_worker(stream_on_worker(weak_from_this(), host_, std::move(response), shape_))) answer(busy_answer());
-        return;
-    }
+    if (std::find(inline_paths.begin(), inline_paths.end(), request.path) != inline_paths.end())
+        return answer_made(call_handler(host_.handler(), request));
     if (!host_.run_on_worker(answer_on_worker(weak_from_this(), host_, std::move(request), shape_))) answer(busy_answer());
+}
+
+void Connection::answer_made(HttpResponse response) {
+    if (response.deferred) return start_deferred(weak_from_this(), host_, std::move(response.deferred));
+    if (!response.stream || shape_.head_only) return answer(response, response.stream != nullptr);
+    // A streamed answer holds a worker while it lasts, even for a path answered here.
+    if (!host_.run_on_worker(stream_on_worker(weak_from_this(), host_, std::move(response), shape_))) answer(busy_answer());
 }
 
 void Connection::deliver(HttpResponse response, bool chunked_head) {
     if (!closed_) answer(response, chunked_head);
+}
+
+void Connection::deliver_late(HttpResponse response) {
+    if (!closed_) answer_made(std::move(response));
 }
 
 void Connection::answer(const HttpResponse& response, bool chunked_head) {

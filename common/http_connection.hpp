@@ -25,6 +25,7 @@
 namespace vf::http {
 
 class Connection;
+class LateAnswerGate;
 
 // What a connection needs of its server (HttpServer's Impl).
 class ConnectionHost {
@@ -37,6 +38,8 @@ public:
     virtual boost::asio::ssl::context* tls() = 0;
     // Runs `task` on a worker; false when the workers and their wait list are full.
     virtual bool run_on_worker(std::function<void()> task) = 0;
+    // The way a deferred answer comes back to the I/O thread (any thread).
+    virtual std::shared_ptr<LateAnswerGate> late_answers() = 0;
     // The connection has closed: the server lets go of it (I/O thread).
     virtual void forget(Connection* connection) = 0;
 
@@ -53,6 +56,8 @@ public:
 
     // A worker's answer, not streamed (chunked_head: a HEAD request's answer that would stream).
     void deliver(HttpResponse answer, bool chunked_head);
+    // A deferred answer: written, or its body streamed by a worker.
+    void deliver_late(HttpResponse answer);
     // Writes bytes of a streamed answer for its worker, then calls done(whether they were
     // written); empty bytes only check that the client is still there.
     void write_for_stream(std::string bytes, std::function<void(bool)> done);
@@ -67,6 +72,7 @@ private:
     void advance();  // feeds what was read to the request reader and acts on its step
     bool on_head();  // false: answered or refused already, or waiting to say 100 Continue
     void on_complete();
+    void answer_made(HttpResponse response);  // made on this thread, or deferred: written, streamed or started
     void answer(const HttpResponse& response, bool chunked_head = false);
     void refuse(const HttpResponse& response);  // answers, then closes without reading the rest
     void send(std::string bytes, Then then);

@@ -20,6 +20,7 @@
 
 #include "common/error.hpp"
 #include "common/http_connection.hpp"
+#include "common/http_worker_answer.hpp"
 #include "common/http_worker_pool.hpp"
 #include "common/thread_name.hpp"
 #include "common/tls_context.hpp"
@@ -84,6 +85,7 @@ struct HttpServer::Impl final : http::ConnectionHost {
     net::any_io_executor executor() override { return io_.get_executor(); }
     net::ssl::context* tls() override { return tls_.get(); }
     bool run_on_worker(std::function<void()> task) override { return pool_.try_run(std::move(task)); }
+    std::shared_ptr<http::LateAnswerGate> late_answers() override { return late_answers_; }
     void forget(http::Connection* c) override { connections_.erase(c); }
 
     int bind_and_listen();
@@ -101,6 +103,8 @@ struct HttpServer::Impl final : http::ConnectionHost {
     net::io_context io_{1};
     // Keeps run() going until the workers are gone: their last posts must still run.
     net::executor_work_guard<net::io_context::executor_type> work_ = net::make_work_guard(io_);
+    // Shared with every deferred answer's completion, which may come after the server is gone.
+    const std::shared_ptr<http::LateAnswerGate> late_answers_ = std::make_shared<http::LateAnswerGate>(io_.get_executor());
     tcp::acceptor acceptor_{io_};
     net::steady_timer retry_{io_};
     std::unordered_map<http::Connection*, std::shared_ptr<http::Connection>> connections_;
@@ -174,6 +178,7 @@ void HttpServer::Impl::take(tcp::socket socket) {
 
 void HttpServer::Impl::stop() {
     stopping_ = true;
+    late_answers_->close();  // a deferred answer that completes from now on is dropped: its connection closes here
     std::promise<void> closed;
     net::post(io_, [this, &closed] {
         boost::system::error_code ec;

@@ -4,9 +4,10 @@
 // authorised: the head's bytes, the whole request's time from its first byte, the body's bytes
 // (chunked or not), the connections open at once, and the requests waiting for a worker (more
 // get 503 at once). One I/O thread reads, screens and writes for every connection; a fixed pool
-// of workers runs the handler. With a certificate and its key the port speaks HTTPS only (TLS
-// 1.2 and later, common/tls_context.hpp), its handshake bounded as a request is and counted
-// among the connections. Binds 127.0.0.1 unless told otherwise. Every answer carries a
+// of workers runs the handler, whose answer may also come later from another thread without
+// holding a worker (HttpResponse::deferred). With a certificate and its key the port speaks HTTPS
+// only (TLS 1.2 and later, common/tls_context.hpp), its handshake bounded as a request is and
+// counted among the connections. Binds 127.0.0.1 unless told otherwise. Every answer carries a
 // content security policy that allows scripts, styles and pictures from this server only (no
 // inline script), and is never cached or framed.
 #pragma once
@@ -39,6 +40,8 @@ struct HttpRequest {
 // whether the client is still there.
 using HttpBodyWriter = std::function<bool(const std::string& bytes)>;
 
+class HttpCompletion;
+
 struct HttpResponse {
     int status = 200;
     std::string content_type = "text/plain; charset=utf-8";
@@ -47,6 +50,26 @@ struct HttpResponse {
     // Set: the body is this function's writes instead of `body` (chunked), made on the worker
     // thread that answers (a multipart MJPEG stream). It returns when the body is complete.
     std::function<void(const HttpBodyWriter&)> stream = nullptr;
+    // Set: the answer comes later, and no worker waits for it (a request passed to another
+    // server). Called once the handler has returned, instead of sending this answer, it starts
+    // the work elsewhere and returns at once; the work ends by calling the completion with the
+    // answer, which may stream (its body then takes a worker while it lasts).
+    std::function<void(HttpCompletion)> deferred = nullptr;
+};
+
+// Ends a deferred answer (HttpResponse::deferred): call it once, from any thread; later calls do
+// nothing. Always harmless: the answer is dropped when its client has left or the server is
+// stopping or gone. When every copy has gone uncalled, the client gets 503, so a deferred answer
+// always ends.
+class HttpCompletion {
+public:
+    // deliver: where the answer goes; called once, from the thread that completes.
+    explicit HttpCompletion(std::function<void(HttpResponse)> deliver);
+    void operator()(HttpResponse answer) const;
+
+private:
+    struct State;
+    std::shared_ptr<State> state_;
 };
 
 // The headers every answer carries (the content security policy and its companions).

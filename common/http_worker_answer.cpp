@@ -77,10 +77,39 @@ void stream_answer(const std::weak_ptr<Connection>& connection, ConnectionHost& 
 
 }  // namespace
 
+void LateAnswerGate::post(std::function<void()> task) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (io_) return boost::asio::post(*io_, std::move(task));
+    }
+    task = nullptr;  // dropped outside the lock: what it holds may take time to let go
+}
+
+void LateAnswerGate::close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    io_.reset();
+}
+
+void start_deferred(std::weak_ptr<Connection> connection, ConnectionHost& host, std::function<void(HttpCompletion)> deferred) {
+    const HttpCompletion done([connection = std::move(connection), gate = host.late_answers()](HttpResponse answer) {
+        gate->post([connection, answer = std::move(answer)]() mutable {
+            if (const std::shared_ptr<Connection> self = connection.lock()) self->deliver_late(std::move(answer));
+        });
+    });
+    try {
+        deferred(done);
+    } catch (const std::exception& e) {
+        done(HttpResponse{500, "text/plain; charset=utf-8", std::string(e.what()) + "\n"});
+    } catch (...) {
+        done(HttpResponse{500, "text/plain; charset=utf-8", "internal error\n"});
+    }
+}
+
 std::function<void()> answer_on_worker(std::weak_ptr<Connection> connection, ConnectionHost& host, HttpRequest request,
                                        AnswerShape shape) {
     return [connection = std::move(connection), &host, request = std::move(request), shape] {
         HttpResponse answer = call_handler(host.handler(), request);
+        if (answer.deferred) return start_deferred(connection, host, std::move(answer.deferred));
         if (answer.stream && !shape.head_only) return stream_answer(connection, host, std::move(answer), shape);
         const bool chunked_head = answer.stream != nullptr;
         answer.stream = nullptr;  // a HEAD request's: never called
