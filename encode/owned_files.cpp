@@ -65,7 +65,7 @@ OpenedFile OwnedFiles::open_for_write(const std::string& path) {
             remember(path, fd);
             return OpenedFile{fd, 0, ""};
         }
-        if (errno != EEXIST) return system_failure("create", path);
+        if (errno != EEXIST) return system_failure("write", path);
         OpenedFile existing = refuse_existing(path);
         if (existing.fd >= 0 || existing.error != 0) return existing;
     }
