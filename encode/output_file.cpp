@@ -132,6 +132,7 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     if (err < 0)
         writing_failed("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
                        err);
+    header_written_ = true;
     if (mux_->pb) header_bytes_ = avio_tell(mux_->pb);
 }
 
@@ -144,6 +145,13 @@ void OutputFile::close_file() {
 
 void OutputFile::release() {
     if (mux_) {
+        // FFmpeg's hls muxer frees its segment buffer in its trailer only. After a refusal every
+        // write is refused, so that trailer writes nothing: it only frees.
+        if (hls_ && header_written_ && !trailer_written_ && !io_->refusal().empty()) {
+            trailer_written_ = true;
+            QuietFfmpegLogs quiet;  // its failures to write are the refusal already reported
+            av_write_trailer(mux_);
+        }
         if (mux_->pb) {
             try {
                 close_file();
@@ -309,6 +317,7 @@ void OutputFile::finish() {
         release();
         return;
     }
+    trailer_written_ = true;
     int err = av_write_trailer(mux_);
     if (err < 0) writing_failed("finishing output '" + options_.path + "' failed: " + av_error_string(err), err);
     let_receivers_catch_up();

@@ -81,6 +81,8 @@ private:
     int64_t video_packets_ = 0;
     std::string description_;  // describe() once the muxer is gone (an empty output not kept)
     bool finished_ = false;
+    bool header_written_ = false;
+    bool trailer_written_ = false;
     bool disk_full_ = false;  // a write found no room: release() repairs what it cut short
     std::filesystem::file_time_type opened_at_;
     std::atomic<bool> hurry_{false};
