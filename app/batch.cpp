@@ -12,6 +12,7 @@
 #include "app/job.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
+#include "encode/owned_files.hpp"
 
 namespace vf {
 namespace fs = std::filesystem;
@@ -167,8 +168,11 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
                 spdlog::error("batch: '{}' is damaged ({}); its output holds the {} frames that decoded", item.input,
                               r.stats.damage, r.stats.frames_out);
             }
-            fs::rename(temp, item.output, ec);
-            if (ec) fail(ErrorCategory::Output, "batch: cannot move '" + temp + "' to '" + item.output + "': " + ec.message());
+            // A file that appeared under the final name meanwhile is not replaced (without -y).
+            const std::string kept = move_without_replacing(temp, item.output, base.output.overwrite);
+            if (kept != item.output)
+                fail(ErrorCategory::Output, "batch: '" + item.output + "' appeared while filtering and was not written by vfilter; "
+                                            "it was left as it is and the output was kept as '" + kept + "'");
         } catch (const Error& e) {
             fs::remove(temp, ec);
             code = exit_code_for(e.category());

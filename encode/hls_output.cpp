@@ -73,6 +73,21 @@ int delete_unlisted_hls_segments(const std::string& playlist, bool fmp4) {
     return deleted;
 }
 
+std::vector<std::string> hls_series_files(const std::string& playlist, bool fmp4) {
+    const std::string stem = base_name(without_extension(playlist));
+    const std::regex segment("^" + regex_escape(stem) + "-[0-9]+\\." + (fmp4 ? "m4s" : "ts") + "(\\.tmp)?$");
+    const std::string own[] = {base_name(playlist), base_name(playlist) + ".tmp", hls_init_name(playlist)};
+    const std::filesystem::path dir = std::filesystem::path(playlist).parent_path();
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (std::regex_match(name, segment) || std::find(std::begin(own), std::end(own), name) != std::end(own))
+            files.push_back(e.path().string());
+    }
+    return files;
+}
+
 void set_hls_options(const OutputOptions& o, const std::string& playlist, AVDictionary** d) {
     av_dict_set(d, "hls_segment_filename", hls_segment_pattern(playlist, o.hls_fmp4).c_str(), 0);
     if (o.hls_fmp4) {

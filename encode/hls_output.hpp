@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "encode/output_options.hpp"
 
@@ -28,6 +29,11 @@ std::string hls_init_name(const std::string& playlist);
 // restart), segments left on the disk older than the playlist's first are deleted first: the muxer
 // only deletes what falls out of the window while it runs.
 void set_hls_options(const OutputOptions& options, const std::string& playlist, AVDictionary** d);
+
+// The files of a playlist's series now on disk that the hls muxer writes again when a live
+// recording goes on in it: the playlist, the fMP4 init segment, the segments (a killed run may
+// have left one not yet listed) and the temporary names of all of them. Full paths.
+std::vector<std::string> hls_series_files(const std::string& playlist, bool fmp4);
 
 // Deletes the playlist's segment files (name-NNNNN.ts / .m4s beside it) numbered below the first
 // it lists; returns how many. Nothing when the playlist lists none.

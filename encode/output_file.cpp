@@ -26,6 +26,7 @@ namespace {
 // A failure of FFmpeg's writing: a full disk says so first (serve waits for space and records
 // again), and what it cut short is repaired when the muxer is released.
 void OutputFile::writing_failed(const std::string& msg, int err) {
+    if (io_ && !io_->refusal().empty()) output_error(io_->refusal());  // what FFmpeg's error code hides
     if (err == AVERROR(ENOSPC) || err == AVERROR(EDQUOT)) {
         disk_full_ = true;
         throw Error(ErrorCategory::Output, "disk full: " + msg, false, true);
@@ -48,6 +49,7 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                   : hls_                    ? options.path
                   : partial_                ? options.path + ".partial"
                                             : options.path;
+    if (kind_ == OutputKind::File) io_ = std::make_unique<OutputFileIo>(options.overwrite, hls_);
     opened_at_ = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(1);  // mtimes are coarser
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
     try {
@@ -68,6 +70,13 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, write_path_.c_str()), ErrorCategory::Internal,
                 "creating the muxer");
     mux_->interrupt_callback = watchdog_.callback();
+    if (io_) {
+        io_->install(mux_);
+        // A live HLS recording that starts again goes on in its playlist (check_output_path
+        // allows it), and writes again what its last run may have left unlisted.
+        if (hls_ && options.live && !options.overwrite)
+            for (const std::string& f : hls_series_files(options.path, options.hls_fmp4)) io_->files().adopt(f);
+    }
     // Live outputs and recordings hand each packet to the OS at once: a viewer sees it now, and
     // a killed process cannot take completed fragments down with it in a write buffer.
     if (kind_ != OutputKind::File || options.low_latency || options.live || options.fragmented) mux_->flush_packets = 1;
@@ -111,7 +120,8 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
         AVDictionary* io_options = nullptr;
         if (input_protocol(options.path) == "srt" && options.path.find("linger=") == std::string::npos)
             av_dict_set(&io_options, "linger", "5", 0);
-        err = avio_open2(&mux_->pb, write_path_.c_str(), AVIO_FLAG_WRITE, &mux_->interrupt_callback, &io_options);
+        err = io_ ? io_->open(write_path_, AVIO_FLAG_WRITE, &mux_->pb)
+                  : avio_open2(&mux_->pb, write_path_.c_str(), AVIO_FLAG_WRITE, &mux_->interrupt_callback, &io_options);
         av_dict_free(&io_options);
         if (err < 0)
             writing_failed("cannot " + std::string(kind_ == OutputKind::Network ? "connect to" : "write") + " output '" +
@@ -122,12 +132,32 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     if (err < 0)
         writing_failed("cannot start output '" + options.path + "': " + (watchdog_.expired() ? "no answer (--timeout)" : av_error_string(err)),
                        err);
+    header_written_ = true;
     if (mux_->pb) header_bytes_ = avio_tell(mux_->pb);
+}
+
+void OutputFile::close_file() {
+    AVIOContext* pb = mux_->pb;
+    mux_->pb = nullptr;
+    const int err = io_ ? io_->close(pb) : avio_close(pb);
+    if (err < 0) writing_failed("closing output '" + options_.path + "' failed: " + av_error_string(err), err);
 }
 
 void OutputFile::release() {
     if (mux_) {
-        if (mux_->pb) avio_closep(&mux_->pb);
+        // FFmpeg's hls muxer frees its segment buffer in its trailer only. After a refusal every
+        // write is refused, so that trailer writes nothing: it only frees.
+        if (hls_ && header_written_ && !trailer_written_ && !io_->refusal().empty()) {
+            trailer_written_ = true;
+            QuietFfmpegLogs quiet;  // its failures to write are the refusal already reported
+            av_write_trailer(mux_);
+        }
+        if (mux_->pb) {
+            try {
+                close_file();
+            } catch (const Error&) {  // already failing; the file is removed or repaired below
+            }
+        }
         avformat_free_context(mux_);
         mux_ = nullptr;
     }
@@ -139,7 +169,7 @@ void OutputFile::release() {
         if (disk_full_) repair_segments_cut_by_full_disk(write_path_, opened_at_);
         return;
     }
-    if (partial_ || video_packets_ == 0) std::remove(write_path_.c_str());
+    if (partial_ || video_packets_ == 0) io_->files().remove_if_owned(write_path_);
     else if (disk_full_) repair_cut_recording(write_path_);
 }
 
@@ -179,15 +209,25 @@ void OutputFile::write(AVPacket* pkt) {
                            (watchdog_.expired() ? "the receiver accepted nothing for " + std::to_string(int(options_.timeout_s)) + " s (--timeout)"
                                                 : av_error_string(err)),
                        err);
+    // The muxers inside HLS and --segment outputs carry on past a file they could not open or
+    // publish (the HLS muxer ignores some failures): a refusal stops the output here.
+    if (io_ && !io_->refusal().empty()) output_error(io_->refusal());
     // Fragmented files flush every packet (flush_packets), so once the file has grown past its
     // header a whole fragment has reached it.
     if (partial_ && options_.fragmented && avio_tell(mux_->pb) > header_bytes_) publish();
 }
 
+// A file that appeared under <out> while recording is never replaced (unless -y): the recording
+// is kept beside it under a free name, and finish() fails saying where, so that a script never
+// takes the other file for the recording.
 void OutputFile::publish() {
-    if (std::rename(write_path_.c_str(), options_.path.c_str()) != 0)
-        output_error("cannot move '" + write_path_ + "' to '" + options_.path + "': " + std::strerror(errno));
-    write_path_ = options_.path;
+    const std::string kept = move_without_replacing(write_path_, options_.path, options_.overwrite);
+    if (kept != options_.path) {
+        published_elsewhere_ = "output '" + options_.path + "' appeared while recording and was not written by vfilter; it "
+                               "was left as it is and the recording was kept as '" + kept + "'";
+        spdlog::warn("{}", published_elsewhere_);
+    }
+    write_path_ = kept;
     partial_ = false;
 }
 
@@ -277,15 +317,18 @@ void OutputFile::finish() {
         release();
         return;
     }
+    trailer_written_ = true;
     int err = av_write_trailer(mux_);
     if (err < 0) writing_failed("finishing output '" + options_.path + "' failed: " + av_error_string(err), err);
     let_receivers_catch_up();
-    if (mux_->pb) {
-        err = avio_closep(&mux_->pb);
-        if (err < 0) writing_failed("closing output '" + options_.path + "' failed: " + av_error_string(err), err);
+    if (mux_->pb) close_file();
+    if (io_) {
+        io_->remove_temporary_names();
+        if (!io_->refusal().empty()) output_error(io_->refusal());
     }
     if (partial_) publish();
     finished_ = true;
+    if (!published_elsewhere_.empty()) output_error(published_elsewhere_);
 }
 
 }  // namespace vf

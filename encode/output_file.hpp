@@ -10,9 +10,11 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "encode/output_file_io.hpp"
 #include "encode/output_options.hpp"
 #include "encode/output_target.hpp"
 #include "encode/sink.hpp"
@@ -43,6 +45,7 @@ private:
     void write(AVPacket* packet);
     PacketTap* packet_tap_ = nullptr;
     void publish();  // moves <out>.partial to <out>: from now on a kill leaves a playable file
+    void close_file();  // closes what FFmpeg wrote the file through (mux_->pb)
     void let_receivers_catch_up();  // SRT: stays connected until the receiver has its last packets
 
     OutputOptions options_;
@@ -57,6 +60,11 @@ private:
     double cut_every_s_ = 0;    // > 0: segments of this length, each starting at a forced keyframe
     int64_t header_bytes_ = 0;  // the file's size once the header was written
     VideoInfo video_;
+    // Every file of a file output is created and written through this (never by name by FFmpeg).
+    std::unique_ptr<OutputFileIo> io_;
+    // Set when <out> was taken by someone else's file when the recording was published: where
+    // the recording went instead, said when it finishes.
+    std::string published_elsewhere_;
     AVFormatContext* mux_ = nullptr;
     AvCodecContextPtr encoder_;
     AVStream* video_stream_ = nullptr;
@@ -73,6 +81,8 @@ private:
     int64_t video_packets_ = 0;
     std::string description_;  // describe() once the muxer is gone (an empty output not kept)
     bool finished_ = false;
+    bool header_written_ = false;
+    bool trailer_written_ = false;
     bool disk_full_ = false;  // a write found no room: release() repairs what it cut short
     std::filesystem::file_time_type opened_at_;
     std::atomic<bool> hurry_{false};

@@ -63,13 +63,25 @@ double srt_close_delay_s(const std::string& url) {
     return 1.0 + latency_s;
 }
 
+namespace {
+
+// What a link points to is not the output's to write: not even -y writes through one.
+void refuse_symbolic_link(const std::string& path) {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+        fail(ErrorCategory::Output, "output '" + path + "' is a symbolic link; vfilter never writes through one, even with -y "
+                                    "(remove it, or name the file it points to)");
+}
+
+}  // namespace
+
 void check_output_path(const OutputOptions& o) {
     if (o.path.empty()) fail(ErrorCategory::Usage, "no output given: use --out FILE (or --out null to discard)");
     if (output_kind(o.path) != OutputKind::File) return;
     std::string path = o.path;
     // A live HLS playlist goes on where it ended (its numbering too): a restarted recorder
     // overwrites nothing.
-    if (is_hls_output(o) && o.live && !o.overwrite) return;
+    if (is_hls_output(o) && o.live && !o.overwrite) return refuse_symbolic_link(path);
     if (o.segment_s > 0) {  // the first segment stands for the series
         const std::string pattern = segment_pattern(o.path);
         char first[4096];
@@ -81,11 +93,15 @@ void check_output_path(const OutputOptions& o) {
         path = first;
     }
     struct stat out_st {};
-    if (stat(path.c_str(), &out_st) != 0) return;  // does not exist: nothing to protect
+    if (stat(path.c_str(), &out_st) != 0) {  // nothing there, or a link to nothing
+        refuse_symbolic_link(path);
+        return;
+    }
     struct stat in_st {};
     if (!o.input_path.empty() && stat(o.input_path.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
         in_st.st_ino == out_st.st_ino)
         fail(ErrorCategory::Output, "output '" + o.path + "' is the input file; refusing to overwrite the source");
+    refuse_symbolic_link(path);
     if (S_ISDIR(out_st.st_mode)) fail(ErrorCategory::Output, "output '" + o.path + "' is a directory; give a file name");
     if (!o.overwrite) fail(ErrorCategory::Output, "output '" + path + "' already exists; pass -y to overwrite it");
 }

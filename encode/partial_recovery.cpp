@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/quantities.hpp"
+#include "encode/owned_files.hpp"
 #include "encode/recording_repair.hpp"
 
 namespace vf {
@@ -39,7 +40,8 @@ std::string recovered_name(const std::string& output, const std::string& partial
 std::optional<PartialRecovery> recover_partial_recording(const std::string& output) {
     const std::string partial = output + ".partial";
     std::error_code ec;
-    if (!fs::is_regular_file(partial, ec)) return std::nullopt;
+    // A link under that name is no recording of vfilter's: the new run refuses to write through it.
+    if (!fs::is_regular_file(fs::symlink_status(partial, ec))) return std::nullopt;
     PartialRecovery r;
     r.partial = partial;
     const ReadableVideo v = readable_video(partial);
@@ -47,7 +49,8 @@ std::optional<PartialRecovery> recover_partial_recording(const std::string& outp
     r.seconds = v.seconds;
     if (v.error.empty()) {
         r.kept_as = recovered_name(output, partial);
-        fs::rename(partial, r.kept_as, ec);
+        const int err = rename_without_replacing(partial, r.kept_as);
+        ec = std::error_code(err, std::generic_category());
         if (!ec) {
             spdlog::warn("'{}' was left by a run that was killed; its {:.1f} s of video ({} frames) are kept as '{}'", partial,
                          v.seconds, v.packets, r.kept_as);
