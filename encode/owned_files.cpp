@@ -94,7 +94,14 @@ OpenedFile OwnedFiles::refuse_existing(const std::string& path) {
         return refused_with(EEXIST, output_named(path) + " was replaced by a file vfilter did not write; refusing to overwrite it");
     }
     if (!S_ISREG(st.st_mode)) return refused_with(EEXIST, output_named(path) + " exists and is not a regular file; refusing to write it");
-    if (!overwrite_) return refused_with(EEXIST, output_named(path) + " exists and was not written by vfilter; refusing to overwrite it");
+    if (!overwrite_) {
+        // A command-line run killed with SIGKILL leaves its OUT.partial: say so, since "not
+        // written by vfilter" would then read as false.
+        const bool partial = path.size() > 8 && path.compare(path.size() - 8, 8, ".partial") == 0;
+        return refused_with(EEXIST, output_named(path) + (partial ? " exists (a run that was killed leaves one; play it, then remove it, "
+                                                                    "or pass -y to replace it); refusing to overwrite it"
+                                                                  : " exists and was not written by vfilter; refusing to overwrite it"));
+    }
     if (unlink(path.c_str()) != 0 && errno != ENOENT) return system_failure("replace", path);
     return OpenedFile{};
 }

@@ -53,7 +53,7 @@ components=(
   --enable-encoder=libx264,ffv1,mjpeg,mpeg4,rawvideo,aac,mp2,pcm_s16le,flac,h264_nvenc,hevc_nvenc
   --enable-hwaccel=h264_nvdec,hevc_nvdec
   --enable-demuxer=mov,matroska,mpegts,nut,avi,rawvideo,h264,hevc,image2
-  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac
+  --enable-muxer=mp4,mov,matroska,mpegts,nut,avi,rawvideo,null,h264,flac,segment,stream_segment,hls
   --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
   --enable-filter=sobel,prewitt,scharr,roberts,kirsch,convolution,gblur,avgblur,boxblur,unsharp
@@ -63,13 +63,14 @@ network=--disable-network
 if [ "$profile" = container ]; then
   # Cameras and streams: RTSP/RTP, RTMP, UDP, TCP, HTTP (no TLS: rtsps, rtmps and https need a
   # TLS library this static build leaves out), V4L2 capture (raw and MJPEG), and the muxers of
-  # every output kind (FLV for RTMP, RTSP, MPEG-TS, segments).
+  # every network output kind (FLV for RTMP, RTSP, RTP). Segments and HLS are in both profiles:
+  # serve records with them wherever it runs.
   network=--enable-network
   components+=(
     --enable-protocol=file,pipe,tcp,udp,rtp,rtmp,http,httpproxy,hls
     --enable-decoder=mjpeg,vp8,vp9,mpeg2video,opus,ac3,pcm_mulaw,pcm_alaw,adpcm_g726
     --enable-demuxer=rtsp,sdp,rtp,flv,live_flv,hls,mjpeg,mpegvideo,aac,mp3,wav,ogg,webm_dash_manifest
-    --enable-muxer=flv,rtsp,rtp,rtp_mpegts,segment,stream_segment,webm,ogg,wav
+    --enable-muxer=flv,rtsp,rtp,rtp_mpegts,webm,ogg,wav
     --enable-parser=mjpeg,vp8,vp9,mpegvideo,opus,ac3
     --enable-bsf=extract_extradata,dump_extradata
     --enable-indev=v4l2)

@@ -119,6 +119,15 @@ protected:
             if (s["name"] == name) return s;
         return nullptr;
     }
+    // A filter is changed only on a running stream (409 while it starts): under load a stream of
+    // the file can still be starting when the test's first request comes.
+    bool wait_running(int k, const std::string& name, double timeout_s = 30) {
+        for (int i = 0; i < timeout_s * 20; ++i) {
+            if (owner_entry(k, name)["state"] == "running") return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
+    }
     std::string dir, peers;
     std::set<std::string> file_names;
     int ports[3] = {};
@@ -168,7 +177,8 @@ TEST_F(FleetServe, ARecordingAddedRefilteredAndRemovedThroughAnotherProcessIsThe
     EXPECT_NE(added.head.find("X-Vfilter-Shard: 2"), std::string::npos) << added.head;
     EXPECT_TRUE(owner_entry(0, name).is_null()) << "process 0 runs a stream of shard 2";
     EXPECT_FALSE(owner_entry(2, name).is_null());
-    std::this_thread::sleep_for(1500ms);
+    ASSERT_TRUE(wait_running(2, name)) << pods[2]->log();
+    std::this_thread::sleep_for(1000ms);  // frames before the change
     const Answer refiltered = call(ports[1], "PUT", "/streams/" + name + "/filter", "gaussian=sigma=3");
     ASSERT_EQ(refiltered.status, 200) << refiltered.body.dump();
     EXPECT_EQ(owner_entry(2, name)["filter"], "gaussian=sigma=3");
@@ -331,6 +341,7 @@ TEST_F(FleetServe, StreamsAddedThroughTheApiComeBackAfterARestart) {
     const nlohmann::json entry = {{"name", name}, {"input", "pattern://?size=96x64&rate=25"}, {"output", "null"}};
     ASSERT_EQ(call(ports[0], "POST", "/streams", entry.dump()).status, 201);
     const std::string refiltered = name_in_shard("cam0-", 1), removed = name_in_shard("cam1-", 1);
+    ASSERT_TRUE(wait_running(1, refiltered)) << pods[1]->log();
     ASSERT_EQ(call(ports[2], "PUT", "/streams/" + refiltered + "/filter", "gaussian=sigma=2").status, 200);
     ASSERT_EQ(call(ports[2], "DELETE", "/streams/" + removed).status, 200);
     pods[1]->signal(SIGTERM);

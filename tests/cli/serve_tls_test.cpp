@@ -179,7 +179,10 @@ TEST_F(FleetTls, TwoProcessesListForwardAndRelayOverHttps) {
     ASSERT_EQ(f["shards"][1]["reachable"], true) << f.dump(1) << zero->log();
     EXPECT_EQ(f["shards"][1]["address"], url(1));
     EXPECT_EQ(f["streams"].size(), 2u) << f.dump(1);
-    // A write for shard 1's stream, sent to process 0, is passed on and done there.
+    // A write for shard 1's stream, sent to process 0, is passed on and done there (once the
+    // stream runs: a filter change is refused, 409, while it starts).
+    for (int i = 0; i < 300; ++i, std::this_thread::sleep_for(100ms))
+        if (nlohmann::json::parse(ask(ports[1], "GET", "/streams/" + names[1]).body, nullptr, false)["state"] == "running") break;
     const HttpReply put = ask(ports[0], "PUT", "/streams/" + names[1] + "/filter", "gaussian=sigma=2");
     ASSERT_EQ(put.status, 200) << put.body << put.error;
     EXPECT_EQ(nlohmann::json::parse(ask(ports[1], "GET", "/streams/" + names[1]).body, nullptr, false)["filter"], "gaussian=sigma=2");

@@ -86,6 +86,22 @@ TEST_F(ExclusiveOutputs, ALinkAtThePartialNameIsNeverWrittenThrough) {
     }
 }
 
+// A killed run's OUT.partial (a file of its own) is kept: the next run refuses, says what the
+// file likely is, and leaves its bytes; -y replaces it.
+TEST_F(ExclusiveOutputs, AKilledRunsPartialIsKeptUntilTheUserDecides) {
+    const std::string in = clip(10), out = dir + "/out.mp4";
+    write_text(out + ".partial", kPrecious);
+    const CommandResult refused = run_vfilter({"-i", in, "-f", "sobel", "-o", out}, 60);
+    EXPECT_EQ(refused.exit_code, kOutput) << refused.output;
+    EXPECT_NE(refused.output.find("out.mp4.partial' exists (a run that was killed leaves one"), std::string::npos) << refused.output;
+    EXPECT_EQ(read_file(out + ".partial"), kPrecious);
+    EXPECT_FALSE(file_exists(out));
+    const CommandResult replaced = run_vfilter({"-i", in, "-f", "sobel", "-o", out, "-y"}, 60);
+    EXPECT_EQ(replaced.exit_code, 0) << replaced.output;
+    EXPECT_EQ(check_recording(out).frames, 10);
+    EXPECT_FALSE(file_exists(out + ".partial"));
+}
+
 // A file that appears under OUT while the run writes OUT.partial is left as it is; the recording
 // is kept beside it as OUT-2 (whole and playable), and the run exits 4 saying so, so that a script
 // never takes the other file for the recording.
