@@ -78,6 +78,10 @@ struct NvdecDecoder::State {
     AVBSFContext* bsf = nullptr;
     AvPacketPtr sending = make_packet(), filtered = make_packet();  // reused for every packet
     CUvideoparser parser = nullptr;
+    // The frame mapped last and the copy out of it (recorded on `stream`): unmapped only once
+    // that copy has run (unmap_copied).
+    unsigned long long mapped = 0;
+    CUevent copied = nullptr;
     std::shared_ptr<NvdecDecoderPool> pool;  // the GPU's shared decoders; none: a decoder of its own
     std::unique_ptr<NvdecSlice> slice;       // the decode surfaces this stream decodes into
     std::unique_ptr<NvdecSlice> held;        // a slice its pool's turn held for it, used if it fits
@@ -99,6 +103,7 @@ struct NvdecDecoder::State {
         if (context) cu->cuCtxPushCurrent(context);
         if (parser) cv->cuvidDestroyVideoParser(parser);
         release_slice();
+        if (copied) cu->cuEventDestroy(copied);
         if (context) {
             CUcontext popped;
             cu->cuCtxPopCurrent(&popped);
@@ -115,7 +120,23 @@ struct NvdecDecoder::State {
     // mapped from them are copied out: a shared decoder's next stream may decode into them at once.
     void release_slice() {
         if (slice && stream) cu->cuStreamSynchronize(stream);
+        if (slice) unmap_copied();
         slice.reset();
+    }
+
+    // Unmaps the frame mapped last, once the copy out of it has run. A decoder's output surfaces
+    // are not sliced: every stream sharing the decoder maps into them, each with its post-processing
+    // on a CUDA stream of its own. A surface unmapped while our copy still waits on our stream is
+    // free for the next stream's map at once, and that stream's post-processing is not ordered
+    // after our copy: our frame would be read after another stream's picture was written over it.
+    // (The SDK's NvDecoder synchronises before unmapping; a decoder mapping on one stream alone is
+    // safe without.) The copy ran a frame ago, so this seldom waits.
+    bool unmap_copied() {
+        if (!mapped) return true;
+        const bool done = ok(cu->cuEventSynchronize(copied), "waiting for a decoded frame's copy");
+        const bool unmapped = ok(slice->unmap(mapped), "cuvidUnmapVideoFrame");
+        mapped = 0;
+        return done && unmapped;
     }
 
     bool ok(CUresult r, const char* what) {
@@ -239,6 +260,25 @@ struct NvdecDecoder::State {
         return st.decodeStatus;
     }
 
+    // The mapped frame's planes (nv12 or p010) into `out`, queued on `stream`.
+    bool copy_mapped(AVFrame* out, unsigned int pitch) {
+        for (int plane = 0; plane < 2; ++plane) {
+            CUDA_MEMCPY2D c{};
+            c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+            // The surface is the display area (the target size): chroma follows its luma rows.
+            c.srcDevice = mapped + (plane ? static_cast<unsigned long long>(pitch) * ((height + 1) & ~1) : 0);
+            c.srcPitch = pitch;
+            c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+            c.dstDevice = reinterpret_cast<CUdeviceptr>(out->data[plane]);
+            c.dstPitch = static_cast<size_t>(out->linesize[plane]);
+            // nv12/p010: the chroma plane interleaves U and V, as wide in bytes as the luma (rounded up to pairs)
+            c.WidthInBytes = static_cast<size_t>(plane ? (width + 1) & ~1 : width) * bytes_per_sample;
+            c.Height = plane ? (height + 1) / 2 : height;
+            if (!ok(cu->cuMemcpy2DAsync(&c, stream), "copying a decoded frame")) return false;
+        }
+        return true;
+    }
+
     // The oldest shown frame, once decoded, copied into a frame of the pool.
     int wait_and_copy(AVFrame* out) {
         const Shown x = shown.front();
@@ -264,27 +304,20 @@ struct NvdecDecoder::State {
         vpp.progressive_frame = x.progressive;
         vpp.top_field_first = x.top_field_first;
         vpp.output_stream = stream;
-        unsigned long long mapped = 0;
+        if (!unmap_copied()) return AVERROR_EXTERNAL;  // one frame mapped at a time
         unsigned int pitch = 0;
-        if (!ok(slice->map(x.index, &mapped, &pitch, &vpp), "cuvidMapVideoFrame")) return AVERROR_EXTERNAL;
-        bool copied = true;
-        for (int plane = 0; plane < 2 && copied; ++plane) {
-            CUDA_MEMCPY2D c{};
-            c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-            // The surface is the display area (the target size): chroma follows its luma rows.
-            c.srcDevice = mapped + (plane ? static_cast<unsigned long long>(pitch) * ((height + 1) & ~1) : 0);
-            c.srcPitch = pitch;
-            c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-            c.dstDevice = reinterpret_cast<CUdeviceptr>(out->data[plane]);
-            c.dstPitch = static_cast<size_t>(out->linesize[plane]);
-            // nv12/p010: the chroma plane interleaves U and V, as wide in bytes as the luma (rounded up to pairs)
-            c.WidthInBytes = static_cast<size_t>(plane ? (width + 1) & ~1 : width) * bytes_per_sample;
-            c.Height = plane ? (height + 1) / 2 : height;
-            copied = ok(cu->cuMemcpy2DAsync(&c, stream), "copying a decoded frame");
+        if (!ok(slice->map(x.index, &mapped, &pitch, &vpp), "cuvidMapVideoFrame")) {
+            mapped = 0;
+            return AVERROR_EXTERNAL;
         }
-        // Unmapping is ordered on the same stream, after the copies.
-        const bool unmapped = ok(slice->unmap(mapped), "cuvidUnmapVideoFrame");
-        if (!copied || !unmapped) return AVERROR_EXTERNAL;
+        // Unmapped at the next frame's map (or when the slice goes back), once the copy has run.
+        if (!copy_mapped(out, pitch) || !ok(cu->cuEventRecord(copied, stream), "cuEventRecord")) {
+            const std::string why = error;
+            cu->cuStreamSynchronize(stream);  // what was queued of the copy has run: unmap now
+            unmap_copied();
+            error = why;
+            return AVERROR_EXTERNAL;
+        }
         out->width = width;
         out->height = height;
         out->pts = x.pts;
@@ -405,7 +438,8 @@ std::unique_ptr<NvdecDecoder> NvdecDecoder::open(const AVStream* st, AVBufferRef
         *why = s->error;
         return nullptr;
     }
-    const bool made = s->ok(s->cv->cuvidCreateVideoParser(&s->parser, &pp), "cuvidCreateVideoParser");
+    const bool made = s->ok(s->cv->cuvidCreateVideoParser(&s->parser, &pp), "cuvidCreateVideoParser") &&
+                      s->ok(s->cu->cuEventCreate(&s->copied, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC), "cuEventCreate");
     CUcontext popped;
     s->cu->cuCtxPopCurrent(&popped);
     if (!made) {

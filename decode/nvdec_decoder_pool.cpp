@@ -201,7 +201,8 @@ std::shared_ptr<NvdecSharedDecoder> NvdecDecoderPool::Impl::create_shared(CUcont
     const int count = static_cast<int>(info.ulNumDecodeSurfaces);
     CUVIDDECODECREATEINFO shared = info;
     shared.ulNumDecodeSurfaces = kSharedSurfaces;
-    // Each stream maps one frame at a time and unmaps it once its copy is queued: two each.
+    // Each stream holds one frame mapped at a time, until its copy has run (the output surfaces
+    // are the decoder's, not the slices': decode/nvdec_decoder.cpp, unmap_copied): two each.
     shared.ulNumOutputSurfaces = static_cast<unsigned long>(
         std::clamp(2 * (kSharedSurfaces / count), static_cast<int>(info.ulNumOutputSurfaces), kMostOutputSurfaces));
     return NvdecSharedDecoder::create(context, shared, error);

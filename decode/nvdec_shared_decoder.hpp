@@ -7,8 +7,11 @@
 // every parameter (CUVIDPICPARAMS, made by the stream's own parser) and names its output surface
 // and its references by index. A stream's parser numbers its surfaces 0..count-1; its slice adds
 // its first surface to every index it hands the driver, and refuses an index outside the slice,
-// so that a damaged stream cannot write into another stream's pictures. The driver's calls on one
-// decoder are made one at a time (a mutex per decoder): its streams run on threads of their own.
+// so that a damaged stream cannot write into another stream's pictures. The output surfaces a
+// frame is mapped into are not sliced: a stream unmaps one only once its copy out of it has run
+// (decode/nvdec_decoder.cpp), as the next stream's map may write into it at once, on another
+// CUDA stream. The driver's calls on one decoder are made one at a time (a mutex per decoder):
+// its streams run on threads of their own.
 #pragma once
 
 #ifdef VF_HAVE_NVCUVID
