@@ -179,7 +179,7 @@ bool FileSource::waits_on_cpu_for_nvdec(const AVStream* st) const {
     const AVCodecParameters* par = st->codecpar;
     // Not a live input: 128 cameras starting on the CPU had their last camera's frames no sooner,
     // and their moves dropped frames under a camera's policy (176 of 38400; docs/benchmarks.md,
-    // "Files starting on the CPU while their shared decoder is made").
+    // "Shared NVDEC decoders").
     return !live_ && options_.nvdec_share && options_.nvdec_wait_on_cpu && options_.decoder_movable && options_.hwdec == HwDecode::Auto &&
            options_.nvdec_decoder == NvdecDecoderKind::Vfilter && par->codec_id == AV_CODEC_ID_H264 &&
            (par->format == AV_PIX_FMT_YUV420P || par->format == AV_PIX_FMT_YUVJ420P);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU engine measured on the GPU machine (docs/benchmarks.md: "Serve on several GPUs", "Filter
+# The GPU engine measured on the GPU machine (docs/benchmarks.md: "serve on several GPUs", "Filter
 # changes", "GPU kernels"). Builds vfilter against the carried static FFmpeg (.static-ffmpeg, as
 # scripts/gpu_pipeline_check.sh does) into build-device/, then:
 #   tests    every GPU-labelled test (the kernel suite, the pipeline and serve on every GPU, the
