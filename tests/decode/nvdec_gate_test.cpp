@@ -100,9 +100,24 @@ TEST(NvdecGate, OneGateForEachGpuWhileItsStreamsLast) {
     EXPECT_EQ(NvdecGate::of_gpu(0, 9)->slots(), 9);  // gone with its last user, made anew
 }
 
+// Decoding on the CPU, or a single run, has no gate: its passes never wait, even while a gate of
+// the same GPU is full, and that gate counts no wait of theirs.
 TEST(NvdecGate, NoGateMeansNoWait) {
-    NvdecGate::Pass pass(nullptr, true);  // decoding on the CPU, or a single run: nothing to hold
-    SUCCEED();
+    auto full = NvdecGate::of_gpu(7, 1);
+    std::atomic<bool> passed{false};
+    std::thread other;
+    {
+        NvdecGate::Pass holder(full.get(), false);  // the gate's only slot
+        other = std::thread([&] {
+            NvdecGate::Pass create(nullptr, true);
+            NvdecGate::Pass decode(nullptr, false);
+            passed = true;
+        });
+        for (int i = 0; i < 2000 && !passed; ++i) std::this_thread::sleep_for(1ms);
+        EXPECT_TRUE(passed) << "a pass without a gate waited for a full gate";
+    }  // the slot is given back: a pass that wrongly waited on the gate ends now, and the join returns
+    other.join();
+    EXPECT_EQ(full->waits(), 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "config/filter_registry.hpp"
 #include "decode/file_source.hpp"
@@ -101,11 +102,21 @@ TEST(CpuFrameEngine, AFailedFrameIsReportedInItsTurn) {
 TEST(CpuFrameEngine, DestroyedWithFramesInFlight) {
     FramePool pool(32, 32, AV_PIX_FMT_GRAY8);
     std::mt19937 rng(4);
+    std::vector<AVBufferRef*> held;  // a reference of ours to each submitted frame's pixels
+    const auto start = std::chrono::steady_clock::now();
     {
         CpuFrameEngine engine(build_chain("emboss"), 3, [](int64_t) { std::this_thread::sleep_for(5ms); });
-        for (int i = 0; i < 3; ++i) engine.submit(random_frame(pool, rng, i), pool);
+        for (int i = 0; i < 3; ++i) {
+            AvFramePtr frame = random_frame(pool, rng, i);
+            held.push_back(av_buffer_ref(frame->buf[0]));
+            engine.submit(std::move(frame), pool);
+        }
     }  // must neither hang nor leak (ASan) nor race (TSan)
-    SUCCEED();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 2s) << "the engine's end waited for more than its frames";
+    for (AVBufferRef*& ref : held) {
+        EXPECT_EQ(av_buffer_get_ref_count(ref), 1) << "the engine still holds a frame it was given";
+        av_buffer_unref(&ref);
+    }
 }
 
 // Records what reaches the sink, in order: frames (copied) and packets (stream and pts).
