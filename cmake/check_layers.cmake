@@ -6,6 +6,9 @@
 # bench/ (the benchmarks, their own programs) and app/ sit side by side: neither includes the other,
 # so no benchmark is linked into vfilter. python/ (the module) and gst/ (the GStreamer element)
 # sit on app/, side by side.
+# Inside app/ the parts are layered too: run/ (the single run) < serve/ < cli/ (the command line),
+# and serve's previews (preview/) and fleet (fleet/) sit below its control API (http/). GStreamer
+# builds on the single run alone; Python on the single run and serve's stream entries (config).
 set(vf_layer_rank_common 0)
 set(vf_layer_rank_media 1)
 set(vf_layer_rank_kernels 2)
@@ -22,19 +25,36 @@ if(NOT DEFINED VF_LAYERS_ROOT)
 endif()
 get_filename_component(VF_LAYERS_ROOT "${VF_LAYERS_ROOT}" ABSOLUTE)
 
+# Folders (a path's beginning) that may not include headers under another: "FROM|INCLUDED".
+set(vf_part_rules
+  "app/run/|app/serve/" "app/run/|app/cli/" "app/serve/|app/cli/"
+  "app/serve/preview/|app/serve/http/" "app/serve/fleet/|app/serve/http/"
+  "gst/|app/serve/" "gst/|app/cli/" "python/|app/cli/")
+
 set(vf_layer_violations "")
 foreach(layer common media kernels config decode encode pipeline app bench python gst)
   file(GLOB_RECURSE vf_layer_files "${VF_LAYERS_ROOT}/${layer}/*.cpp" "${VF_LAYERS_ROOT}/${layer}/*.hpp"
        "${VF_LAYERS_ROOT}/${layer}/*.cu" "${VF_LAYERS_ROOT}/${layer}/*.cuh")
   foreach(file IN LISTS vf_layer_files)
     file(STRINGS "${file}" vf_layer_includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"[a-z_]+/")
+    file(RELATIVE_PATH rel "${VF_LAYERS_ROOT}" "${file}")
     foreach(line IN LISTS vf_layer_includes)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" included "${line}")
+      foreach(rule IN LISTS vf_part_rules)
+        string(REPLACE "|" ";" rule "${rule}")
+        list(GET rule 0 from)
+        list(GET rule 1 to)
+        string(FIND "${rel}" "${from}" at_from)
+        string(FIND "${included}" "${to}" at_to)
+        if(at_from EQUAL 0 AND at_to EQUAL 0)
+          list(APPEND vf_layer_violations "${rel} (${from}) includes ${to}: ${line}")
+        endif()
+      endforeach()
       string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([a-z_]+)/.*" "\\1" target "${line}")
       if(NOT DEFINED vf_layer_rank_${target} OR target STREQUAL layer)
         continue()
       endif()
       if(${vf_layer_rank_${target}} GREATER_EQUAL ${vf_layer_rank_${layer}})
-        file(RELATIVE_PATH rel "${VF_LAYERS_ROOT}" "${file}")
         list(APPEND vf_layer_violations "${rel} (${layer}/) includes ${target}/: ${line}")
       endif()
     endforeach()

@@ -1,7 +1,7 @@
-# Writes OUTPUT, a C++ file with the page of `vfilter serve` (app/web/) inside the binary, so it
+# Writes OUTPUT, a C++ file with the page of `vfilter serve` (app/serve/web/) inside the binary, so it
 # is served offline with nothing beside the program. Run by the build (add_custom_command) with
-# -DOUTPUT=... -DFILES=a,b,c (paths relative to app/web) -DSOURCE_DIR=.../app/web.
-set(body "// Generated from app/web by cmake/embed_web_assets.cmake: do not edit.\n#include \"app/web_assets.hpp\"\n\nnamespace vf {\nnamespace {\nconst WebAsset kAssets[] = {\n")
+# -DOUTPUT=... -DFILES=a,b,c (paths relative to app/serve/web) -DSOURCE_DIR=.../app/serve/web.
+set(body "// Generated from app/serve/web by cmake/embed_web_assets.cmake: do not edit.\n#include \"app/serve/http/web_assets.hpp\"\n\nnamespace vf {\nnamespace {\nconst WebAsset kAssets[] = {\n")
 string(REPLACE "," ";" FILES "${FILES}")
 foreach(name IN LISTS FILES)
   file(READ "${SOURCE_DIR}/${name}" content)

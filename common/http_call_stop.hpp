@@ -1,5 +1,5 @@
 // Ends HTTP calls under way from another thread (common/http_client.hpp): an owner of calls that
-// wait for a peer (serve's forwarder, app/peer_forwarder.hpp) stops without waiting out their
+// wait for a peer (serve's forwarder, app/serve/fleet/peer_forwarder.hpp) stops without waiting out their
 // deadlines. A call made with it ends at once with status 0 when stop() is called while it runs
 // or was called before it started.
 #pragma once

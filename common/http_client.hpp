@@ -1,4 +1,4 @@
-// Calls from one vfilter serve to another (app/fleet.hpp) on Boost.Asio and Beast's parser, so
+// Calls from one vfilter serve to another (app/serve/fleet/fleet.hpp) on Boost.Asio and Beast's parser, so
 // no other header includes Boost: http://, or https:// where the server proves a certificate
 // that the call's HttpsTrust trusts and that names the server (nothing is sent before), no
 // redirects followed (a pod never talks to an address it was not given). A peer is read within

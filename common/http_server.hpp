@@ -29,7 +29,7 @@ struct HttpRequest {
     std::string body;
     std::string authorization;  // the Authorization header, as sent
     std::string content_type;   // of the body
-    std::string forwarded_by;   // X-Vfilter-Forwarded-By: the serve process that passed this on (app/fleet.hpp)
+    std::string forwarded_by;   // X-Vfilter-Forwarded-By: the serve process that passed this on (app/serve/fleet/fleet.hpp)
     std::string host;           // the Host header, as sent
     std::string origin;         // the Origin header ("" when absent)
     std::string peer;           // the client's IP address, as text

@@ -1,6 +1,6 @@
 // Everything a run needs, typed once: what to read (RunInput), how to filter (RunFilter), where to
 // write (RunOutput) and how the stages run (RunPipeline). The command line, a serve config entry
-// and an API request fill these structs through one table of options (app/stream_options.cpp);
+// and an API request fill these structs through one table of options (app/run/stream_options.cpp);
 // nothing is turned back into strings and parsed again. Choices among a few values are enums;
 // what the user did not set is an empty std::optional, so a default that depends on the context
 // (serve's share of the threads, a low-latency preset) is decided where that context is known.

@@ -3,7 +3,7 @@
 // - LiveFmp4Writer puts H.264 packets into that form, a packet's fragment leaving when the next
 //   packet is there (its duration is then exact, so fragments follow on without gap or overlap).
 //   It takes the packets of any H.264 encoder that gives its SPS and PPS as extradata: the
-//   stream's own output encoder (app/live_video.cpp sends those as they are), or the one below.
+//   stream's own output encoder (app/serve/preview/live_video.cpp sends those as they are), or the one below.
 // - LiveFmp4Encoder scales frames to a width and encodes them with libx264 ultrafast and
 //   zero-latency tuning (no B-frames, no look-ahead: one frame in, one packet out) for the writer:
 //   a keyframe every `gop_s` seconds, and one at once when asked (a new viewer starts without

@@ -1,6 +1,6 @@
 #include "gst/element_engine.hpp"
 
-#include "app/run_parts.hpp"
+#include "app/run/run_parts.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 

@@ -1,5 +1,5 @@
 // The packets a stream's output encoder makes, for live video that sends them as they are instead
-// of encoding the frames again (app/live_video.cpp). The output offers every packet; only while a
+// of encoding the frames again (app/serve/preview/live_video.cpp). The output offers every packet; only while a
 // reader is attached does an offer do anything (a reference to the packet, never a copy of its
 // data). Unlike frames, packets cannot be skipped (a decoder needs every one from a keyframe on),
 // so the reader gets them all, in order; one that falls more than kMaxQueued behind loses what is

@@ -45,7 +45,7 @@ command -v npm >/dev/null || test_pkgs+=(nodejs npm)
 # Run-time libraries by base name: the versioned package (libavformat59 on Debian 12,
 # libavformat60 on Ubuntu 24.04, libssl3 on Debian 12, libssl3t64 on Ubuntu 24.04, ...) is looked
 # up in the distribution's package lists. libssl: OpenSSL's libcrypto signs the calls between
-# serve processes (app/peer_auth.cpp), and its libssl speaks HTTPS (common/tls_context.cpp).
+# serve processes (app/serve/fleet/peer_auth.cpp), and its libssl speaks HTTPS (common/tls_context.cpp).
 runtime_bases=(libavformat libavcodec libavutil libswscale libavdevice libspdlog libyaml-cpp libssl)
 if [ "${VF_STATIC_FFMPEG:-0}" = 1 ]; then
   # yaml-cpp comes from its source package, beside FFmpeg (scripts/build_static_deps.sh). Boost's

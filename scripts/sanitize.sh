@@ -12,7 +12,7 @@ jobs=$(nproc)
 
 # -O1, as the sanitizers' own documentation advises: the build is much faster than at
 # RelWithDebInfo's -O2 and the suite runs as fast. -g1 (line tables: the reports still name file
-# and line) rather than -g: a UBSan-instrumented file compiles in 30% less time (app/fleet.cpp:
+# and line) rather than -g: a UBSan-instrumented file compiles in 30% less time (app/serve/fleet/fleet.cpp:
 # 33 s instead of 47 on this project's 2-core test machine).
 configure() {  # dir, sanitizers
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DVF_CUDA=OFF \

@@ -20,11 +20,11 @@ extern "C" {
 
 #include <nlohmann/json.hpp>
 
-#include "app/filter_table_json.hpp"
-#include "app/job.hpp"
-#include "app/serve_config.hpp"
+#include "app/run/job.hpp"
+#include "app/serve/serve_config.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
+#include "config/filter_table_json.hpp"
 #include "encode/sink.hpp"
 #include "pipeline/bounded_queue.hpp"
 #include "kernels/cpu_backend.hpp"
@@ -120,7 +120,7 @@ void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::arra
     }
 }
 
-// The filter table as data (app/filter_table_json.cpp): names, help, options with their types,
+// The filter table as data (config/filter_table_json.cpp): names, help, options with their types,
 // defaults, ranges and help, as Python lists and dicts.
 py::object filters() { return py::module_::import("json").attr("loads")(filter_table_json().dump()); }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Property-based fuzzing of `vfilter serve`'s API from its own description (app/web/openapi.json).
+"""Property-based fuzzing of `vfilter serve`'s API from its own description (app/serve/web/openapi.json).
 
 Two real serve processes on loopback: one without tokens (as a local operator runs it) and one with
 an admin and a viewer token and the folders clients may use. Hypothesis draws requests from the
@@ -164,7 +164,7 @@ def main():
                                      "--kernel-dir", os.path.join(workdir, "kernels")])
     servers = [open_serve, locked]
     rss_before = [s.rss_kib() for s in servers]
-    doc = json.loads(open(os.path.join(os.path.dirname(__file__), "..", "..", "app", "web", "openapi.json")).read())
+    doc = json.loads(open(os.path.join(os.path.dirname(__file__), "..", "..", "app", "serve", "web", "openapi.json")).read())
     ops = list(operations(doc))
     entry = entry_strategy(doc["components"]["schemas"]["StreamEntry"])
     failures = []

@@ -1,11 +1,11 @@
-// ApiChanges (app/api_changes.hpp): the control API's changes over the config file, kept over
+// ApiChanges (app/serve/api_changes.hpp): the control API's changes over the config file, kept over
 // reloads and in --api-state over restarts; the file wins for an entry edited after the change.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "app/api_changes.hpp"
+#include "app/serve/api_changes.hpp"
 #include "common/error.hpp"
 #include "support/child_process.hpp"
 #include "support/run_command.hpp"

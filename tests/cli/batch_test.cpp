@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/batch.hpp"
+#include "app/cli/batch.hpp"
 #include "common/error.hpp"
 #include "support/child_process.hpp"
 #include "support/clip_writer.hpp"

@@ -1,4 +1,4 @@
-// What an API client may name (app/client_access.hpp): each way out of the operator's folders that
+// What an API client may name (app/serve/client_access.hpp): each way out of the operator's folders that
 // an attacker tried is refused as Forbidden with the field and the reason, and what stays inside is
 // resolved under its root. The whole service is tried in serve_security_test.cpp.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/client_access.hpp"
-#include "app/serve_config.hpp"
+#include "app/serve/client_access.hpp"
+#include "app/serve/serve_config.hpp"
 #include "common/error.hpp"
 #include "support/run_command.hpp"
 

@@ -1,4 +1,4 @@
-// DecoderBalance (app/decoder_balance.hpp): where streams that may decode on NVDEC go. NVDEC takes
+// DecoderBalance (app/serve/decoder_balance.hpp): where streams that may decode on NVDEC go. NVDEC takes
 // every stream until it is half full, then both sides fill up together in proportion to their
 // capacities; several GPUs share the NVDEC streams evenly; forced streams count where they
 // decode; CPU encoders and NVDEC streams (by their decoder) take cores from the CPU decoders;
@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "app/decoder_balance.hpp"
+#include "app/serve/decoder_balance.hpp"
 #include "media/frame.hpp"
 
 namespace vf {

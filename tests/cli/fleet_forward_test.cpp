@@ -1,4 +1,4 @@
-// Requests that `vfilter serve --peers` passes to another shard (app/fleet_forward.cpp) against a
+// Requests that `vfilter serve --peers` passes to another shard (app/serve/fleet/fleet_forward.cpp) against a
 // peer that hangs: it answers the fleet's GET /fleet/shard, so it is known as shard 1 of 2, and
 // then takes every forwarded request and never answers it. The forwards wait on the fleet's own
 // threads, not on the HTTP server's workers: with more of them pending than serve has workers,
@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/serve_config.hpp"
+#include "app/serve/serve_config.hpp"
 #include "common/http_server.hpp"
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "app/serve_config.hpp"
+#include "app/serve/serve_config.hpp"
 #include "common/http_server.hpp"
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"

@@ -1,4 +1,4 @@
-// A fleet of `vfilter serve` processes (app/fleet.hpp): three processes on loopback as shards 0..2
+// A fleet of `vfilter serve` processes (app/serve/fleet/fleet.hpp): three processes on loopback as shards 0..2
 // of one camera list, each with --peers naming all three and the same token. Checked as an
 // operator meets it: the fleet list from any process is the union of every shard's streams; a
 // stream added, re-filtered and removed through a process that does not serve it is recorded,
@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/api_guard.hpp"
-#include "app/serve_config.hpp"
+#include "app/serve/http/api_guard.hpp"
+#include "app/serve/serve_config.hpp"
 #include "support/child_process.hpp"
 #include "support/clip_writer.hpp"
 #include "support/http_client.hpp"

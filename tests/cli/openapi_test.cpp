@@ -1,4 +1,4 @@
-// The API's description (app/web/openapi.json, served at /openapi.json) against the code: every
+// The API's description (app/serve/web/openapi.json, served at /openapi.json) against the code: every
 // operation it lists is routed, nothing else is, and a stream entry's fields are exactly those the
 // option table lets a client set. tests/api/fuzz_api.py draws its requests from the same document.
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "app/control_api.hpp"
-#include "app/stream_options.hpp"
-#include "app/web_assets.hpp"
+#include "app/run/stream_options.hpp"
+#include "app/serve/http/control_api.hpp"
+#include "app/serve/http/web_assets.hpp"
 
 namespace vf {
 namespace {
@@ -67,7 +67,8 @@ TEST(OpenApi, AStreamEntryHoldsExactlyTheFieldsAClientMaySet) {
     std::set<std::string> settable;
     for (const auto& [field, who] : stream_fields())
         if (who == FieldSetter::Admin) settable.insert(field);
-    EXPECT_EQ(described, settable) << "app/web/openapi.json's StreamEntry and the option table (app/stream_options.cpp) differ";
+    EXPECT_EQ(described, settable)
+        << "app/serve/web/openapi.json's StreamEntry and the option table (app/run/stream_options.cpp) differ";
 }
 
 }  // namespace

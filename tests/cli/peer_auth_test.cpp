@@ -1,7 +1,8 @@
 // Calls between serve processes signed with the admin token instead of carrying it
-// (app/peer_auth.hpp), as ApiGuard takes them (app/api_guard.hpp): a call signed as it is sent is
-// the admin, through a real server on loopback; any part of it changed, a time outside the window,
-// a nonce used before, a signature made with the viewer token, and malformed headers are nothing.
+// (app/serve/fleet/peer_auth.hpp), as ApiGuard takes them (app/serve/http/api_guard.hpp): a call
+// signed as it is sent is the admin, through a real server on loopback; any part of it changed, a
+// time outside the window, a nonce used before, a signature made with the viewer token, and
+// malformed headers are nothing.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -10,8 +11,8 @@
 #include <mutex>
 #include <vector>
 
-#include "app/api_guard.hpp"
-#include "app/peer_auth.hpp"
+#include "app/serve/fleet/peer_auth.hpp"
+#include "app/serve/http/api_guard.hpp"
 #include "common/http_client.hpp"
 #include "common/http_server.hpp"
 

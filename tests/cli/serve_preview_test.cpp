@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/control_api.hpp"
-#include "app/preview_query.hpp"
-#include "app/stream_preview.hpp"
+#include "app/serve/http/control_api.hpp"
+#include "app/serve/preview/preview_query.hpp"
+#include "app/serve/preview/stream_preview.hpp"
 #include "common/http_server.hpp"
 #include "support/jpeg_decode.hpp"
 

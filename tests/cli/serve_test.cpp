@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/serve_command.hpp"
-#include "app/serve_config.hpp"
-#include "app/stream_service.hpp"
+#include "app/serve/serve_command.hpp"
+#include "app/serve/serve_config.hpp"
+#include "app/serve/stream_service.hpp"
 #include "common/error.hpp"
 #include "support/child_process.hpp"
 #include "support/clip_writer.hpp"

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "app/serve_config.hpp"
-#include "app/stream_service.hpp"
+#include "app/serve/serve_config.hpp"
+#include "app/serve/stream_service.hpp"
 #include "support/clip_writer.hpp"
 
 using namespace vf;

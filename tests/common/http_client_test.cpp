@@ -16,7 +16,7 @@
 #include <chrono>
 #include <thread>
 
-#include "app/fleet.hpp"
+#include "app/serve/fleet/fleet.hpp"
 #include "common/error.hpp"
 #include "common/http_client.hpp"
 #include "common/http_server.hpp"

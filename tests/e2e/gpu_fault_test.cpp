@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "kernels/cuda_backend.hpp"
-#include "app/job.hpp"
+#include "app/run/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/gpu_fault.hpp"
 #include "support/run_command.hpp"

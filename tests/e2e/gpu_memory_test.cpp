@@ -8,7 +8,7 @@
 
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda_backend.hpp"
-#include "app/job.hpp"
+#include "app/run/job.hpp"
 #include "decode/file_source.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "kernels/cuda_backend.hpp"
-#include "app/job.hpp"
+#include "app/run/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"

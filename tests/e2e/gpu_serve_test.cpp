@@ -11,8 +11,8 @@
 #include <map>
 #include <thread>
 
-#include "app/job.hpp"
-#include "app/stream_service.hpp"
+#include "app/run/job.hpp"
+#include "app/serve/stream_service.hpp"
 #include "decode/nvdec_busy_meter.hpp"
 #include "decode/nvdec_decoder_pool.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -233,7 +233,7 @@ DecoderCapacity four_and_four_by_load() {
     return capacity;
 }
 
-// Decoders placed by load (app/decoder_balance.hpp), with capacities small enough that eight
+// Decoders placed by load (app/serve/decoder_balance.hpp), with capacities small enough that eight
 // H.264 streams fill NVDEC past half: some decode on NVDEC and some on the CPU, each where its
 // placement says, and every one writes the frames the single-stream command writes with NVDEC.
 TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
@@ -286,7 +286,7 @@ TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
     }
 }
 
-// Streams placed by load move between decoders when others leave (app/decoder_balance.hpp): two
+// Streams placed by load move between decoders when others leave (app/serve/decoder_balance.hpp): two
 // of four cameras (paced as live) decode on the CPU until the two on NVDEC are removed; then
 // both move to NVDEC at a key frame, GET /streams says so, and each still writes every frame of
 // its input once, equal to the single-stream command's output.
@@ -493,7 +493,7 @@ namespace {
 
 using namespace test;
 
-// NVDEC's capacity measured, not assumed (app/decoder_balance.hpp, nvdec_sampled): 32 camera-like
+// NVDEC's capacity measured, not assumed (app/serve/decoder_balance.hpp, nvdec_sampled): 32 camera-like
 // streams (1080p30 H.264 at 4 Mb/s, paced as live) decode on NVDEC under serve's defaults; NVML
 // answers for the GPU, and within the run serve has measured the GPU's capacity from how busy
 // the streams keep NVDEC: at least the 32 that are decoding in real time, and said so in

@@ -17,7 +17,7 @@
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/run_command.hpp"
-#include "app/job.hpp"
+#include "app/run/job.hpp"
 
 extern "C" {
 #include <libavformat/avformat.h>

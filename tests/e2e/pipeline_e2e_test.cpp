@@ -14,7 +14,7 @@
 #include "config/filter_registry.hpp"
 #include "encode/output_file.hpp"
 #include "pipeline/filter_stage.hpp"
-#include "app/job.hpp"
+#include "app/run/job.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/filter_churn.hpp"

@@ -1,4 +1,4 @@
-// libFuzzer target: the command line (app/cli.cpp) and the option checks a run makes before it
+// libFuzzer target: the command line (app/cli/cli.cpp) and the option checks a run makes before it
 // opens anything (filters, device, queue). Input: arguments separated by NUL bytes.
 #include <cstddef>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.hpp"
+#include "app/cli/cli.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 

@@ -1,13 +1,13 @@
 // libFuzzer target: an HTTP request as a client could send it, through the server's reader
 // (Boost.Beast's parser within the server's limits: common/http_request_reader.cpp) and the
-// control API's routing (app/control_api.cpp) against a service with no streams, so any path,
+// control API's routing (app/serve/http/control_api.cpp) against a service with no streams, so any path,
 // method, header and body reaches the code that answers it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
-#include "app/control_api.hpp"
+#include "app/serve/http/control_api.hpp"
 #include "common/http_server.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

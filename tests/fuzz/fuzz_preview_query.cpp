@@ -1,4 +1,4 @@
-// libFuzzer target: the query of serve's preview requests (app/preview_query.cpp), any bytes:
+// libFuzzer target: the query of serve's preview requests (app/serve/preview/preview_query.cpp), any bytes:
 // either values within their documented ranges or a ServiceError 400 with its reason, never a
 // crash or another exception. The first byte chooses snapshot.jpg or preview.mjpg.
 #include <cstddef>
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "app/preview_query.hpp"
-#include "app/service_error.hpp"
+#include "app/serve/preview/preview_query.hpp"
+#include "app/serve/service_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0 || size > 4096) return 0;

@@ -1,11 +1,11 @@
-// libFuzzer target: `vfilter serve`'s YAML config (app/serve_config.cpp), any bytes: either a
+// libFuzzer target: `vfilter serve`'s YAML config (app/serve/serve_config.cpp), any bytes: either a
 // config or an Error(Usage) with its one-line reason, never a crash or another exception.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
-#include "app/serve_config.hpp"
+#include "app/serve/serve_config.hpp"
 #include "common/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/job.hpp"
+#include "app/run/job.hpp"
 
 namespace vf::test {
 

@@ -1,0 +1,269 @@
+#include "app/run/job.hpp"
+
+#include "app/run/run_parts.hpp"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "common/http_server.hpp"
+#include "common/redact.hpp"
+#include "pipeline/live_metrics.hpp"
+
+#include "config/filter_registry.hpp"
+#include "decode/live_input.hpp"
+#include "decode/pattern_url.hpp"
+#include "encode/container.hpp"
+#include "encode/output_file.hpp"
+#include "encode/video_encoder.hpp"
+#include "pipeline/pipeline.hpp"
+#include "pipeline/progress.hpp"
+
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
+
+namespace vf {
+
+namespace {
+
+// The single-stream endpoint: /metrics (Prometheus), /healthz (the process answers), /readyz
+// (the input delivers).
+HttpResponse answer_single_stream(const HttpRequest& req, LiveMetrics* metrics, const Source* source) {
+    HttpResponse r;
+    if (req.method != "GET" && req.method != "HEAD") return {405, "text/plain; charset=utf-8", "only GET\n"};
+    if (req.path == "/metrics") {
+        r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        r.body = metrics ? metrics->render() : std::string("# vfilter is starting\n");
+    } else if (req.path == "/healthz") {
+        r.body = "ok\n";
+    } else if (req.path == "/readyz") {
+        const bool up = metrics && source && source->status().up;
+        r.status = up ? 200 : 503;
+        r.body = up ? "ready\n" : (metrics ? "the input is reconnecting\n" : "starting\n");
+    } else {
+        return {404, "text/plain; charset=utf-8", "vfilter serves /metrics, /healthz and /readyz\n"};
+    }
+    return r;
+}
+
+}  // namespace
+
+struct Job::Parts {
+    std::unique_ptr<HttpServer> metrics_server;  // first in, last out: it reads the parts below
+    std::unique_ptr<Source> source;
+    std::unique_ptr<FilterStage> filter;
+    std::unique_ptr<Sink> sink;
+    std::unique_ptr<Pipeline> pipeline;
+    std::unique_ptr<LiveMetrics> metrics;
+    std::atomic<LiveMetrics*> metrics_ready{nullptr};
+    std::atomic<bool> interrupted{false};
+    std::atomic<bool> abandon_requested{false};
+    FrameGeometry geometry;          // of the input's frames: chains are built for it
+    mutable std::mutex filter_mutex;  // filter_text, changed by set_filter from any thread
+    std::string filter_text;
+
+    ~Parts() { metrics_server.reset(); }
+};
+
+Job::Job(const RunOptions& o) : Job(o, nullptr) {}
+
+Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink) : options_(o), parts_(std::make_unique<Parts>()) {
+    if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
+    // Cheap checks first, so a typo never costs opening a camera or truncating anything.
+    std::vector<FilterPlan> chain = build_chain(o.filter.chain, o.filter.compat, {}, o.filter.kernel_files);
+    if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    RunContext context;
+    context.device = resolve_device(o.filter.device, o.filter.kernel);
+    context.null_output = o.output.path == "null";
+    context.low_latency = o.pipeline.low_latency;
+    context.gpu = o.filter.gpu_index;
+#ifdef VF_HAVE_CUDA
+    if (context.device == Device::Cuda) {
+        std::string why;
+        if (!select_gpu(o.filter.gpu_index, &why)) fail(ErrorCategory::Device, why);
+    }
+#endif
+    const int queue_frames = o.pipeline.queue_frames.value_or(kDefaultQueueFrames);
+    if (queue_frames < 1 || queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
+    if (o.output.segment_s > 0 && (context.null_output || o.output.path == "-"))
+        fail(ErrorCategory::Usage, "--segment needs an output file name");
+    check_retention_fits(o.output);
+    if (o.min_free.set() && o.output.segment_s <= 0)
+        fail(ErrorCategory::Usage, "--min-free deletes old --segment recordings: add --segment SECONDS");
+    if (o.metrics_port >= 0) {
+        Parts* parts = parts_.get();
+        HttpServerOptions ho;
+        ho.bind = o.metrics_bind;
+        ho.port = o.metrics_port;
+        ho.option = "--metrics-port";
+        ho.inline_paths = {"/healthz", "/readyz"};  // answered while a slow scrape holds the workers
+        parts_->metrics_server = std::make_unique<HttpServer>(ho, [parts](const HttpRequest& req) {
+            LiveMetrics* m = parts->metrics_ready;
+            return answer_single_stream(req, m, m ? parts->source.get() : nullptr);
+        });
+        spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
+    }
+    OutputOptions out = output_options(o.output, o.input, context);
+    if (!context.null_output) {
+        // A camera, or the built-in pattern (live and endless); known for sure once the source is
+        // open, and checked again then.
+        out.live = is_live_url(o.input.url) || is_pattern_url(o.input.url);
+        check_output_path(out);
+        find_video_encoder(o.output.codec);
+        check_codec_fits_container(out, output_kind(out.path));
+    }
+    if (!o.stats_json.empty()) {
+        std::ofstream probe(o.stats_json, std::ios::app);
+        if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
+    }
+
+    // The source.
+    SourcePart source = make_source(o.input, o.output, context, queue_frames, gpu_frames_of(o.filter, context));
+    parts_->source = std::move(source.source);
+    queue_frames_ = source.queue_frames;
+    spdlog::info("input: {}", parts_->source->describe());
+    const bool live = parts_->source->live();
+    const OverloadPolicy overload = o.pipeline.on_overload;
+    drop_when_behind_ = overload == OverloadPolicy::Drop || (overload == OverloadPolicy::Auto && live);
+    if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
+    output_options_for_input(out, o.output, o.input, live);
+    // Names from the wall clock, to the second, are unique only when segments start well over a
+    // second apart in real time: a file is read faster than that, and the encoder's flush at the
+    // end writes up to a second of frames at once; colliding names would overwrite recordings.
+    if (o.output.segment_s > 0 && dated_pattern(o.output.path) && (!live || o.output.segment_s < 2))
+        fail(ErrorCategory::Usage, "--segment with dated names (%Y, %H, ...) needs a live input and segments of at least "
+                                   "2 s, or later segments would take earlier ones' names; number them instead, e.g. rec-%05d.mp4");
+
+    // The filter stage, its chain built for the frames the input gives: options such as
+    // boxblur's radius expressions of w and h were only checked for their syntax above.
+    {
+        const VideoInfo& v = parts_->source->video();
+        const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format);
+        FrameGeometry geometry;
+        geometry.width = v.width;
+        geometry.height = v.height;
+        if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
+        chain = build_chain(o.filter.chain, o.filter.compat, geometry, o.filter.kernel_files);
+        if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+        parts_->geometry = geometry;
+        parts_->filter_text = o.filter.chain;
+    }
+    parts_->filter = make_filter_stage(o.filter, std::move(chain), context);
+    if (context.device == Device::Cuda)
+        spdlog::info("filters run on the GPU (CUDA), {} streams in flight", gpu_frames_of(o.filter, context));
+    else
+        spdlog::info("filters run on the CPU");
+    for (const FilterPlan& p : parts_->filter->chain()) spdlog::info("filter: {}", p.description);
+
+    // The sink.
+    if (make_sink) {
+        parts_->sink = make_sink(parts_->source->video());
+    } else if (context.null_output) {
+        parts_->sink = std::make_unique<NullSink>();
+    } else {
+        parts_->sink = std::make_unique<OutputFile>(out, parts_->source->video(), parts_->source->passthrough(),
+                                                    parts_->source->metadata());
+    }
+    spdlog::info("output: {}", parts_->sink->describe());
+    PipelineOptions po;
+    po.queue_frames = static_cast<size_t>(queue_frames_);
+    po.max_frames = o.pipeline.max_frames;
+    po.drop_when_behind = drop_when_behind_;
+    parts_->pipeline = std::make_unique<Pipeline>(*parts_->source, *parts_->filter, *parts_->sink, po);
+    parts_->metrics = std::make_unique<LiveMetrics>(*parts_->pipeline, *parts_->source, *parts_->sink);
+    parts_->metrics_ready = parts_->metrics.get();
+}
+
+Job::~Job() = default;
+
+void Job::interrupt() {
+    parts_->interrupted = true;
+    parts_->source->stop();
+}
+
+int Job::metrics_port() const { return parts_->metrics_server ? parts_->metrics_server->port() : -1; }
+
+int64_t Job::frames_in() const { return parts_->pipeline->progress().frames_in; }
+
+JobStatus Job::status() const {
+    JobStatus s;
+    const PipelineProgress& p = parts_->pipeline->progress();
+    s.frames_in = p.frames_in;
+    s.frames_out = p.frames_out;
+    s.frames_dropped = p.frames_dropped;
+    s.fps = parts_->metrics->fps();
+    s.reconnects = parts_->source->status().reconnects;
+    s.source_up = parts_->source->status().up;
+    s.on_gpu = parts_->filter->device() == Device::Cuda;
+    s.latency_p99_ms = parts_->sink->latency().percentile(99);
+    s.latency_recent_p99_ms = parts_->sink->latency().recent_percentile(99);
+    const PipelineProgress::LatencyParts& parts = p.latency_parts;
+    s.decode_recent_p99_ms = parts.decode.recent_percentile(99);
+    s.queue_recent_p99_ms = parts.queue.recent_percentile(99);
+    s.filter_recent_p99_ms = parts.filter.recent_percentile(99);
+    s.write_recent_p99_ms = parts.write.recent_percentile(99);
+    return s;
+}
+
+void Job::tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets) { parts_->pipeline->tap(input, output, packets); }
+
+void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
+
+void Job::set_filter(const std::string& text, const KernelFiles& files) {
+    std::vector<FilterPlan> chain = build_chain(text, options_.filter.compat, parts_->geometry, files);  // throws on a bad chain
+    if (const std::string why = forced_kernel_problem(chain, options_.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    std::lock_guard<std::mutex> lock(parts_->filter_mutex);
+    parts_->filter->set_chain(std::move(chain));
+    parts_->filter_text = text;
+    spdlog::info("filter changed to '{}' from the next frame", text);
+}
+
+const VideoInfo& Job::video() const { return parts_->source->video(); }
+bool Job::decodes_on_nvdec() const { return parts_->source->hw_decode() == "cuda"; }
+bool Job::waits_for_nvdec() const { return parts_->source->waits_for_nvdec(); }
+bool Job::request_decoder_move(bool nvdec) { return parts_->source->request_decoder_move(nvdec); }
+void Job::on_decoder_moved(std::function<void(bool nvdec)> moved) { parts_->source->on_decoder_moved(std::move(moved)); }
+
+std::string Job::filter() const {
+    std::lock_guard<std::mutex> lock(parts_->filter_mutex);
+    return parts_->filter_text;
+}
+
+void Job::abandon() {
+    parts_->interrupted = true;
+    parts_->abandon_requested = true;
+    parts_->pipeline->abandon();  // stops the source too
+}
+
+JobResult Job::run() {
+    Pipeline& pipeline = *parts_->pipeline;
+    JobResult r;
+    {
+        ProgressReporter progress(pipeline.progress(), parts_->source->video(), options_.progress && options_.verbosity >= 0);
+        r.stats = pipeline.run();
+    }
+    r.abandoned = parts_->abandon_requested;
+    const DecodeHealth health = parts_->source->health();
+    r.damaged = health.damaged();
+    r.interrupted = parts_->interrupted;
+    r.stats.damage = health.summary();
+    r.stats.input = parts_->source->describe();
+    r.stats.output = parts_->sink->describe();
+    r.stats.filters = filter();
+    if (!options_.stats_json.empty()) {
+        std::ofstream f(options_.stats_json, std::ios::trunc);
+        f << redact_credentials(to_json(r.stats).dump(2)) << "\n";
+        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + options_.stats_json + "' failed");
+    }
+    return r;
+}
+
+}  // namespace vf

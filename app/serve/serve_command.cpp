@@ -1,0 +1,374 @@
+#include "app/serve/serve_command.hpp"
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "app/run/stop_signals.hpp"
+#include "app/serve/api_changes.hpp"
+#include "app/serve/client_access.hpp"
+#include "app/serve/fleet/fleet.hpp"
+#include "app/serve/http/api_guard.hpp"
+#include "app/serve/http/control_api.hpp"
+#include "app/serve/service_manager.hpp"
+#include "app/serve/stream_service.hpp"
+#include "common/error.hpp"
+#include "common/free_memory.hpp"
+#include "common/http_server.hpp"
+#include "common/redact.hpp"
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
+
+namespace vf {
+
+std::vector<int> parse_gpus(const std::string& text, int available) {
+    std::vector<int> gpus;
+    if (text == "all") {
+        for (int i = 0; i < available; ++i) gpus.push_back(i);
+        return gpus;
+    }
+    if (text.empty() || text.back() == ',') fail(ErrorCategory::Usage, "--gpus '" + text + "': expected all, or GPU numbers such as 0,1");
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        char* end = nullptr;
+        const long g = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end || g < 0 || g > 1023) fail(ErrorCategory::Usage, "--gpus '" + text + "': expected all, or GPU numbers such as 0,1");
+        if (available > 0 && g >= available)
+            fail(ErrorCategory::Usage, "--gpus '" + text + "': GPU " + std::to_string(g) + " does not exist (CUDA sees " + std::to_string(available) + ")");
+        for (const int seen : gpus)
+            if (seen == g) fail(ErrorCategory::Usage, "--gpus '" + text + "': GPU " + std::to_string(g) + " is listed twice");
+        gpus.push_back(static_cast<int>(g));
+    }
+    if (gpus.empty()) fail(ErrorCategory::Usage, "--gpus '" + text + "': expected all, or GPU numbers such as 0,1");
+    return gpus;
+}
+
+bool is_loopback_address(const std::string& address) {
+    in_addr a{};
+    if (inet_pton(AF_INET, address.c_str(), &a) != 1) return false;
+    return (ntohl(a.s_addr) >> 24) == 127;
+}
+
+namespace {
+
+// The whole file, or "" when it cannot be read (load() then says why).
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// This process's name in the fleet's lists: a StatefulSet pod's host name is the pod's name.
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "";
+    return name;
+}
+
+// Streams added through the API that another shard serves now (the shard count changed since):
+// handed to that shard through its API, and forgotten here once it has them.
+void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
+    for (const nlohmann::json& entry : changes.added_elsewhere(fleet.shard_index(), fleet.shard_count())) {
+        const std::string name = entry["name"];
+        const int owner = fleet.owner_of(name);
+        std::string why;
+        std::optional<HttpCall> call = fleet.call_to(owner, &why);
+        if (!call) continue;  // asked again later
+        call->method = "POST";
+        call->target = "/streams";
+        call->body = entry.dump();
+        call->content_type = "application/json";
+        fleet.sign(*call);
+        const HttpReply r = http_call(*call);
+        if (r.status == 201 || r.status == 409) {
+            spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now: handed over ({})", name, owner,
+                         fleet.shard_count(), r.status == 201 ? "started there" : "it had one of that name");
+            changes.forget(name);
+        } else if (r.status != 0) {
+            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in --api-state",
+                         name, owner, fleet.shard_count(), r.status);
+        }
+    }
+}
+
+// "a, b,c" -> {"a", "b", "c"}.
+std::vector<std::string> comma_list(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) items.push_back(item);
+    }
+    return items;
+}
+
+// The admin and viewer tokens from their options or files, each checked (16+ characters).
+void resolve_tokens(ServeOptions& o) {
+    if (!o.api_token_file.empty()) {
+        if (!o.api_token.empty()) fail(ErrorCategory::Usage, "give the admin token once: --api-token or --api-token-file");
+        o.api_token = read_token_file(o.api_token_file, "--api-token-file");
+    }
+    if (!o.viewer_token_file.empty()) {
+        if (!o.viewer_token.empty()) fail(ErrorCategory::Usage, "give the viewer token once: --viewer-token or --viewer-token-file");
+        o.viewer_token = read_token_file(o.viewer_token_file, "--viewer-token-file");
+    }
+    if (!o.api_token.empty()) check_token(o.api_token, "--api-token");
+    if (!o.viewer_token.empty()) {
+        check_token(o.viewer_token, "--viewer-token");
+        if (o.api_token.empty()) fail(ErrorCategory::Usage, "--viewer-token needs an admin token too (--api-token or --api-token-file)");
+        if (o.viewer_token == o.api_token) fail(ErrorCategory::Usage, "--viewer-token must differ from the admin token");
+    }
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& options) {
+    ServeOptions o = options;
+    const bool demo = o.demo_streams > 0;
+    if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
+    resolve_tokens(o);
+    const ClientAccess access = checked_client_access(
+        ClientAccess{o.media_root, o.recordings_root, o.kernel_dir, comma_list(o.output_hosts)});
+    if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
+        fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
+                                   "(--api-token or VFILTER_API_TOKEN)");
+    if (o.shard_plan > 0) {  // which pod serves each stream; nothing starts
+        const ServeConfig all = demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config);
+        for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
+        return 0;
+    }
+    const bool https = !o.tls_cert.empty();
+    if (https && o.api_port < 0) fail(ErrorCategory::Usage, "--tls-cert needs --api-port: it is the API's certificate");
+    std::vector<PeerSource> peers;
+    if (!o.peers.empty()) {
+        if (o.api_port < 0) fail(ErrorCategory::Usage, "--peers needs --api-port: the processes of a fleet talk through their APIs");
+        peers = parse_peers(o.peers, https);
+    }
+    // Read once, before anything starts: a CA file that cannot be used is a usage error.
+    const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(o.tls_ca, "--tls-ca") : nullptr;
+    ApiChanges changes(o.api_state, access);
+    std::mutex names_mutex;
+    std::vector<std::string> names;  // every stream of the list, every shard's (the fleet view lists them)
+    // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
+    const auto load = [&] {
+        ServeConfig whole = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
+        {
+            std::lock_guard<std::mutex> lock(names_mutex);
+            names.clear();
+            for (const StreamConfig& s : whole.streams) names.push_back(s.name);
+        }
+        return shard_config(std::move(whole), o.shard_index, o.shard_count);
+    };
+    const ServeConfig config = load();
+    const std::string source = demo ? "--demo" : o.config;
+    if (o.shard_count > 1)
+        spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), source);
+    if (config.streams.empty() && o.api_port < 0)
+        fail(ErrorCategory::Usage, source + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
+                                       ", and no --api-port to add them through");
+
+    // Signals are taken by this thread alone (signals.next below); every thread started from
+    // here on inherits the block.
+    StopSignals signals(true);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    StreamService service(o.host_threads, o.gpu_frames, o.min_free);
+    service.set_max_streams(o.max_streams);
+    service.set_max_preview_encoders(o.max_preview_encoders);
+    service.set_shard(o.shard_index, o.shard_count);
+    service.set_batch_wait(o.batch_wait_ms);
+#ifdef VF_HAVE_CUDA
+    const int available = gpu_count();
+#else
+    const int available = 0;
+#endif
+    const std::vector<int> gpus = parse_gpus(o.gpus, available);
+    if (gpus.size() > 1) spdlog::info("GPU streams are placed on GPUs {} (fewest streams first)", o.gpus);
+    if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
+    DecoderCapacity capacity;
+    capacity.by_load = o.decoders_by_load;
+    capacity.moves = o.decoder_moves;
+    capacity.nvdec_slots = o.nvdec_slots;
+    capacity.nvdec_share = o.nvdec_share;
+    if (o.nvdec_share && !gpus.empty())
+        spdlog::info("--nvdec-share on: H.264 streams decode through vfilter's NVDEC decoder, streams of one size sharing a GPU's decoders");
+    capacity.nvdec_streams = o.nvdec_capacity;
+    capacity.cpu_streams = o.cpu_decode_capacity;
+    service.set_gpus(gpus, capacity);
+    std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
+    if (o.api_port >= 0) {
+        FleetOptions fo;
+        fo.peers = peers;
+        fo.token = o.api_token;
+        fo.trust = peer_trust;
+        fo.shard_index = o.shard_index;
+        fo.shard_count = o.shard_count;
+        fo.pod = host_name();
+        fleet = std::make_unique<Fleet>(fo, [&service] { return service.list(); }, [&] {
+            std::lock_guard<std::mutex> lock(names_mutex);
+            return names;
+        });
+        if (!peers.empty()) spdlog::info("fleet: shard {}/{} of {}, peers {}", o.shard_index, o.shard_count, fo.pod, o.peers);
+    }
+    for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count)) {
+        const std::string name = entry["name"];
+        const std::string where = std::to_string(shard_of(name, o.shard_count)) + "/" + std::to_string(o.shard_count);
+        if (!peers.empty())
+            spdlog::info("stream '{}', added through the API, belongs to shard {} now: handed over once it answers", name, where);
+        else
+            spdlog::warn("stream '{}', added through the API, belongs to shard {} now and is not served here; without --peers it "
+                         "cannot be handed over: add it there, or to the config file",
+                         name, where);
+    }
+    std::unique_ptr<ControlApi> control;  // outlives the server that calls it
+    std::unique_ptr<HttpServer> api;
+    if (o.api_port >= 0) {
+        HttpServerOptions ho;
+        ho.bind = o.api_bind;
+        ho.port = o.api_port;
+        ho.option = "--api-port";
+        ho.max_body_bytes = 64 * 1024;
+        ho.tls_cert_file = o.tls_cert;
+        ho.tls_key_file = o.tls_key;
+        ControlApiOptions ao;
+        ao.token = o.api_token;
+        ao.viewer_token = o.viewer_token;
+        ao.max_preview_streams = o.max_previews;
+        ao.bind = o.api_bind;
+        ao.hosts = comma_list(o.api_hosts);
+        ao.access = access;
+        ho.workers = control_api_workers(ao);
+        control = std::make_unique<ControlApi>(service, ao, fleet.get(), &changes);
+        // Refused on their head, before a body is read; the probes never wait behind workers.
+        ho.screen = [api_guard = control.get()](const HttpRequest& head) { return api_guard->screen(head); };
+        ho.inline_paths = {"/healthz", "/readyz"};
+        api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });
+        spdlog::info("control API: {0}://{1}:{2}/streams, page: {0}://{1}:{2}/{3}", https ? "https" : "http", o.api_bind, api->port(),
+                     ao.token.empty() ? "" : " (token required)");
+    }
+    try {
+        service.apply(config);  // checked whole before anything starts: a refusal is a bad file (exit 2)
+    } catch (const ServiceError& e) {
+        fail(ErrorCategory::Usage, source + ": " + e.what());
+    }
+    spdlog::info("serving {} stream(s) from {}", config.streams.size(), source);
+    ServiceManager manager;  // systemd (Type=notify), when serve runs under it
+    const auto status_line = [&] {
+        std::map<std::string, int> by_state;
+        for (const auto& s : service.list()) ++by_state[s["state"].get<std::string>()];
+        std::string line = std::to_string(service.size()) + " stream(s)";
+        const char* separator = ": ";
+        for (const auto& [state, n] : by_state) {
+            line += separator + std::to_string(n) + " " + state;
+            separator = ", ";
+        }
+        return line;
+    };
+    manager.ready(status_line());
+    if (demo) {
+        // The one line a newcomer needs, on stdout whatever the log level.
+        std::printf("vfilter serve --demo: %zu streams of built-in pictures; open %s://%s:%d/ in a browser (Ctrl-C stops)\n",
+                    config.streams.size(), https ? "https" : "http", o.api_bind.c_str(), api->port());
+        std::fflush(stdout);
+    }
+
+    // What the file said when last applied: --watch-config applies it again only once it changes
+    // (a ConfigMap volume is replaced by a symlink swap, so its content is compared, not its mtime).
+    std::string applied_text = demo ? std::string() : file_text(o.config);
+    const auto reload = [&](const char* why) {
+        if (demo) return;  // no file to read again
+        applied_text = file_text(o.config);
+        manager.reloading();
+        try {
+            service.apply(load());
+            spdlog::info("{}: {} applied; {} stream(s)", why, o.config, service.size());
+        } catch (const std::exception& e) {
+            spdlog::error("{}: {}; nothing changed", why, redact_credentials(e.what()));
+        }
+        manager.ready(status_line());
+    };
+    auto next_look = std::chrono::steady_clock::now();
+    auto next_status = next_look + std::chrono::seconds(10);
+    auto next_trim = next_look + std::chrono::seconds(60);
+    auto next_handover = next_look + std::chrono::seconds(3);
+    int stops = 0;
+    bool ended_on_their_own = false;
+    for (;;) {
+        // Once the streams can only end (no API to add one, or stopping), their end is looked for
+        // every 20 ms: a run of files ended up to 200 ms after its last stream.
+        const int sig = signals.next(std::chrono::milliseconds(!api || stops > 0 ? 20 : 200));
+        manager.keep_alive();
+        if (manager.present() && stops == 0 && std::chrono::steady_clock::now() >= next_status) {
+            next_status = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            manager.status(status_line());
+        }
+        if (std::chrono::steady_clock::now() >= next_trim) {  // resident memory flat over months (common/free_memory.hpp)
+            next_trim = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            const auto began = std::chrono::steady_clock::now();
+            return_free_memory_to_system();
+            spdlog::debug("free memory given back in {:.1f} ms",
+                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
+        }
+        if (fleet && fleet->has_peers() && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
+            next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            hand_over_streams(changes, *fleet);
+        }
+        if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
+            next_look = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.watch_config_s));
+            if (file_text(o.config) != applied_text) reload("--watch-config: the file changed");
+        }
+        if (sig == SIGHUP) {
+            reload("SIGHUP");
+        } else if (sig == SIGINT || sig == SIGTERM) {
+            ++stops;
+            if (stops > 2) _exit(130);
+            spdlog::info(stops == 1 ? "stopping: every stream finishes its output (signal again to finish at once)"
+                                    : "stopping at once: frames in flight are discarded");
+            if (stops == 1) manager.stopping();
+            service.stop_all(stops > 1);
+        }
+        const bool all_ended = service.all_ended();
+        if (stops > 0 && all_ended) break;
+        if (!api && all_ended) {  // nothing left to do and nobody can add a stream
+            ended_on_their_own = true;
+            break;
+        }
+    }
+    service.wait_all();
+    api.reset();  // no request reaches the service from here on
+    const nlohmann::json summary = service.final_stats();
+    if (!o.stats_json.empty()) {
+        std::ofstream f(o.stats_json, std::ios::trunc);
+        f << redact_credentials(summary.dump(2)) << "\n";
+        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + o.stats_json + "' failed");
+    }
+    int failed = 0;
+    for (const auto& [name, s] : summary.items()) {
+        if (s["state"] == "failed") {
+            ++failed;
+            spdlog::warn("stream '{}' failed: {}", name, s["last_error"].get<std::string>());
+        } else {
+            spdlog::info("stream '{}': {} frames written", name, s["frames_out"].get<int64_t>());
+        }
+    }
+    if (stops > 1) return 130;
+    return ended_on_their_own && failed > 0 ? exit_code_for(ErrorCategory::Damaged) : 0;
+}
+
+}  // namespace vf

@@ -1,0 +1,230 @@
+#include "app/serve/serve_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "app/run/run_parts.hpp"
+#include "app/run/stream_options.hpp"
+#include "common/error.hpp"
+#include "common/redact.hpp"
+#include "config/filter_registry.hpp"
+#include "decode/pattern_url.hpp"
+#include "encode/video_encoder.hpp"
+
+namespace vf {
+namespace {
+
+std::string at(const std::string& file, const YAML::Mark& m) {
+    if (m.is_null()) return file + ": ";
+    return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
+}
+
+// A block of fields (the defaults, or one stream) as name -> text.
+std::map<std::string, std::string> read_fields(const YAML::Node& node, const std::string& file, const std::string& what) {
+    if (!node.IsMap()) fail(ErrorCategory::Usage, at(file, node.Mark()) + what + " must be a mapping of field: value");
+    std::map<std::string, std::string> fields;
+    for (const auto& kv : node) {
+        const std::string key = kv.first.as<std::string>();
+        if (!kv.second.IsScalar())
+            fail(ErrorCategory::Usage, at(file, kv.second.Mark()) + what + ", field '" + key + "': expected a single value");
+        if (fields.count(key)) fail(ErrorCategory::Usage, at(file, kv.first.Mark()) + what + ": field '" + key + "' given twice");
+        try {
+            fields[key] = expand_environment(kv.second.as<std::string>());
+        } catch (const Error& e) {
+            fail(ErrorCategory::Usage, at(file, kv.second.Mark()) + what + ", field '" + key + "': " + e.what());
+        }
+    }
+    return fields;
+}
+
+}  // namespace
+
+bool valid_stream_name(const std::string& name) {
+    if (name.empty() || name.size() > 64) return false;
+    for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+    return true;
+}
+
+std::string expand_environment(const std::string& value) {
+    std::string out;
+    for (size_t i = 0; i < value.size();) {
+        if (value.compare(i, 2, "${") == 0) {
+            const size_t end = value.find('}', i + 2);
+            if (end == std::string::npos) fail(ErrorCategory::Usage, "'${' without its closing '}'");
+            const std::string var = value.substr(i + 2, end - i - 2);
+            const char* v = std::getenv(var.c_str());
+            if (!v) fail(ErrorCategory::Usage, "environment variable " + var + " is not set");
+            out += v;
+            i = end + 1;
+        } else {
+            out += value[i++];
+        }
+    }
+    return out;
+}
+
+int shard_of(const std::string& name, int count) {
+    int best = 0;
+    uint64_t best_score = 0;
+    for (int k = 0; k < count; ++k) {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a over "name/k", then a 64-bit finaliser
+        for (const char c : name + "/" + std::to_string(k)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+        if (k == 0 || h > best_score) best = k, best_score = h;
+    }
+    return best;
+}
+
+ServeConfig shard_config(ServeConfig config, int index, int count) {
+    std::vector<StreamConfig> mine;
+    for (StreamConfig& s : config.streams)
+        if (shard_of(s.name, count) == index) mine.push_back(std::move(s));
+    config.streams = std::move(mine);
+    return config;
+}
+
+StreamConfig make_stream_config(const std::string& name, std::map<std::string, std::string> fields,
+                                const std::map<std::string, std::string>& defaults, const KernelFiles& kernel_files) {
+    if (!valid_stream_name(name))
+        fail(ErrorCategory::Usage, "stream name '" + name + "': use 1 to 64 of A-Z a-z 0-9 _ -");
+    for (const auto& [key, value] : defaults) fields.emplace(key, value);  // the stream's own win
+    for (const char* required : {"input", "output"})
+        if (!fields.count(required)) fail(ErrorCategory::Usage, "stream '" + name + "': field '" + required + "' is missing");
+    StreamConfig s;
+    s.name = name;
+    try {
+        s.options = stream_options_from_fields(fields);
+        s.options.filter.kernel_files = kernel_files;
+        // Standard output is serve's log, not a place for video.
+        if (s.options.output.path == "-") fail(ErrorCategory::Usage, "field 'output': '-' (standard output) is serve's log; name a file or URL");
+        // What can be checked before the input opens, so a typo is refused and changes nothing.
+        if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
+        check_retention_fits(s.options.output);
+        try {
+            build_chain(s.options.filter.chain, s.options.filter.compat, {}, kernel_files);
+        } catch (const Error& e) {
+            rethrow_prefixed(e, "field 'filter': ");
+        }
+        if (s.options.output.path != "null") {
+            try {
+                find_video_encoder(s.options.output.codec);
+            } catch (const Error& e) {
+                fail(ErrorCategory::Usage, std::string("field 'codec': ") + e.what());
+            }
+        }
+    } catch (const Forbidden& e) {
+        forbid("stream '" + name + "': " + redact_credentials(e.what()));
+    } catch (const Error& e) {
+        fail(ErrorCategory::Usage, "stream '" + name + "': " + redact_credentials(e.what()));
+    }
+    s.fields = std::move(fields);
+    return s;
+}
+
+namespace {
+ServeConfig parse_config_nodes(const std::string& text, const std::string& file) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        fail(ErrorCategory::Usage, at(file, e.mark) + e.msg);
+    }
+    if (!root.IsMap()) fail(ErrorCategory::Usage, file + ": expected a mapping with 'streams:' (and optionally 'defaults:')");
+    ServeConfig config;
+    for (const auto& kv : root) {
+        const std::string key = kv.first.as<std::string>();
+        if (key != "defaults" && key != "streams")
+            fail(ErrorCategory::Usage, at(file, kv.first.Mark()) + "unknown section '" + key + "' (expected defaults, streams)");
+    }
+    if (root["defaults"]) {
+        config.defaults = read_fields(root["defaults"], file, "defaults");
+        if (config.defaults.count("name")) fail(ErrorCategory::Usage, at(file, root["defaults"].Mark()) + "defaults cannot give a name");
+    }
+    const YAML::Node streams = root["streams"];
+    if (!streams || !streams.IsSequence())
+        fail(ErrorCategory::Usage, at(file, streams ? streams.Mark() : root.Mark()) + "'streams:' must be a list of streams");
+    std::set<std::string> names;
+    for (size_t i = 0; i < streams.size(); ++i) {
+        const YAML::Node entry = streams[i];
+        const std::string what = "stream " + std::to_string(i + 1);
+        std::map<std::string, std::string> fields = read_fields(entry, file, what);
+        const auto name = fields.find("name");
+        if (name == fields.end()) fail(ErrorCategory::Usage, at(file, entry.Mark()) + what + ": field 'name' is missing");
+        const std::string n = name->second;
+        fields.erase(name);
+        if (!names.insert(n).second) fail(ErrorCategory::Usage, at(file, entry.Mark()) + "stream name '" + n + "' is used twice");
+        try {
+            config.streams.push_back(make_stream_config(n, std::move(fields), config.defaults));
+        } catch (const Error& e) {
+            fail(ErrorCategory::Usage, at(file, entry.Mark()) + e.what());
+        }
+    }
+    return config;
+}
+
+}  // namespace
+
+ServeConfig parse_serve_config(const std::string& text, const std::string& file) {
+    try {
+        return parse_config_nodes(text, file);
+    } catch (const YAML::Exception& e) {  // a key or value of the wrong kind, found while reading
+        fail(ErrorCategory::Usage, at(file, e.mark) + e.msg);
+    }
+}
+
+ServeConfig demo_serve_config(int streams) {
+    if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--demo " + std::to_string(streams) + ": give 1 to 16 streams");
+    static const char* const kFilters[] = {"sobel",  "gaussian=sigma=4", "emboss",  "kirsch",
+                                           "sharpen=strength=1", "box=radius=6", "prewitt", "laplacian"};
+    static const char* const kMotions[] = {"ball", "bars", "checker"};
+    ServeConfig config;
+    for (int k = 0; k < streams; ++k) {
+        const std::string input = std::string("pattern://?size=640x360&rate=30&motion=") + kMotions[k % 3] +
+                                  "&seed=" + std::to_string(k + 1);
+        config.streams.push_back(make_stream_config("demo" + std::to_string(k + 1),
+                                                    {{"input", input}, {"output", "null"}, {"filter", kFilters[k % 8]}}, {}));
+    }
+    return config;
+}
+
+ServeConfig load_serve_config(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) fail(ErrorCategory::Usage, "cannot read --config file '" + path + "'");
+    std::stringstream text;
+    text << f.rdbuf();
+    return parse_serve_config(text.str(), path);
+}
+
+StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults,
+                              const ClientAccess& access) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::exception& e) {
+        fail(ErrorCategory::Usage, std::string("the body is not JSON: ") + e.what());
+    }
+    if (!j.is_object()) fail(ErrorCategory::Usage, "the body must be a JSON object of stream fields");
+    std::map<std::string, std::string> fields;
+    for (const auto& [key, value] : j.items()) {
+        // No ${NAME} here: a client must not read the server's environment into a URL it names.
+        if (value.is_string()) fields[key] = value.get<std::string>();
+        else if (value.is_number() || value.is_boolean()) fields[key] = value.dump();
+        else fail(ErrorCategory::Usage, "field '" + key + "': expected a string, number or boolean");
+    }
+    const auto name = fields.find("name");
+    if (name == fields.end()) fail(ErrorCategory::Usage, "field 'name' is missing");
+    const std::string n = name->second;
+    fields.erase(name);
+    return make_stream_config(n, check_client_fields(std::move(fields), access), defaults, access.kernel_files());
+}
+
+}  // namespace vf
