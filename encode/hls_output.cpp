@@ -83,7 +83,7 @@ std::vector<std::string> hls_series_files(const std::string& playlist, bool fmp4
     for (const auto& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
         const std::string name = e.path().filename().string();
         if (std::regex_match(name, segment) || std::find(std::begin(own), std::end(own), name) != std::end(own))
-            files.push_back(e.path().string());
+            files.push_back(dir.empty() ? name : e.path().string());  // as the muxer names them: "live.m3u8", not "./live.m3u8"
     }
     return files;
 }

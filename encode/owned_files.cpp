@@ -37,13 +37,21 @@ void OwnedFiles::remember(const std::string& path, int fd) {
     struct stat st {};
     if (fstat(fd, &st) != 0) return;
     created_[path] = {st.st_dev, st.st_ino};
+    adopted_.erase(path);
     if (created_.size() % 1024 == 0) forget_gone();
 }
 
 // A recording of months names many files; those no longer there (deleted by retention or by the
 // HLS muxer) are forgotten, so this holds about what is on the disk.
 void OwnedFiles::forget_gone() {
-    for (auto it = created_.begin(); it != created_.end();) it = owns(it->first) ? std::next(it) : created_.erase(it);
+    for (auto it = created_.begin(); it != created_.end();) {
+        if (owns(it->first)) {
+            ++it;
+            continue;
+        }
+        adopted_.erase(it->first);
+        it = created_.erase(it);
+    }
 }
 
 bool OwnedFiles::holds(const std::string& path, const std::string& as) const {
@@ -81,6 +89,15 @@ OpenedFile OwnedFiles::refuse_existing(const std::string& path) {
         return refused_with(ELOOP, output_named(path) + " is a symbolic link; vfilter never writes through one (remove it, or name "
                                              "the file it points to)");
     const auto own = created_.find(path);
+    if (own != created_.end() && own->second == FileId{st.st_dev, st.st_ino} && adopted_.count(path)) {
+        // A file a restarted recording took back by its name alone: nothing shows this output
+        // wrote that inode (a hard link to a file elsewhere looks the same), so it is never
+        // written into. The name is given up and made anew; the inode keeps its bytes.
+        adopted_.erase(path);
+        created_.erase(own);
+        if (unlink(path.c_str()) != 0 && errno != ENOENT) return system_failure("replace", path);
+        return OpenedFile{};
+    }
     if (own != created_.end() && own->second == FileId{st.st_dev, st.st_ino}) {
         // O_NOFOLLOW and the inode checked on the descriptor: a file put in its place between the
         // two calls is never the one emptied.
@@ -120,6 +137,7 @@ bool OwnedFiles::adopt(const std::string& path) {
     struct stat st {};
     if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     created_[path] = {st.st_dev, st.st_ino};
+    adopted_.insert(path);
     return true;
 }
 

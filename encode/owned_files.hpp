@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -43,7 +44,10 @@ public:
     // `to` now names the file this output created as `from` (linked or renamed there).
     void same_file(const std::string& from, const std::string& to);
     // Takes a regular file (never a link) as this output's own: the playlist a restarted live
-    // HLS recording goes on in. False when there is none or it is not a regular file.
+    // HLS recording goes on in. False when there is none or it is not a regular file. Such a
+    // file may be renamed or removed as the output's own, but is never written into: opened
+    // for writing, its name is unlinked and a new file made (it may be a hard link planted to a
+    // file elsewhere).
     bool adopt(const std::string& path);
     // Removes `path` when it is this output's own; anything else under that name is left.
     void remove_if_owned(const std::string& path) const;
@@ -58,6 +62,7 @@ private:
 
     bool overwrite_;
     std::map<std::string, FileId> created_;
+    std::set<std::string> adopted_;  // names in created_ taken back by adopt(), not made here
 };
 
 // Renames `from` to `to` unless something is at `to` (renameat2 RENAME_NOREPLACE; a filesystem

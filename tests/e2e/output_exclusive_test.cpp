@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -185,6 +187,26 @@ TEST_F(ExclusiveOutputs, AFilePlantedAtAnHlsSegmentStillToComeIsNotReplaced) {
     EXPECT_NE(run.log().find("live-00004.ts': it exists and was not written by vfilter"), std::string::npos) << run.log();
     EXPECT_GT(check_recording(dir + "/live-00004-2.ts", false).frames, 0) << "the segment written for that name is kept";
     EXPECT_FALSE(file_exists(dir + "/live-00004.ts.tmp"));
+}
+
+// A live HLS recording that starts again takes back its own files by their names. A hard link
+// someone slipped in under one of those names (to a file elsewhere) is never written into: the
+// name is given up and made anew, and the linked file keeps its bytes.
+TEST_F(ExclusiveOutputs, ARestartedLiveHlsNeverWritesIntoAFileLinkedUnderItsNames) {
+    const std::string playlist = dir + "/live.m3u8";
+    const std::vector<std::string> args = {"-i", kPaced, "--realtime", "--frames", "50", "--hls-time", "1", "-o", playlist};
+    const CommandResult first = run_vfilter(args, 60);
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    ASSERT_EQ(link(victim.c_str(), (playlist + ".tmp").c_str()), 0);
+    for (int n = 1; n <= 9; ++n) {
+        char name[64];
+        std::snprintf(name, sizeof name, "/live-%05d.ts.tmp", n);
+        ASSERT_EQ(link(victim.c_str(), (dir + name).c_str()), 0);
+    }
+    const CommandResult again = run_vfilter(args, 60);
+    EXPECT_TRUE(read_file(victim) == kPrecious) << "written into a file linked under the output's names: " << again.output;
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_NE(read_file(playlist).find("#EXTM3U"), std::string::npos);
 }
 
 }  // namespace exclusive_outputs_test

@@ -164,6 +164,9 @@ Fleet::Answer Fleet::ask(const HttpAddress& at) const {
     call.trust = o_.trust;
     call.connect_timeout_ms = o_.timeout_ms;
     call.read_timeout_ms = o_.timeout_ms;
+    // The whole answer too: a peer that sends a byte a second would otherwise hold each refresh,
+    // and a fleet view waiting on it, for the call's default 8 s.
+    call.total_timeout_ms = o_.timeout_ms;
     sign(call);
     const HttpReply r = http_call(call);
     if (r.status == 0) {
@@ -193,6 +196,10 @@ Fleet::Answer Fleet::ask(const HttpAddress& at) const {
 
 void Fleet::refresh() {
     std::lock_guard<std::mutex> one_at_a_time(refresh_mutex_);
+    refresh_now();
+}
+
+void Fleet::refresh_now() {
     const std::vector<HttpAddress> addresses = resolve();
     std::vector<std::future<Answer>> asked;
     for (const HttpAddress& at : addresses) asked.push_back(std::async(std::launch::async, [this, at] { return ask(at); }));
@@ -263,7 +270,13 @@ nlohmann::json Fleet::view() {
         std::lock_guard<std::mutex> lock(mutex_);
         stale = std::chrono::steady_clock::now() - refreshed_at_ > std::chrono::seconds(1);
     }
-    if (stale) refresh();
+    if (stale) {
+        // A view never queues behind another refresh (each waits up to the peers' timeout): while
+        // one runs, this view answers from the last lists, so views that come together hold their
+        // workers no longer than one refresh.
+        std::unique_lock<std::mutex> one_at_a_time(refresh_mutex_, std::try_to_lock);
+        if (one_at_a_time.owns_lock()) refresh_now();
+    }
     nlohmann::json shards = nlohmann::json::array(), streams = nlohmann::json::array();
     const auto add_streams = [&streams](const nlohmann::json& list, int index, const std::string& pod, bool reachable) {
         for (nlohmann::json s : list) {

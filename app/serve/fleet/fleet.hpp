@@ -117,7 +117,8 @@ private:
     HttpResponse pass_streamed(Forward& f);  // on a forwarder thread: up to the answer's head
 
     void run();
-    void refresh();
+    void refresh();      // asks every peer, after any refresh under way
+    void refresh_now();  // the same, refresh_mutex_ held by the caller
     std::vector<HttpAddress> resolve() const;
     Answer ask(const HttpAddress& at) const;
     std::vector<std::pair<std::string, std::string>> peer_headers() const;

@@ -1,0 +1,136 @@
+// The fleet view (GET /streams?scope=fleet) against a peer of --peers that answers the fleet's
+// GET /fleet/shard one byte at a time: a refresh gives it up after the peers' timeout (1.5 s),
+// and views that come together never queue behind each other's refreshes, so the API's workers
+// are held no longer than one refresh and this shard's own requests answer meanwhile. Before,
+// each view refreshed in turn for the call's 8 s: 14 views took 15 to 103 s and a local request
+// 12.9 s.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/serve/serve_config.hpp"
+#include "support/child_process.hpp"
+#include "support/http_client.hpp"
+#include "support/run_command.hpp"
+
+namespace vf::fleet_view_test {
+namespace {
+
+using namespace test;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kToken = "fleet-view-test-token-0123456789";
+
+// A name (prefix + number) that shard `k` of 2 serves.
+std::string name_in_shard(const std::string& prefix, int k) {
+    for (int i = 0;; ++i)
+        if (shard_of(prefix + std::to_string(i), 2) == k) return prefix + std::to_string(i);
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Accepts connections on loopback and, to each, sends the head of an answer and then one byte
+// of its body every 200 ms, until the test ends.
+class TricklingPeer {
+public:
+    TricklingPeer() {
+        listener_ = socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+        listen(listener_, 64);
+        socklen_t len = sizeof a;
+        getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len);
+        port_ = ntohs(a.sin_port);
+        accepting_ = std::thread([this] {
+            for (;;) {
+                const int c = accept(listener_, nullptr, nullptr);
+                if (c < 0) return;
+                talkers_.emplace_back([this, c] { trickle(c); });
+            }
+        });
+    }
+    ~TricklingPeer() {
+        stop_ = true;
+        shutdown(listener_, SHUT_RDWR);
+        close(listener_);
+        accepting_.join();
+        for (auto& t : talkers_) t.join();
+    }
+    int port() const { return port_; }
+
+private:
+    void trickle(int c) {
+        const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+        send(c, head.data(), head.size(), MSG_NOSIGNAL);
+        while (!stop_ && send(c, "{", 1, MSG_NOSIGNAL) == 1) std::this_thread::sleep_for(200ms);
+        close(c);
+    }
+    int listener_ = -1, port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::thread accepting_;
+    std::vector<std::thread> talkers_;
+};
+
+std::string request(int port, const std::string& target) {
+    return http_exchange(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " +
+                                   kToken + "\r\n\r\n");
+}
+
+TEST(TricklingPeer, FleetViewsHoldTheWorkersNoLongerThanOneRefresh) {
+    TricklingPeer peer;
+    const std::string dir = temp_dir();
+    const std::string mine = name_in_shard("cam", 0);
+    std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: " << mine << ", input: 'pattern://?size=96x64&rate=25', output: 'null'}\n";
+    const int port = free_port();
+    ChildProcess serve({VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", "0/2", "--api-port", std::to_string(port),
+                        "--api-token", kToken, "--peers", "http://127.0.0.1:" + std::to_string(peer.port())},
+                       dir + "/serve.log");
+    ASSERT_TRUE(serve.wait_for_log("control API: http://", 30)) << serve.log();
+    std::this_thread::sleep_for(2s);  // the background refresh has met the peer once
+
+    // 14 views at once: more than the API's workers (4 and --max-previews 8).
+    std::vector<std::future<double>> views;
+    for (int i = 0; i < 14; ++i)
+        views.push_back(std::async(std::launch::async, [port] {
+            const auto t = Clock::now();
+            const std::string answer = request(port, "/streams?scope=fleet");
+            EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer.substr(0, 200);
+            return seconds_since(t);
+        }));
+    std::this_thread::sleep_for(300ms);
+    const auto local = Clock::now();
+    const std::string own = request(port, "/streams/" + mine);
+    const double local_s = seconds_since(local);
+    EXPECT_EQ(own.rfind("HTTP/1.1 200", 0), 0u) << own.substr(0, 200);
+    EXPECT_LT(local_s, 4.0) << "this shard's own request waited behind the fleet views";
+    double slowest = 0;
+    for (auto& v : views) slowest = std::max(slowest, v.get());
+    EXPECT_LT(slowest, 5.0) << "a view waited behind other views' refreshes";
+
+    // SIGTERM while views wait on the peer: serve ends promptly.
+    for (int i = 0; i < 6; ++i) views[i] = std::async(std::launch::async, [port] { request(port, "/streams?scope=fleet"); return 0.0; });
+    std::this_thread::sleep_for(300ms);
+    const auto stop = Clock::now();
+    serve.signal(SIGTERM);
+    EXPECT_EQ(serve.wait(30), 0) << serve.log();
+    EXPECT_LT(seconds_since(stop), 10.0);
+    for (int i = 0; i < 6; ++i) views[i].get();
+}
+
+}  // namespace
+}  // namespace vf::fleet_view_test
