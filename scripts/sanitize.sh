@@ -29,10 +29,10 @@ if [ "$what" = address ] || [ "$what" = all ]; then
   (cd build-asan && ctest --output-on-failure -j "$((jobs + 1))" -L cpu)
 fi
 if [ "$what" = thread ] || [ "$what" = all ]; then
-  echo "== ThreadSanitizer: queues, thread pool, the multi-frame engine, the pipeline end to end"
+  echo "== ThreadSanitizer: queues, thread pool, the multi-frame engine, the HTTP server and client (TLS too), the pipeline end to end"
   configure build-tsan thread
   cmake --build build-tsan -j "$jobs" --target vfilter_tests vfilter >/dev/null
   TSAN_OPTIONS="suppressions=$here/tests/sanitizers/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
     build-tsan/vfilter_tests --gtest_brief=1 \
-    --gtest_filter='BatchWindow.*:NvdecGate.*:DecoderMove.*:StreamService.*:HttpServer.*:HttpServerDeferred.*:HttpCallStop.*:HungPeerForward.*:FrameTap.*:StreamPreview.*:ControlApi.*:ServeConfig.*:Serve.*:CpuFrameEngine.*:PipelineWithFramesInFlight.*:BoundedQueue*:ThreadPool*:EndToEnd.*:*DecoderBuffers*:CpuBackend.Interleaved*:AllFilters/CpuMatchesReference.Exactly/1*'
+    --gtest_filter='BatchWindow.*:NvdecGate.*:DecoderMove.*:StreamService.*:HttpServer.*:HttpServerDeferred.*:HttpCallStop.*:HungPeerForward.*:TricklingPeer.*:HttpServerTls.*:HttpClientTls.*:FrameTap.*:StreamPreview.*:ControlApi.*:ServeConfig.*:Serve.*:CpuFrameEngine.*:PipelineWithFramesInFlight.*:BoundedQueue*:ThreadPool*:EndToEnd.*:*DecoderBuffers*:CpuBackend.Interleaved*:AllFilters/CpuMatchesReference.Exactly/1*'
 fi
