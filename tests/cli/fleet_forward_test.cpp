@@ -21,11 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/serve/serve_config.hpp"
 #include "common/http_server.hpp"
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_names.hpp"
 
 namespace vf::fleet_forward_test {
 namespace {
@@ -37,11 +37,7 @@ using Clock = std::chrono::steady_clock;
 const std::string kToken = "forward-test-token-0123456789";
 constexpr int kPerShard = 16;  // forwards one shard may have pending (FleetOptions::forwards_per_shard)
 
-// A name (prefix + number) that shard `k` of 2 serves.
-std::string name_in_shard(const std::string& prefix, int k) {
-    for (int i = 0;; ++i)
-        if (shard_of(prefix + std::to_string(i), 2) == k) return prefix + std::to_string(i);
-}
+std::string name_in_shard(const std::string& prefix, int k) { return test::name_in_shard(prefix, k, 2); }
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 

@@ -25,6 +25,7 @@
 #include "support/recording_check.hpp"
 #include "support/recording_peer.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_names.hpp"
 
 namespace vf {
 namespace {
@@ -61,11 +62,7 @@ std::set<std::string> names_of(const nlohmann::json& list) {
     return names;
 }
 
-// A name (prefix + number) that shard `k` of 3 serves.
-std::string name_in_shard(const std::string& prefix, int k) {
-    for (int i = 0;; ++i)
-        if (shard_of(prefix + std::to_string(i), 3) == k) return prefix + std::to_string(i);
-}
+std::string name_in_shard(const std::string& prefix, int k) { return test::name_in_shard(prefix, k, 3); }
 
 // The mean step between horizontal neighbours of a frame's luma: sharp pictures have more.
 double texture(const AVFrame* f) {

@@ -6,8 +6,6 @@
 // 12.9 s.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "app/serve/serve_config.hpp"
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_names.hpp"
 
 namespace vf::fleet_view_test {
 namespace {
@@ -34,11 +32,7 @@ using Clock = std::chrono::steady_clock;
 
 const std::string kToken = "fleet-view-test-token-0123456789";
 
-// A name (prefix + number) that shard `k` of 2 serves.
-std::string name_in_shard(const std::string& prefix, int k) {
-    for (int i = 0;; ++i)
-        if (shard_of(prefix + std::to_string(i), 2) == k) return prefix + std::to_string(i);
-}
+std::string name_in_shard(const std::string& prefix, int k) { return test::name_in_shard(prefix, k, 2); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -47,15 +41,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 class TricklingPeer {
 public:
     TricklingPeer() {
-        listener_ = socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-        listen(listener_, 64);
-        socklen_t len = sizeof a;
-        getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len);
-        port_ = ntohs(a.sin_port);
+        listener_ = listen_on_loopback(64, &port_);
         accepting_ = std::thread([this] {
             for (;;) {
                 const int c = accept(listener_, nullptr, nullptr);

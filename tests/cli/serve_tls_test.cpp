@@ -18,6 +18,7 @@
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_names.hpp"
 #include "support/test_certificates.hpp"
 
 namespace vf {
@@ -143,10 +144,7 @@ protected:
         std::ofstream(dir + "/streams.yaml") << yaml;
         for (int& p : ports) p = free_port();
     }
-    static std::string name_in_shard(int k) {
-        for (int i = 0;; ++i)
-            if (shard_of("cam" + std::to_string(i), 2) == k) return "cam" + std::to_string(i);
-    }
+    static std::string name_in_shard(int k) { return test::name_in_shard("cam", k, 2); }
     std::unique_ptr<ChildProcess> start(int k, const std::string& peers) {
         std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/2",
                                          "--api-port", std::to_string(ports[k]), "--api-token", kTlsToken, "--peers", peers,

@@ -1,8 +1,6 @@
 // HttpCallStop (common/http_call_stop.hpp): a call waiting for a peer that accepted the connection
 // and never answers ends as soon as another thread stops it, not at its deadline; a call made
 // after the stop ends at once, whole or streamed; calls made with another stop, or none, go on.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +12,7 @@
 #include "common/http_call_stop.hpp"
 #include "common/http_client.hpp"
 #include "common/http_server.hpp"
+#include "support/child_process.hpp"
 
 namespace vf::http_call_stop_test {
 namespace {
@@ -25,15 +24,7 @@ using Clock = std::chrono::steady_clock;
 class SilentPeer {
 public:
     SilentPeer() {
-        fd_ = socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t size = sizeof addr;
-        bind(fd_, reinterpret_cast<sockaddr*>(&addr), size);
-        listen(fd_, 16);
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &size);
-        port_ = ntohs(addr.sin_port);
+        fd_ = test::listen_on_loopback(16, &port_);
     }
     ~SilentPeer() { close(fd_); }
     int port() const { return port_; }

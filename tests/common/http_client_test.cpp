@@ -4,8 +4,6 @@
 // errors within their timeouts; a peer that trickles its answer cannot stretch a call past its
 // total time; an answer over the limits is refused; a streamed answer arrives while it is made,
 // and leaving it ends the server's side.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,15 +30,7 @@ using namespace std::chrono_literals;
 class TricklingPeer {
 public:
     TricklingPeer(std::string answer, std::chrono::milliseconds gap) : answer_(std::move(answer)), gap_(gap) {
-        listener_ = socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t size = sizeof addr;
-        bind(listener_, reinterpret_cast<sockaddr*>(&addr), size);
-        listen(listener_, 4);
-        getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &size);
-        port_ = ntohs(addr.sin_port);
+        listener_ = test::listen_on_loopback(4, &port_);
         thread_ = std::thread([this] { serve(); });
     }
     ~TricklingPeer() {

@@ -78,16 +78,23 @@ bool ChildProcess::wait_for_log(const std::string& text, double timeout_s) {
 
 std::string ChildProcess::log() const { return read_file(log_path_); }
 
-int free_port() {
+int listen_on_loopback(int backlog, int* port) {
     const int s = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    if (backlog > 0) listen(s, backlog);
     socklen_t len = sizeof addr;
     getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
-    close(s);
-    return ntohs(addr.sin_port);
+    *port = ntohs(addr.sin_port);
+    return s;
+}
+
+int free_port() {
+    int port = 0;
+    close(listen_on_loopback(0, &port));
+    return port;
 }
 
 bool wait_for_udp_bound(int port, double timeout_s) {

@@ -33,6 +33,9 @@ private:
     std::string log_path_;
 };
 
+// A TCP socket bound to a free port of 127.0.0.1 (*port), listening with `backlog` (0: not
+// listening); the caller closes it.
+int listen_on_loopback(int backlog, int* port);
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 // Waits until some process has a UDP socket bound to `port` (Linux's /proc/net/udp): a listener
