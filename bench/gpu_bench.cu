@@ -296,7 +296,7 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     VF_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     Stream stream;
     cuda::Workspace workspace(stream.get());
-    const auto ctx = cuda::DeviceContext::acquire(0);
+    const auto ctx = cuda::DeviceContext::create(0);
     const Ceilings ceil = measure_ceilings(stream.get());
     std::printf("device: %s, %d SMs, L2 %d MB; measured: %.0f GB/s copy (read+write), %.1f TFLOP/s FP32 FMA, "
                 "empty kernel %.4f ms\n",

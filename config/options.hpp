@@ -40,7 +40,6 @@ struct RunInput {
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
-    int nvdec_slots = 0;                  // serve: NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate
     bool nvdec_share = false;             // serve --nvdec-share: vfilter's NVDEC decoders shared by a GPU's streams of one size
     bool decoder_movable = false;         // serve --decoder-placement load: may move between NVDEC and the CPU at a key frame
     bool nvdec_wait_on_cpu = false;       // with nvdec_share: decodes on the CPU until its shared decoder has room (serve, within the CPU's capacity)
@@ -58,7 +57,6 @@ struct RunFilter {
     std::optional<int> threads;           // CPU filter threads; unset: one per core
     std::optional<int> gpu_streams;       // CUDA streams (frames in flight) in the GPU stage; unset: 6
     int gpu_index = 0;                    // the GPU (CUDA device number): serve --gpus places streams
-    int batch_wait_us = -1;               // serve --batch-wait: >= 0 filters through the device's batch window
     bool frames_on_device = false;        // GPU results stay in device memory (Python's Frames on the GPU)
 };
 

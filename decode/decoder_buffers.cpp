@@ -51,7 +51,7 @@ void DecoderBuffers::reshape(AVCodecContext* c, const AVFrame* f) {
     for (int i = 0; i < 4; ++i) {
         linesize_[i] = linesize[i];
         if (!sizes[i]) continue;
-        pools_[i] = av_buffer_pool_init(sizes[i] + 16 + 64, alloc_);  // FFmpeg's padding, generously aligned
+        pools_[i] = buffer_pool(sizes[i] + 16 + 64, &alloc_);  // FFmpeg's padding, generously aligned
         if (!pools_[i]) throw Error(ErrorCategory::Internal, "out of memory creating decoder frame buffers");
     }
     format_ = f->format;

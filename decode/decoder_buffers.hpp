@@ -7,15 +7,17 @@
 
 #include <array>
 #include <mutex>
+#include <utility>
 
 #include "media/av_helpers.hpp"
+#include "media/frame_pool.hpp"
 #include "media/host_memory.hpp"
 
 namespace vf {
 
 class DecoderBuffers {
 public:
-    explicit DecoderBuffers(BufferAllocator alloc) : alloc_(alloc) {}
+    explicit DecoderBuffers(BufferAllocator alloc) : alloc_(std::move(alloc)) {}
     ~DecoderBuffers();
     DecoderBuffers(const DecoderBuffers&) = delete;
     DecoderBuffers& operator=(const DecoderBuffers&) = delete;

@@ -36,6 +36,7 @@ int live_cpu_decoder_threads(const AVStream* st, int limit) {
 
 FileSource::FileSource(const FileSourceOptions& options)
     : options_(options), watchdog_(input_timeout(options.url, options.timeout_s), &stop_requested_), packet_(make_packet()) {
+    if (!options_.nvdec_device) options_.nvdec_device = std::make_shared<NvdecDevice>(options_.gpu_index, 0);
     open();
     const AVStream* st = format_->streams[video_index_];
     const AVPixelFormat decoded = static_cast<AVPixelFormat>(st->codecpar->format);
@@ -105,7 +106,7 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, DecoderO
     // makes one at a time for the whole machine, ~0.1 s each) decodes on the CPU meanwhile; read()
     // moves it to NVDEC at a clean start once its turn is ready.
     if (first && nvdec_wanted && waits_on_cpu_for_nvdec(st)) {
-        nvdec_turn_ = NvdecDecoderPool::acquire(options_.gpu_index)->turn(nvdec_stream_kind(st, nvdec_ahead()));
+        nvdec_turn_ = options_.nvdec_device->pool()->turn(nvdec_stream_kind(st, nvdec_ahead()));
         if (!nvdec_turn_->ready()) {
             nvdec_wanted = false;
             waiting_for_nvdec_ = true;
@@ -136,7 +137,7 @@ void FileSource::open_decoder(const AVCodec* codec, const AVStream* st, DecoderO
         nvdec_ = ok;
         vfilter_nvdec_ = own_nvdec_ != nullptr;
         nvdec_decoding_ = false;  // a new decoder: created on its first frame
-        if (ok && options_.nvdec_slots > 0 && !nvdec_gate_) nvdec_gate_ = NvdecGate::of_gpu(options_.gpu_index, options_.nvdec_slots);
+        if (ok && !nvdec_gate_) nvdec_gate_ = options_.nvdec_device->gate();
         if (first && nvdec_)
             spdlog::info("decoding on the GPU (NVDEC{}), frames stay in device memory as {}", own_nvdec_ ? ", vfilter's decoder" : "",
                          av_get_pix_fmt_name(on_gpu));
@@ -166,7 +167,7 @@ bool FileSource::open_own_nvdec(const AVStream* st, std::string* why) {
     AVBufferRef* device = make_nvdec_device(options_.gpu_index, why);
     if (!device) return false;
     // A live input's frame waits for no other; a file's decoder sends a few ahead.
-    own_nvdec_ = NvdecDecoder::open(st, device, nvdec_ahead(), options_.nvdec_share ? NvdecDecoderPool::acquire(options_.gpu_index) : nullptr,
+    own_nvdec_ = NvdecDecoder::open(st, device, nvdec_ahead(), options_.nvdec_share ? options_.nvdec_device->pool() : nullptr,
                                     nvdec_turn_.get(), why);
     av_buffer_unref(&device);  // the decoder holds its own reference
     nvdec_turn_.reset();       // its held slice went to the decoder (or back to the pool)

@@ -12,6 +12,7 @@
 #include "decode/decoder_buffers.hpp"
 #include "decode/hw_decode.hpp"
 #include "decode/nvdec_decoder.hpp"
+#include "decode/nvdec_device.hpp"
 #include "decode/nvdec_gate.hpp"
 #include "media/io_watchdog.hpp"
 #include "decode/input_timeline.hpp"
@@ -36,9 +37,10 @@ struct FileSourceOptions {
     bool realtime = false;  // pace frames by their timestamps (like ffmpeg -re); makes the input live
     int reconnect_max = -1;         // live inputs: attempts per outage (-1: forever, 0: never)
     double reconnect_delay_s = 1;   // first wait; doubles per attempt up to 30 s
-    // > 0: NVDEC decoding goes through its GPU's gate (decode/nvdec_gate.hpp) with this many
-    // decode slots, shared with the process's other decoders on that GPU (serve); 0: no gate.
-    int nvdec_slots = 0;
+    // The NVDEC state of GPU gpu_index (its gate and shared decoders, decode/nvdec_device.hpp),
+    // from the GPU runtime that owns it, shared with the runtime's other streams on that GPU.
+    // Empty: the source makes one of its own (no gate, decoders shared with nobody).
+    std::shared_ptr<NvdecDevice> nvdec_device;
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     // With vfilter's decoder: decode into a slice of a decoder shared with the GPU's other streams
     // of this size (decode/nvdec_decoder_pool.hpp, serve --nvdec-share). With nvdec_wait_on_cpu,

@@ -350,32 +350,6 @@ CUresult NvdecDecoderPool::Impl::decoder_caps(CuvidFunctions* cv, CUVIDDECODECAP
 
 #endif
 
-namespace {
-
-std::mutex registry_mutex;
-std::map<int, std::weak_ptr<NvdecDecoderPool>>& registry() {
-    static std::map<int, std::weak_ptr<NvdecDecoderPool>> pools;  // weak: the streams own their GPU's pool
-    return pools;
-}
-
-}  // namespace
-
-std::shared_ptr<NvdecDecoderPool> NvdecDecoderPool::acquire(int gpu) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    if (auto pool = registry()[gpu].lock()) return pool;
-    auto pool = std::make_shared<NvdecDecoderPool>(gpu);
-    registry()[gpu] = pool;
-    return pool;
-}
-
-std::vector<std::shared_ptr<NvdecDecoderPool>> NvdecDecoderPool::live() {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    std::vector<std::shared_ptr<NvdecDecoderPool>> pools;
-    for (const auto& [gpu, weak] : registry())
-        if (auto pool = weak.lock()) pools.push_back(std::move(pool));
-    return pools;
-}
-
 NvdecDecoderPool::NvdecDecoderPool(int gpu) : gpu_(gpu), impl_(std::make_unique<Impl>(gpu)) {}
 
 NvdecDecoderPool::~NvdecDecoderPool() = default;

@@ -9,8 +9,8 @@
 // the driver's limit): two or three streams a decoder, as many fewer creations. The capabilities
 // are asked once per codec and format.
 //
-// A pool per GPU, shared by the streams decoding on it and gone with the last (the registry holds
-// weak references). Each decoder is owned by the slices of the streams on it and destroyed with
+// A pool per GPU, made by its NvdecDevice (decode/nvdec_device.hpp), shared by the streams
+// decoding on it and gone with the last. Each decoder is owned by the slices of the streams on it and destroyed with
 // the last (decode/nvdec_shared_decoder.hpp); the pool only finds them.
 //
 // Turns: a stream that can decode on the CPU meanwhile (serve --nvdec-share, hwdec auto, GPU
@@ -41,11 +41,6 @@ struct NvdecStreamKind {
 
 class NvdecDecoderPool : public std::enable_shared_from_this<NvdecDecoderPool> {
 public:
-    // The live pool of GPU `gpu`, or a new one.
-    static std::shared_ptr<NvdecDecoderPool> acquire(int gpu);
-    // Every pool alive now (for /metrics).
-    static std::vector<std::shared_ptr<NvdecDecoderPool>> live();
-
     explicit NvdecDecoderPool(int gpu);
     ~NvdecDecoderPool();
     NvdecDecoderPool(const NvdecDecoderPool&) = delete;

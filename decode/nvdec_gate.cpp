@@ -1,18 +1,6 @@
 #include "decode/nvdec_gate.hpp"
 
-#include <map>
-
 namespace vf {
-
-std::shared_ptr<NvdecGate> NvdecGate::of_gpu(int gpu, int slots) {
-    static std::mutex mutex;
-    static std::map<int, std::weak_ptr<NvdecGate>> gates;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto gate = gates[gpu].lock()) return gate;
-    auto gate = std::make_shared<NvdecGate>(slots);
-    gates[gpu] = gate;
-    return gate;
-}
 
 NvdecGate::NvdecGate(int slots) : slots_(slots > 0 ? slots : 1), free_slots_(slots_) {}
 

@@ -1,17 +1,15 @@
-// How many of one GPU's NVDEC decoders call into NVDEC at once. Measured on an H100 with
-// camera-like streams (docs/benchmarks.md, "Decoders on NVDEC and the CPU"):
-//   - creating a decoder takes about 0.1 s and the driver creates one at a time for the whole
-//     machine (one process or eight, one GPU or two: 128 decoders take 13 s); the threads that wait
-//     do so in a polling loop of the driver's (up to 9 of 16 cores busy while 128 cameras start,
-//     NVDEC itself idle);
+// How many of one GPU's NVDEC decoders call into NVDEC at once (docs/benchmarks.md, "Decoders on
+// NVDEC and the CPU", has the measurements):
+//   - the driver creates decoders one at a time for the whole machine, and the threads that wait
+//     for it do so in a polling loop of the driver's (cores busy while cameras start, NVDEC idle);
 //   - a decoded frame is mapped (FFmpeg's receive) by waiting in that same polling loop, so CPU
-//     time a frame grows with the decoders waiting at once (0.7 ms with 16 streams, 1.8 ms with
-//     128), time the CPU decoders and filters lose.
+//     time a frame grows with the decoders waiting at once: time the CPU decoders and filters lose.
 // The gate lets one decoder be created at a time and at most `slots` decoders decode at once;
 // the others sleep on a condition variable in arrival order (no CPU, no starving). A gate per
-// GPU, shared by the streams decoding on it and gone with the last (the registry holds weak
-// references); it holds no GPU state. Off by default (serve --nvdec-slots): where the cores are
-// full (CPU decoders beside NVDEC) the slots idle NVDEC, a decoder holding one waiting for a core.
+// GPU, made by its NvdecDevice (decode/nvdec_device.hpp) with the runtime's slots, shared by the
+// streams decoding on it and gone with the last; it holds no GPU state. Off by default: where the
+// cores are full (CPU decoders beside NVDEC) the slots idle NVDEC, a decoder holding one waiting
+// for a core.
 #pragma once
 
 #include <condition_variable>
@@ -24,9 +22,6 @@ namespace vf {
 
 class NvdecGate {
 public:
-    // The gate of GPU `gpu`; `slots` (> 0) sets how many decode at once when this call makes it
-    // (the first stream's value holds until the last stream of the GPU leaves).
-    static std::shared_ptr<NvdecGate> of_gpu(int gpu, int slots);
     explicit NvdecGate(int slots);
     NvdecGate(const NvdecGate&) = delete;
     NvdecGate& operator=(const NvdecGate&) = delete;

@@ -24,6 +24,18 @@ std::string names_of(const std::vector<FilterPlan>& chain) {
     return s.empty() ? "identity" : s;
 }
 
+// The GPU runtime of this process's vfilter elements: the elements alive share one (their
+// device contexts, batch windows and page-locked memory), freed with the last element's engine.
+std::shared_ptr<GpuRuntime> shared_element_runtime() {
+    static std::mutex mutex;
+    static std::weak_ptr<GpuRuntime> runtime;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto live = runtime.lock()) return live;
+    auto made = std::make_shared<GpuRuntime>();
+    runtime = made;
+    return made;
+}
+
 }  // namespace
 
 void ElementEngine::check_filter(const std::string& text, FilterDefaults compat, const KernelChoice& kernel) {
@@ -43,22 +55,24 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
     if (gpu_memory && settings.device == DeviceChoice::Cpu)
         fail(ErrorCategory::Usage, "device=cpu cannot filter CUDA memory: use device=auto or cuda, or cudadownload before vfilter");
     device_ = resolve_device(gpu_memory ? DeviceChoice::Cuda : settings.device, settings.kernel);
-#ifdef VF_HAVE_CUDA
+    RunContext c;
+    c.device = device_;
     if (device_ == Device::Cuda) {
+        runtime_ = shared_element_runtime();
+        c.gpu = settings.gpu_id;
+        c.gpu_device = runtime_->device(settings.gpu_id);
+#ifdef VF_HAVE_CUDA
         std::string why;
         if (!select_gpu(settings.gpu_id, &why)) fail(ErrorCategory::Device, why);
-    }
 #endif
+    }
     identity_ = changes_nothing(chain);
     description_ = names_of(chain);
     RunFilter f;  // what the filter stage reads of it: the chain itself is built above
     f.kernel = settings.kernel;
-    f.gpu_index = settings.gpu_id;
     f.frames_on_device = gpu_memory;
     // One frame at a time: the element hands each buffer on before it gets the next.
     f.gpu_streams = 1;
-    RunContext c;
-    c.device = device_;
     stage_ = make_filter_stage(f, std::move(chain), c);
 }
 

@@ -51,6 +51,7 @@ private:
     std::vector<FilterPlan> chain_for(const std::string& text) const;
 
     ElementSettings settings_;
+    std::shared_ptr<GpuRuntime> runtime_;  // the elements' shared one, while filtering on a GPU
     FrameGeometry geometry_;
     Device device_ = Device::Cpu;
     mutable std::mutex mutex_;  // identity_, description_

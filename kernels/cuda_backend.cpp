@@ -1,7 +1,5 @@
 #include "kernels/cuda_backend.hpp"
 
-#include <mutex>
-
 #include "common/error.hpp"
 
 namespace vf {
@@ -22,16 +20,15 @@ bool cuda_device_available(std::string* reason, std::string* detail) {
         if (detail) *detail = "CUDA: no device";
         return false;
     }
-    // FFmpeg's NVDEC shares CUDA's primary context only if it was created with the flags NVDEC asks
-    // for (blocking sync); created by a kernel launch first, with the runtime's own flags, NVDEC
-    // refuses it and decoding falls back to the CPU. So the flags are set before anything creates
-    // the context, whichever part of vfilter reaches the GPU first (a served file's filters before
-    // a camera's NVDEC decoder, say). Set once; an already created context keeps its flags.
-    static std::once_flag flags_set;
-    std::call_once(flags_set, [] {
-        if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
-    });
     return true;
+}
+
+void use_blocking_sync(int device) {
+    // Flags are the device's (its primary context's): set for each device, and overwritten on a
+    // context already made, whichever part of vfilter reached the GPU first. The device stays
+    // current: putting the previous one back would make a context on a GPU nobody asked for.
+    if (cudaSetDevice(device) != cudaSuccess || cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
+        cudaGetLastError();  // a device that cannot be set shows in the first call that needs it
 }
 
 int gpu_count() {

@@ -13,6 +13,11 @@ namespace vf {
 // True when a CUDA device can be used; otherwise `reason` says why in a user's words (one log line:
 // "no NVIDIA GPU or driver found") and `detail` in CUDA's (for -v).
 bool cuda_device_available(std::string* reason, std::string* detail = nullptr);
+// Makes host threads that wait on GPU `device` sleep rather than spin (cudaDeviceScheduleBlockingSync).
+// FFmpeg's NVDEC shares CUDA's primary context only if it has the flags NVDEC asks for; the
+// device's owner (the GPU runtime, pipeline/gpu_runtime.hpp) calls this before using the device,
+// which it leaves current for the calling thread.
+void use_blocking_sync(int device);
 // Makes GPU `index` current for this thread; false with the reason when there is no such GPU.
 bool select_gpu(int index, std::string* why);
 // How many GPUs CUDA sees (0 when none answers).

@@ -6,8 +6,16 @@ extern "C" {
 
 namespace vf {
 
+AVBufferPool* buffer_pool(size_t size, BufferAllocator* alloc) {
+    if (!*alloc) return av_buffer_pool_init(size, nullptr);
+    // The allocator lives in its owner (a FramePool, DecoderBuffers), which uninits the pool
+    // before it goes: the pool calls it only from av_buffer_pool_get.
+    return av_buffer_pool_init2(
+        size, alloc, [](void* opaque, size_t bytes) { return (*static_cast<BufferAllocator*>(opaque))(bytes); }, nullptr);
+}
+
 FramePool::FramePool(int width, int height, AVPixelFormat format, BufferAllocator alloc)
-    : width_(width), height_(height), format_(format) {
+    : width_(width), height_(height), format_(format), alloc_(std::move(alloc)) {
     // 64-byte aligned rows: whole cache lines, and room for the widest SIMD loads.
     VF_AV_CHECK(av_image_fill_linesizes(linesize_.data(), format, FFALIGN(width, 64)), ErrorCategory::Internal,
                 "frame layout");
@@ -16,7 +24,7 @@ FramePool::FramePool(int width, int height, AVPixelFormat format, BufferAllocato
     size_t sizes[4] = {0, 0, 0, 0};
     VF_AV_CHECK(av_image_fill_plane_sizes(sizes, format, height, linesizes), ErrorCategory::Internal, "frame layout");
     for (int i = 0; i < 4 && sizes[i]; ++i) {
-        pools_[i] = av_buffer_pool_init(sizes[i] + 64, alloc);
+        pools_[i] = buffer_pool(sizes[i] + 64, &alloc_);
         if (!pools_[i]) throw Error(ErrorCategory::Internal, "out of memory creating a frame pool");
         planes_ = i + 1;
     }

@@ -16,7 +16,7 @@ namespace vf {
 
 class FramePool {
 public:
-    // alloc: where the buffers come from (nullptr: ordinary memory; pinned_buffer_alloc for
+    // alloc: where the buffers come from (empty: ordinary memory; a PageLockedStore's for
     // frames the GPU copies into).
     FramePool(int width, int height, AVPixelFormat format, BufferAllocator alloc = nullptr);
     ~FramePool();
@@ -33,7 +33,12 @@ private:
     AVPixelFormat format_;
     int planes_ = 0;
     std::array<int, 4> linesize_{};
+    BufferAllocator alloc_;
     std::array<AVBufferPool*, 4> pools_{};
 };
+
+// A buffer pool of `size`-byte buffers from `*alloc` (FFmpeg's own when empty); `*alloc` must
+// outlive the pool's use (av_buffer_pool_get), not its buffers.
+AVBufferPool* buffer_pool(size_t size, BufferAllocator* alloc);
 
 }  // namespace vf

@@ -5,6 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 
 extern "C" {
 #include <libavutil/buffer.h>
@@ -12,25 +16,45 @@ extern "C" {
 
 namespace vf {
 
-// Allocates one zeroed buffer (the signature av_buffer_pool_init takes).
-using BufferAllocator = AVBufferRef* (*)(size_t size);
+// Allocates one zeroed buffer of `size` bytes (nullptr on failure). Empty: FFmpeg's own.
+using BufferAllocator = std::function<AVBufferRef*(size_t size)>;
 
-// Page-locked buffers. One process-wide store keeps the blocks freed buffers leave (up to 1 GiB,
-// by size) for the next buffer of that size, so the streams of one process share their
-// page-locked memory as they come and go; beyond that, cudaFreeHost. A buffer is zeroed either
-// way. Without CUDA in the build, or when the driver refuses (too much pinned memory), ordinary
-// buffers, said once in the log.
-AVBufferRef* pinned_buffer_alloc(size_t size);
-// Bytes of page-locked blocks kept for reuse now (0 without CUDA).
-size_t pinned_bytes_kept();
-// Page-locked host memory of the whole process: every block pinned and not yet freed (in frames
-// or kept), and of those the ones kept for reuse. In /metrics, since it is resident memory that
-// no heap profiler sees.
+// Page-locked host memory of one owner (the GPU runtime, pipeline/gpu_runtime.hpp), in frames or
+// kept for reuse. In /metrics, since it is resident memory that no heap profiler sees.
 struct PinnedHostBytes {
-    size_t pinned = 0;
-    size_t kept = 0;
+    size_t pinned = 0;  // every block pinned and not yet freed
+    size_t kept = 0;    // of those, the ones kept for reuse
 };
-PinnedHostBytes pinned_host_bytes();
+
+// Page-locked buffers. The store keeps the blocks freed buffers leave (up to `keep_limit` bytes,
+// by size) for the next buffer of that size, so the streams of one runtime share their
+// page-locked memory as they come and go: cudaHostAlloc pins page by page and waits on the GPU.
+// Beyond the limit, and when the store ends, blocks go back with cudaFreeHost. Every buffer
+// holds the store, so it ends with its owner's last buffer. A buffer is zeroed either way.
+// Without CUDA in the build, or when the driver refuses (too much pinned memory), ordinary
+// buffers, said once in the log.
+class PageLockedStore : public std::enable_shared_from_this<PageLockedStore> {
+public:
+    static constexpr size_t kDefaultKeepLimit = size_t(1) << 30;
+    explicit PageLockedStore(size_t keep_limit = kDefaultKeepLimit) : keep_limit_(keep_limit) {}
+    ~PageLockedStore();
+    PageLockedStore(const PageLockedStore&) = delete;
+    PageLockedStore& operator=(const PageLockedStore&) = delete;
+
+    AVBufferRef* alloc(size_t size);
+    // alloc() as a BufferAllocator (for frame pools and decoders); holds the store.
+    BufferAllocator allocator();
+    PinnedHostBytes bytes() const;
+
+private:
+    void* take(size_t size);
+    void give(void* p, size_t size);
+    const size_t keep_limit_;
+    mutable std::mutex mutex_;
+    std::multimap<size_t, void*> free_;
+    size_t kept_ = 0, pinned_ = 0;
+    bool warned_ = false;
+};
 
 // Device memory (cudaMalloc, on the calling thread's current GPU) for frames that stay on the GPU,
 // freed with cudaFree; nullptr (an allocation failure) without CUDA in the build or when the GPU

@@ -29,8 +29,8 @@ void FilterStage::make_engine() {
     engine_.reset();
     if (device_ == Device::Cuda) {
 #ifdef VF_HAVE_CUDA
-        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams, options_.gpu_index,
-                                                   options_.gpu_batch_wait_us);
+        if (!options_.gpu) fail(ErrorCategory::Internal, "the GPU filter stage needs a GPU of a runtime");
+        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams, options_.gpu);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif
@@ -73,9 +73,9 @@ FramePool& FilterStage::pool_for(const AVFrame* f) {
         // GPU results land in page-locked frames: the download is a DMA, the encoder reads them.
         // A consumer on the GPU gets device frames instead (allocated on the engine's device).
         pool_ = std::make_unique<FramePool>(f->width, f->height, layout,
-                                            device_ != Device::Cuda            ? nullptr
-                                            : options_.gpu_output_on_device ? device_buffer_alloc
-                                                                            : pinned_buffer_alloc);
+                                            device_ != Device::Cuda            ? BufferAllocator()
+                                            : options_.gpu_output_on_device ? BufferAllocator(device_buffer_alloc)
+                                                                            : options_.gpu->page_locked()->allocator());
     return *pool_;
 }
 

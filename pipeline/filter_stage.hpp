@@ -18,6 +18,7 @@
 #include "kernels/plan.hpp"
 #include "media/frame.hpp"
 #include "pipeline/frame_engine.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "media/frame_pool.hpp"
 #include "pipeline/stats.hpp"
 
@@ -30,8 +31,9 @@ struct FilterStageOptions {
     int threads = 0;                  // CPU threads (0 = one per core)
     KernelChoice gpu_kernel;          // auto, a family or a row of the GPU dispatch table (--list-kernels)
     int gpu_streams = kDefaultGpuStreams;  // frames in flight on the GPU
-    int gpu_index = 0;                // the CUDA device
-    int gpu_batch_wait_us = -1;       // >= 0: through the device's shared batch window (serve), waiting at most this
+    // The GPU to filter on, from the entry point's runtime (pipeline/gpu_runtime.hpp: its batch
+    // window and page-locked memory come with it); needed with device Cuda.
+    std::shared_ptr<GpuDevice> gpu;
     // Output frames in device memory (same formats, data[] on the GPU) instead of page-locked host
     // frames: for a consumer on the GPU (Python's Frames), which then needs no download. Every
     // frame goes through the GPU stage, an identity chain too.

@@ -149,17 +149,9 @@ struct GpuFrameFilter::Slot {
     }
 };
 
-namespace {
-
-std::atomic<int64_t> g_batch_launches{0}, g_batch_frames{0};
-
-}  // namespace
-
-GpuBatchTotals gpu_batch_totals() { return {g_batch_launches.load(), g_batch_frames.load()}; }
-
 // What every stream on one device shares when batching: the batch window and the CUDA streams
-// (with their scratch) its launches run on, made once per device. Made by the first engine that
-// asks, gone with the last; the registry that finds it holds weak references only.
+// (with their scratch) its launches run on. Made by the device's GpuDevice when the first engine
+// asks, gone with the last.
 struct SharedGpuStage {
     struct Lane {
         cuda::Stream stream;
@@ -172,12 +164,13 @@ struct SharedGpuStage {
     // launch()'s lists, kept so a launch allocates nothing once they have grown (window's thread).
     std::vector<GpuFrameFilter::Slot*> slots;
     std::vector<PlaneView> src, dst;
+    std::shared_ptr<GpuBatchCounters> counters;
 
     void launch(const std::vector<BatchJob*>& jobs);
-    static std::shared_ptr<SharedGpuStage> of_device(int device, int wait_us);
 };
 
 struct GpuFrameFilter::Impl {
+    std::shared_ptr<GpuDevice> gpu;
     int device = 0;
     void make_current() const {
         int now = -1;
@@ -213,15 +206,14 @@ struct GpuFrameFilter::Impl {
     std::vector<std::unique_ptr<Slot>> slots;
     int64_t submitted = 0, taken = 0;
     GpuStageTimes times;
-    int batch_wait_us = -1;
     std::shared_ptr<SharedGpuStage> shared;  // the device's batch window, while batching a non-empty chain
 
     // Joins the device's batch window while there is something to batch; leaves it otherwise, so
     // that an engine with nothing to filter never holds the other streams' launches back.
     void update_window() {
-        const bool want = batch_wait_us >= 0 && !chain->empty();
+        const bool want = gpu->batch_wait_us() >= 0 && !chain->empty();
         if (want && !shared) {
-            shared = SharedGpuStage::of_device(device, batch_wait_us);
+            shared = gpu->batch_stage();
             shared->window->join(this);
         } else if (!want && shared) {
             shared->window->leave(this);
@@ -230,13 +222,11 @@ struct GpuFrameFilter::Impl {
     }
 };
 
-std::shared_ptr<SharedGpuStage> SharedGpuStage::of_device(int device, int wait_us) {
-    static std::mutex mutex;
-    static std::map<int, std::weak_ptr<SharedGpuStage>> stages;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto stage = stages[device].lock()) return stage;
+std::shared_ptr<SharedGpuStage> make_shared_gpu_stage(int device, int wait_us, std::shared_ptr<GpuBatchCounters> counters) {
+    cuda::DeviceGuard guard(device);  // the lanes' streams belong to this device
     auto stage = std::make_shared<SharedGpuStage>();
     stage->device = device;
+    stage->counters = std::move(counters);
     for (int i = 0; i < 4; ++i) stage->lanes.push_back(std::make_unique<Lane>());
     BatchWindowOptions o;
     o.max_wait = std::chrono::microseconds(wait_us);
@@ -249,7 +239,6 @@ std::shared_ptr<SharedGpuStage> SharedGpuStage::of_device(int device, int wait_u
             return static_cast<const GpuJob&>(a).slot->prepared == static_cast<const GpuJob&>(b).slot->prepared;
         },
         [raw](const std::vector<BatchJob*>& jobs) { raw->launch(jobs); });
-    stages[device] = stage;
     return stage;
 }
 
@@ -282,19 +271,19 @@ void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
         VF_CUDA_CHECK(cudaStreamWaitEvent(s->stream.get(), s->filtered.get(), 0));
         s->download();
     }
-    g_batch_launches += 1;
-    g_batch_frames += n;
+    counters->launches += 1;
+    counters->frames += n;
 }
 
-GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device, int batch_wait_us)
+GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, std::shared_ptr<GpuDevice> device)
     : impl_(std::make_unique<Impl>()) {
     if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
-    impl_->device = device;
+    impl_->gpu = std::move(device);
+    impl_->device = impl_->gpu->index();
     impl_->make_current();  // the slots' streams and events belong to this device
-    impl_->ctx = cuda::DeviceContext::acquire(device);
+    impl_->ctx = impl_->gpu->context();
     impl_->chain = std::make_shared<const std::vector<FilterPlan>>(std::move(chain));
     impl_->kernel = kernel;
-    impl_->batch_wait_us = batch_wait_us;
     for (int i = 0; i < streams; ++i) impl_->slots.push_back(std::make_unique<Slot>());
     impl_->update_window();
 }

@@ -30,6 +30,7 @@
 #include "kernels/plan.hpp"
 #include "media/frame.hpp"
 #include "pipeline/frame_engine.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "media/frame_pool.hpp"
 #include "pipeline/stats.hpp"
 
@@ -43,19 +44,18 @@ struct GpuStageTimes {
     int64_t launch_frames = 0;   // the frames of the launches that filtered each frame, summed
 };
 
-// Launches of the shared batch windows of this process, every device, since it started.
-struct GpuBatchTotals {
-    int64_t launches = 0;  // batched launches (each is one launch per filter and channel)
-    int64_t frames = 0;    // frames they filtered
-};
-GpuBatchTotals gpu_batch_totals();
+// A device's batch window with the CUDA streams its launches run on (its GpuDevice makes it,
+// pipeline/gpu_runtime.hpp); frames wait in it at most `wait_us`; its launches are counted in
+// `counters`.
+std::shared_ptr<SharedGpuStage> make_shared_gpu_stage(int device, int wait_us, std::shared_ptr<GpuBatchCounters> counters);
 
 class GpuFrameFilter : public FrameEngine {
 public:
-    // device: the CUDA device number everything of this engine lives on (made current in every
-    // call, so any thread may drive it). batch_wait_us >= 0: filter through the device's shared
-    // batch window, waiting at most that long for other streams' frames; < 0: launch at once.
-    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, int device = 0, int batch_wait_us = -1);
+    // device: the GPU of a runtime (pipeline/gpu_runtime.hpp) everything of this engine lives on
+    // (made current in every call, so any thread may drive it). When the runtime batches
+    // (batch_wait_us >= 0), frames go through the device's shared batch window, waiting at most
+    // that long for other streams' frames; otherwise each launches at once.
+    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, std::shared_ptr<GpuDevice> device);
     ~GpuFrameFilter() override;
 
     int capacity() const override;

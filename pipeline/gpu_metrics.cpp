@@ -11,8 +11,10 @@
 
 namespace vf {
 
-void collect_gpu_metrics(MetricSet& set) {
-    for (const auto& ctx : cuda::DeviceContext::live()) {
+void collect_gpu_metrics(MetricSet& set, const GpuRuntime& runtime) {
+    const std::vector<std::shared_ptr<GpuDevice>> devices = runtime.devices();
+    for (const auto& device : devices) {
+        const std::shared_ptr<cuda::DeviceContext>& ctx = device->context();
         const std::string gpu = metric_label("gpu", std::to_string(ctx->device()));
         const cuda::PreparedTotals t = ctx->totals();
         set.add("vfilter_gpu_prepared_chains", "gauge",
@@ -32,19 +34,26 @@ void collect_gpu_metrics(MetricSet& set) {
             cudaGetLastError();
         }
     }
-    for (const auto& pool : NvdecDecoderPool::live()) {  // serve --nvdec-share
+    for (const auto& device : devices) {
+        const std::shared_ptr<NvdecDecoderPool> pool = device->nvdec()->live_pool();
+        if (!pool) continue;
         const std::string gpu = metric_label("gpu", std::to_string(pool->gpu()));
         const NvdecDecoderPool::Counts c = pool->counts();
         set.add("vfilter_nvdec_shared_decoders", "gauge", "NVDEC decoders alive that the GPU's streams share (serve --nvdec-share).",
                 static_cast<double>(c.decoders), gpu);
         set.add("vfilter_nvdec_shared_decoder_streams", "gauge", "Streams decoding on those decoders.", static_cast<double>(c.streams), gpu);
     }
-    const PinnedHostBytes pinned = pinned_host_bytes();
+    const PinnedHostBytes pinned = runtime.page_locked()->bytes();
     set.add("vfilter_host_pinned_bytes", "gauge",
             "Page-locked host memory for frames (resident): all of it, and what is kept for reuse by the next stream.",
             static_cast<double>(pinned.pinned), metric_label("held", "all"));
     set.add("vfilter_host_pinned_bytes", "gauge", "", static_cast<double>(pinned.kept), metric_label("held", "kept"));
-    const GpuBatchTotals b = gpu_batch_totals();
+    GpuBatchTotals b;
+    for (const auto& device : devices) {
+        const GpuBatchTotals d = device->batch_totals();
+        b.launches += d.launches;
+        b.frames += d.frames;
+    }
     set.add("vfilter_gpu_batch_launches_total", "counter",
             "Batched launches of the shared GPU stage (one launch per filter and channel for all their frames).",
             static_cast<double>(b.launches));

@@ -39,6 +39,13 @@ double run_frames(GpuFrameFilter& gpu, const std::vector<AvFramePtr>& inputs, Fr
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// The GPU this thread uses (bench --gpu made it current).
+int current_gpu() {
+    int device = 0;
+    VF_CUDA_CHECK(cudaGetDevice(&device));
+    return device;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const GpuPipelineBenchRow& r) {
@@ -47,7 +54,7 @@ nlohmann::json to_json(const GpuPipelineBenchRow& r) {
             {"bound_fps", r.bound_fps}, {"overlapped_fps", r.overlapped_fps}, {"ratio_to_bound", r.ratio}};
 }
 
-std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOptions& o) {
+std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOptions& o, GpuRuntime& runtime) {
     std::vector<std::string> filters = o.filters;
     if (filters.empty()) filters = {"identity", "sobel", "gaussian=sigma=3.2", dense_27x27()};
     std::vector<GpuPipelineBenchRow> rows;
@@ -60,7 +67,9 @@ std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOp
         if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0 || w > 16384 || h > 16384)
             fail(ErrorCategory::Usage, "bench --size '" + size + "': expected WxH, e.g. 1920x1080");
         // Eight distinct yuv420p frames in page-locked memory, as the decoder would leave them.
-        FramePool in_pool(w, h, AV_PIX_FMT_YUV420P, pinned_buffer_alloc), out_pool(w, h, AV_PIX_FMT_YUV420P, pinned_buffer_alloc);
+        const std::shared_ptr<GpuDevice> gpu = runtime.device(current_gpu());
+        FramePool in_pool(w, h, AV_PIX_FMT_YUV420P, gpu->page_locked()->allocator()),
+            out_pool(w, h, AV_PIX_FMT_YUV420P, gpu->page_locked()->allocator());
         std::vector<AvFramePtr> inputs;
         std::mt19937 rng(5);
         for (int i = 0; i < 8; ++i) {
@@ -78,15 +87,15 @@ std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOp
             r.size = size;
             r.filter = spec.size() > 22 && spec.rfind("convolution=m=", 0) == 0 ? "dense 27x27" : spec;
             {  // each step alone: one stream, one frame at a time
-                GpuFrameFilter serial(chain, KernelChoice{}, 1);
+                GpuFrameFilter serial(chain, KernelChoice{}, 1, gpu);
                 run_frames(serial, inputs, out_pool, 20);  // warm-up: plans, auto's timing, pools
-                GpuFrameFilter timed(chain, KernelChoice{}, 1);
+                GpuFrameFilter timed(chain, KernelChoice{}, 1, gpu);
                 run_frames(timed, inputs, out_pool, std::max(20, o.frames / 3));
                 r.upload_ms = timed.times().upload.mean();
                 r.kernels_ms = timed.times().kernels.mean();
                 r.download_ms = timed.times().download.mean();
             }
-            GpuFrameFilter overlapped(chain, KernelChoice{}, o.streams);
+            GpuFrameFilter overlapped(chain, KernelChoice{}, o.streams, gpu);
             run_frames(overlapped, inputs, out_pool, 3 * o.streams);  // warm-up
             const double wall = run_frames(overlapped, inputs, out_pool, o.frames);
             r.serial_fps = 1000.0 / (r.upload_ms + r.kernels_ms + r.download_ms);
@@ -106,7 +115,7 @@ nlohmann::json to_json(const GpuBatchBenchRow& r) {
             {"ratio_to_one_a_launch", r.ratio_to_one}, {"rows", r.rows}};
 }
 
-std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions& o) {
+std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions& o, GpuRuntime& runtime) {
     std::vector<std::string> filters = o.filters;
     if (filters.empty())
         filters = {"sobel", "convolution=m=1 4 6 4 1 4 16 24 16 4 6 24 36 24 6 4 16 24 16 4 1 4 6 4 1:rdiv=0.00390625"};
@@ -155,9 +164,7 @@ std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions&
         };
         for (const std::string& spec : filters) {
             const std::vector<FilterPlan> chain = build_chain(spec);
-            int device = 0;
-            VF_CUDA_CHECK(cudaGetDevice(&device));
-            const auto ctx = cuda::DeviceContext::acquire(device);
+            const std::shared_ptr<cuda::DeviceContext> ctx = runtime.device(current_gpu())->context();
             cuda::Stream stream;
             cuda::Workspace workspace(stream.get());
             double one = 0;

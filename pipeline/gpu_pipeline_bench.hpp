@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/gpu_runtime.hpp"
+
 namespace vf {
 
 struct GpuPipelineBenchOptions {
@@ -31,7 +33,8 @@ struct GpuPipelineBenchRow {
     double ratio = 0;          // overlapped / bound
 };
 
-std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOptions& o);
+// On the current GPU of `runtime`.
+std::vector<GpuPipelineBenchRow> run_gpu_pipeline_bench(const GpuPipelineBenchOptions& o, GpuRuntime& runtime);
 nlohmann::json to_json(const GpuPipelineBenchRow& r);
 
 struct GpuBatchBenchRow {
@@ -41,7 +44,7 @@ struct GpuBatchBenchRow {
     double ratio_to_one = 0;    // kernels_ms / kernels_ms with one frame a launch
     std::string rows;           // the dispatch table's rows that ran (luma, chroma)
 };
-std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions& o);
+std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions& o, GpuRuntime& runtime);
 nlohmann::json to_json(const GpuBatchBenchRow& r);
 
 }  // namespace vf

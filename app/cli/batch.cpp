@@ -130,6 +130,8 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
     BatchReport report(base.stats_json, o);
     report.write();
     int done = 0, skipped = 0, failed = 0, first_failure = 0;
+    // One GPU runtime for the whole batch: its page-locked memory and GPU state serve file after file.
+    const auto runtime = std::make_shared<GpuRuntime>();
     for (const BatchItem& item : items) {
         if (running.stopping()) break;
         const std::string temp = incomplete_name(item.output);
@@ -150,7 +152,7 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
         int code = 0;
         std::string state = "filtered", error;
         try {
-            Job job(run);
+            Job job(run, runtime);
             const JobResult r = [&] {
                 RunningJobScope scope(running, job);
                 return job.run();

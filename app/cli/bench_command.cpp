@@ -77,10 +77,11 @@ int run_bench(const BenchOptions& o) {
         std::string why;
         if (!cuda_device_available(&why)) fail(ErrorCategory::Device, "bench --pipeline: " + why);
         nlohmann::json results = nlohmann::json::array();
+        GpuRuntime runtime;
         if (!g.batches.empty())
-            for (const GpuBatchBenchRow& r : run_gpu_batch_bench(g)) results.push_back(to_json(r));
+            for (const GpuBatchBenchRow& r : run_gpu_batch_bench(g, runtime)) results.push_back(to_json(r));
         else
-            for (const GpuPipelineBenchRow& r : run_gpu_pipeline_bench(g)) results.push_back(to_json(r));
+            for (const GpuPipelineBenchRow& r : run_gpu_pipeline_bench(g, runtime)) results.push_back(to_json(r));
         if (!o.json.empty()) {
             std::ofstream f(o.json);
             f << results.dump(2) << "\n";

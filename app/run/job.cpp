@@ -57,6 +57,9 @@ HttpResponse answer_single_stream(const HttpRequest& req, LiveMetrics* metrics, 
 }  // namespace
 
 struct Job::Parts {
+    // The GPU the job filters on and its runtime: first in, last out, since the stages below hold
+    // its memory and streams.
+    std::shared_ptr<GpuRuntime> runtime;
     std::unique_ptr<HttpServer> metrics_server;  // first in, last out: it reads the parts below
     std::unique_ptr<Source> source;
     std::unique_ptr<FilterStage> filter;
@@ -73,9 +76,10 @@ struct Job::Parts {
     ~Parts() { metrics_server.reset(); }
 };
 
-Job::Job(const RunOptions& o) : Job(o, nullptr) {}
+Job::Job(const RunOptions& o, std::shared_ptr<GpuRuntime> runtime) : Job(o, nullptr, std::move(runtime)) {}
 
-Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink) : options_(o), parts_(std::make_unique<Parts>()) {
+Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink, std::shared_ptr<GpuRuntime> runtime)
+    : options_(o), parts_(std::make_unique<Parts>()) {
     if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
     std::vector<FilterPlan> chain = build_chain(o.filter.chain, o.filter.compat, {}, o.filter.kernel_files);
@@ -85,12 +89,14 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     context.null_output = o.output.path == "null";
     context.low_latency = o.pipeline.low_latency;
     context.gpu = o.filter.gpu_index;
-#ifdef VF_HAVE_CUDA
     if (context.device == Device::Cuda) {
+        parts_->runtime = runtime ? std::move(runtime) : std::make_shared<GpuRuntime>();
+        context.gpu_device = parts_->runtime->device(o.filter.gpu_index);
+#ifdef VF_HAVE_CUDA
         std::string why;
         if (!select_gpu(o.filter.gpu_index, &why)) fail(ErrorCategory::Device, why);
-    }
 #endif
+    }
     const int queue_frames = o.pipeline.queue_frames.value_or(kDefaultQueueFrames);
     if (queue_frames < 1 || queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     if (o.output.segment_s > 0 && (context.null_output || o.output.path == "-"))

@@ -8,6 +8,7 @@
 #include "common/metric_set.hpp"
 #include "config/options.hpp"
 #include "decode/source.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "pipeline/stats.hpp"
 
 namespace vf {
@@ -38,10 +39,13 @@ class PacketTap;
 
 class Job {
 public:
-    explicit Job(const RunOptions& options);  // checks everything it can before any work
+    // Checks everything it can before any work. GPU work runs on `runtime`, the entry point's
+    // (pipeline/gpu_runtime.hpp); empty: the job makes one of its own when it filters on a GPU.
+    explicit Job(const RunOptions& options, std::shared_ptr<GpuRuntime> runtime = nullptr);
     // Filtered frames go to the sink `make_sink` makes instead of an output (the Python module's
     // frame iterator); options.output must be "null".
-    Job(const RunOptions& options, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink);
+    Job(const RunOptions& options, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink,
+        std::shared_ptr<GpuRuntime> runtime = nullptr);
     ~Job();
     JobResult run();
     void interrupt();  // any thread: stop reading; what is in flight is filtered and written

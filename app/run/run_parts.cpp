@@ -46,7 +46,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
         fail(ErrorCategory::Usage, "--hwdec cuda decodes into GPU memory for the GPU filters; it needs --device cuda (or auto with a GPU)");
     if (c.device != Device::Cuda) hwdec = HwDecode::None;
     // Frames for the GPU land in page-locked memory, so their upload is a DMA with no host copy.
-    const BufferAllocator host_alloc = c.device == Device::Cuda ? pinned_buffer_alloc : nullptr;
+    const BufferAllocator host_alloc = c.device == Device::Cuda ? c.gpu_device->page_locked()->allocator() : BufferAllocator();
     SourcePart part;
     part.queue_frames = c.low_latency ? std::min(queue_frames, 2) : queue_frames;
     if (in.url.empty()) {
@@ -74,11 +74,11 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.realtime = in.realtime;
     s.reconnect_max = in.reconnect_max;
     s.reconnect_delay_s = in.reconnect_delay_s;
-    s.nvdec_slots = in.nvdec_slots;
     s.nvdec_decoder = in.nvdec_decoder;
     s.nvdec_share = in.nvdec_share;
     s.nvdec_wait_on_cpu = in.nvdec_wait_on_cpu;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
+    if (c.gpu_device) s.nvdec_device = c.gpu_device->nvdec();
     s.decoder_movable = in.decoder_movable && c.device == Device::Cuda;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
     if (hwdec != HwDecode::None || s.decoder_movable) part.queue_frames = std::min(part.queue_frames, 4);
@@ -94,8 +94,7 @@ std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<F
     o.device = c.device;
     o.threads = f.threads.value_or(0);
     o.gpu_kernel = f.kernel;
-    o.gpu_index = f.gpu_index;
-    o.gpu_batch_wait_us = f.batch_wait_us;
+    o.gpu = c.gpu_device;
     o.gpu_output_on_device = f.frames_on_device;
     o.gpu_streams = gpu_frames_of(f, c);
     return std::make_unique<FilterStage>(std::move(chain), o);

@@ -20,6 +20,7 @@ struct RunContext {
     bool null_output = false;     // the frames are discarded
     bool low_latency = false;
     int gpu = 0;                  // the GPU of the filters (device cuda): NVDEC and NVENC work there too
+    std::shared_ptr<GpuDevice> gpu_device;  // that GPU in the job's runtime (device cuda)
 };
 
 // auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).

@@ -187,11 +187,14 @@ int run_serve(const ServeOptions& options) {
     StopSignals signals(true);
     std::signal(SIGPIPE, SIG_IGN);
 
-    StreamService service(o.host_threads, o.gpu_frames, o.min_free);
+    // The GPU state of every stream: one runtime for the process, freed after the streams.
+    GpuRuntimeOptions gpu_options;
+    gpu_options.nvdec_slots = std::max(0, o.nvdec_slots);
+    gpu_options.batch_wait_us = o.batch_wait_ms > 0 ? static_cast<int>(o.batch_wait_ms * 1000) : -1;
+    StreamService service(o.host_threads, o.gpu_frames, o.min_free, std::make_shared<GpuRuntime>(gpu_options));
     service.set_max_streams(o.max_streams);
     service.set_max_preview_encoders(o.max_preview_encoders);
     service.set_shard(o.shard_index, o.shard_count);
-    service.set_batch_wait(o.batch_wait_ms);
 #ifdef VF_HAVE_CUDA
     const int available = gpu_count();
 #else

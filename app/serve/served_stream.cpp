@@ -40,8 +40,9 @@ bool records_to_disk(const RunOutput& out) { return out.path != "null" && output
 
 }  // namespace
 
-ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper, EncoderBudget* encoders)
-    : config_(std::move(config)), keeper_(keeper), preview_(std::make_shared<StreamPreview>(encoders)), filter_(config_.options.filter.chain) {
+ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper, EncoderBudget* encoders, std::shared_ptr<GpuRuntime> runtime)
+    : config_(std::move(config)), keeper_(keeper), runtime_(std::move(runtime)), preview_(std::make_shared<StreamPreview>(encoders)),
+      filter_(config_.options.filter.chain) {
     const RunOutput& out = config_.options.output;
     if (out.segment_s > 0 && records_to_disk(out)) {
         // Kept from the first time the stream runs (run_job): a stream that never started has
@@ -113,7 +114,7 @@ bool ServedStream::run_job(const RunOptions& options) {
             input_attempts_ = w.attempts;
             next_attempt_ = std::chrono::steady_clock::now() +
                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(w.next_in_s));
-        });
+        }, runtime_);
     } catch (const std::exception& e) {
         return ended_with_error(e);
     }

@@ -33,7 +33,9 @@ class ServedStream {
 public:
     // keeper: where its --segment recordings' retention is applied (null: none is).
     // keeper: applies its recordings' retention; encoders: the process's preview encoders (null: no limit).
-    explicit ServedStream(StreamConfig config, RetentionKeeper* keeper = nullptr, EncoderBudget* encoders = nullptr);
+    // runtime: the GPU state its jobs run on (empty: each job's own).
+    explicit ServedStream(StreamConfig config, RetentionKeeper* keeper = nullptr, EncoderBudget* encoders = nullptr,
+                          std::shared_ptr<GpuRuntime> runtime = nullptr);
     ~ServedStream();  // stops and joins
     ServedStream(const ServedStream&) = delete;
     ServedStream& operator=(const ServedStream&) = delete;
@@ -94,6 +96,7 @@ private:
 
     StreamConfig config_;
     RetentionKeeper* keeper_;
+    std::shared_ptr<GpuRuntime> runtime_;
     InputOpened on_input_opened_;
     DecoderMoved on_decoder_moved_;
     std::atomic<int> moved_to_nvdec_{-1};  // where its last move went: 1 NVDEC, 0 the CPU, -1 none

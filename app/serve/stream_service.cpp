@@ -72,7 +72,6 @@ void StreamService::rebalance_decoders_locked() {
 void StreamService::set_gpus(std::vector<int> gpus, DecoderCapacity capacity) {
     stop_nvdec_sampler();
     gpus_ = std::move(gpus);
-    nvdec_slots_ = std::max(0, capacity.nvdec_slots);
     nvdec_share_ = capacity.nvdec_share;
     decoders_.reset();
     if (gpus_.empty()) return;
@@ -127,7 +126,6 @@ void StreamService::sample_nvdec() {
 void StreamService::place_decoder_locked(StreamConfig& s) {
     RunOptions& o = s.options;
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
-    o.input.nvdec_slots = nvdec_slots_;
     if (nvdec_share_) {
         o.input.nvdec_decoder = NvdecDecoderKind::Vfilter;  // FFmpeg's decoder makes decoders of its own
         o.input.nvdec_share = true;
@@ -155,9 +153,9 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
     if (cpu_encoder) decoders_->encoder_started(s.name);
 }
 
-StreamService::StreamService(int host_threads, int gpu_frames, FreeSpaceFloor min_free)
+StreamService::StreamService(int host_threads, int gpu_frames, FreeSpaceFloor min_free, std::shared_ptr<GpuRuntime> runtime)
     : host_threads_(host_threads > 0 ? host_threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-      gpu_frames_(gpu_frames),
+      gpu_frames_(gpu_frames), runtime_(runtime ? std::move(runtime) : std::make_shared<GpuRuntime>()),
       keeper_(min_free) {}
 
 StreamService::~StreamService() {
@@ -188,12 +186,11 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!o.filter.gpu_streams) o.filter.gpu_streams = gpu_share;
     // Each queued NVDEC frame holds a decode and an output surface of its decoder.
     if (!o.pipeline.queue_frames) o.pipeline.queue_frames = std::min(kDefaultQueueFrames, gpu_share);
-    o.filter.batch_wait_us = batch_wait_us_;
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) o.filter.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
     place_decoder_locked(s);  // may move it to the GPU whose NVDEC is the least loaded
     if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
     const std::string name = s.name;
-    auto stream = std::make_shared<ServedStream>(std::move(s), &keeper_, encoders_.get());
+    auto stream = std::make_shared<ServedStream>(std::move(s), &keeper_, encoders_.get(), runtime_);
     if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens
         stream->on_input_opened([balance = decoders_.get(), name](const VideoInfo& v, bool nvdec, bool waiting) {
             balance->input_opened(name, camera_streams(v.width, v.height, av_q2d(v.frame_rate)), nvdec, waiting,
@@ -385,7 +382,7 @@ std::string StreamService::metrics() const {
     if (decoders_) decoders_->collect_metrics(set);
 #ifdef VF_HAVE_CUDA
     // Only once a stream runs on the GPU: asking earlier would create a CUDA context for nothing.
-    if (gpu_in_use) collect_gpu_metrics(set);
+    if (gpu_in_use) collect_gpu_metrics(set, *runtime_);
 #endif
     return set.text();
 }

@@ -29,8 +29,10 @@ class StreamService {
 public:
     // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the
     // cores). gpu_frames: frames in flight on the GPU, shared among the streams (2 to 6 each).
-    // min_free: the free space kept on the disks recordings go to (--min-free).
-    explicit StreamService(int host_threads = 0, int gpu_frames = 24, FreeSpaceFloor min_free = {});
+    // min_free: the free space kept on the disks recordings go to (--min-free). runtime: the GPU
+    // state every stream's GPU work runs on (pipeline/gpu_runtime.hpp; empty: a default one).
+    explicit StreamService(int host_threads = 0, int gpu_frames = 24, FreeSpaceFloor min_free = {},
+                           std::shared_ptr<GpuRuntime> runtime = nullptr);
     ~StreamService();  // stops every stream, finalising its output
 
     // The whole config: streams no longer named are stopped, changed ones restarted, new ones
@@ -48,9 +50,7 @@ public:
     // those that may decode on NVDEC (hwdec auto) on NVDEC or the CPU by load (app/serve/decoder_balance.hpp).
     // Before any stream starts: the streams' load callbacks hold the placement it makes.
     void set_gpus(std::vector<int> gpus, DecoderCapacity capacity = {});
-    // GPU streams started from now on filter through their device's batch window, a frame
-    // waiting at most `ms` for other streams' frames to share its launch (0: no window).
-    void set_batch_wait(double ms) { batch_wait_us_ = ms > 0 ? static_cast<int>(ms * 1000) : -1; }
+    const std::shared_ptr<GpuRuntime>& runtime() const { return runtime_; }
     // Streams run at most (each holds threads and memory even while it waits for its camera):
     // add() beyond it is refused (503), and so is a config file naming more.
     void set_max_streams(size_t count) { max_streams_ = count; }
@@ -76,7 +76,7 @@ private:
 
     int host_threads_;
     int gpu_frames_;
-    int batch_wait_us_ = -1;
+    std::shared_ptr<GpuRuntime> runtime_;
     size_t max_streams_ = 512;
     mutable std::mutex mutex_;
     bool closing_ = false;
@@ -84,7 +84,6 @@ private:
     std::vector<int> gpus_;
     std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
     std::unique_ptr<DecoderBalance> decoders_;  // with GPUs: where streams decode
-    int nvdec_slots_ = 0;                       // each stream's share of its GPU's NVDEC gate; 0: none
     bool nvdec_share_ = false;                  // streams decode through vfilter's NVDEC decoder, sharing decoders
     void place_decoder_locked(StreamConfig& stream);
     void unplace(const ServedStream& stream);

@@ -33,43 +33,32 @@ ConstantSlot& ConstantSlot::operator=(ConstantSlot&& o) noexcept {
 
 namespace {
 
-// Contexts by device. Weak: the registry owns nothing; the users of a context own it.
-struct Registry {
-    std::mutex mutex;
-    std::map<int, std::weak_ptr<DeviceContext>> contexts;
-};
+// Bit d: a context of device d hands out that device's constant memory. Not a resource: the
+// __constant__ arrays are the module's on each device, and this says which context may use them.
+std::atomic<uint64_t> g_constant_memory_claims{0};
 
-Registry& registry() {
-    static Registry* r = new Registry;  // never destroyed: contexts may outlive static destruction
-    return *r;
+bool claim_constant_memory(int device) {
+    if (device < 0 || device >= 64) return false;
+    const uint64_t bit = uint64_t(1) << device;
+    return (g_constant_memory_claims.fetch_or(bit) & bit) == 0;
 }
 
 }  // namespace
 
-std::shared_ptr<DeviceContext> DeviceContext::acquire(int device) {
-    Registry& r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    if (auto live = r.contexts[device].lock()) return live;
-    auto made = std::shared_ptr<DeviceContext>(new DeviceContext(device));
-    r.contexts[device] = made;
-    return made;
-}
-
-std::vector<std::shared_ptr<DeviceContext>> DeviceContext::live() {
-    Registry& r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    std::vector<std::shared_ptr<DeviceContext>> out;
-    for (auto& [device, weak] : r.contexts)
-        if (auto c = weak.lock()) out.push_back(std::move(c));
-    return out;
+std::shared_ptr<DeviceContext> DeviceContext::create(int device) {
+    return std::shared_ptr<DeviceContext>(new DeviceContext(device));
 }
 
 DeviceContext::DeviceContext(int device) : device_(device) {
     DeviceGuard guard(device);
     limits_ = device_limits();
+    owns_constant_memory_ = claim_constant_memory(device);
 }
 
-DeviceContext::~DeviceContext() = default;
+DeviceContext::~DeviceContext() {
+    if (owns_constant_memory_) g_constant_memory_claims.fetch_and(~(uint64_t(1) << device_));
+}
+
 
 void DeviceContext::raise_shared_memory(const void* kernel, int bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -85,6 +74,7 @@ void DeviceContext::raise_shared_memory(const void* kernel, int bytes) {
 ConstantSlot DeviceContext::constant_slot(const void* symbol, int capacity, const std::vector<float>& taps) {
     const int n = static_cast<int>(taps.size());
     ConstantSlot slot;
+    if (!owns_constant_memory_) return slot;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         std::unique_ptr<Arena>& a = arenas_[symbol];

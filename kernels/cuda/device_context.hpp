@@ -7,9 +7,11 @@
 //   - the store of prepared chains (prepared_chain.hpp): streams filtering the same chain on frames
 //     of the same geometry share one, and with it their batched launches;
 //   - what the prepared operations alive on it hold, for /metrics.
-// Constant memory belongs to the module on each device, so two owners of one device would hand out
-// the same bytes: acquire() returns the live context of a device or makes it, and the context is
-// freed with its last user. The registry it looks in holds weak references only.
+// A context is made by its device's owner, the GPU runtime (pipeline/gpu_runtime.hpp), and freed
+// with its last user. Constant memory belongs to the module on each device, not to a context, so
+// two contexts of one device alive at once (two runtimes in one process) would hand out the same
+// bytes: only the first context of a device hands out constant memory; another one's operations
+// read their taps from global memory (the same results, a little slower).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,10 +60,8 @@ struct PreparedTotals {
 
 class DeviceContext {
 public:
-    // The live context of `device`, or a new one (the device is made current while it is made).
-    static std::shared_ptr<DeviceContext> acquire(int device);
-    // Every context alive now (for /metrics).
-    static std::vector<std::shared_ptr<DeviceContext>> live();
+    // A new context of `device` (made current while it is made).
+    static std::shared_ptr<DeviceContext> create(int device);
 
     ~DeviceContext();
     DeviceContext(const DeviceContext&) = delete;
@@ -85,6 +85,7 @@ private:
     explicit DeviceContext(int device);
 
     const int device_;
+    bool owns_constant_memory_ = false;  // the first context alive on its device
     DeviceLimits limits_;
     std::mutex mutex_;  // the attributes and the arenas
     std::set<const void*> raised_;

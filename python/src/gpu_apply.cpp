@@ -14,6 +14,7 @@
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/prepared_chain.hpp"
 #include "kernels/cuda/workspace.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #endif
 
 namespace vf {
@@ -33,12 +34,15 @@ void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, con
 struct GpuApplyCache::Impl {
     static constexpr size_t kKept = 8;  // chains kept alive beyond the call that prepared them
     std::mutex mutex;
+    // The GPU state of apply(): device contexts made when a device is first used, freed with the
+    // cache (and the chains it keeps).
+    std::shared_ptr<GpuRuntime> runtime = std::make_shared<GpuRuntime>();
     std::deque<std::shared_ptr<const cuda::PreparedChain>> recent;  // most recent first
 
     std::shared_ptr<const cuda::PreparedChain> acquire(int device, const std::vector<FilterPlan>& chain,
                                                         const std::vector<cuda::StepShapes>& shapes) {
         std::lock_guard<std::mutex> lock(mutex);
-        auto prepared = cuda::PreparedChain::acquire(cuda::DeviceContext::acquire(device), chain, KernelChoice{}, shapes);
+        auto prepared = cuda::PreparedChain::acquire(runtime->device(device)->context(), chain, KernelChoice{}, shapes);
         recent.erase(std::remove(recent.begin(), recent.end(), prepared), recent.end());
         recent.push_front(prepared);
         if (recent.size() > kKept) recent.pop_back();

@@ -1,3 +1,4 @@
+#include "decode/nvdec_device.hpp"
 #include "decode/nvdec_gate.hpp"
 
 #include <gtest/gtest.h>
@@ -88,22 +89,30 @@ TEST(NvdecGate, WaitersGetTheirTurnInArrivalOrder) {
     EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
 }
 
-TEST(NvdecGate, OneGateForEachGpuWhileItsStreamsLast) {
-    auto a = NvdecGate::of_gpu(0, 5);
-    auto b = NvdecGate::of_gpu(0, 9);  // the first stream's slots hold
-    auto c = NvdecGate::of_gpu(1, 7);
+// A GPU's streams share its device's gate, with the slots its runtime gave; the gate is freed
+// with its last stream, and a device of another runtime (or GPU) has a gate of its own.
+TEST(NvdecGate, OneGateForEachDeviceWhileItsStreamsLast) {
+    NvdecDevice gpu0(0, 5), other_runtime_gpu0(0, 9), gpu1(1, 7), ungated(0, 0);
+    auto a = gpu0.gate();
+    auto b = gpu0.gate();
     EXPECT_EQ(a.get(), b.get());
-    EXPECT_NE(a.get(), c.get());
-    EXPECT_EQ(b->slots(), 5);
+    EXPECT_EQ(a->slots(), 5);
+    EXPECT_NE(a.get(), other_runtime_gpu0.gate().get());
+    EXPECT_EQ(other_runtime_gpu0.gate()->slots(), 9);
+    EXPECT_EQ(gpu1.gate()->slots(), 7);
+    EXPECT_EQ(ungated.gate(), nullptr);
+    std::weak_ptr<NvdecGate> gone = a;
     a.reset();
     b.reset();
-    EXPECT_EQ(NvdecGate::of_gpu(0, 9)->slots(), 9);  // gone with its last user, made anew
+    EXPECT_TRUE(gone.expired());  // freed with its last user
+    EXPECT_EQ(gpu0.gate()->slots(), 5);  // and made anew with the same slots
 }
 
 // Decoding on the CPU, or a single run, has no gate: its passes never wait, even while a gate of
 // the same GPU is full, and that gate counts no wait of theirs.
 TEST(NvdecGate, NoGateMeansNoWait) {
-    auto full = NvdecGate::of_gpu(7, 1);
+    NvdecDevice gpu(7, 1);
+    auto full = gpu.gate();
     std::atomic<bool> passed{false};
     std::thread other;
     {

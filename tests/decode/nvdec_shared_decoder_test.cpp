@@ -191,7 +191,7 @@ TEST(NvdecSharedDecoder, StreamsMappingAtOnceGetOnlyTheirOwnPictures) {
         ASSERT_GE(reference[static_cast<size_t>(s)].size(), static_cast<size_t>(kFrames - 1));
     }
 
-    const std::shared_ptr<NvdecDecoderPool> pool = NvdecDecoderPool::acquire(0);
+    const std::shared_ptr<NvdecDecoderPool> pool = std::make_shared<NvdecDecoderPool>(0);
     std::vector<std::unique_ptr<ClipDecode>> shared;
     std::vector<void*> cuda_streams;
     for (int s = 0; s < kStreams; ++s) {

@@ -10,6 +10,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "app/run/job.hpp"
 #include "decode/file_source.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
 #include "support/filter_churn.hpp"
@@ -81,15 +82,17 @@ TEST(GpuMemory, FilterChurnGivesEveryChainBack) {
     const std::string dir = temp_dir();
     const std::string clip = write_churn_clip(dir, 200);
     RunOptions o = churn_options(clip, DeviceChoice::Cuda);
-    o.filter.batch_wait_us = 200;  // through the device's batch window, as serve runs streams
-    auto chains_alive = [] {
+    GpuRuntimeOptions batching;
+    batching.batch_wait_us = 200;  // through the device's batch window, as serve runs streams
+    const auto runtime = std::make_shared<GpuRuntime>(batching);
+    auto chains_alive = [&runtime] {
         int64_t n = 0;
-        for (const auto& ctx : cuda::DeviceContext::live()) n += ctx->totals().chains;
+        for (const auto& device : runtime->devices()) n += device->context()->totals().chains;
         return n;
     };
     {
         // The CUDA context and the code of the kernels the filters use, loaded once.
-        Job warm(o);
+        Job warm(o, runtime);
         EXPECT_EQ(run_filter_churn(warm, churn_filters(8, 1)), 8);
     }
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -97,7 +100,7 @@ TEST(GpuMemory, FilterChurnGivesEveryChainBack) {
     ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
     int64_t most_alive = 0;
     {
-        Job job(o);
+        Job job(o, runtime);
         const int seen = run_filter_churn(job, churn_filters(200, 2), [&](int) { most_alive = std::max(most_alive, chains_alive()); });
         EXPECT_EQ(seen, 200);
     }
@@ -110,6 +113,43 @@ TEST(GpuMemory, FilterChurnGivesEveryChainBack) {
     EXPECT_LE(grown_mib, 32.0) << "GPU memory grew by " << grown_mib << " MiB over 200 filter changes";
     std::printf("GPU memory after 200 filter changes: %+.1f MiB; at most %lld prepared chains alive\n", grown_mib,
                 static_cast<long long>(most_alive));
+}
+
+// Everything a GPU runtime made (device context and prepared chains, the batch window's CUDA
+// streams and scratch, NVDEC decoders, page-locked frames) is freed when the runtime and its jobs
+// end: GPU memory is back within 2 MiB of where it was before the runtime was made, and its
+// page-locked store is gone. Memory is read device-wide, so this runs alone.
+TEST(GpuMemory, RuntimeGivesEverythingBackWhenItEnds) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    const std::string dir = temp_dir();
+    const std::string clip = write_churn_clip(dir, 24);
+    RunOptions o = churn_options(clip, DeviceChoice::Cuda);
+    o.input.hwdec = HwDecode::Auto;  // NVDEC where it can: its decoder belongs to the runtime's device too
+    GpuRuntimeOptions batching;
+    batching.batch_wait_us = 200;
+    auto run_once = [&] {
+        const auto runtime = std::make_shared<GpuRuntime>(batching);
+        std::weak_ptr<PageLockedStore> store = runtime->page_locked();
+        {
+            Job job(o, runtime);
+            EXPECT_EQ(run_filter_churn(job, churn_filters(8, 3)), 8);
+        }
+        EXPECT_GT(runtime->page_locked()->bytes().pinned, 0u) << "the frames were not page-locked";
+        return store;
+    };
+    run_once();  // the CUDA context and the kernels' code, loaded once for the process
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    size_t free_before = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    const std::weak_ptr<PageLockedStore> store = run_once();
+    EXPECT_TRUE(store.expired()) << "the page-locked store outlived its runtime";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    size_t free_after = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    const double grown_mib = (static_cast<double>(free_before) - static_cast<double>(free_after)) / (1 << 20);
+    EXPECT_LE(grown_mib, 2.0) << "GPU memory grew by " << grown_mib << " MiB over a runtime's life";
+    std::printf("GPU memory after a runtime's life: %+.1f MiB\n", grown_mib);
 }
 
 // A stream moved between NVDEC and the CPU at every key frame (a key frame every 4 frames, about

@@ -13,6 +13,7 @@
 
 #include "app/run/job.hpp"
 #include "app/serve/stream_service.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "decode/nvdec_busy_meter.hpp"
 #include "decode/nvdec_decoder_pool.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -96,8 +97,9 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
         ASSERT_EQ(job.run().stats.frames_out, 24);
     }
     {
-        StreamService service;
-        service.set_batch_wait(20);  // long, so that launches are shared however the streams run
+        GpuRuntimeOptions batching;
+        batching.batch_wait_us = 20000;  // long, so that launches are shared however the streams run
+        StreamService service(0, 24, {}, std::make_shared<GpuRuntime>(batching));
         service.apply(config);
         service.wait_all();
         for (const auto& s : service.list()) EXPECT_EQ(s["state"], "stopped") << s.dump();
@@ -108,7 +110,8 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
         // Streams of one group did share launches (else this test would not test batching).
         for (const char* name : {"sobel_a", "sobel_b", "sobel_c", "gauss", "gauss_b"})
             EXPECT_GT(stats[name]["stats"]["gpu_frames_per_launch"].get<double>(), 1.2) << stats[name].dump();
-        EXPECT_GT(gpu_batch_totals().frames, gpu_batch_totals().launches);
+        const GpuBatchTotals batched = service.runtime()->device(0)->batch_totals();
+        EXPECT_GT(batched.frames, batched.launches);
     }
     expect_served_equal_single(dir, cases);
 }

@@ -13,6 +13,7 @@
 #include "config/filter_registry.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "pipeline/filter_stage.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "media/host_memory.hpp"
 #include "support/clip_writer.hpp"
 #include "support/expected_output.hpp"
@@ -63,13 +64,15 @@ TEST_P(GpuStage, FramesComeBackInOrderAndMatchTheReference) {
     std::string why;
     if (!gpu_or_skip(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
     const StageCase c = GetParam();
+    GpuRuntime runtime;
     FilterStageOptions o;
     o.device = Device::Cuda;
+    o.gpu = runtime.device(0);
     o.gpu_streams = c.streams;
     ASSERT_TRUE(parse_kernel_choice(c.kernel, &o.gpu_kernel)) << c.kernel;
     const std::string filter = c.filter[0] == '@' ? dense_kernel(std::atoi(c.filter + 1)) : c.filter;
     FilterStage stage(build_chain(filter), o);
-    FramePool inputs(c.width, c.height, c.format, c.pinned_input ? pinned_buffer_alloc : nullptr);
+    FramePool inputs(c.width, c.height, c.format, c.pinned_input ? runtime.page_locked()->allocator() : BufferAllocator());
     std::mt19937 rng(1234 + c.streams);
     std::vector<AvFramePtr> expected;
     std::vector<AvFramePtr> got;
@@ -125,9 +128,11 @@ TEST(GpuStage, FramesWhoseLayoutChangesMidStreamMatchTheReference) {
                                    {AV_PIX_FMT_GRAY8, 257, 131},   {AV_PIX_FMT_YUV420P, 641, 361}, {AV_PIX_FMT_NV12, 100, 51},
                                    {AV_PIX_FMT_YUV444P, 333, 201}, {AV_PIX_FMT_NV12, 641, 361}};
     const std::string filter = "box=radius=2,sobel=planes=all";  // two filters: both images of a slot
+    GpuRuntime runtime;
     for (const int slots : {1, 3}) {
         FilterStageOptions o;
         o.device = Device::Cuda;
+        o.gpu = runtime.device(0);
         o.gpu_streams = slots;
         FilterStage stage(build_chain(filter), o);
         std::mt19937 rng(4321 + slots);
@@ -135,7 +140,7 @@ TEST(GpuStage, FramesWhoseLayoutChangesMidStreamMatchTheReference) {
         std::vector<std::string> what;
         int64_t pts = 0;
         for (const Run& r : runs) {
-            FramePool inputs(r.width, r.height, r.format, pinned_buffer_alloc);
+            FramePool inputs(r.width, r.height, r.format, runtime.page_locked()->allocator());
             const int frames = 2 + static_cast<int>(rng() % 5);  // runs shorter and longer than the slots
             for (int i = 0; i < frames; ++i) {
                 AvFramePtr in = random_frame(inputs, rng, pts++);
@@ -180,15 +185,18 @@ TEST(GpuStageBatched, StreamsSharingLaunchesMatchTheReference) {
                                    {AV_PIX_FMT_YUV420P, 333, 200, "sobel=planes=all", 2},
                                    {AV_PIX_FMT_NV12, 257, 131, "box=radius=2,emboss=planes=all", 3},
                                    {AV_PIX_FMT_NV12, 257, 131, "box=radius=2,emboss=planes=all", 2}};
+    GpuRuntimeOptions batching;
+    batching.batch_wait_us = 20000;
+    GpuRuntime runtime(batching);
     std::vector<std::thread> threads;
     for (size_t k = 0; k < streams.size(); ++k) {
-        threads.emplace_back([&s = streams[k], k] {
+        threads.emplace_back([&s = streams[k], k, &runtime] {
             FilterStageOptions o;
             o.device = Device::Cuda;
+            o.gpu = runtime.device(0);
             o.gpu_streams = s.slots;
-            o.gpu_batch_wait_us = 20000;
             FilterStage stage(build_chain(s.filter), o);
-            FramePool inputs(s.width, s.height, s.format, pinned_buffer_alloc);
+            FramePool inputs(s.width, s.height, s.format, runtime.page_locked()->allocator());
             std::mt19937 rng(777 + static_cast<unsigned>(k));
             std::vector<AvFramePtr> expected, got;
             const int frames = 31;
@@ -241,35 +249,42 @@ JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec,
 }
 
 // The page-locked store: a buffer freed by one pool is the next one of its size (zeroed again),
-// whichever stream asks; one of another size, or asked while the first is in use, is new.
+// whichever stream asks; one of another size, or asked while the first is in use, is new. Its
+// blocks are counted until they are freed, and the store lives until its last buffer is back.
 TEST(PinnedBlocks, FreedBuffersGoToTheNextPoolOfTheirSize) {
     std::string why;
     if (!gpu_or_skip(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
-    const size_t size = 3 * 1024 * 1024 + 17;  // no frame pool of the suite asks for this size
-    AVBufferRef* a = pinned_buffer_alloc(size);
+    const size_t size = 3 * 1024 * 1024 + 17;
+    auto store = std::make_shared<PageLockedStore>();
+    AVBufferRef* a = store->alloc(size);
     ASSERT_TRUE(a);
     ASSERT_TRUE(is_pinned(a->data));
     uint8_t* const first = a->data;
     std::memset(first, 0xab, size);
-    const size_t kept = pinned_bytes_kept();
-    AVBufferRef* other = pinned_buffer_alloc(size);  // while the first is in use: a block of its own
+    EXPECT_EQ(store->bytes().kept, 0u);
+    AVBufferRef* other = store->alloc(size);  // while the first is in use: a block of its own
     ASSERT_NE(other->data, first);
     av_buffer_unref(&a);
-    EXPECT_EQ(pinned_bytes_kept(), kept + size);
+    EXPECT_EQ(store->bytes().kept, size);
+    EXPECT_EQ(store->bytes().pinned, 2 * size);
     std::thread([&] {  // another stream's thread
-        AVBufferRef* b = pinned_buffer_alloc(size);
+        AVBufferRef* b = store->alloc(size);
         EXPECT_EQ(b->data, first) << "the freed block is reused";
         EXPECT_TRUE(is_pinned(b->data));
         size_t nonzero = 0;
         for (size_t i = 0; i < size; ++i) nonzero += b->data[i] != 0;
         EXPECT_EQ(nonzero, 0u) << "a reused block is zeroed as a new one";
-        AVBufferRef* c = pinned_buffer_alloc(size + 64);
+        AVBufferRef* c = store->alloc(size + 64);
         EXPECT_NE(c->data, first) << "only blocks of the same size are reused";
         av_buffer_unref(&b);
         av_buffer_unref(&c);
     }).join();
+    EXPECT_EQ(store->bytes().kept, 2 * size + 64);
+    std::weak_ptr<PageLockedStore> gone = store;
+    store.reset();
+    EXPECT_FALSE(gone.expired()) << "a buffer in use holds its store";
     av_buffer_unref(&other);
-    EXPECT_EQ(pinned_bytes_kept(), kept + 3 * size + 64);
+    EXPECT_TRUE(gone.expired()) << "the store outlived its last buffer";
 }
 
 TEST(GpuDecode, NvdecMatchesCpuDecodingAndCopiesNothingOnTheHost) {

@@ -57,7 +57,7 @@ Outcome run_choice(const PlaneOp& op, int w, int h, int depth, KernelChoice kern
     int device = 0;
     VF_CUDA_CHECK(cudaGetDevice(&device));
     const PlaneView sv = src.view_at(dsrc.data()), dv = out.view_at(ddst.data());
-    const cuda::PreparedOp prepared(cuda::DeviceContext::acquire(device), op, cuda::PlaneShape::of(sv), cuda::PlaneShape::of(dv), kernel);
+    const cuda::PreparedOp prepared(cuda::DeviceContext::create(device), op, cuda::PlaneShape::of(sv), cuda::PlaneShape::of(dv), kernel);
     cuda::Workspace workspace(stream.get());
     prepared.launch(sv, dv, stream.get(), workspace);
     const char* ran = prepared.row();

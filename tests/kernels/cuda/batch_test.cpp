@@ -62,7 +62,7 @@ struct Planes {
 cuda::PreparedOp prepare(const PlaneOp& op, const PlaneView& src, const PlaneView& dst) {
     int device = 0;
     VF_CUDA_CHECK(cudaGetDevice(&device));
-    return cuda::PreparedOp(cuda::DeviceContext::acquire(device), op, cuda::PlaneShape::of(src), cuda::PlaneShape::of(dst), KernelChoice{});
+    return cuda::PreparedOp(cuda::DeviceContext::create(device), op, cuda::PlaneShape::of(src), cuda::PlaneShape::of(dst), KernelChoice{});
 }
 
 // Runs op, prepared for the planes' layout, over every plane in one launch_batch or one launch a

@@ -48,7 +48,7 @@ SeparablePair run_separable_pair(const PlaneOp& op, int w, int h, unsigned seed)
     const PlaneView sv = src.view_at(dsrc.data()), ov = out.view_at(dout.data()), fv = f32.view_at(df32.data());
     int device = 0;
     VF_CUDA_CHECK(cudaGetDevice(&device));
-    const auto ctx = cuda::DeviceContext::acquire(device);
+    const auto ctx = cuda::DeviceContext::create(device);
     cuda::Workspace workspace(stream.get());
     KernelChoice imma_row, f32_row;
     if (!parse_kernel_choice("separable-imma", &imma_row) || !parse_kernel_choice("separable-f32", &f32_row))
