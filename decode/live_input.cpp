@@ -44,8 +44,8 @@ AVDictionary* live_open_options(const std::string& url, const LiveInputOptions& 
     if (o.rtsp_transport != "tcp" && o.rtsp_transport != "udp")
         fail(ErrorCategory::Usage, "--rtsp-transport '" + o.rtsp_transport + "': expected tcp or udp");
     if (device) {
-        static std::once_flag devices_registered;
-        std::call_once(devices_registered, [] { avdevice_register_all(); });
+        static std::once_flag devices_registered;  // process-wide: FFmpeg's device list is the process's
+        std::call_once(devices_registered, [] { avdevice_register_all(); });  // process-wide: as above
         *format = av_find_input_format("video4linux2");
         if (!*format) fail(ErrorCategory::Input, "this FFmpeg was built without V4L2 capture (libavdevice)");
         if (!o.input_size.empty()) {

@@ -72,7 +72,7 @@ thread_local int quiet_depth = 0;
 
 void ffmpeg_log(void* avcl, int level, const char* fmt, va_list vl) {
     if (level > av_log_get_level() || quiet_depth > 0) return;
-    static thread_local std::string pending;
+    static thread_local std::string pending;  // process-wide: each thread's part of a log line
     static thread_local int print_prefix = 1;
     char line[1024];
     av_log_format_line2(avcl, level, fmt, vl, line, sizeof(line), &print_prefix);

@@ -18,7 +18,7 @@ namespace vf::cuda {
 // reading scratch memory nobody wrote gives a wrong answer that changes from run to run instead of
 // a lucky zero.
 inline std::atomic<int>& new_buffer_fill() {
-    static std::atomic<int> byte{-1};
+    static std::atomic<int> byte{-1};  // process-wide: a test hook, no resource
     return byte;
 }
 

@@ -35,7 +35,7 @@ namespace {
 
 // Bit d: a context of device d hands out that device's constant memory. Not a resource: the
 // __constant__ arrays are the module's on each device, and this says which context may use them.
-std::atomic<uint64_t> g_constant_memory_claims{0};
+std::atomic<uint64_t> g_constant_memory_claims{0};  // process-wide: which context uses the module's memory
 
 bool claim_constant_memory(int device) {
     if (device < 0 || device >= 64) return false;
