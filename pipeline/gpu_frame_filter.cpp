@@ -227,7 +227,7 @@ std::shared_ptr<SharedGpuStage> make_shared_gpu_stage(int device, int wait_us, s
     auto stage = std::make_shared<SharedGpuStage>();
     stage->device = device;
     stage->counters = std::move(counters);
-    for (int i = 0; i < 4; ++i) stage->lanes.push_back(std::make_unique<Lane>());
+    for (int i = 0; i < 4; ++i) stage->lanes.push_back(std::make_unique<SharedGpuStage::Lane>());
     BatchWindowOptions o;
     o.max_wait = std::chrono::microseconds(wait_us);
     SharedGpuStage* raw = stage.get();

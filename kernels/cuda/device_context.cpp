@@ -11,7 +11,7 @@ namespace vf::cuda {
 struct Arena {
     const void* symbol = nullptr;
     int capacity = 0;
-    std::mutex* mutex = nullptr;  // the context's
+    std::mutex* mutex = nullptr;  // the arenas' (constant_arenas below)
     std::map<int, int> used;
 };
 
@@ -33,14 +33,18 @@ ConstantSlot& ConstantSlot::operator=(ConstantSlot&& o) noexcept {
 
 namespace {
 
-// Bit d: a context of device d hands out that device's constant memory. Not a resource: the
-// __constant__ arrays are the module's on each device, and this says which context may use them.
-std::atomic<uint64_t> g_constant_memory_claims{0};  // process-wide: which context uses the module's memory
+// The __constant__ arrays are the CUDA module's: one copy per device for the whole process, used
+// by every runtime's contexts of that device. So the record of which ranges are taken is the
+// process's too, one arena per device and array; it holds no memory of its own.
+struct ConstantArenas {
+    std::mutex mutex;
+    std::map<std::pair<int, const void*>, std::unique_ptr<Arena>> arenas;
+};
 
-bool claim_constant_memory(int device) {
-    if (device < 0 || device >= 64) return false;
-    const uint64_t bit = uint64_t(1) << device;
-    return (g_constant_memory_claims.fetch_or(bit) & bit) == 0;
+ConstantArenas& constant_arenas() {
+    // Never destroyed: a slot may be given back while the process exits.
+    static ConstantArenas* arenas = new ConstantArenas;  // process-wide: the module's arrays are the process's
+    return *arenas;
 }
 
 }  // namespace
@@ -52,12 +56,9 @@ std::shared_ptr<DeviceContext> DeviceContext::create(int device) {
 DeviceContext::DeviceContext(int device) : device_(device) {
     DeviceGuard guard(device);
     limits_ = device_limits();
-    owns_constant_memory_ = claim_constant_memory(device);
 }
 
-DeviceContext::~DeviceContext() {
-    if (owns_constant_memory_) g_constant_memory_claims.fetch_and(~(uint64_t(1) << device_));
-}
+DeviceContext::~DeviceContext() = default;
 
 
 void DeviceContext::raise_shared_memory(const void* kernel, int bytes) {
@@ -74,15 +75,15 @@ void DeviceContext::raise_shared_memory(const void* kernel, int bytes) {
 ConstantSlot DeviceContext::constant_slot(const void* symbol, int capacity, const std::vector<float>& taps) {
     const int n = static_cast<int>(taps.size());
     ConstantSlot slot;
-    if (!owns_constant_memory_) return slot;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
-        std::unique_ptr<Arena>& a = arenas_[symbol];
+        ConstantArenas& all = constant_arenas();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        std::unique_ptr<Arena>& a = all.arenas[{device_, symbol}];
         if (!a) {
             a = std::make_unique<Arena>();
             a->symbol = symbol;
             a->capacity = capacity;
-            a->mutex = &mutex_;
+            a->mutex = &all.mutex;
         }
         // First fit between the ranges taken (they are few: one per live operation of the variant).
         int at = 0;

@@ -8,10 +8,9 @@
 //     of the same geometry share one, and with it their batched launches;
 //   - what the prepared operations alive on it hold, for /metrics.
 // A context is made by its device's owner, the GPU runtime (pipeline/gpu_runtime.hpp), and freed
-// with its last user. Constant memory belongs to the module on each device, not to a context, so
-// two contexts of one device alive at once (two runtimes in one process) would hand out the same
-// bytes: only the first context of a device hands out constant memory; another one's operations
-// read their taps from global memory (the same results, a little slower).
+// with its last user. Constant memory belongs to the module on each device, not to a context: two
+// contexts of one device (two runtimes in one process) take their ranges from one record of the
+// process's per device and array, so they never hand out the same bytes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -85,11 +84,9 @@ private:
     explicit DeviceContext(int device);
 
     const int device_;
-    bool owns_constant_memory_ = false;  // the first context alive on its device
     DeviceLimits limits_;
-    std::mutex mutex_;  // the attributes and the arenas
+    std::mutex mutex_;  // the attributes
     std::set<const void*> raised_;
-    std::map<const void*, std::unique_ptr<struct Arena>> arenas_;
     std::atomic<int64_t> chains_{0}, operations_{0}, device_bytes_{0};
 
     // The store of prepared chains (prepared_chain.cpp): each alive one by its key's hash; weak,

@@ -176,11 +176,12 @@ TEST(GpuServe, StreamsOnEveryGpuEqualTheirSingleRuns) {
     std::map<std::string, int> gpu_of;
     std::map<int, double> best_batch;  // per GPU, the largest mean batch of its streams
     {
-        StreamService service;
+        GpuRuntimeOptions batching;
+        batching.batch_wait_us = 20000;
+        StreamService service(0, 24, {}, std::make_shared<GpuRuntime>(batching));
         std::vector<int> all;
         for (int g = 0; g < gpus; ++g) all.push_back(g);
         service.set_gpus(all);
-        service.set_batch_wait(20);
         service.apply(config);
         service.wait_all();
         const nlohmann::json list = service.list(), stats = service.final_stats();
@@ -390,8 +391,9 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
         ASSERT_EQ(job.run().stats.frames_out, 24);
     }
     int most_streams = 0, decoders_then = 0;
+    const auto runtime = std::make_shared<GpuRuntime>();
     {
-        StreamService service;
+        StreamService service(0, 24, {}, runtime);
         DecoderCapacity capacity;
         capacity.nvdec_share = true;
         service.set_gpus({0}, capacity);
@@ -401,7 +403,7 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         bool running = true;
         while (running && std::chrono::steady_clock::now() < until) {
-            for (const auto& pool : NvdecDecoderPool::live()) {
+            if (const auto pool = runtime->device(0)->nvdec()->live_pool()) {
                 const NvdecDecoderPool::Counts n = pool->counts();
                 if (n.streams > most_streams) most_streams = n.streams, decoders_then = n.decoders;
             }
@@ -418,7 +420,7 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
     }
     EXPECT_GE(most_streams, 4) << "the streams did not decode at once: nothing was shared";
     EXPECT_LT(decoders_then, most_streams) << "every stream had a decoder of its own";
-    EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
+    EXPECT_EQ(runtime->device(0)->nvdec()->live_pool(), nullptr) << "a decoder outlived its streams";
     expect_served_equal_single(dir, cases);
 }
 
@@ -456,8 +458,9 @@ TEST(GpuServe, FilesWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns
         ASSERT_EQ(job.run().stats.frames_out, kFrames);
     }
     std::map<std::string, bool> waited, moved;
+    const auto runtime = std::make_shared<GpuRuntime>();
     {
-        StreamService service;
+        StreamService service(0, 24, {}, runtime);
         DecoderCapacity capacity;
         capacity.nvdec_share = true;
         service.set_gpus({0}, capacity);
@@ -484,7 +487,7 @@ TEST(GpuServe, FilesWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns
     EXPECT_GE(waited_n, 1) << "no file started on the CPU: the turns were not tested";
     EXPECT_EQ(moved_n, waited_n) << "a file that waited never moved to NVDEC";
     EXPECT_FALSE(waited["camera"]) << "a live input started on the CPU";
-    EXPECT_TRUE(NvdecDecoderPool::live().empty()) << "a decoder outlived its streams";
+    EXPECT_EQ(runtime->device(0)->nvdec()->live_pool(), nullptr) << "a decoder outlived its streams";
     expect_served_equal_single(dir, cases, kFrames);
 }
 
