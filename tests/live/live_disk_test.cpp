@@ -59,6 +59,13 @@ TEST_F(Live, ServeRetentionKeepsRecordingsWithinTheirLimitsOnASmallDisk) {
     const std::string seen = serve.seen(disk);
     ASSERT_TRUE(serve.wait_for("cam-a", "running")) << serve.log();
     ASSERT_TRUE(serve.wait_for("cam-b", "running")) << serve.log();
+    // The earlier run's file goes for its age (older than cam-a's retain): within 20 s, before
+    // either stream's 16 MiB or the free-space floor can bind (20 s of segments each stay below
+    // both).
+    const std::string earlier_file = seen + "/a-00041.mp4";
+    const auto age_deadline = std::chrono::steady_clock::now() + 20s;
+    while (file_exists(earlier_file) && std::chrono::steady_clock::now() < age_deadline) std::this_thread::sleep_for(100ms);
+    EXPECT_FALSE(file_exists(earlier_file)) << "the earlier run's file is deleted for its age";
 
     // A segment (about 1.3 MiB here) may finish between two looks (once a second).
     const int64_t limit = 16 << 20, slack = 2 << 20;
@@ -91,11 +98,9 @@ TEST_F(Live, ServeRetentionKeepsRecordingsWithinTheirLimitsOnASmallDisk) {
             << metrics;
         EXPECT_GT(std::stoi(m[1]), 5) << metrics;
     }
-    EXPECT_EQ(serve.log().find("error"), std::string::npos) << "no write error: " << serve.log();
-    EXPECT_NE(serve.log().find("goes on from 42"), std::string::npos) << "cam-a's numbers go on after the earlier run's";
-    EXPECT_NE(serve.log().find("a-00041.mp4' (" ), std::string::npos) << "the earlier run's file is deleted: " << serve.log();
-    EXPECT_NE(serve.log().find("older than retain"), std::string::npos) << serve.log();
-    EXPECT_NE(serve.log().find("below --min-free"), std::string::npos) << "the floor deleted files too: " << serve.log();
+    // No write error; the floor's part is the free space above (without it the two 16 MiB limits
+    // would leave less than 10 MiB of the 40 free).
+    for (const char* name : {"cam-a", "cam-b"}) EXPECT_EQ(serve.stream(name)["last_error"], "") << name;
 
     // Both streams removed (their last files finalised): every kept file plays, and they are the
     // newest: cam-a's numbers run without a gap up to its last segment.
@@ -109,6 +114,7 @@ TEST_F(Live, ServeRetentionKeepsRecordingsWithinTheirLimitsOnASmallDisk) {
     int previous = -1;
     for (const auto& [path, bytes] : a) {
         const int number = std::stoi(path.substr(path.size() - 9, 5));
+        EXPECT_GT(number, 41) << path << ": cam-a's numbers go on after the earlier run's";
         if (previous >= 0) {
             EXPECT_EQ(number, previous + 1) << path << ": the oldest go first";
         }
@@ -156,7 +162,6 @@ TEST_F(Live, ServeRecordingOnAFullDiskFailsAloneAndRecordsAgainWhenSpaceReturns)
         const Decoded d = decode(path);
         EXPECT_TRUE(d.clean) << path << ": " << d.errors << "\n" << serve.log();
     }
-    EXPECT_NE(serve.log().find("was cut short by the full disk"), std::string::npos) << serve.log();
     std::this_thread::sleep_for(3s);
     EXPECT_EQ(serve.stream("full")["state"], "failed") << "no space yet: it does not run";
     EXPECT_GT(serve.stream("fine")["frames_out"].get<int>(), fine["frames_out"].get<int>()) << "the other stream goes on";
@@ -204,8 +209,8 @@ TEST_F(Live, RecordingCutByAFullDiskEndsAfterItsLastWholeFragment) {
         kVfilter, "-i", noisy, "-f", "sobel", "-o", disk + "/rec.mp4", "--fragmented", "yes", "--preset", "ultrafast", "--no-progress"};
     ChildProcess v(args, dir + "/vfilter.log");
     ASSERT_EQ(v.wait(120), kOutput) << v.log();
+    // The reason for exit 4, on the error line the user reads.
     EXPECT_NE(v.log().find("disk full: "), std::string::npos) << v.log();
-    EXPECT_NE(v.log().find("cut after its last complete fragment"), std::string::npos) << v.log();
     const Decoded d = decode(dir + "/kept/rec.mp4");
     EXPECT_TRUE(d.clean) << d.errors;
     EXPECT_GE(d.frames, 30) << "at least its first one-second fragment";

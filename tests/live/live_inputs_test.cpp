@@ -27,7 +27,7 @@ TEST_F(Live, RtspCameraIsFilteredToAFile) {
     EXPECT_EQ(d.frames, 60);
     const nlohmann::json s = read_json(dir + "/s.json");
     EXPECT_TRUE(s.value("live", false));
-    EXPECT_NE(v->log().find("fragmented"), std::string::npos) << "a live recording to MP4 is fragmented by default";
+    EXPECT_NE(read_file(out).find("moof"), std::string::npos) << "a live recording to MP4 is fragmented by default";
 }
 
 TEST_F(Live, RtspCameraRestartIsReconnectedIntoOneOutput) {
@@ -178,6 +178,7 @@ TEST_F(Live, LiveInputThatStaysDownEndsAfterReconnectMax) {
     cam.kill_now();
     const int code = v->wait(30);
     EXPECT_EQ(code, kDamaged) << v->log();
+    // The one line that says why the run ended with 5 is what the user reads.
     EXPECT_NE(v->log().find("2 reconnect attempts failed"), std::string::npos) << v->log();
     const Decoded d = decode(out);
     EXPECT_TRUE(d.clean) << "what was recorded is kept and finalised: " << d.errors;
@@ -241,11 +242,11 @@ void Live::size_change_is_scaled_and_kept(const std::vector<std::string>& decodi
     ASSERT_EQ(sent.exit_code, 0) << sent.output;
     const int code = v->wait(30);  // the sender is gone: silence ends the run after --timeout
     EXPECT_EQ(code, kDamaged) << v->log();
+    // The one line that says why the run ended with 5 is what the user reads.
     EXPECT_NE(v->log().find("sent nothing for 2 s"), std::string::npos) << v->log();
-    EXPECT_NE(v->log().find("video size changed"), std::string::npos) << v->log();
     const Decoded d = decode(out);
     EXPECT_TRUE(d.clean) << d.errors;
-    EXPECT_GE(d.frames, 60);
+    EXPECT_GE(d.frames, 60) << "more than the first size's 45 frames: the second size's are kept";
     const CommandResult size = run_command({"ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", out});
     EXPECT_NE(size.output.find("320,240"), std::string::npos) << size.output;
     if (!nvdec_decoder.empty()) {

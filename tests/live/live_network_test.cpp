@@ -78,8 +78,7 @@ TEST_F(Live, ReadsALiveHttpStream) {
     const CommandResult r = run_vfilter({"-i", url, "-f", "sobel", "-o", out, "--reconnect-max", "0", "--on-overload", "block",
                                          "--stats-json", dir + "/s.json"}, 60);
     ASSERT_EQ(r.exit_code, kOk) << r.output << server.log();
-    EXPECT_NE(r.output.find(", live)"), std::string::npos) << "no duration: a live input" << r.output;
-    EXPECT_TRUE(read_json(dir + "/s.json").value("live", false));
+    EXPECT_TRUE(read_json(dir + "/s.json").value("live", false)) << "no duration: a live input" << r.output;
     const Decoded d = decode(out);
     EXPECT_TRUE(d.clean) << d.errors;
     EXPECT_EQ(d.frames, 90);

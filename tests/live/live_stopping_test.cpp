@@ -26,7 +26,8 @@ TEST_F(Live, SigintAtRandomMomentsLeavesPlayableRecordings) {
         v->signal(SIGINT);
         ASSERT_EQ(v->wait(30), kOk) << "SIGINT after " << after << " ms: " << v->log();
         EXPECT_FALSE(file_exists(out + ".partial"));
-        // Stopped before the first frame reached the encoder (the early moments): nothing is kept.
+        // Stopped before the first frame reached the encoder (the early moments): nothing is kept,
+        // and the one line saying so is all the user gets in place of a file.
         if (!file_exists(out)) {
             EXPECT_NE(v->log().find("was not kept"), std::string::npos) << "SIGINT after " << after << " ms: " << v->log();
             continue;
