@@ -328,7 +328,6 @@ TEST_F(FleetServe, AProcessCallsOnlyTheAddressesOfItsListAndFindsPeersThroughDns
     const Answer refused = call(ports[0], "PUT", "/streams/" + theirs + "/filter", "gaussian");
     EXPECT_EQ(refused.status, 503) << refused.body.dump();
     EXPECT_EQ(owner_entry(2, theirs)["filter"], "sobel") << "process 0 reached a process outside its list";
-    EXPECT_EQ(pods[2]->log().find("api: PUT"), std::string::npos);
 }
 
 TEST_F(FleetServe, StreamsAddedThroughTheApiComeBackAfterARestart) {

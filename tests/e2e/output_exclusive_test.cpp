@@ -3,7 +3,9 @@
 // when it appears while recording, not at the name of a segment still to come. Each test plants
 // the file (or link) the way someone with access to the output folder would, with real runs of
 // the vfilter binary and real timing (a pattern:// input is paced at its frame rate), and looks
-// at the outcome: the planted file's bytes, the recording, the exit code and the message.
+// at the outcome: the planted file's bytes, the recording, the exit code and the message. The
+// message is part of the outcome: with exit 4, the error line naming the refused file (or where
+// the recording went instead) is all a user or a script is told.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>

@@ -63,9 +63,8 @@ TEST_P(GpuMatchesReference, AutoPath) {
                                                                          std::to_string(depth) + border_name(border)));
     for (bool aligned : {false, true}) {  // scalar and 4-wide load/store paths
         const Outcome o = run_case(op, size.w, size.h, depth, KernelChoice{}, seed, 1, 0, 0, aligned);
-        const bool exact = op.kind == OpKind::Gradient || (op.kind == OpKind::Convolve && op.conv.divisor > 0);
-        expect_close(o, static_cast<long>(size.w) * size.h, exact,
-                     std::string(spec) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) + " seed " +
+        expect_accuracy(o, auto_accuracy(op), op, depth, static_cast<long>(size.w) * size.h,
+                        std::string(spec) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) + " seed " +
                          std::to_string(seed) + (aligned ? " aligned" : ""));
     }
 }
@@ -93,8 +92,7 @@ TEST_P(GpuVariants, MatchReference) {
                 const Outcome o = run_case(bop, s.w, s.h, 8, kernel, 17u + s.w, 1, 0, 0, aligned);
                 const std::string what = std::string(spec) + " " + kernel_choice_name(kernel) + " " + border_name(b) +
                                          (aligned ? " aligned" : "");
-                if (kernel == KernelFamily::Fft) expect_within_one(o, what);
-                else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
+                expect_accuracy(o, family_accuracy(*kernel.family), bop, 8, static_cast<long>(s.w) * s.h, what);
             }
 }
 
@@ -114,15 +112,16 @@ TEST(Gpu, LargeKernelsAndFourK) {
     // A random dense 27x27 and a 79x79 kernel, and a 4K plane.
     for (int k : {27, 79}) {
         const PlaneOp op = random_dense(k, 8, 1.0f / (k * 8), 128, rng);
-        expect_close(run_case(op, 301, 167, 8, KernelFamily::Direct, 11u + k), 301L * 167, false, "dense tiled " + std::to_string(k));
+        expect_accuracy(run_case(op, 301, 167, 8, KernelFamily::Direct, 11u + k), family_accuracy(KernelFamily::Direct), op, 8,
+                        301L * 167, "dense tiled " + std::to_string(k));
         expect_within_one(run_case(op, 301, 167, 10, KernelFamily::Fft, 12u + k), "dense fft " + std::to_string(k));
         // auto times only rows of identical output (never the FFT): exact.
         expect_close(run_case(op, 301, 167, 8, KernelChoice{}, 13u + k), 301L * 167, true, "dense auto " + std::to_string(k));
     }
     const PlaneOp c5 = build_chain("convolution=m=1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25")[0].ops[0];
-    expect_close(run_case(c5, 1919, 1079, 8, KernelChoice{}, 4), 1919L * 1079, false, "1919x1079 5x5");
+    expect_accuracy(run_case(c5, 1919, 1079, 8, KernelChoice{}, 4), auto_accuracy(c5), c5, 8, 1919L * 1079, "1919x1079 5x5");
     const PlaneOp g = build_chain("gaussian=sigma=3.2")[0].ops[0];
-    expect_close(run_case(g, 3840, 2160, 8, KernelChoice{}, 5), 3840L * 2160, false, "4K gaussian");
+    expect_accuracy(run_case(g, 3840, 2160, 8, KernelChoice{}, 5), auto_accuracy(g), g, 8, 3840L * 2160, "4K gaussian");
     const PlaneOp s = build_chain("sobel")[0].ops[0];
     expect_close(run_case(s, 3840, 2160, 10, KernelChoice{}, 6, 1, 0, 0, true), 3840L * 2160, true, "4K sobel 10 bit");
     const PlaneOp c3 = build_chain("convolution=m=1 2 3 4 5 6 7 8 9")[0].ops[0];
@@ -136,7 +135,7 @@ TEST(Gpu, InterleavedAndShiftedLayouts) {
         for (int offset : {0, 1})
             for (int shift : {0, 6}) {
                 const Outcome o = run_case(op, 37, 21, shift ? 10 : 8, KernelChoice{}, 9, 2, offset, shift);
-                expect_close(o, 37 * 21, op.kind == OpKind::Gradient, std::string(spec) + " nv12/p010 layout");
+                expect_accuracy(o, auto_accuracy(op), op, shift ? 10 : 8, 37 * 21, std::string(spec) + " nv12/p010 layout");
             }
     }
 }
@@ -254,8 +253,7 @@ TEST(Gpu, FirstLaunchOfEveryKernelSeesItsTables) {
             const std::string what = std::string(kernel_choice_name(p.kernel)) + " " + std::to_string(p.kw) + "x" +
                                      std::to_string(p.kh) + " " + std::to_string(p.depth) + "-bit, fresh kernel " + std::to_string(n);
             const Outcome o = run_case(op, 37, 29, p.depth, p.kernel, rng(), 1, 0, 0, p.aligned);
-            if (p.kernel == KernelFamily::Fft) expect_within_one(o, what);
-            else expect_close(o, 37 * 29, p.kernel == KernelFamily::Tensor, what);
+            expect_accuracy(o, family_accuracy(*p.kernel.family), op, p.depth, 37 * 29, what);
         }
 }
 

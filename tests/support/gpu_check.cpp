@@ -1,6 +1,8 @@
 #include "support/gpu_check.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <tuple>
 
 #include "kernels/cpu_backend.hpp"
@@ -103,6 +105,52 @@ void expect_close(const Outcome& o, long pixels, bool exact, const std::string& 
     }
 }
 
+void expect_exact(const Outcome& o, const std::string& what) {
+    EXPECT_TRUE(o.padding_ok) << what << ": wrote outside the plane";
+    EXPECT_EQ(o.differ, 0) << what << ": " << o.differ << " samples differ, by up to " << o.max_abs;
+}
+
+bool fp32_sums_exact(const PlaneOp& op, int depth) {
+    if (op.kind != OpKind::Convolve) return true;
+    if (!op.conv.integer) return false;
+    double taps = 0;
+    for (double k : op.conv.k) taps += std::abs(k);
+    return taps * ((1 << depth) - 1) < double(1 << 24);
+}
+
+Accuracy family_accuracy(KernelFamily family) {
+    switch (family) {
+    case KernelFamily::Copy:
+    case KernelFamily::Fill:
+    case KernelFamily::Gradient:
+    case KernelFamily::Box:
+    case KernelFamily::Tensor: return Accuracy::Exact;
+    case KernelFamily::Separable: return Accuracy::WithinOneRarely;
+    case KernelFamily::Fft: return Accuracy::WithinOne;
+    case KernelFamily::Direct:
+    case KernelFamily::Naive:
+    case KernelFamily::Constant: return Accuracy::ExactWhereFp32SumsAre;
+    }
+    return Accuracy::WithinOne;
+}
+
+Accuracy auto_accuracy(const PlaneOp& op) {
+    if (op.kind == OpKind::Convolve && op.conv.separable() && !cuda::is_box(op.conv)) return Accuracy::WithinOneRarely;
+    return Accuracy::ExactWhereFp32SumsAre;
+}
+
+void expect_accuracy(const Outcome& o, Accuracy accuracy, const PlaneOp& op, int depth, long pixels, const std::string& what) {
+    switch (accuracy) {
+    case Accuracy::Exact: expect_exact(o, what); return;
+    case Accuracy::ExactWhereFp32SumsAre:
+        if (fp32_sums_exact(op, depth)) expect_exact(o, what);
+        else expect_close(o, pixels, false, what + " (sums not exact in FP32)");
+        return;
+    case Accuracy::WithinOneRarely: expect_close(o, pixels, false, what); return;
+    case Accuracy::WithinOne: expect_within_one(o, what); return;
+    }
+}
+
 PlaneOp random_taps(int kw, int kh, int max_tap, std::mt19937& rng) {
     PlaneOp op;
     op.kind = OpKind::Convolve;
@@ -179,7 +227,7 @@ std::vector<Candidate> row_candidates() {
 
 }  // namespace
 
-void check_row(const char* name) {
+void check_row(const char* name, Accuracy accuracy) {
     const auto& table = cuda::dispatch_table();
     int index = -1;
     for (size_t i = 0; i < table.size(); ++i)
@@ -207,13 +255,33 @@ void check_row(const char* name) {
                 const std::string what = std::string(row.name) + " on " + cand.what + " " + std::to_string(s.w) + "x" +
                                          std::to_string(s.h) + " " + border_name(b);
                 EXPECT_EQ(o.ran, row.name) << what;
-                if (row.family == KernelFamily::Fft) expect_within_one(o, what);
-                else expect_close(o, static_cast<long>(s.w) * s.h, false, what);
+                expect_accuracy(o, accuracy, op, cand.depth, static_cast<long>(s.w) * s.h, what);
                 ++tested;
             }
         if (tested >= 3 * 5 * 2) break;  // two candidates are enough: the variant tests go further
     }
     EXPECT_GT(tested, 0) << row.name << ": no candidate operation and layout is taken by this row";
+}
+
+void check_row_cases(const char* name, Accuracy accuracy, PlaneOp op, int depth, int step, bool aligned, unsigned seed) {
+    const auto& table = cuda::dispatch_table();
+    const auto row = std::find_if(table.begin(), table.end(), [&](const cuda::Variant& v) { return std::string(v.name) == name; });
+    ASSERT_NE(row, table.end()) << name << " is not a row of the dispatch table";
+    const TestPlane probe(64, 64, depth, step, step - 1, 0, aligned);
+    ASSERT_TRUE(cuda::row_takes(*row, op, device_like(probe), device_like(probe)))
+        << name << " does not take this operation on " << depth << "-bit planes, step " << step << (aligned ? ", aligned" : "");
+    std::mt19937 rng(seed);
+    for (const Size s : {Size{5, 3}, Size{67, 45}, Size{641, 359}})
+        for (Border b : kBorders) {
+            op.border = b;
+            const Outcome o = run_row(name, op, s.w, s.h, depth, rng(), step, step - 1, 0, aligned);
+            const std::string shape = op.kind == OpKind::Convolve ? std::to_string(op.conv.kw) + "x" + std::to_string(op.conv.kh) : "gradient";
+            const std::string what = std::string(name) + " " + shape + " on " +
+                                     std::to_string(s.w) + "x" + std::to_string(s.h) + " " + std::to_string(depth) + "-bit " +
+                                     border_name(b);
+            EXPECT_EQ(o.ran, name) << what;
+            expect_accuracy(o, accuracy, op, depth, static_cast<long>(s.w) * s.h, what);
+        }
 }
 
 }  // namespace vf::gpu_test

@@ -49,10 +49,42 @@ Outcome run_case(const PlaneOp& op, int w, int h, int depth, const KernelChoice&
 Outcome run_row(const char* name, const PlaneOp& op, int w, int h, int depth, unsigned seed, int step = 1, int offset = 0,
                 int shift = 0, bool aligned = false);
 
+// What a row's output is documented to be against the reference (docs/kernels.md, the dispatch
+// table's rows; docs/architecture.md, Rounding). Each variant test states its row's.
+enum class Accuracy {
+    // Integer sums (DP4A, the tensor cores' integer products, running sums), FP32 sums that the
+    // row's eligibility keeps exact, double sums in the reference's order, copies and fills: the
+    // reference's bytes in every case.
+    Exact,
+    // FP32 sums: the reference's bytes wherever the taps are whole numbers and no sum can reach
+    // 2^24 (every partial sum is then a float exactly); elsewhere within 1, in at most 1 sample of
+    // 1000 (fractional taps summed in float, or sums past 2^24).
+    ExactWhereFp32SumsAre,
+    // Within 1, in at most 1 sample of 1000: the separable rows, whose FP32 column pass rounds a few
+    // samples of Gaussian taps the other way.
+    WithinOneRarely,
+    // Within 1 anywhere: the FFT's rounding differs from direct sums at ties.
+    WithinOne,
+};
+
 // The FFT path's target: at most 1 LSB anywhere (its rounding differs from direct sums at ties).
 void expect_within_one(const Outcome& o, const std::string& what);
 // Exact, or at most 1 LSB off and at least 99.9% of pixels identical.
 void expect_close(const Outcome& o, long pixels, bool exact, const std::string& what);
+// Every sample equal to the reference's, nothing written outside the plane.
+void expect_exact(const Outcome& o, const std::string& what);
+// Whether every partial sum of op on samples of `depth` bits is a whole number below 2^24, so that
+// FP32 sums are exact: whole-number taps with sum(|tap|) * peak below 2^24 (gradients, copies and
+// fills always).
+bool fp32_sums_exact(const PlaneOp& op, int depth);
+// The accuracy every row of `family` has (docs/kernels.md): what a test that forces the family may
+// assert, whichever of its rows runs.
+Accuracy family_accuracy(KernelFamily family);
+// The accuracy of what `auto` runs for op: the separable rows' tolerance for rank-1 kernels other
+// than boxes; otherwise exact wherever FP32 sums are (the integer and double rows are exact always).
+Accuracy auto_accuracy(const PlaneOp& op);
+// The check `accuracy` asks for, of a case of op on a plane of `pixels` samples of `depth` bits.
+void expect_accuracy(const Outcome& o, Accuracy accuracy, const PlaneOp& op, int depth, long pixels, const std::string& what);
 
 // An operation without parameters: OpKind::Copy (a channel left as it is) or OpKind::Fill (grey).
 inline PlaneOp op_of_kind(OpKind kind) {
@@ -77,7 +109,13 @@ struct TapShape {
 std::string shape_name(const ::testing::TestParamInfo<TapShape>& info);
 
 // The row `name`, forced by name: candidate operations and layouts the row takes, on planes from
-// 1x1 to past one block, every border, against the reference; fails when the row takes none.
-void check_row(const char* name);
+// 1x1 to past one block (odd sizes), every border, fixed-seed random samples and a poisoned
+// output, against the reference as `accuracy` says; fails when the row takes none.
+void check_row(const char* name, Accuracy accuracy);
+// `op` forced through the row `name` on planes of odd sizes (a few samples to several blocks),
+// every border, fresh samples from `seed` for each case and a poisoned output, in the layout
+// given (depth, step: 2 for interleaved chroma, rows aligned for vector access or not), checked as
+// `accuracy` says; fails when the row does not take op on that layout.
+void check_row_cases(const char* name, Accuracy accuracy, PlaneOp op, int depth, int step, bool aligned, unsigned seed);
 
 }  // namespace vf::gpu_test

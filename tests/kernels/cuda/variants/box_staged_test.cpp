@@ -11,7 +11,7 @@ namespace {
 
 TEST(BoxStaged, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("box-staged");
+    check_row("box-staged", Accuracy::Exact);
 }
 
 // Box filters take running sums in 128x32 output tiles (a walk down each input column, then

@@ -11,7 +11,7 @@ namespace {
 
 TEST(BoxWalk, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("box-walk");
+    check_row("box-walk", Accuracy::Exact);
 }
 
 // Box filters: the kernel that stages its tile by cp.async (8-bit planes with 16-byte aligned

@@ -10,7 +10,7 @@ namespace {
 
 TEST(CompassTile, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("compass-tile");
+    check_row("compass-tile", Accuracy::Exact);
 }
 
 // Sums of whole numbers and one rounded multiply-add: the output equals the reference exactly.

@@ -11,7 +11,7 @@ namespace {
 
 TEST(Copy, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("copy");
+    check_row("copy", Accuracy::Exact);
 }
 
 TEST(Copy, EveryLayout) {

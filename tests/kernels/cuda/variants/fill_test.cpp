@@ -11,7 +11,7 @@ namespace {
 
 TEST(Fill, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("fill");
+    check_row("fill", Accuracy::Exact);
 }
 
 TEST(Fill, NeutralGrey) {

@@ -1,4 +1,4 @@
-// gradient-tile: the dispatch table's row, forced by name against the reference (gpu_check.hpp).
+// gradient-tile: the dispatch table's row, forced by name against the reference (gpu_check.hpp), and its own cases.
 // How it works: kernels/cuda/variants/gradient_tile.cu.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,17 @@ namespace {
 
 TEST(GradientTile, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("gradient-tile");
+    check_row("gradient-tile", Accuracy::Exact);
+}
+
+// FP32 sums of 3x3 whole-number taps (far below 2^24) and the CPU's finish: the reference's bytes,
+// on interleaved chroma and odd pitches.
+TEST(GradientTile, ExactOnEveryGradient) {
+    SKIP_WITHOUT_GPU();
+    unsigned seed = 103;
+    for (const char* spec : {"sobel", "prewitt", "scharr=scale=0.7:delta=9", "laplacian"})
+        for (int depth : {8, 10})
+            check_row_cases("gradient-tile", Accuracy::Exact, build_chain(spec)[0].ops[0], depth, 2, false, seed++);
 }
 
 }  // namespace

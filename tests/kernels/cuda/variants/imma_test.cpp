@@ -21,7 +21,7 @@ bool imma_takes(const PlaneOp& op, const TestPlane& probe, std::string* why = nu
 
 TEST(Imma, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("imma");
+    check_row("imma", Accuracy::Exact);
 }
 
 // The integer products (imma.cu), which the tensor path takes for byte taps on 8-bit planes

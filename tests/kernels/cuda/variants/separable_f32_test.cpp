@@ -11,13 +11,15 @@ namespace {
 
 TEST(SeparableF32, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("separable-f32");
+    check_row("separable-f32", Accuracy::WithinOneRarely);
 }
 
 // The separable kernel's row pass runs the taps in zero-padded chunks of 8 (the tile is loaded
 // that much wider): tap counts that are not a multiple of 8, the widest (121), negative taps, a
-// tile wider and taller than the plane.
-TEST(SeparableF32, ExactAtEveryTapCount) {
+// tile wider and taller than the plane. Against the reference within the separable rows' documented
+// tolerance (within 1, in at most 1 sample of 1000: the FP32 column pass rounds a few Gaussian sums
+// the other way).
+TEST(SeparableF32, WithinOneAtEveryTapCount) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(41);
     for (const char* spec : {"gaussian=sigma=0.6", "gaussian=sigma=2:size=9", "gaussian=sigma=3.2", "gaussian=sigma=15",

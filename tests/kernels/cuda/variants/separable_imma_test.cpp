@@ -16,13 +16,15 @@ namespace {
 
 TEST(SeparableImma, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("separable-imma");
+    check_row("separable-imma", Accuracy::WithinOneRarely);
 }
 
 // The separable kernel with its row pass on the integer products (separable_imma.cu) on an
 // 8-bit plane with aligned rows, against the FP32 separable kernel on the same device input byte
 // for byte (same column pass, same order of sums: any difference is a row-pass fault), and
-// against the CPU reference. Both outputs are poisoned first.
+// against the CPU reference within the separable rows' documented tolerance (within 1, in at most
+// 1 sample of 1000: the FP32 column pass rounds a few Gaussian sums the other way). Both outputs
+// are poisoned first.
 struct SeparablePair {
     Outcome vs_reference;
     long vs_f32 = 0;  // pixels that differ from the FP32 kernel's

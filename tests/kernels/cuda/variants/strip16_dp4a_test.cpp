@@ -11,7 +11,7 @@ namespace {
 
 TEST(Strip16Dp4a, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("strip16-dp4a");
+    check_row("strip16-dp4a", Accuracy::Exact);
 }
 
 // Whole-number K x K kernels (3 to 15) with byte taps on 8-bit planes with 16-byte aligned rows

@@ -11,7 +11,7 @@ namespace {
 
 TEST(StripDp4a, ForcedByNameMatchesReference) {
     SKIP_WITHOUT_GPU();
-    check_row("strip-dp4a");
+    check_row("strip-dp4a", Accuracy::Exact);
 }
 
 // A 5x5 with byte taps on an 8-bit plane of 4 Mpixel or more takes the DP4A path (smaller planes
