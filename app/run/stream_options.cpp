@@ -81,7 +81,7 @@ const std::vector<StreamOption>& stream_option_table() {
          "1280x720@30 test pattern, 10 s",
          nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.input.url = v; }},
         {"-f,--filter", "filter chain, e.g. \"gaussian=sigma=2,sobel\" (see --list-filters)", "identity", nullptr, false,
-         [](RunOptions& o, const std::string& v) { o.filter.chain = v; }},
+         [](RunOptions& o, const std::string& v) { o.filter.chain = compile_chain(v); }},
         {"-o,--out,--output",
          "output file (container from its name), rtsp:// rtmp:// srt:// udp:// URL to publish to, - for stdout, or null to discard",
          nullptr, nullptr, false, [](RunOptions& o, const std::string& v) { o.output.path = v; }},
@@ -260,6 +260,8 @@ void add_stream_options(CLI::App& app, RunOptions& o) {
                         opt.set(o, v);
                     } catch (const BadValue& e) {
                         throw CLI::ValidationError(long_name + " '" + v + "': " + e.what());
+                    } catch (const Error& e) {  // a filter chain refused by its compiler, which names the filter
+                        throw CLI::ValidationError(long_name + ": " + e.what());
                     }
                 },
                 opt.help);
@@ -303,6 +305,8 @@ RunOptions stream_options_from_fields(const std::map<std::string, std::string>& 
             opt->second->set(o, value);
         } catch (const BadValue& e) {
             fail(ErrorCategory::Usage, "field '" + key + "': '" + value + "': " + e.what());
+        } catch (const Error& e) {  // a filter chain refused by its compiler, which names the filter
+            rethrow_prefixed(e, "field '" + key + "': ");
         }
     }
     // What the environment gives every stream that does not say (as on the command line).

@@ -110,7 +110,7 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
         if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
         check_retention_fits(s.options.output);
         try {
-            build_chain(s.options.filter.chain, s.options.filter.compat, {}, kernel_files);
+            plan_chain(s.options.filter.chain.spec(), s.options.filter.compat, {}, kernel_files);
         } catch (const Error& e) {
             rethrow_prefixed(e, "field 'filter': ");
         }

@@ -24,6 +24,7 @@ extern "C" {
 #include "app/serve/serve_config.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
+#include "config/filter_spec.hpp"
 #include "config/filter_table_json.hpp"
 #include "encode/sink.hpp"
 #include "pipeline/bounded_queue.hpp"
@@ -359,6 +360,8 @@ PYBIND11_MODULE(_vfilter, m) {
     m.def("built_with_cuda", &vf::built_with_cuda);
     vf::DevicePlane::bind(m);
     m.def("filters", &vf::filters);
+    // How many filter strings this process has parsed (tests: one parse per call or change).
+    m.def("filter_parse_count", &vf::filter_parse_count);
     m.def("run", &vf::run, py::arg("fields"));
     py::class_<vf::FrameReader>(m, "FrameReader")
         .def(py::init<const std::map<std::string, std::string>&>(), py::arg("fields"))
