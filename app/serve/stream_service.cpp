@@ -392,7 +392,7 @@ std::string StreamService::metrics() const {
     return set.text();
 }
 
-std::map<std::string, std::string> StreamService::defaults() const {
+StreamFields StreamService::defaults() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return defaults_;
 }

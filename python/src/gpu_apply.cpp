@@ -5,7 +5,6 @@
 #include <mutex>
 
 #include "common/error.hpp"
-#include "plane_chain.hpp"
 
 #ifdef VF_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -25,8 +24,8 @@ GpuApplyCache::~GpuApplyCache() = default;
 
 bool built_with_cuda() { return false; }
 
-void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int, const std::string&, int,
-                         const std::string&, uintptr_t, int64_t, bool) {
+void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int,
+                         const std::vector<FilterPlan>&, int, uintptr_t, int64_t) {
     throw Error(ErrorCategory::Device, "this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays");
 }
 #else
@@ -100,8 +99,7 @@ PlaneView view_of(const DevicePlaneArg& a, int itemsize, int bits) {
 }  // namespace
 
 void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& srcs, const std::vector<DevicePlaneArg>& dsts, int itemsize,
-                         const std::string& chain_text, int bits, const std::string& border, uintptr_t stream_handle,
-                         int64_t producer_stream, bool ffmpeg_defaults) {
+                         const std::vector<FilterPlan>& chain, int bits, uintptr_t stream_handle, int64_t producer_stream) {
     if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
     if (srcs.empty()) return;
     if ((itemsize != 1 || bits != 8) && (itemsize != 2 || bits != 10))
@@ -118,10 +116,6 @@ void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>
         src.push_back(view_of(srcs[i], itemsize, bits));
         dst.push_back(view_of(dsts[i], itemsize, bits));
     }
-    std::vector<FilterPlan> chain;
-    for (FilterPlan& p : plane_chain(chain_text, width, height, border, ffmpeg_defaults))
-        if (p.ops[0].kind != OpKind::Copy) chain.push_back(std::move(p));
-    if (chain.empty()) chain.push_back(FilterPlan{});  // a copy
 
     CurrentDevice current(device);
     const cudaStream_t stream = stream_of(stream_handle);

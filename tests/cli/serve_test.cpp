@@ -131,7 +131,7 @@ TEST(ServeConfig, DeviceFromTheEnvironmentIsTheDefault) {
 }
 
 TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
-    const std::map<std::string, std::string> defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
+    const StreamFields defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
     const std::string root = temp_dir();
     std::ofstream(root + "/x.mp4") << "x";
     ClientAccess files;

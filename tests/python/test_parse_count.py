@@ -37,6 +37,8 @@ def test_frames_parse_the_chain_once():
     assert len(got) == 2
 
 
-def test_apply_parses_the_chain_once_a_call():
+def test_compile_parses_once_and_calls_never():
     image = np.random.default_rng(7).integers(0, 256, (17, 23), dtype=np.uint8)
-    assert parses(lambda: vfilter.apply(image, "gaussian=sigma=1.5,sobel")) == 1
+    chain = []
+    assert parses(lambda: chain.append(vfilter.compile("gaussian=sigma=1.75,sobel"))) == 1
+    assert parses(lambda: [chain[0](image) for _ in range(4)]) == 0
