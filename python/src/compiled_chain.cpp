@@ -32,9 +32,11 @@ std::shared_ptr<const PlaneSizePlans> CompiledPlaneChain::plans(int width, int h
     made->width = width;
     made->height = height;
     made->cpu = plane_chain(*spec_, width, height, forced_border_, border_, ffmpeg_defaults_);
+    auto gpu = std::make_shared<std::vector<FilterPlan>>();
     for (const FilterPlan& p : made->cpu)
-        if (p.ops[0].kind != OpKind::Copy) made->gpu.push_back(p);
-    if (made->gpu.empty()) made->gpu.push_back(FilterPlan{});  // a copy
+        if (p.ops[0].kind != OpKind::Copy) gpu->push_back(p);
+    if (gpu->empty()) gpu->push_back(FilterPlan{});  // a copy
+    made->gpu = std::move(gpu);
     sizes_.insert(sizes_.begin(), made);
     if (sizes_.size() > kSizesKept) sizes_.pop_back();
     return made;

@@ -16,10 +16,12 @@ namespace vf {
 
 class CpuBackend;
 
-// The plans of one plane size: the CPU's, one a filter, and the GPU's (filters that copy left out).
+// The plans of one plane size: the CPU's, one a filter, and the GPU's (filters that copy left out;
+// shared, so that the GPU chains prepared for them know them by address).
 struct PlaneSizePlans {
     int width = 0, height = 0;
-    std::vector<FilterPlan> cpu, gpu;
+    std::vector<FilterPlan> cpu;
+    std::shared_ptr<const std::vector<FilterPlan>> gpu;
 };
 
 class CompiledPlaneChain {

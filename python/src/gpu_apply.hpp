@@ -43,7 +43,8 @@ struct DevicePlaneArg {
 // data was written on, where it is not the caller's). Throws Error: Usage for bad arguments,
 // Device for CUDA's failures (and in a build without CUDA).
 void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& src, const std::vector<DevicePlaneArg>& dst, int itemsize,
-                         const std::vector<FilterPlan>& chain, int bits, uintptr_t stream, int64_t producer_stream);
+                         const std::shared_ptr<const std::vector<FilterPlan>>& chain, int bits, uintptr_t stream,
+                         int64_t producer_stream);
 
 // True when this module was built with the CUDA backend.
 bool built_with_cuda();
