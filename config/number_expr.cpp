@@ -16,6 +16,7 @@ namespace vf {
 
 namespace {
 
+#ifdef VF_HAVE_AV_EXPR
 // FFmpeg's expression functions that are not one step each: while (a loop the string can make
 // endless), root and taylor (iterate up to a count the string gives), ld and st (state kept between
 // evaluations), random and time (not a number of the string alone) and print (writes to the log).
@@ -46,6 +47,7 @@ std::string costly_name(const std::string& text) {
     }
     return "";
 }
+#endif
 
 // The limits every expression meets before it is parsed: not empty, bounded, and (with FFmpeg) no
 // function whose cost or result the text alone does not bound.
