@@ -219,6 +219,10 @@ def _stream_handle(stream, image) -> int:
         lib = _library_of(image)
         if lib == "torch":
             import torch
+            # The raw handle without making a Stream object, where this PyTorch has it.
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None and type(image) is torch.Tensor:
+                return int(raw(image.get_device()))
             return torch.cuda.current_stream(image.device).cuda_stream
         if lib == "cupy":
             import cupy
@@ -242,6 +246,8 @@ class _GpuArray:
     and the stream it was written on (None: ordered already)."""
 
     def __init__(self, obj, stream: int, what: str):
+        if type(obj).__module__ == "torch" and self._from_torch(obj):
+            return
         cai = getattr(obj, "__cuda_array_interface__", None)
         if cai is not None:
             typestr = cai["typestr"]
@@ -275,6 +281,25 @@ class _GpuArray:
                 step *= n
         self.strides = tuple(int(s) for s in strides)
         self.dtype = "uint8" if self.itemsize == 1 else "uint16"
+
+    def _from_torch(self, t) -> bool:
+        """A plain torch tensor's fields read directly (what its __cuda_array_interface__ would say,
+        without building that dict): False for anything else, which takes the general path."""
+        import torch
+        if type(t) is not torch.Tensor or not t.is_cuda or t.layout != torch.strided or t.requires_grad:
+            return False
+        if t.dtype is torch.uint8:
+            self.itemsize = 1
+        elif t.dtype is getattr(torch, "uint16", None):
+            self.itemsize = 2
+        else:
+            return False
+        self.ptr, self.readonly = t.data_ptr(), False
+        self.shape = tuple(t.shape)
+        self.strides = tuple(s * self.itemsize for s in t.stride())
+        self.producer = None  # PyTorch's arrays name no stream: its work is ordered on the current one
+        self.dtype = "uint8" if self.itemsize == 1 else "uint16"
+        return True
 
     def plain(self) -> bool:
         return len(self.shape) >= 2 and all(s > 0 and s % self.itemsize == 0 for s in self.strides)

@@ -35,3 +35,19 @@ def test_compiled_equals_apply_on_the_gpu(chain, shape, dtype):
         torch.cuda.synchronize()
         assert torch.equal(got, want), chain
     assert _vfilter.filter_parse_count() == before
+
+
+def test_torch_tensors_read_directly_say_what_their_array_interface_says():
+    from vfilter import _GpuArray
+    base = torch.zeros((3, 40, 50), dtype=torch.uint8, device="cuda")
+    for t in (base, base[1], base[:, 3:31:2, 5:45], base.permute(1, 2, 0)):
+        direct = _GpuArray(t, 0, "image")
+        general = _GpuArray.__new__(_GpuArray)
+        general_fields = type("Plain", (), {"__cuda_array_interface__": t.__cuda_array_interface__})()
+        general.__init__(general_fields, 0, "image")
+        assert (direct.ptr, direct.shape, direct.strides, direct.itemsize, direct.dtype) == \
+            (general.ptr, general.shape, general.strides, general.itemsize, general.dtype)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        assert vfilter._stream_handle(None, base) == stream.cuda_stream
+    assert vfilter._stream_handle(None, base) == torch.cuda.current_stream().cuda_stream
