@@ -1,11 +1,14 @@
 #include "config/filter_spec.hpp"
 
+#include <atomic>
 #include <cctype>
 
 #include "common/error.hpp"
 
 namespace vf {
 namespace {
+
+std::atomic<uint64_t> parses{0};
 
 std::string trim(const std::string& s) {
     size_t b = 0, e = s.size();
@@ -49,7 +52,10 @@ size_t unquoted_equals(const std::string& text) {
 
 }  // namespace
 
+uint64_t filter_parse_count() { return parses.load(std::memory_order_relaxed); }
+
 std::vector<FilterSpec> parse_filter_specs(const std::string& text) {
+    parses.fetch_add(1, std::memory_order_relaxed);
     if (trim(text).empty()) fail(ErrorCategory::Usage, "empty filter spec: give a filter name, e.g. --filter sobel");
     std::vector<FilterSpec> specs;
     for (const std::string& raw : split_unquoted(text, ',', true)) {

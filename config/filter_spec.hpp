@@ -5,6 +5,7 @@
 // escapes one character.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,5 +19,10 @@ struct FilterSpec {
 
 // Throws Error(Usage) with the offending position on malformed input.
 std::vector<FilterSpec> parse_filter_specs(const std::string& text);
+
+// How many times parse_filter_specs has run in this process: a filter string is parsed once per
+// change at every door (the command line, serve's entries and API, GStreamer, Python), and the
+// tests count it.
+uint64_t filter_parse_count();
 
 }  // namespace vf

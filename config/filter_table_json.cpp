@@ -14,7 +14,7 @@ nlohmann::json filter_table_json() {
             d["type"] = o.type == OptionType::Number    ? "number"
                         : o.type == OptionType::Integer ? "integer"
                         : o.type == OptionType::Choice  ? "choice"
-                                                        : "text";
+                                                        : "text";  // planes, expressions and matrices are written as text
             d["default"] = o.default_value;
             if (o.type == OptionType::Number || o.type == OptionType::Integer) {
                 d["min"] = o.min;

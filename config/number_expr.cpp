@@ -16,6 +16,7 @@ namespace vf {
 
 namespace {
 
+#ifdef VF_HAVE_AV_EXPR
 // FFmpeg's expression functions that are not one step each: while (a loop the string can make
 // endless), root and taylor (iterate up to a count the string gives), ld and st (state kept between
 // evaluations), random and time (not a number of the string alone) and print (writes to the log).
@@ -46,10 +47,11 @@ std::string costly_name(const std::string& text) {
     }
     return "";
 }
+#endif
 
-}  // namespace
-
-bool evaluate_number(const std::string& text, double* value, std::string* why, const ExprVariables& variables) {
+// The limits every expression meets before it is parsed: not empty, bounded, and (with FFmpeg) no
+// function whose cost or result the text alone does not bound.
+bool acceptable_text(const std::string& text, std::string* why) {
     if (text.find_first_not_of(" \t") == std::string::npos) {
         *why = "is empty";
         return false;
@@ -66,6 +68,67 @@ bool evaluate_number(const std::string& text, double* value, std::string* why, c
                "printing: a value must cost the same every time)";
         return false;
     }
+#endif
+    return true;
+}
+
+}  // namespace
+
+#ifdef VF_HAVE_AV_EXPR
+struct NumberExpr::Parsed {
+    AVExpr* expr = nullptr;
+    ~Parsed() { av_expr_free(expr); }
+};
+#else
+struct NumberExpr::Parsed {
+    double value = 0;  // this build reads plain numbers and fractions: nothing to evaluate later
+};
+#endif
+
+bool NumberExpr::parse(const std::string& text, const std::vector<std::string>& names, NumberExpr* out, std::string* why) {
+    if (!acceptable_text(text, why)) return false;
+    auto parsed = std::make_shared<Parsed>();
+#ifdef VF_HAVE_AV_EXPR
+    std::vector<const char*> c_names;
+    for (const std::string& n : names) c_names.push_back(n.c_str());
+    c_names.push_back(nullptr);
+    if (av_expr_parse(&parsed->expr, text.c_str(), c_names.data(), nullptr, nullptr, nullptr, nullptr, AV_LOG_DEBUG - AV_LOG_ERROR,
+                      nullptr) < 0) {
+        *why = "is not a number or an expression FFmpeg can evaluate";
+        return false;
+    }
+#else
+    (void)names;
+    if (!evaluate_number(text, &parsed->value, why)) return false;
+#endif
+    out->parsed_ = std::move(parsed);
+    out->text_ = text;
+    return true;
+}
+
+bool NumberExpr::evaluate(const std::vector<double>& values, double* value, std::string* why) const {
+    if (!parsed_) {
+        *why = "is empty";
+        return false;
+    }
+#ifdef VF_HAVE_AV_EXPR
+    // Without st() and ld() an evaluation only reads the parsed tree.
+    const double v = av_expr_eval(parsed_->expr, values.data(), nullptr);
+#else
+    (void)values;
+    const double v = parsed_->value;
+#endif
+    if (!std::isfinite(v)) {
+        *why = "is not finite";
+        return false;
+    }
+    *value = v;
+    return true;
+}
+
+bool evaluate_number(const std::string& text, double* value, std::string* why, const ExprVariables& variables) {
+    if (!acceptable_text(text, why)) return false;
+#ifdef VF_HAVE_AV_EXPR
     double v = 0;
     std::vector<const char*> names;
     std::vector<double> values;

@@ -49,7 +49,7 @@ struct RunInput {
 
 // How to filter, and where (config/, kernels/, the filter stage).
 struct RunFilter {
-    std::string chain = "identity";       // filter string (FFmpeg syntax)
+    FilterChain chain;                    // compiled once where it came in (identity unless set)
     FilterDefaults compat = FilterDefaults::Vfilter;  // --compat ffmpeg: FFmpeg's defaults for filter strings
     KernelFiles kernel_files;             // where file= kernels may be read (an API client's chain: --kernel-dir only)
     DeviceChoice device = DeviceChoice::Auto;

@@ -38,8 +38,8 @@ std::shared_ptr<GpuRuntime> shared_element_runtime() {
 
 }  // namespace
 
-void ElementEngine::check_filter(const std::string& text, FilterDefaults compat, const KernelChoice& kernel) {
-    const std::vector<FilterPlan> chain = build_chain(text, compat);
+void ElementEngine::check_filter(const FilterChain& compiled, FilterDefaults compat, const KernelChoice& kernel) {
+    const std::vector<FilterPlan> chain = plan_chain(compiled.spec(), compat);
     if (const std::string why = forced_kernel_problem(chain, kernel); !why.empty()) fail(ErrorCategory::Usage, why);
 }
 
@@ -78,16 +78,16 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
 
 ElementEngine::~ElementEngine() = default;
 
-std::vector<FilterPlan> ElementEngine::chain_for(const std::string& text) const {
-    std::vector<FilterPlan> chain = build_chain(text, settings_.compat, geometry_);
+std::vector<FilterPlan> ElementEngine::chain_for(const FilterChain& compiled) const {
+    std::vector<FilterPlan> chain = plan_chain(compiled.spec(), settings_.compat, geometry_);
     if (const std::string why = forced_kernel_problem(chain, settings_.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     return chain;
 }
 
 AvFramePtr ElementEngine::filter(AvFramePtr in) { return stage_->process(std::move(in)); }
 
-void ElementEngine::set_filter(const std::string& text) {
-    std::vector<FilterPlan> chain = chain_for(text);
+void ElementEngine::set_filter(const FilterChain& compiled) {
+    std::vector<FilterPlan> chain = chain_for(compiled);
     std::lock_guard<std::mutex> lock(mutex_);
     identity_ = changes_nothing(chain);
     description_ = names_of(chain);

@@ -17,7 +17,7 @@
 namespace vf {
 
 struct ElementSettings {
-    std::string filter = "identity";
+    FilterChain filter;  // compiled where the property was set
     FilterDefaults compat = FilterDefaults::Vfilter;
     DeviceChoice device = DeviceChoice::Auto;
     int gpu_id = 0;
@@ -26,9 +26,9 @@ struct ElementSettings {
 
 class ElementEngine {
 public:
-    // Checks a filter string as far as it can be without frames (the filter and option names,
-    // types and ranges); throws Error(Usage) with the command line's one-line reason.
-    static void check_filter(const std::string& text, FilterDefaults compat, const KernelChoice& kernel);
+    // Checks a compiled chain as far as it can be without frames (what its filters need of each
+    // other and of the kernel asked for); throws Error(Usage) with the command line's one-line reason.
+    static void check_filter(const FilterChain& chain, FilterDefaults compat, const KernelChoice& kernel);
 
     // Ready to filter frames of this size and native format (media/av_helpers is_native_format).
     // gpu_memory: the frames' planes are GPU memory and the results stay there (GStreamer's CUDA
@@ -40,15 +40,15 @@ public:
     // Filters one frame (the caller's planes, read and not kept) into a frame of the engine's
     // own; the input frame itself for a chain that changes nothing.
     AvFramePtr filter(AvFramePtr in);
-    // A new filter string from the next frame; throws Error(Usage) and keeps the old one when
+    // A new compiled chain from the next frame; throws Error(Usage) and keeps the old one when
     // it cannot run on these frames.
-    void set_filter(const std::string& text);
+    void set_filter(const FilterChain& chain);
     // True when the current chain changes nothing (the element then passes buffers through).
     bool identity() const;
     std::string describe() const;  // "sobel on the CPU" for the log
 
 private:
-    std::vector<FilterPlan> chain_for(const std::string& text) const;
+    std::vector<FilterPlan> chain_for(const FilterChain& chain) const;
 
     ElementSettings settings_;
     std::shared_ptr<GpuRuntime> runtime_;  // the elements' shared one, while filtering on a GPU

@@ -101,13 +101,15 @@ void set_filter(GstVfilter* self, const std::string& text) {
     }
     std::string why;
     bool running = false;
+    vf::FilterChain compiled;
     {
         std::lock_guard<std::mutex> lock(s.engine_mutex);  // not held while posting: a bus handler may set it again
         running = s.engine != nullptr;
         try {
-            vf::ElementEngine::check_filter(text, compat, kernel);
+            compiled = vf::compile_chain(text);  // the property's one parse: the engine plans from it
+            vf::ElementEngine::check_filter(compiled, compat, kernel);
             if (running) {
-                s.engine->set_filter(text);  // throws when it cannot run on these frames
+                s.engine->set_filter(compiled);  // throws when it cannot run on these frames
                 gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), s.engine->identity());
                 GST_INFO_OBJECT(self, "filter changed to '%s' from the next buffer", text.c_str());
             }
@@ -117,7 +119,7 @@ void set_filter(GstVfilter* self, const std::string& text) {
     }
     GST_OBJECT_LOCK(self);
     if (why.empty()) {
-        s.settings.filter = text;
+        s.settings.filter = compiled;
         s.refused.clear();
     } else if (!running) {
         s.refused = why;  // start fails with it unless a good string comes first
@@ -286,7 +288,7 @@ void gst_vfilter_get_property(GObject* object, guint id, GValue* value, GParamSp
     State& s = state_of(self);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_FILTER: g_value_set_string(value, s.settings.filter.c_str()); break;
+    case PROP_FILTER: g_value_set_string(value, s.settings.filter.text().c_str()); break;
     case PROP_COMPAT: g_value_set_enum(value, static_cast<gint>(s.settings.compat)); break;
     case PROP_DEVICE: g_value_set_enum(value, static_cast<gint>(s.settings.device)); break;
     case PROP_GPU_ID: g_value_set_int(value, s.settings.gpu_id); break;

@@ -70,8 +70,8 @@ struct Job::Parts {
     std::atomic<bool> interrupted{false};
     std::atomic<bool> abandon_requested{false};
     FrameGeometry geometry;          // of the input's frames: chains are built for it
-    mutable std::mutex filter_mutex;  // filter_text, changed by set_filter from any thread
-    std::string filter_text;
+    mutable std::mutex filter_mutex;  // chain, changed by set_filter from any thread
+    FilterChain chain;
 
     ~Parts() { metrics_server.reset(); }
 };
@@ -82,7 +82,7 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     : options_(o), parts_(std::make_unique<Parts>()) {
     if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
-    std::vector<FilterPlan> chain = build_chain(o.filter.chain, o.filter.compat, {}, o.filter.kernel_files);
+    std::vector<FilterPlan> chain = plan_chain(o.filter.chain.spec(), o.filter.compat, {}, o.filter.kernel_files);
     if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     RunContext context;
     context.device = resolve_device(o.filter.device, o.filter.kernel);
@@ -157,10 +157,10 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         geometry.width = v.width;
         geometry.height = v.height;
         if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
-        chain = build_chain(o.filter.chain, o.filter.compat, geometry, o.filter.kernel_files);
+        chain = plan_chain(o.filter.chain.spec(), o.filter.compat, geometry, o.filter.kernel_files);
         if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
         parts_->geometry = geometry;
-        parts_->filter_text = o.filter.chain;
+        parts_->chain = o.filter.chain;
     }
     parts_->filter = make_filter_stage(o.filter, std::move(chain), context);
     if (context.device == Device::Cuda)
@@ -223,13 +223,14 @@ void Job::tap_frames(FrameTap* input, FrameTap* output, PacketTap* packets) { pa
 
 void Job::collect_metrics(MetricSet& set, const std::string& labels) const { parts_->metrics->collect(set, labels); }
 
-void Job::set_filter(const std::string& text, const KernelFiles& files) {
-    std::vector<FilterPlan> chain = build_chain(text, options_.filter.compat, parts_->geometry, files);  // throws on a bad chain
+void Job::set_filter(const FilterChain& compiled, const KernelFiles& files) {
+    // Planned for the input's frames from the compiled chain: nothing is parsed here.
+    std::vector<FilterPlan> chain = plan_chain(compiled.spec(), options_.filter.compat, parts_->geometry, files);  // throws on a bad chain
     if (const std::string why = forced_kernel_problem(chain, options_.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);
     parts_->filter->set_chain(std::move(chain));
-    parts_->filter_text = text;
-    spdlog::info("filter changed to '{}' from the next frame", text);
+    parts_->chain = compiled;
+    spdlog::info("filter changed to '{}' from the next frame", compiled.text());
 }
 
 const VideoInfo& Job::video() const { return parts_->source->video(); }
@@ -240,7 +241,7 @@ void Job::on_decoder_moved(std::function<void(bool nvdec)> moved) { parts_->sour
 
 std::string Job::filter() const {
     std::lock_guard<std::mutex> lock(parts_->filter_mutex);
-    return parts_->filter_text;
+    return parts_->chain.text();
 }
 
 void Job::abandon() {

@@ -55,10 +55,10 @@ public:
     int64_t frames_in() const;  // frames its input gave so far; any thread (cheaper than status())
     // This job's Prometheus samples, each with `labels` (serve: stream="NAME").
     void collect_metrics(MetricSet& set, const std::string& labels) const;
-    // Replaces the filter chain from the next frame on, without touching the output. Throws
-    // Error(Usage) for a chain that does not parse or does not fit the frames; nothing changes then.
-    void set_filter(const std::string& chain, const KernelFiles& files = {});
-    std::string filter() const;
+    // Replaces the filter chain (compiled by the caller) from the next frame on, without touching
+    // the output. Throws Error(Usage) for a chain that does not fit the frames; nothing changes then.
+    void set_filter(const FilterChain& chain, const KernelFiles& files = {});
+    std::string filter() const;  // the chain's text
     // The input's video as the first connection described it (size, frame rate, format).
     const VideoInfo& video() const;
     bool decodes_on_nvdec() const;  // its input decodes on NVDEC (known once the job is made)

@@ -19,6 +19,44 @@ class App;
 
 namespace vf {
 
+// What a field's value is: YAML scalars are read as it (yaml-cpp's own conversions), JSON values
+// and Python objects must be it; the command line gives text, which is read as the option reads it.
+enum class FieldType { Text, Integer, Number, Boolean };
+
+// One field's value as its door read it: text (the command line, a YAML or JSON string, a Python
+// str), a number (a YAML number scalar, a JSON number, a Python int or float) or true/false.
+// `text` is the value as written (a number's or a boolean's too): what entries are compared and
+// fingerprinted by.
+struct FieldValue {
+    enum class Kind { Text, Number, Boolean };
+    Kind kind = Kind::Text;
+    std::string text;
+    double number = 0;
+    bool boolean = false;
+
+    FieldValue() = default;
+    FieldValue(std::string t) : text(std::move(t)) {}
+    FieldValue(const char* t) : text(t) {}
+    static FieldValue of_number(double v, std::string written) {
+        FieldValue f(std::move(written));
+        f.kind = Kind::Number;
+        f.number = v;
+        return f;
+    }
+    static FieldValue of_boolean(bool v, std::string written) {
+        FieldValue f(std::move(written));
+        f.kind = Kind::Boolean;
+        f.boolean = v;
+        return f;
+    }
+    bool operator==(const FieldValue& o) const { return kind == o.kind && text == o.text; }
+    bool operator!=(const FieldValue& o) const { return !(*this == o); }
+};
+
+// A stream entry's fields by name, typed as their doors read them (serve's YAML, the API's JSON,
+// Python's arguments).
+using StreamFields = std::map<std::string, FieldValue>;
+
 // Who may set a field of a stream. The operator (serve's config file, the command line) sets any;
 // an API client holding the admin token sets the Admin ones, within what the operator allowed
 // clients (app/serve/client_access.hpp: inputs, outputs, kernel files); a viewer sets none.
@@ -26,6 +64,9 @@ enum class FieldSetter { Admin, Operator };
 
 // The setter a field needs (by its name in serve's entries).
 FieldSetter field_setter(const std::string& field);
+
+// The type a field declares (Text for a name that is not a field: refused when read).
+FieldType field_type(const std::string& field);
 
 // Every stream field by its first name ("output" for out/output), with who may set it: what the
 // API's description (app/serve/web/openapi.json) is checked against.
@@ -37,9 +78,10 @@ std::vector<std::pair<std::string, FieldSetter>> stream_fields();
 void add_stream_options(CLI::App& app, RunOptions& o);
 
 // One stream's options from named fields ("input", "filter", "crf", "low-latency", ...: the long
-// option names without dashes; booleans as true/false), over RunOptions' defaults; VFILTER_DEVICE
-// and VFILTER_COMPAT give the device and compat of entries that do not. Throws Error(Usage)
-// naming the field.
-RunOptions stream_options_from_fields(const std::map<std::string, std::string>& fields);
+// option names without dashes), each checked as the type it declares (a number or true/false given
+// for text is refused, and so is text that is not a number for a number), over RunOptions'
+// defaults; VFILTER_DEVICE and VFILTER_COMPAT give the device and compat of entries that do not.
+// Throws Error(Usage) naming the field and the type it wants.
+RunOptions stream_options_from_fields(const StreamFields& fields);
 
 }  // namespace vf

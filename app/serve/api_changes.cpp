@@ -25,7 +25,7 @@ std::string fingerprint(const StreamConfig& s) {
         for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
         h = (h ^ 0xff) * 1099511628211ull;
     };
-    for (const auto& [key, value] : s.fields) mix(key), mix(value);
+    for (const auto& [key, value] : s.fields) mix(key), mix(value.text);  // as written: a number's digits too
     char text[17];
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
     return text;
@@ -131,7 +131,7 @@ ServeConfig ApiChanges::over(const ServeConfig& file) {
         }
         if (filters_.contains(s.name)) {
             if (filters_[s.name]["entry"] == fp) {
-                std::map<std::string, std::string> fields = s.fields;
+                StreamFields fields = s.fields;
                 fields["filter"] = filters_[s.name]["filter"].get<std::string>();
                 try {
                     out.streams.push_back(make_stream_config(s.name, std::move(fields), {}, access_.kernel_files()));

@@ -175,16 +175,20 @@ ClientAccess checked_client_access(ClientAccess a) {
     return a;
 }
 
-std::map<std::string, std::string> check_client_fields(std::map<std::string, std::string> fields, const ClientAccess& access) {
+StreamFields check_client_fields(StreamFields fields, const ClientAccess& access) {
     for (const auto& [key, value] : fields)
         if (field_setter(key) == FieldSetter::Operator)
             forbid("field '" + key + "' is set only in serve's config file, not through the API");
     bool local = false;
-    if (const auto in = fields.find("input"); in != fields.end()) in->second = checked_input(in->second, access, &local);
+    // A value that is not text is left for the option table to refuse.
+    const auto is_text = [](const FieldValue& v) { return v.kind == FieldValue::Kind::Text; };
+    if (const auto in = fields.find("input"); in != fields.end() && is_text(in->second))
+        in->second = checked_input(in->second.text, access, &local);
     // A client's local file is read as a file and nothing else (no playlist reaching further).
     if (local) fields["allow-protocols"] = "file";
     for (const char* name : {"out", "output"})  // the option's two names
-        if (const auto out = fields.find(name); out != fields.end()) out->second = checked_output(out->second, access);
+        if (const auto out = fields.find(name); out != fields.end() && is_text(out->second))
+            out->second = checked_output(out->second.text, access);
     return fields;
 }
 

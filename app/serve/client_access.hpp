@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run/stream_options.hpp"
 #include "config/kernel_file.hpp"
 
 namespace vf {
@@ -34,7 +35,7 @@ ClientAccess checked_client_access(ClientAccess access);
 // A client's fields checked: each may be set by a client (else Forbidden naming the field), and
 // its input, output and filter stay within `access`. Returns the fields with local paths made
 // absolute under their root, and the protocols of a local input limited to file.
-std::map<std::string, std::string> check_client_fields(std::map<std::string, std::string> fields, const ClientAccess& access);
+StreamFields check_client_fields(StreamFields fields, const ClientAccess& access);
 
 // The host of a network URL ("rtsp://user:pw@cam.local:554/x" -> "cam.local"), lower case.
 std::string url_host(const std::string& url);

@@ -25,22 +25,57 @@ std::string at(const std::string& file, const YAML::Mark& m) {
     return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
 }
 
-// A block of fields (the defaults, or one stream) as name -> text.
-std::map<std::string, std::string> read_fields(const YAML::Node& node, const std::string& file, const std::string& what) {
+// One field's YAML scalar as the type the field declares, by yaml-cpp's own conversions: a plain
+// 23 for crf is a number, a plain true for realtime a boolean. Quoted scalars, values naming
+// ${VARIABLES} and scalars that are not of the type stay text, which the option reads as the
+// command line does (and refuses, naming the type it wants).
+FieldValue read_field(const std::string& key, const YAML::Node& value) {
+    const std::string& written = value.Scalar();
+    if (value.Tag() == "!" || written.find("${") != std::string::npos) return FieldValue(expand_environment(written));
+    switch (field_type(key)) {
+    case FieldType::Integer:
+    case FieldType::Number: {
+        double number = 0;
+        if (YAML::convert<double>::decode(value, number)) return FieldValue::of_number(number, written);
+        break;
+    }
+    case FieldType::Boolean: {
+        bool boolean = false;
+        if (YAML::convert<bool>::decode(value, boolean)) return FieldValue::of_boolean(boolean, written);
+        break;
+    }
+    case FieldType::Text:
+        break;
+    }
+    return FieldValue(written);
+}
+
+// A block of fields (the defaults, or one stream), typed.
+StreamFields read_fields(const YAML::Node& node, const std::string& file, const std::string& what) {
     if (!node.IsMap()) fail(ErrorCategory::Usage, at(file, node.Mark()) + what + " must be a mapping of field: value");
-    std::map<std::string, std::string> fields;
+    StreamFields fields;
     for (const auto& kv : node) {
         const std::string key = kv.first.as<std::string>();
         if (!kv.second.IsScalar())
             fail(ErrorCategory::Usage, at(file, kv.second.Mark()) + what + ", field '" + key + "': expected a single value");
         if (fields.count(key)) fail(ErrorCategory::Usage, at(file, kv.first.Mark()) + what + ": field '" + key + "' given twice");
         try {
-            fields[key] = expand_environment(kv.second.as<std::string>());
+            fields[key] = read_field(key, kv.second);
         } catch (const Error& e) {
             fail(ErrorCategory::Usage, at(file, kv.second.Mark()) + what + ", field '" + key + "': " + e.what());
         }
     }
     return fields;
+}
+
+// The entry's name, which must be text.
+std::string take_name(StreamFields& fields, const std::string& missing) {
+    const auto name = fields.find("name");
+    if (name == fields.end()) fail(ErrorCategory::Usage, missing);
+    if (name->second.kind != FieldValue::Kind::Text) fail(ErrorCategory::Usage, "field 'name': expected text");
+    const std::string n = name->second.text;
+    fields.erase(name);
+    return n;
 }
 
 }  // namespace
@@ -92,8 +127,8 @@ ServeConfig shard_config(ServeConfig config, int index, int count) {
     return config;
 }
 
-StreamConfig make_stream_config(const std::string& name, std::map<std::string, std::string> fields,
-                                const std::map<std::string, std::string>& defaults, const KernelFiles& kernel_files) {
+StreamConfig make_stream_config(const std::string& name, StreamFields fields, const StreamFields& defaults,
+                                const KernelFiles& kernel_files) {
     if (!valid_stream_name(name))
         fail(ErrorCategory::Usage, "stream name '" + name + "': use 1 to 64 of A-Z a-z 0-9 _ -");
     for (const auto& [key, value] : defaults) fields.emplace(key, value);  // the stream's own win
@@ -110,7 +145,7 @@ StreamConfig make_stream_config(const std::string& name, std::map<std::string, s
         if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
         check_retention_fits(s.options.output);
         try {
-            build_chain(s.options.filter.chain, s.options.filter.compat, {}, kernel_files);
+            plan_chain(s.options.filter.chain.spec(), s.options.filter.compat, {}, kernel_files);
         } catch (const Error& e) {
             rethrow_prefixed(e, "field 'filter': ");
         }
@@ -156,11 +191,13 @@ ServeConfig parse_config_nodes(const std::string& text, const std::string& file)
     for (size_t i = 0; i < streams.size(); ++i) {
         const YAML::Node entry = streams[i];
         const std::string what = "stream " + std::to_string(i + 1);
-        std::map<std::string, std::string> fields = read_fields(entry, file, what);
-        const auto name = fields.find("name");
-        if (name == fields.end()) fail(ErrorCategory::Usage, at(file, entry.Mark()) + what + ": field 'name' is missing");
-        const std::string n = name->second;
-        fields.erase(name);
+        StreamFields fields = read_fields(entry, file, what);
+        std::string n;
+        try {
+            n = take_name(fields, what + ": field 'name' is missing");
+        } catch (const Error& e) {
+            fail(ErrorCategory::Usage, at(file, entry.Mark()) + e.what());
+        }
         if (!names.insert(n).second) fail(ErrorCategory::Usage, at(file, entry.Mark()) + "stream name '" + n + "' is used twice");
         try {
             config.streams.push_back(make_stream_config(n, std::move(fields), config.defaults));
@@ -204,8 +241,7 @@ ServeConfig load_serve_config(const std::string& path) {
     return parse_serve_config(text.str(), path);
 }
 
-StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults,
-                              const ClientAccess& access) {
+StreamConfig stream_from_json(const std::string& json_text, const StreamFields& defaults, const ClientAccess& access) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(json_text);
@@ -213,17 +249,16 @@ StreamConfig stream_from_json(const std::string& json_text, const std::map<std::
         fail(ErrorCategory::Usage, std::string("the body is not JSON: ") + e.what());
     }
     if (!j.is_object()) fail(ErrorCategory::Usage, "the body must be a JSON object of stream fields");
-    std::map<std::string, std::string> fields;
+    StreamFields fields;
     for (const auto& [key, value] : j.items()) {
-        // No ${NAME} here: a client must not read the server's environment into a URL it names.
+        // JSON's own types: a number stays a number. No ${NAME} here: a client must not read the
+        // server's environment into a URL it names.
         if (value.is_string()) fields[key] = value.get<std::string>();
-        else if (value.is_number() || value.is_boolean()) fields[key] = value.dump();
+        else if (value.is_number()) fields[key] = FieldValue::of_number(value.get<double>(), value.dump());
+        else if (value.is_boolean()) fields[key] = FieldValue::of_boolean(value.get<bool>(), value.dump());
         else fail(ErrorCategory::Usage, "field '" + key + "': expected a string, number or boolean");
     }
-    const auto name = fields.find("name");
-    if (name == fields.end()) fail(ErrorCategory::Usage, "field 'name' is missing");
-    const std::string n = name->second;
-    fields.erase(name);
+    const std::string n = take_name(fields, "field 'name' is missing");
     return make_stream_config(n, check_client_fields(std::move(fields), access), defaults, access.kernel_files());
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run/stream_options.hpp"
 #include "app/serve/client_access.hpp"
 #include "config/options.hpp"
 
@@ -15,13 +16,13 @@ namespace vf {
 
 struct StreamConfig {
     std::string name;                           // [A-Za-z0-9_-]+, unique
-    std::map<std::string, std::string> fields;  // with the defaults merged in, variables expanded
+    StreamFields fields;  // typed as read, with the defaults merged in, variables expanded
     RunOptions options;                         // what the fields mean
     bool operator==(const StreamConfig& o) const { return name == o.name && fields == o.fields; }
 };
 
 struct ServeConfig {
-    std::map<std::string, std::string> defaults;  // as written (variables expanded)
+    StreamFields defaults;  // as read (variables expanded)
     std::vector<StreamConfig> streams;
 };
 
@@ -35,13 +36,13 @@ ServeConfig demo_serve_config(int streams);
 
 // One stream from the API's JSON object (same fields as the YAML), with `defaults` under it. The
 // client's own fields are checked against `access` first (app/serve/client_access.hpp: Forbidden, 403).
-StreamConfig stream_from_json(const std::string& json_text, const std::map<std::string, std::string>& defaults,
+StreamConfig stream_from_json(const std::string& json_text, const StreamFields& defaults,
                               const ClientAccess& access = ClientAccess{});
 
 // A stream from its name and fields: checks the name, merges the defaults, reads the options.
 // `kernel_files`: where its filter's file= may read (a client's chain: only --kernel-dir).
-StreamConfig make_stream_config(const std::string& name, std::map<std::string, std::string> fields,
-                                const std::map<std::string, std::string>& defaults, const KernelFiles& kernel_files = {});
+StreamConfig make_stream_config(const std::string& name, StreamFields fields, const StreamFields& defaults,
+                                const KernelFiles& kernel_files = {});
 
 // "${NAME}" replaced by the environment's NAME; throws Error(Usage) naming an unset variable.
 std::string expand_environment(const std::string& value);

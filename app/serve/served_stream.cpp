@@ -42,7 +42,7 @@ bool records_to_disk(const RunOutput& out) { return out.path != "null" && output
 
 ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper, EncoderBudget* encoders, std::shared_ptr<GpuRuntime> runtime)
     : config_(std::move(config)), keeper_(keeper), runtime_(std::move(runtime)), preview_(std::make_shared<StreamPreview>(encoders)),
-      filter_(config_.options.filter.chain) {
+      filter_(config_.options.filter.chain.text()) {
     const RunOutput& out = config_.options.output;
     if (out.segment_s > 0 && records_to_disk(out)) {
         // Kept from the first time the stream runs (run_job): a stream that never started has
@@ -303,7 +303,7 @@ bool ServedStream::on_gpu() const {
     return job_ ? job_->status().on_gpu : last_.on_gpu;
 }
 
-void ServedStream::set_filter(const std::string& chain, const KernelFiles& files) {
+void ServedStream::set_filter(const FilterChain& chain, const KernelFiles& files) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!job_ || state_ != StreamState::Running)
         fail(ErrorCategory::Usage, std::string("stream '") + config_.name + "' is " + state_name(state_) + ", not running");
@@ -311,7 +311,7 @@ void ServedStream::set_filter(const std::string& chain, const KernelFiles& files
     config_.options.filter.kernel_files = files;
     // What it runs now: the config file applied again leaves it alone while the file's entry, with
     // the API's change over it (app/serve/api_changes.hpp), says the same.
-    config_.fields["filter"] = chain;
+    config_.fields["filter"] = chain.text();
     config_.options.filter.chain = chain;
 }
 

@@ -80,7 +80,7 @@ public:
     // still readable (its last pictures) after the stream is gone.
     std::shared_ptr<StreamPreview> preview() const { return preview_; }
     // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.
-    void set_filter(const std::string& chain, const KernelFiles& files);
+    void set_filter(const FilterChain& chain, const KernelFiles& files);
 
     // Free space a full disk must have again before a recording goes on (beyond --min-free).
     static constexpr int64_t kRoomToRecordAgain = 16 << 20;

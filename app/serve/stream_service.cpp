@@ -261,9 +261,11 @@ void StreamService::set_filter(const std::string& name, const std::string& chain
     };
     std::shared_ptr<ServedStream> stream = find(false);
     try {
-        build_chain(chain, stream->config().options.filter.compat, {}, files);  // refused here, before any change
+        // Compiled once; the stream plans it for its frames without parsing it again.
+        const FilterChain compiled = compile_chain(chain);
+        plan_chain(compiled.spec(), stream->config().options.filter.compat, {}, files);  // refused here, before any change
         if (find(true) != stream) throw ServiceError(409, "stream '" + name + "' was replaced while its filter was checked");
-        stream->set_filter(chain, files);
+        stream->set_filter(compiled, files);
     } catch (const Forbidden& e) {
         throw ServiceError(403, "stream '" + name + "': " + e.what());
     } catch (const Error& e) {
@@ -387,7 +389,7 @@ std::string StreamService::metrics() const {
     return set.text();
 }
 
-std::map<std::string, std::string> StreamService::defaults() const {
+StreamFields StreamService::defaults() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return defaults_;
 }

@@ -43,7 +43,7 @@ public:
     nlohmann::json remove(const std::string& name);
     // 404, 400, 403 (a file= its sender may not read), 409. `files`: where the chain's kernel files may be.
     void set_filter(const std::string& name, const std::string& chain, const KernelFiles& files = {});
-    std::map<std::string, std::string> defaults() const;  // the file's defaults: a copy, apply() may change them
+    StreamFields defaults() const;  // the file's defaults: a copy, apply() may change them
     // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
     void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
     // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU), and
@@ -98,7 +98,7 @@ private:
     std::thread nvdec_sampler_;
     std::condition_variable nvdec_sampler_wake_;
     bool nvdec_sampler_stop_ = false;
-    std::map<std::string, std::string> defaults_;
+    StreamFields defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
     std::unique_ptr<EncoderBudget> encoders_ = std::make_unique<EncoderBudget>(16);  // before the streams, which hold places
     std::map<std::string, std::shared_ptr<ServedStream>> streams_;  // shared: set_filter builds outside the lock

@@ -5,7 +5,6 @@
 #include <mutex>
 
 #include "common/error.hpp"
-#include "plane_chain.hpp"
 
 #ifdef VF_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -26,25 +25,42 @@ GpuApplyCache::~GpuApplyCache() = default;
 
 bool built_with_cuda() { return false; }
 
-void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int, const std::string&, int,
-                         const std::string&, uintptr_t, int64_t, bool) {
+void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int,
+                         const std::shared_ptr<const std::vector<FilterPlan>>&, int, uintptr_t, int64_t) {
     throw Error(ErrorCategory::Device, "this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays");
 }
 #else
 struct GpuApplyCache::Impl {
     static constexpr size_t kKept = 8;  // chains kept alive beyond the call that prepared them
+    // A prepared chain by what it was prepared for. The plans are held, so that their address
+    // names them: a call with the same plans (a compiled chain's, for one plane size) finds its
+    // prepared chain without comparing taps or asking the device's store.
+    struct Entry {
+        int device;
+        std::shared_ptr<const std::vector<FilterPlan>> chain;
+        std::vector<cuda::StepShapes> shapes;
+        std::shared_ptr<const cuda::PreparedChain> prepared;
+    };
     std::mutex mutex;
     // The GPU state of apply(): device contexts made when a device is first used, freed with the
     // cache (and the chains it keeps).
     std::shared_ptr<GpuRuntime> runtime = std::make_shared<GpuRuntime>();
-    std::deque<std::shared_ptr<const cuda::PreparedChain>> recent;  // most recent first
+    std::deque<Entry> recent;  // most recent first
 
-    std::shared_ptr<const cuda::PreparedChain> acquire(int device, const std::vector<FilterPlan>& chain,
+    std::shared_ptr<const cuda::PreparedChain> acquire(int device, const std::shared_ptr<const std::vector<FilterPlan>>& chain,
                                                         const std::vector<cuda::StepShapes>& shapes) {
         std::lock_guard<std::mutex> lock(mutex);
-        auto prepared = cuda::PreparedChain::acquire(runtime->device(device)->context(), chain, KernelChoice{}, shapes);
-        recent.erase(std::remove(recent.begin(), recent.end(), prepared), recent.end());
-        recent.push_front(prepared);
+        for (auto it = recent.begin(); it != recent.end(); ++it)
+            if (it->device == device && it->chain == chain && it->shapes == shapes) {
+                if (it != recent.begin()) {
+                    Entry found = std::move(*it);
+                    recent.erase(it);
+                    recent.push_front(std::move(found));
+                }
+                return recent.front().prepared;
+            }
+        auto prepared = cuda::PreparedChain::acquire(runtime->device(device)->context(), *chain, KernelChoice{}, shapes);
+        recent.push_front(Entry{device, chain, shapes, prepared});
         if (recent.size() > kKept) recent.pop_back();
         return prepared;
     }
@@ -104,8 +120,9 @@ PlaneView view_of(const DevicePlaneArg& a, int itemsize, int bits) {
 }  // namespace
 
 void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& srcs, const std::vector<DevicePlaneArg>& dsts, int itemsize,
-                         const std::string& chain_text, int bits, const std::string& border, uintptr_t stream_handle,
-                         int64_t producer_stream, bool ffmpeg_defaults) {
+                         const std::shared_ptr<const std::vector<FilterPlan>>& planned, int bits, uintptr_t stream_handle,
+                         int64_t producer_stream) {
+    const std::vector<FilterPlan>& chain = *planned;
     if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
     if (srcs.empty()) return;
     if ((itemsize != 1 || bits != 8) && (itemsize != 2 || bits != 10))
@@ -122,10 +139,6 @@ void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>
         src.push_back(view_of(srcs[i], itemsize, bits));
         dst.push_back(view_of(dsts[i], itemsize, bits));
     }
-    std::vector<FilterPlan> chain;
-    for (FilterPlan& p : plane_chain(chain_text, width, height, border, ffmpeg_defaults))
-        if (p.ops[0].kind != OpKind::Copy) chain.push_back(std::move(p));
-    if (chain.empty()) chain.push_back(FilterPlan{});  // a copy
 
     CurrentDevice current(device);
     const cudaStream_t stream = stream_of(stream_handle);
@@ -182,7 +195,7 @@ void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>
                 shapes[f].src.push_back(cuda::PlaneShape::of(in));
                 shapes[f].dst.push_back(cuda::PlaneShape::of(out));
             }
-            const auto prepared = cache.impl->acquire(device, chain, shapes);
+            const auto prepared = cache.impl->acquire(device, planned, shapes);
             for (size_t f = 0; f < chain.size(); ++f) {
                 from_group.clear();
                 to_group.clear();

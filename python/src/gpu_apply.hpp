@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "kernels/plan.hpp"
+
 namespace vf {
 
-// The chains vfilter.apply prepared lately (kernels/cuda/prepared_chain.hpp), kept so that a
-// loop applying the same filter to frame after frame prepares it once: the last few, each freed
-// when it drops out (or with the module). Owned by the module's apply function.
+// The GPU chains a compiled chain (compiled_chain.hpp) prepared lately (kernels/cuda/prepared_chain.hpp),
+// kept so that a loop filtering frame after frame prepares it once: the last few, each freed when
+// it drops out (or with the compiled chain).
 class GpuApplyCache {
 public:
     GpuApplyCache();
@@ -34,14 +36,15 @@ struct DevicePlaneArg {
     int step = 1;
 };
 
-// Filters src[i] into dst[i] (all of one size; itemsize 1 or 2 with bits 8 or 10) on `stream`
+// Filters src[i] into dst[i] with `chain` (planned for their size, filters that copy left out; all
+// of one size; itemsize 1 or 2 with bits 8 or 10) on `stream`
 // (a cudaStream_t as a number, with the __cuda_array_interface__ meanings of 1 and 2: the legacy
 // and per-thread default streams), after the work on `producer_stream` when >= 0 (the stream the
 // data was written on, where it is not the caller's). Throws Error: Usage for bad arguments,
 // Device for CUDA's failures (and in a build without CUDA).
 void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& src, const std::vector<DevicePlaneArg>& dst, int itemsize,
-                         const std::string& chain_text, int bits, const std::string& border, uintptr_t stream,
-                         int64_t producer_stream, bool ffmpeg_defaults);
+                         const std::shared_ptr<const std::vector<FilterPlan>>& chain, int bits, uintptr_t stream,
+                         int64_t producer_stream);
 
 // True when this module was built with the CUDA backend.
 bool built_with_cuda();

@@ -21,17 +21,18 @@ extern "C" {
 #include <nlohmann/json.hpp>
 
 #include "app/run/job.hpp"
-#include "app/serve/serve_config.hpp"
+#include "app/run/stream_options.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
+#include "config/filter_spec.hpp"
 #include "config/filter_table_json.hpp"
 #include "encode/sink.hpp"
 #include "pipeline/bounded_queue.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "pipeline/stats.hpp"
+#include "compiled_chain.hpp"
 #include "device_arrays.hpp"
 #include "gpu_apply.hpp"
-#include "plane_chain.hpp"
 
 namespace py = pybind11;
 
@@ -76,8 +77,8 @@ PlaneView plane_of(const py::array& a, int bits, bool writable, const char* what
 
 // Filters every (src, dst) pair with the chain's first-channel operations: each plane of a NumPy
 // image is one channel of its own, as a gray frame is on the command line.
-void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::array>& dsts, const std::string& chain_text,
-                  int bits, const std::string& border, int threads, bool ffmpeg_defaults) {
+void apply_planes(CompiledPlaneChain& compiled, const std::vector<py::array>& srcs, const std::vector<py::array>& dsts, int bits,
+                  int threads) {
     if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_planes: as many outputs as inputs");
     if (srcs.empty()) return;
     if (bits != 8 && bits != 10) throw Error(ErrorCategory::Usage, "bits must be 8 (uint8) or 10 (uint16)");
@@ -91,9 +92,12 @@ void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::arra
         if (bits > 8 && src.back().bytes_per_sample == 1) throw Error(ErrorCategory::Usage, "bits above 8 need uint16 samples");
         if (bits == 8 && src.back().bytes_per_sample == 2) throw Error(ErrorCategory::Usage, "uint16 samples are 10-bit (bits=10)");
     }
-    const std::vector<FilterPlan> chain = plane_chain(chain_text, src[0].width, src[0].height, border, ffmpeg_defaults);
+    const std::shared_ptr<const PlaneSizePlans> plans = compiled.plans(src[0].width, src[0].height);
+    const std::vector<FilterPlan>& chain = plans->cpu;
     py::gil_scoped_release unlocked;
-    CpuBackend backend(threads);
+    SharedCpuBackend& shared = shared_cpu_backend(threads);
+    std::lock_guard<std::mutex> lock(shared.mutex);
+    CpuBackend& backend = *shared.backend;
     std::vector<uint8_t> scratch[2];
     for (size_t i = 0; i < src.size(); ++i) {
         // Intermediate results of a chain in scratch planes; the last filter writes dst.
@@ -124,13 +128,31 @@ void apply_planes(const std::vector<py::array>& srcs, const std::vector<py::arra
 // defaults, ranges and help, as Python lists and dicts.
 py::object filters() { return py::module_::import("json").attr("loads")(filter_table_json().dump()); }
 
-// RunOptions from the Python call's fields, as a stream entry of serve reads them; an empty
-// input is the built-in test pattern, as no --input is on the command line.
-RunOptions options_of(std::map<std::string, std::string> fields) {
-    const std::string input = fields.count("input") ? fields["input"] : "";
-    fields["input"] = input.empty() ? "-" : input;  // an entry needs one; replaced below
-    RunOptions o = make_stream_config("python", fields, {}).options;
-    o.input.url = input;
+// The Python call's keyword arguments as stream fields of their own types: a bool is true/false,
+// an int or float a number, a str text (os.PathLike is made a str by the wrapper).
+StreamFields fields_of(const py::dict& arguments) {
+    StreamFields fields;
+    for (const auto& [name, value] : arguments) {
+        const std::string key = py::str(name);
+        if (py::isinstance<py::bool_>(value)) {
+            const bool b = value.cast<bool>();
+            fields[key] = FieldValue::of_boolean(b, b ? "true" : "false");
+        } else if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
+            fields[key] = FieldValue::of_number(value.cast<double>(), py::str(value));
+        } else if (py::isinstance<py::str>(value)) {
+            fields[key] = value.cast<std::string>();
+        } else {
+            throw Error(ErrorCategory::Usage, "option '" + key + "': expected a str, a number or True/False, not " +
+                                                  std::string(py::str(value.get_type().attr("__name__"))));
+        }
+    }
+    return fields;
+}
+
+// RunOptions from the Python call's fields through the command line's option table (an empty
+// input is the built-in test pattern, as no --input is on the command line).
+RunOptions options_of(const StreamFields& fields) {
+    RunOptions o = stream_options_from_fields(fields);
     o.progress = false;
     return o;
 }
@@ -138,8 +160,8 @@ RunOptions options_of(std::map<std::string, std::string> fields) {
 // A whole run, as the command line makes it from the same options. Runs on a thread of its own
 // while this one waits with the GIL free, looking for Ctrl-C every 50 ms: a KeyboardInterrupt
 // stops the job as the first Ctrl-C stops the command (the output is finished), then propagates.
-py::dict run(const std::map<std::string, std::string>& fields) {
-    Job job(options_of(fields));
+py::dict run(const py::dict& arguments) {
+    Job job(options_of(fields_of(arguments)));
     JobResult result;
     std::exception_ptr error;
     std::atomic<bool> done{false};
@@ -210,12 +232,12 @@ py::array plane_array(const AVFrame* f, int p) {
 // looks for Ctrl-C every 100 ms; close() stops the job (its source first) and joins its thread.
 class FrameReader {
 public:
-    explicit FrameReader(const std::map<std::string, std::string>& fields) {
-        std::map<std::string, std::string> f = fields;
+    explicit FrameReader(const py::dict& arguments) {
+        StreamFields f = fields_of(arguments);
         f["output"] = "null";  // the frames go to Python
         RunOptions o = options_of(f);
         // On the GPU the frames stay there: Python gets DevicePlanes over them, never a host copy.
-        on_device_ = f.count("device") && f.at("device") == "cuda";
+        on_device_ = f.count("device") && f.at("device").text == "cuda";
         o.filter.frames_on_device = on_device_;
         gpu_ = o.filter.gpu_index;
         job_ = std::make_unique<Job>(o, [this](const VideoInfo& v) {
@@ -337,31 +359,35 @@ PYBIND11_MODULE(_vfilter, m) {
             vf::translate(e);
         }
     });
-    m.def("apply_planes", &vf::apply_planes, py::arg("srcs"), py::arg("dsts"), py::arg("chain"), py::arg("bits"),
-          py::arg("border"), py::arg("threads"), py::arg("ffmpeg_defaults"));
     py::class_<vf::DevicePlaneArg>(m, "DevicePlaneArg")
         .def(py::init([](uintptr_t ptr, int64_t pitch, int width, int height, int step) {
                  return vf::DevicePlaneArg{ptr, pitch, width, height, step};
              }),
              py::arg("ptr"), py::arg("pitch"), py::arg("width"), py::arg("height"), py::arg("step"));
-    // The prepared chains of apply() belong to this function, and go with the module.
-    auto gpu_cache = std::make_shared<vf::GpuApplyCache>();
-    m.def("apply_device_planes",
-          [gpu_cache](const std::vector<vf::DevicePlaneArg>& srcs, const std::vector<vf::DevicePlaneArg>& dsts, int itemsize,
-                      const std::string& chain, int bits, const std::string& border, uintptr_t stream, int64_t producer_stream,
-                      bool ffmpeg_defaults) {
-              vf::apply_device_planes(*gpu_cache, srcs, dsts, itemsize, chain, bits, border, stream, producer_stream, ffmpeg_defaults);
-          },
-          py::arg("srcs"), py::arg("dsts"), py::arg("itemsize"),
-          py::arg("chain"), py::arg("bits"), py::arg("border"), py::arg("stream"), py::arg("producer_stream"),
-          py::arg("ffmpeg_defaults"), py::call_guard<py::gil_scoped_release>());
+    // vfilter.compile's chains: compiled once; plans per plane size and GPU chains kept inside.
+    py::class_<vf::CompiledPlaneChain, std::shared_ptr<vf::CompiledPlaneChain>>(m, "Chain")
+        .def(py::init<const std::string&, const std::string&, bool>(), py::arg("chain"), py::arg("border"),
+             py::arg("ffmpeg_defaults"))
+        .def_property_readonly("text", &vf::CompiledPlaneChain::text)
+        .def("apply_planes", &vf::apply_planes, py::arg("srcs"), py::arg("dsts"), py::arg("bits"), py::arg("threads"))
+        .def("apply_device_planes",
+             [](vf::CompiledPlaneChain& c, const std::vector<vf::DevicePlaneArg>& srcs, const std::vector<vf::DevicePlaneArg>& dsts,
+                int itemsize, int bits, uintptr_t stream, int64_t producer_stream) {
+                 if (srcs.empty()) return;
+                 const auto plans = c.plans(srcs[0].width, srcs[0].height);
+                 vf::apply_device_planes(c.gpu_cache(), srcs, dsts, itemsize, plans->gpu, bits, stream, producer_stream);
+             },
+             py::arg("srcs"), py::arg("dsts"), py::arg("itemsize"), py::arg("bits"), py::arg("stream"), py::arg("producer_stream"),
+             py::call_guard<py::gil_scoped_release>());
     m.def("dlpack_info", &vf::dlpack_info, py::arg("capsule"));
     m.def("built_with_cuda", &vf::built_with_cuda);
     vf::DevicePlane::bind(m);
     m.def("filters", &vf::filters);
+    // How many filter strings this process has parsed (tests: one parse per call or change).
+    m.def("filter_parse_count", &vf::filter_parse_count);
     m.def("run", &vf::run, py::arg("fields"));
     py::class_<vf::FrameReader>(m, "FrameReader")
-        .def(py::init<const std::map<std::string, std::string>&>(), py::arg("fields"))
+        .def(py::init<const py::dict&>(), py::arg("fields"))
         .def("next", &vf::FrameReader::next)
         .def("close", &vf::FrameReader::close)
         .def("stats", &vf::FrameReader::stats);

@@ -5,13 +5,18 @@
 #include <string>
 #include <vector>
 
+#include "config/chain_spec.hpp"
 #include "kernels/plan.hpp"
 
 namespace vf {
 
-// The chain for planes of width x height; `border` (mirror, replicate, zero; empty: each
-// filter's own) applies to every filter. Throws Error(Usage) for a bad chain or border.
-std::vector<FilterPlan> plane_chain(const std::string& chain_text, int width, int height, const std::string& border,
+// The border `name` names (mirror, replicate, zero); false for "" (each filter's own). Throws
+// Error(Usage) for another name.
+bool border_named(const std::string& name, Border* border);
+
+// The compiled chain planned for planes of width x height; `border` (when `forced`) applies to
+// every filter. Throws Error(Usage) for a chain that does not fit the planes.
+std::vector<FilterPlan> plane_chain(const ChainSpec& spec, int width, int height, bool forced, Border border,
                                     bool ffmpeg_defaults);
 
 }  // namespace vf

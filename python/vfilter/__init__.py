@@ -3,6 +3,7 @@
 
     import numpy as np, vfilter
     edges = vfilter.apply(gray, "sobel")                    # H x W uint8, on the CPU
+    sobel = vfilter.compile("sobel"); edges = sobel(gray)    # compiled once, called per frame
     soft = vfilter.apply(rgb, "gaussian=sigma=2")            # H x W x C, every channel
     batch = vfilter.apply(frames_cuda, "sobel")              # a torch/CuPy tensor: on its GPU
     stats = vfilter.run(input="cam.mp4", filter="sobel", output="out.mp4")
@@ -19,6 +20,7 @@ or written, OSError; anything else from vfilter, RuntimeError. docs/python.md.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Dict, List, Optional
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from . import _vfilter
 
-__all__ = ["apply", "filters", "run", "Frames", "DevicePlane", "cuda_available"]
+__all__ = ["apply", "compile", "Chain", "filters", "run", "Frames", "DevicePlane", "cuda_available"]
 
 DevicePlane = _vfilter.DevicePlane
 
@@ -117,44 +119,80 @@ def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: O
         current stream (PyTorch's, CuPy's), else the default stream. The call returns once the
         work is queued; the result is ready in stream order, as any PyTorch or CuPy operation's.
     """
-    if not isinstance(image, np.ndarray):
-        if _on_gpu(image):
-            return _apply_gpu(image, filter, out, bits=bits, border=border, layout=layout, stream=stream,
-                              compat=compat)
-        raise TypeError(f"image must be a NumPy array or a GPU tensor (PyTorch, CuPy, any DLPack array on "
-                        f"the GPU), not {type(image).__name__}" +
-                        ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
-    if image.dtype not in (np.uint8, np.uint16):
-        raise TypeError(f"image dtype {image.dtype}: vfilter filters uint8 and uint16 samples")
+    return compile(filter, border=border, compat=compat)(image, out, bits=bits, layout=layout, threads=threads,
+                                                         stream=stream)
+
+
+def compile(filter: str, *, border: Optional[str] = None, compat: str = "vfilter") -> "Chain":
+    """The filter string compiled once into a callable Chain: chain(image, out=None, *, bits=None,
+    layout=None, threads=0, stream=None) filters as apply(image, filter, ...) does, without reading
+    the string again; plans for each image size and the GPU's prepared kernels are kept inside it.
+    Chains of the same string, border and compat are shared (the last few made)."""
     if not isinstance(filter, str):
         raise TypeError("filter must be a string such as 'sobel' or 'gaussian=sigma=2'")
     if compat not in ("vfilter", "ffmpeg"):
         raise ValueError(f"compat '{compat}': use vfilter or ffmpeg")
-    if bits is None:
-        bits = 8 if image.dtype == np.uint8 else 10
-    if bits != (8 if image.dtype == np.uint8 else 10):
-        raise ValueError(f"bits={bits} with {image.dtype} samples: vfilter filters uint8 as 8-bit and uint16 as 10-bit")
-    if bits == 10 and image.size and int(image.max()) > 1023:
-        raise ValueError("10-bit samples run from 0 to 1023; this image holds larger values")
-    lay = _layout_of(image.shape, layout)
-    if min(image.shape[lay.index("h")], image.shape[lay.index("w")]) < 1:
-        raise ValueError(f"shape {image.shape}: the image is empty")
-    src = image if _has_plain_strides(image) else np.ascontiguousarray(image)
-    if out is None:
-        result = np.empty_like(src, order="C")
-    else:
-        if not isinstance(out, np.ndarray):
-            raise TypeError("out must be a NumPy array")
-        if out.shape != image.shape or out.dtype != image.dtype:
-            raise ValueError(f"out must have the image's shape {image.shape} and dtype {image.dtype}")
-        if np.shares_memory(out, image):
-            raise ValueError("out overlaps the image: filtering in place is not supported")
-        if not _has_plain_strides(out):
-            raise ValueError("out must have positive strides in whole samples")
-        result = out
-    _vfilter.apply_planes(_planes(src, lay), _planes(result, lay), filter, bits, border or "", threads,
-                          compat == "ffmpeg")
-    return result
+    if border is not None and not isinstance(border, str):
+        raise TypeError("border must be mirror, replicate or zero")
+    return _compiled(filter, border or "", compat == "ffmpeg")
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(filter: str, border: str, ffmpeg: bool) -> "Chain":
+    return Chain(_vfilter.Chain(filter, border, ffmpeg))
+
+
+class Chain:
+    """A compiled filter chain (vfilter.compile): call it on a NumPy array or a GPU tensor."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native):
+        self._native = native
+
+    @property
+    def text(self) -> str:
+        """The filter string it was compiled from."""
+        return self._native.text
+
+    def __repr__(self) -> str:
+        return f"vfilter.Chain({self._native.text!r})"
+
+    def __call__(self, image, out=None, *, bits: Optional[int] = None, layout: Optional[str] = None, threads: int = 0,
+                 stream=None):
+        native = self._native
+        if not isinstance(image, np.ndarray):
+            if _on_gpu(image):
+                return _apply_gpu(image, native, out, bits=bits, layout=layout, stream=stream)
+            raise TypeError(f"image must be a NumPy array or a GPU tensor (PyTorch, CuPy, any DLPack array on "
+                            f"the GPU), not {type(image).__name__}" +
+                            ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
+        if image.dtype not in (np.uint8, np.uint16):
+            raise TypeError(f"image dtype {image.dtype}: vfilter filters uint8 and uint16 samples")
+        if bits is None:
+            bits = 8 if image.dtype == np.uint8 else 10
+        if bits != (8 if image.dtype == np.uint8 else 10):
+            raise ValueError(f"bits={bits} with {image.dtype} samples: vfilter filters uint8 as 8-bit and uint16 as 10-bit")
+        if bits == 10 and image.size and int(image.max()) > 1023:
+            raise ValueError("10-bit samples run from 0 to 1023; this image holds larger values")
+        lay = _layout_of(image.shape, layout)
+        if min(image.shape[lay.index("h")], image.shape[lay.index("w")]) < 1:
+            raise ValueError(f"shape {image.shape}: the image is empty")
+        src = image if _has_plain_strides(image) else np.ascontiguousarray(image)
+        if out is None:
+            result = np.empty_like(src, order="C")
+        else:
+            if not isinstance(out, np.ndarray):
+                raise TypeError("out must be a NumPy array")
+            if out.shape != image.shape or out.dtype != image.dtype:
+                raise ValueError(f"out must have the image's shape {image.shape} and dtype {image.dtype}")
+            if np.shares_memory(out, image):
+                raise ValueError("out overlaps the image: filtering in place is not supported")
+            if not _has_plain_strides(out):
+                raise ValueError("out must have positive strides in whole samples")
+            result = out
+        native.apply_planes(_planes(src, lay), _planes(result, lay), bits, threads)
+        return result
 
 
 def _on_gpu(obj) -> bool:
@@ -181,6 +219,10 @@ def _stream_handle(stream, image) -> int:
         lib = _library_of(image)
         if lib == "torch":
             import torch
+            # The raw handle without making a Stream object, where this PyTorch has it.
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None and type(image) is torch.Tensor:
+                return int(raw(image.get_device()))
             return torch.cuda.current_stream(image.device).cuda_stream
         if lib == "cupy":
             import cupy
@@ -204,6 +246,8 @@ class _GpuArray:
     and the stream it was written on (None: ordered already)."""
 
     def __init__(self, obj, stream: int, what: str):
+        if type(obj).__module__ == "torch" and self._from_torch(obj):
+            return
         cai = getattr(obj, "__cuda_array_interface__", None)
         if cai is not None:
             typestr = cai["typestr"]
@@ -238,6 +282,25 @@ class _GpuArray:
         self.strides = tuple(int(s) for s in strides)
         self.dtype = "uint8" if self.itemsize == 1 else "uint16"
 
+    def _from_torch(self, t) -> bool:
+        """A plain torch tensor's fields read directly (what its __cuda_array_interface__ would say,
+        without building that dict): False for anything else, which takes the general path."""
+        import torch
+        if type(t) is not torch.Tensor or not t.is_cuda or t.layout != torch.strided or t.requires_grad:
+            return False
+        if t.dtype is torch.uint8:
+            self.itemsize = 1
+        elif t.dtype is getattr(torch, "uint16", None):
+            self.itemsize = 2
+        else:
+            return False
+        self.ptr, self.readonly = t.data_ptr(), False
+        self.shape = tuple(t.shape)
+        self.strides = tuple(s * self.itemsize for s in t.stride())
+        self.producer = None  # PyTorch's arrays name no stream: its work is ordered on the current one
+        self.dtype = "uint8" if self.itemsize == 1 else "uint16"
+        return True
+
     def plain(self) -> bool:
         return len(self.shape) >= 2 and all(s > 0 and s % self.itemsize == 0 for s in self.strides)
 
@@ -267,11 +330,7 @@ def _new_like(image, stream: int):
                     "image's shape and dtype)")
 
 
-def _apply_gpu(image, filter, out, *, bits, border, layout, stream, compat):
-    if not isinstance(filter, str):
-        raise TypeError("filter must be a string such as 'sobel' or 'gaussian=sigma=2'")
-    if compat not in ("vfilter", "ffmpeg"):
-        raise ValueError(f"compat '{compat}': use vfilter or ffmpeg")
+def _apply_gpu(image, native, out, *, bits, layout, stream):
     handle = _stream_handle(stream, image)
     src = _GpuArray(image, handle, "image")
     if bits is None:
@@ -305,8 +364,7 @@ def _apply_gpu(image, filter, out, *, bits, border, layout, stream, compat):
         return [_vfilter.DevicePlaneArg(arr.ptr + off, pitch, w, h, step // arr.itemsize)
                 for off, pitch, w, h, step in _plane_offsets(arr.shape, arr.strides, lay)]
 
-    _vfilter.apply_device_planes(planes(src), planes(dst), src.itemsize, filter, bits, border or "", handle, producer,
-                                 compat == "ffmpeg")
+    native.apply_device_planes(planes(src), planes(dst), src.itemsize, bits, handle, producer)
     return result
 
 
@@ -326,11 +384,11 @@ def run(input: str = "", filter: str = "identity", output: str = "null", **optio
 
 
 def _fields(input, filter, options):
+    """The options as stream fields of their own types (str, int, float, bool), read by the command
+    line's option table: a number stays a number, True stays true."""
     fields = {"filter": filter, "input": os.fspath(input)}  # "": the built-in test pattern
     for key, value in options.items():
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        fields[key.replace("_", "-")] = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        fields[key.replace("_", "-")] = os.fspath(value) if isinstance(value, os.PathLike) else value
     return fields
 
 

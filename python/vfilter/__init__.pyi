@@ -23,6 +23,28 @@ def apply(
     compat: Literal["vfilter", "ffmpeg"] = ...,
     stream: Optional[Any] = ...,
 ) -> Image: ...
+def compile(
+    filter: str,
+    *,
+    border: Optional[Literal["mirror", "replicate", "zero"]] = ...,
+    compat: Literal["vfilter", "ffmpeg"] = ...,
+) -> "Chain": ...
+
+class Chain:
+    """A filter chain compiled once (vfilter.compile); calling it filters as apply does."""
+    @property
+    def text(self) -> str: ...
+    def __call__(
+        self,
+        image: Image,
+        out: Optional[Image] = ...,
+        *,
+        bits: Optional[int] = ...,
+        layout: Optional[Layout] = ...,
+        threads: int = ...,
+        stream: Optional[Any] = ...,
+    ) -> Image: ...
+
 def cuda_available() -> bool: ...
 
 class DevicePlane:

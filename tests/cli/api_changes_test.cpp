@@ -25,7 +25,7 @@ const char* const kFile =
 
 std::map<std::string, std::string> filters_of(const ServeConfig& c) {
     std::map<std::string, std::string> f;
-    for (const StreamConfig& s : c.streams) f[s.name] = s.options.filter.chain;
+    for (const StreamConfig& s : c.streams) f[s.name] = s.options.filter.chain.text();
     return f;
 }
 

@@ -38,7 +38,7 @@ protected:
         access = checked_client_access(access);
     }
     // The Forbidden refusal's text for these fields, or "(allowed)" / "(usage: ...)".
-    std::string refusal(std::map<std::string, std::string> fields) {
+    std::string refusal(StreamFields fields) {
         try {
             check_client_fields(std::move(fields), access);
         } catch (const Forbidden& e) {

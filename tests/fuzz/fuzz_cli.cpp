@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const vf::Command cmd = vf::parse_command_line(static_cast<int>(args.size()), argv.data());
     if (cmd.kind == vf::Command::Run) {
         try {
-            (void)vf::build_chain(cmd.run.filter.chain);
+            (void)vf::plan_chain(cmd.run.filter.chain.spec());
         } catch (const vf::Error&) {
         }
     }

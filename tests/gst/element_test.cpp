@@ -20,6 +20,7 @@
 #include <regex>
 #include <sstream>
 
+#include "config/filter_spec.hpp"
 #include "gst/gstvfilter.hpp"
 #include "gst_test_support.hpp"
 #include "gst/video_frames.hpp"
@@ -286,6 +287,30 @@ TEST(GstElement, FilterChangedWhilePlayingAppliesFromTheNextBuffer) {
     const std::string unchanged = packed(in);
     gst_video_frame_unmap(&in);
     EXPECT_EQ(run.pull(), unchanged) << "identity passes the buffer through";
+    for (GstBuffer* b : frames) gst_buffer_unref(b);
+}
+
+// The filter property is compiled once when set; the engine plans that chain for the negotiated
+// frames (and again for new ones) without parsing it again, and reading the property parses nothing.
+TEST(GstElement, TheFilterPropertyIsParsedOnceASetting) {
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_I420, 41, 23);
+    const std::vector<GstBuffer*> frames = random_frames(info, 2, 5);
+    uint64_t before = filter_parse_count();
+    ElementRun run(info, "device=cpu filter=\"boxblur=w/20:1\"");
+    ASSERT_EQ(run.play(), GST_STATE_CHANGE_SUCCESS);
+    run.push(frames[0]);
+    EXPECT_FALSE(run.pull().empty());
+    EXPECT_EQ(filter_parse_count() - before, 1u) << "the chain given at start, planned for 41x23";
+    before = filter_parse_count();
+    g_object_set(run.element(), "filter", "gaussian=sigma=3,sobel", nullptr);
+    run.push(frames[1]);
+    EXPECT_FALSE(run.pull().empty());
+    gchar* now = nullptr;
+    g_object_get(run.element(), "filter", &now, nullptr);
+    EXPECT_STREQ(now, "gaussian=sigma=3,sobel");
+    g_free(now);
+    EXPECT_EQ(filter_parse_count() - before, 1u);
     for (GstBuffer* b : frames) gst_buffer_unref(b);
 }
 

@@ -1,0 +1,106 @@
+#include "config/chain_spec.hpp"
+
+#include "common/error.hpp"
+#include "config/filter_registry.hpp"
+#include "config/filter_spec.hpp"
+
+namespace vf {
+namespace {
+
+[[noreturn]] void refuse_chain(const std::string& msg) { fail(ErrorCategory::Usage, msg); }
+
+const FilterDef& filter_named(const std::string& name) {
+    if (const FilterDef* def = find_filter(name)) return *def;
+    std::string names;
+    for (const auto& f : filter_table()) names += (names.empty() ? "" : ", ") + f.name;
+    refuse_chain("unknown filter '" + name + "'; available: " + names);
+}
+
+// The option `key` names (an alias resolved, a per-plane name such as 0m matched); a usage error
+// listing the filter's options when there is none.
+const OptionDef& option_named(const FilterDef& def, const std::string& key) {
+    const OptionDef* d = nullptr;
+    for (const auto& od : def.options) {
+        if (od.name == key) d = &od;
+        else if (od.per_plane && key.size() == od.name.size() + 1 && key[0] >= '0' && key[0] <= '3' && key.substr(1) == od.name)
+            d = &od;
+    }
+    if (d) return *d;
+    std::string names;
+    for (const auto& od : def.options) names += (names.empty() ? "" : ", ") + od.name;
+    refuse_chain("filter '" + def.name + "': unknown option '" + key + "'" + (names.empty() ? "; it takes no options" : "; options: " + names));
+}
+
+CompiledFilter compile_filter(const FilterSpec& spec) {
+    CompiledFilter compiled;
+    const FilterDef& def = filter_named(spec.name);
+    compiled.def = &def;
+    size_t position = 0;
+    for (const auto& [written, text] : spec.options) {
+        std::string key = written;
+        if (key.empty()) {  // by position
+            if (position >= def.positions.size()) {
+                std::string order;
+                for (const auto& n : def.positions) order += (order.empty() ? "" : ", ") + n;
+                refuse_chain("filter '" + spec.name + "': value '" + text + "' is number " + std::to_string(position + 1) +
+                      " by position; " + spec.name +
+                      (order.empty() ? " takes none by position" : " takes " + std::to_string(def.positions.size()) + " (" + order + ")"));
+            }
+            key = def.positions[position++];
+        }
+        for (const auto& [alias, name] : def.aliases)
+            if (key == alias) key = name;
+        compiled.names_planes |= key == "planes";
+        compiled.names_rest |= key == "rest";
+        const OptionDef& d = option_named(def, key);
+        compiled.options.push_back({key, read_option_value(spec.name, key, d, text)});
+    }
+    return compiled;
+}
+
+FilterPlan plan_filter(const CompiledFilter& f, FilterDefaults defaults, const FrameGeometry& geometry,
+                       const KernelFiles& kernel_files) {
+    static const OptionValue copy = std::string("copy");
+    OptionValues values;
+    values.geometry = geometry;
+    values.kernel_files = kernel_files;
+    for (const auto& [name, value] : f.def->typed_defaults) values.set(name, &value);
+    if (defaults == FilterDefaults::Ffmpeg)
+        for (const auto& [name, value] : f.def->typed_ffmpeg_defaults) values.set(name, &value);
+    for (const CompiledOption& o : f.options) values.set(o.name, &o.value);
+    // FFmpeg's meaning of planes: the planes left out are copied unchanged.
+    if (f.names_planes && !f.names_rest && values.has("rest")) values.set("rest", &copy);
+    return f.def->build(values);
+}
+
+}  // namespace
+
+std::shared_ptr<const ChainSpec> compile_chain(const std::string& text) {
+    std::vector<CompiledFilter> filters;
+    for (const FilterSpec& spec : parse_filter_specs(text)) filters.push_back(compile_filter(spec));
+    return std::make_shared<const ChainSpec>(text, std::move(filters));
+}
+
+const std::shared_ptr<const ChainSpec>& identity_chain() {
+    static const std::shared_ptr<const ChainSpec> identity = [] {
+        CompiledFilter f;
+        f.def = find_filter("identity");
+        return std::make_shared<const ChainSpec>("identity", std::vector<CompiledFilter>{f});
+    }();
+    return identity;
+}
+
+std::vector<FilterPlan> plan_chain(const ChainSpec& spec, FilterDefaults defaults, const FrameGeometry& geometry,
+                                   const KernelFiles& kernel_files) {
+    std::vector<FilterPlan> plans;
+    plans.reserve(spec.filters().size());
+    for (const CompiledFilter& f : spec.filters()) plans.push_back(plan_filter(f, defaults, geometry, kernel_files));
+    return plans;
+}
+
+std::vector<FilterPlan> build_chain(const std::string& chain_text, FilterDefaults defaults, const FrameGeometry& geometry,
+                                    const KernelFiles& kernel_files) {
+    return plan_chain(*compile_chain(chain_text), defaults, geometry, kernel_files);
+}
+
+}  // namespace vf

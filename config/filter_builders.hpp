@@ -1,0 +1,33 @@
+// The functions of the filter table (config/filter_registry.cpp) that turn one filter's typed
+// option values into its FilterPlan, and the option declarations several filters share.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "config/filter_registry.hpp"
+
+namespace vf {
+
+OptionDef border_option();
+OptionDef planes_option(const std::string& def);
+OptionDef rest_option(const std::string& def);
+std::vector<OptionDef> gradient_options();
+
+// compass: gx turned to 8 directions, the largest response kept (GradientOp).
+FilterPlan gradient_plan(const std::string& name, const OptionValues& o, std::array<int, 9> gx, std::array<int, 9> gy,
+                         float divisor, bool compass = false);
+FilterPlan build_identity(const OptionValues& o);
+FilterPlan build_gaussian(const OptionValues& o);
+FilterPlan build_gblur(const OptionValues& o);
+FilterPlan build_avgblur(const OptionValues& o);
+FilterPlan build_unsharp(const OptionValues& o);
+FilterPlan build_boxblur(const OptionValues& o);
+FilterPlan build_box(const OptionValues& o);
+FilterPlan build_sharpen(const OptionValues& o);
+FilterPlan build_emboss(const OptionValues& o);
+FilterPlan build_laplacian(const OptionValues& o);
+FilterPlan build_convolution(const OptionValues& o);
+
+}  // namespace vf

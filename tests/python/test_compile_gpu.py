@@ -1,0 +1,53 @@
+"""vfilter.compile on GPU tensors (the GPU machine; skipped elsewhere, with the reason): a compiled
+chain called on fresh torch tensors of odd sizes gives apply's bytes, and parses nothing."""
+
+import numpy as np
+import pytest
+
+import vfilter
+from vfilter import _vfilter
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (the GPU machine has it)")
+if not torch.cuda.is_available():
+    pytest.skip("no GPU: the GPU tests run on the GPU machine", allow_module_level=True)
+if not vfilter.cuda_available():
+    pytest.skip("this vfilter module was built without CUDA", allow_module_level=True)
+
+CHAINS = ["sobel", "box=radius=2,emboss", "convolution=m=1 2 1 2 4 2 1 2 1", "boxblur=min(w\\,h)/8:1", "gaussian=sigma=2"]
+
+
+@pytest.mark.parametrize("chain", CHAINS)
+@pytest.mark.parametrize("shape,dtype", [((16, 16), torch.uint8), ((37, 53), torch.uint8), ((3, 29, 41), torch.int16)])
+def test_compiled_equals_apply_on_the_gpu(chain, shape, dtype):
+    if dtype == torch.int16:
+        dtype = torch.uint16 if hasattr(torch, "uint16") else None
+        if dtype is None:
+            pytest.skip("this PyTorch has no uint16 tensors")
+    compiled = vfilter.compile(chain)
+    gen = torch.Generator(device="cuda").manual_seed(hash((chain, shape)) % (1 << 31))
+    top = 256 if dtype == torch.uint8 else 1024
+    layout = "nhw" if len(shape) == 3 else None
+    before = _vfilter.filter_parse_count()
+    for _ in range(3):
+        image = torch.randint(0, top, shape, generator=gen, device="cuda", dtype=torch.int32).to(dtype)
+        got = compiled(image, layout=layout)
+        want = vfilter.Chain(_vfilter.Chain(chain, "", False))(image, layout=layout)  # nothing kept from before
+        torch.cuda.synchronize()
+        assert torch.equal(got, want), chain
+    assert _vfilter.filter_parse_count() == before
+
+
+def test_torch_tensors_read_directly_say_what_their_array_interface_says():
+    from vfilter import _GpuArray
+    base = torch.zeros((3, 40, 50), dtype=torch.uint8, device="cuda")
+    for t in (base, base[1], base[:, 3:31:2, 5:45], base.permute(1, 2, 0)):
+        direct = _GpuArray(t, 0, "image")
+        general = _GpuArray.__new__(_GpuArray)
+        general_fields = type("Plain", (), {"__cuda_array_interface__": t.__cuda_array_interface__})()
+        general.__init__(general_fields, 0, "image")
+        assert (direct.ptr, direct.shape, direct.strides, direct.itemsize, direct.dtype) == \
+            (general.ptr, general.shape, general.strides, general.itemsize, general.dtype)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        assert vfilter._stream_handle(None, base) == stream.cuda_stream
+    assert vfilter._stream_handle(None, base) == torch.cuda.current_stream().cuda_stream
