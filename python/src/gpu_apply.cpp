@@ -18,6 +18,16 @@
 
 namespace vf {
 
+std::shared_ptr<GpuRuntime> module_gpu_runtime() {
+    static std::mutex mutex;
+    static std::weak_ptr<GpuRuntime> runtime;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto live = runtime.lock()) return live;
+    auto made = std::make_shared<GpuRuntime>();
+    runtime = made;
+    return made;
+}
+
 #ifndef VF_HAVE_CUDA
 struct GpuApplyCache::Impl {};
 GpuApplyCache::GpuApplyCache() = default;
@@ -42,9 +52,8 @@ struct GpuApplyCache::Impl {
         std::shared_ptr<const cuda::PreparedChain> prepared;
     };
     std::mutex mutex;
-    // The GPU state of apply(): device contexts made when a device is first used, freed with the
-    // cache (and the chains it keeps).
-    std::shared_ptr<GpuRuntime> runtime = std::make_shared<GpuRuntime>();
+    // The module's GPU state, held while this chain lives.
+    std::shared_ptr<GpuRuntime> runtime = module_gpu_runtime();
     std::deque<Entry> recent;  // most recent first
 
     std::shared_ptr<const cuda::PreparedChain> acquire(int device, const std::shared_ptr<const std::vector<FilterPlan>>& chain,

@@ -10,12 +10,18 @@
 #include <vector>
 
 #include "kernels/plan.hpp"
+#include "pipeline/gpu_runtime.hpp"
 
 namespace vf {
 
 // The GPU chains a compiled chain (compiled_chain.hpp) prepared lately (kernels/cuda/prepared_chain.hpp),
 // kept so that a loop filtering frame after frame prepares it once: the last few, each freed when
 // it drops out (or with the compiled chain).
+// The module's GPU runtime (pipeline/gpu_runtime.hpp): one while any compiled chain or job of the
+// module holds it, so that dropping them (and vfilter's cache of recent chains) gives every GPU
+// resource back; made anew by the next that needs it.
+std::shared_ptr<GpuRuntime> module_gpu_runtime();
+
 class GpuApplyCache {
 public:
     GpuApplyCache();

@@ -161,7 +161,7 @@ RunOptions options_of(const StreamFields& fields) {
 // while this one waits with the GIL free, looking for Ctrl-C every 50 ms: a KeyboardInterrupt
 // stops the job as the first Ctrl-C stops the command (the output is finished), then propagates.
 py::dict run(const py::dict& arguments) {
-    Job job(options_of(fields_of(arguments)));
+    Job job(options_of(fields_of(arguments)), module_gpu_runtime());
     JobResult result;
     std::exception_ptr error;
     std::atomic<bool> done{false};
@@ -244,7 +244,7 @@ public:
             time_base_ = v.time_base;
             frame_rate_ = v.frame_rate.num > 0 ? v.frame_rate : AVRational{30, 1};
             return std::make_unique<PythonSink>(queue_);
-        });
+        }, module_gpu_runtime());
         thread_ = std::thread([this] {
             try {
                 result_ = job_->run();
