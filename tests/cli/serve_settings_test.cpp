@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -159,6 +160,52 @@ TEST(ServeSettings, ByDefaultFilesDecodeOnNvdecAndCamerasByLoad) {
     for (const nlohmann::json& s : cameras_only.list()) ++on[s["decoding"]["decoder"].get<std::string>()];
     EXPECT_EQ(on["nvdec"], 3);
     EXPECT_EQ(on["cpu"], 3);
+}
+
+
+// The same rule in DecoderBalance: serve's default capacity places a camera (paced) by load, with
+// moves, and a file on NVDEC beyond its capacity, without; `nvdec` and `load` put every stream the
+// one way, whatever its kind.
+TEST(ServeSettings, TheDefaultCapacityPlacesByTheStreamsKind) {
+    ServeSettings settings;
+    settings.nvdec_capacity = 2;
+    settings.cpu_decode_capacity = 2;
+    DecoderBalance balance(decoder_capacity_of(settings), 16, {0});
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(balance.place("file" + std::to_string(i), 0, 1, kNvdecFeederCoresVfilter, false).nvdec);
+    const DecoderPlacement file = *balance.placement("file2");
+    EXPECT_TRUE(file.over_capacity);
+    EXPECT_NE(file.why.find("a file: NVDEC decodes it fastest"), std::string::npos) << file.why;
+    EXPECT_FALSE(balance.place("cam", 0, 1, kNvdecFeederCoresVfilter, true).nvdec) << "NVDEC is full: the camera goes to the CPU";
+    EXPECT_TRUE(balance.moves_streams(true));
+    EXPECT_FALSE(balance.moves_streams(false)) << "a file placed on NVDEC is never moved";
+    // Six files, then six cameras, under each rule: how many the CPU decoders took of each.
+    for (const auto& [rule, files_on_cpu, cameras_on_cpu] : {std::tuple{"auto", false, true}, std::tuple{"nvdec", false, false},
+                                                               std::tuple{"load", true, true}}) {
+        const ServeSettings other = parse_serve_settings(std::string("serve:\n  decoder-placement: ") + rule +
+                                                             "\n  nvdec-capacity: 4\n  cpu-decode-capacity: 4\n", "s.yaml");
+        int files = 0, cameras = 0;
+        for (const bool camera : {false, true}) {
+            DecoderBalance b(decoder_capacity_of(other), 16, {0});
+            for (int i = 0; i < 6; ++i) (camera ? cameras : files) += !b.place("s" + std::to_string(i), 0, 1, kNvdecFeederCoresVfilter, camera).nvdec;
+        }
+        EXPECT_EQ(files > 0, files_on_cpu) << rule << ": " << files << " files on the CPU";
+        EXPECT_EQ(cameras > 0, cameras_on_cpu) << rule << ": " << cameras << " cameras on the CPU";
+    }
+}
+
+// H.264 decodes on NVDEC through vfilter's decoder in serve unless the stream's entry or the
+// defaults name FFmpeg's; shared decoders are always vfilter's.
+TEST(ServeSettings, VfiltersNvdecDecoderUnlessTheEntrySaysOtherwise) {
+    const ServeConfig c = parse_serve_config("defaults: {output: 'null'}\nstreams:\n  - {name: a, input: a.mp4}\n"
+                                             "  - {name: b, input: b.mp4, nvdec-decoder: ffmpeg}\n  - {name: c, input: c.mp4, nvdec-decoder: vfilter}\n",
+                                             "s.yaml");
+    EXPECT_EQ(serve_nvdec_decoder(c.streams[0], false), NvdecDecoderKind::Vfilter);
+    EXPECT_EQ(serve_nvdec_decoder(c.streams[1], false), NvdecDecoderKind::Ffmpeg);
+    EXPECT_EQ(serve_nvdec_decoder(c.streams[2], false), NvdecDecoderKind::Vfilter);
+    EXPECT_EQ(serve_nvdec_decoder(c.streams[1], true), NvdecDecoderKind::Vfilter);
+    const ServeConfig d = parse_serve_config("defaults: {output: 'null', nvdec-decoder: ffmpeg}\nstreams:\n  - {name: a, input: a.mp4}\n",
+                                             "s.yaml");
+    EXPECT_EQ(serve_nvdec_decoder(d.streams[0], false), NvdecDecoderKind::Ffmpeg);
 }
 
 }  // namespace
