@@ -146,15 +146,13 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
     const double feeder_cores = o.input.nvdec_decoder == NvdecDecoderKind::Vfilter ? kNvdecFeederCoresVfilter : kNvdecFeederCores;
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
-        // A camera (live, or paced as one) is placed by load; a file read as fast as it decodes
-        // goes to NVDEC, since the files the CPU decodes would finish last.
-        const bool live = o.input.realtime || is_live_url(o.input.url);  // cameras wait for NVDEC (decode/file_source.hpp)
+        // A camera (live, or paced as one) by load; a file on NVDEC: CPU-decoded files finish last.
+        const bool live = o.input.realtime || is_live_url(o.input.url);
         const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores, live);
         o.filter.gpu_index = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
         // Shared NVDEC decoders: a file may start on the CPU while its decoder is made, then move,
-        // as many as the CPU decoders carry (cameras all on the CPU for their first seconds
-        // dropped frames and waited long for the first decoder, starved of CPU).
+        // as many as the CPU decoders carry; cameras wait for NVDEC (decode/file_source.hpp).
         o.input.nvdec_wait_on_cpu = nvdec_share_ && p.nvdec && !live && decoders_->may_wait_on_cpu(s.name);
         o.input.decoder_movable = decoders_->moves_streams(live) || o.input.nvdec_wait_on_cpu;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
