@@ -1,16 +1,7 @@
-<<<<<<< HEAD
 // How many of one GPU's NVDEC decoders call into NVDEC at once (docs/benchmarks.md, "Decoders on
 // NVDEC and the CPU", has the measurements):
 //   - the driver creates decoders one at a time for the whole machine, and the threads that wait
 //     for it do so in a polling loop of the driver's (cores busy while cameras start, NVDEC idle);
-=======
-// How many of one GPU's NVDEC decoders call into NVDEC at once. Measured with
-// camera-like streams (docs/benchmarks.md, "Decoders on NVDEC and the CPU"):
-//   - creating a decoder takes about 0.1 s and the driver creates one at a time for the whole
-//     machine (one process or eight, one GPU or two: 128 decoders take 13 s); the threads that wait
-//     do so in a polling loop of the driver's (up to 9 of 16 cores busy while 128 cameras start,
-//     NVDEC itself idle);
->>>>>>> 93d396d (No GPU model in code comments; serve's NVDEC decoder choice tested)
 //   - a decoded frame is mapped (FFmpeg's receive) by waiting in that same polling loop, so CPU
 //     time a frame grows with the decoders waiting at once: time the CPU decoders and filters lose.
 // The gate lets one decoder be created at a time and at most `slots` decoders decode at once;

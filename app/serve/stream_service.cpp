@@ -133,15 +133,7 @@ NvdecDecoderKind serve_nvdec_decoder(const StreamConfig& s, bool nvdec_share) {
 void StreamService::place_decoder_locked(StreamConfig& s) {
     RunOptions& o = s.options;
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
-<<<<<<< HEAD
-    // vfilter's NVDEC decoder takes less CPU a frame than FFmpeg's, and FFmpeg's cannot share
-    // decoders; for the codecs it does not decode, FFmpeg's drives NVDEC all the same. The
-    // stream's own nvdec-decoder field wins (not with shared decoders, which only vfilter's makes).
-    if (nvdec_share_ || !s.fields.count("nvdec-decoder")) o.input.nvdec_decoder = NvdecDecoderKind::Vfilter;
-=======
-    o.input.nvdec_slots = nvdec_slots_;
     o.input.nvdec_decoder = serve_nvdec_decoder(s, nvdec_share_);
->>>>>>> 93d396d (No GPU model in code comments; serve's NVDEC decoder choice tested)
     o.input.nvdec_share = nvdec_share_;
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
     const double feeder_cores = o.input.nvdec_decoder == NvdecDecoderKind::Vfilter ? kNvdecFeederCoresVfilter : kNvdecFeederCores;
