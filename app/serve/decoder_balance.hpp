@@ -39,8 +39,6 @@ struct DecoderCapacity {
     // beyond the two kept for demuxing, the filters' threads and the API), less a core for each
     // stream that encodes on the CPU and kNvdecFeederCores for each stream decoding on NVDEC.
     double cpu_streams = 0;
-    // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate.
-    int nvdec_slots = 0;
     // Streams decode H.264 through vfilter's NVDEC decoder, sharing a GPU's decoders among streams
     // of one size (decode/nvdec_decoder_pool.hpp).
     bool nvdec_share = false;

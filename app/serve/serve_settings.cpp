@@ -219,7 +219,6 @@ DecoderCapacity decoder_capacity_of(const ServeSettings& settings) {
     DecoderCapacity capacity;
     capacity.by_load = settings.decoder_placement == DecoderPlacementRule::Load;
     capacity.cameras_by_load = settings.decoder_placement == DecoderPlacementRule::ByKind;
-    capacity.nvdec_slots = settings.nvdec_slots;
     capacity.nvdec_share = settings.nvdec_share;
     capacity.nvdec_streams = settings.nvdec_capacity;
     capacity.cpu_streams = settings.cpu_decode_capacity;
