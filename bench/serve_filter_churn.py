@@ -72,9 +72,10 @@ def main():
         for n in names:
             shutil.copy(a.clip, os.path.join(work, n + ".mp4"))
             f.write(f"  - {{name: {n}, input: {os.path.join(work, n + '.mp4')}}}\n")
+        f.write(f"serve: {{stats-json: {os.path.join(work, 'stats.json')}}}\n")
     log = open(os.path.join(work, "serve.log"), "w+")
-    p = subprocess.Popen([a.vfilter, "serve", "--config", os.path.join(work, "streams.yaml"), "--api-port", "0", "--gpus", a.gpus,
-                          "--stats-json", os.path.join(work, "stats.json")], stdout=log, stderr=subprocess.STDOUT)
+    p = subprocess.Popen([a.vfilter, "serve", "--config", os.path.join(work, "streams.yaml"), "--api-port", "0", "--gpus", a.gpus],
+                         stdout=log, stderr=subprocess.STDOUT)
     base, start = None, time.perf_counter()
     while base is None and time.perf_counter() - start < 30:
         log.seek(0)

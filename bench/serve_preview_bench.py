@@ -97,16 +97,17 @@ class Watchers:
 def run(vfilter, clips, device, load, realtime, frames):
     work = tempfile.mkdtemp(prefix="vf-preview-")
     names = [f"cam{k}" for k in range(len(clips))]
+    stats = os.path.join(work, "stats.json")
     with open(os.path.join(work, "streams.yaml"), "w") as f:
         f.write(f"defaults: {{filter: 'gaussian=sigma=3.2', output: 'null', device: {device}, realtime: {str(realtime).lower()}"
                 f"{f', frames: {frames}' if realtime else ''}}}\nstreams:\n")
         for n, c in zip(names, clips):
             f.write(f"  - {{name: {n}, input: {c}}}\n")
-    stats = os.path.join(work, "stats.json")
+        f.write(f"serve: {{stats-json: {stats}}}\n")
     log = open(os.path.join(work, "serve.log"), "w+")
     start = time.perf_counter()
-    p = subprocess.Popen([vfilter, "serve", "--config", os.path.join(work, "streams.yaml"), "--api-port", "0",
-                          "--stats-json", stats], stdout=log, stderr=subprocess.STDOUT)
+    p = subprocess.Popen([vfilter, "serve", "--config", os.path.join(work, "streams.yaml"), "--api-port", "0"],
+                         stdout=log, stderr=subprocess.STDOUT)
     base = None
     while base is None and time.perf_counter() - start < 30:
         log.seek(0)

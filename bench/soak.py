@@ -226,8 +226,9 @@ def main():
                 f"device: {a.device}}}\nstreams:\n")
         for i in range(a.cameras):
             f.write("  - " + json.dumps(entry(i)) + "\n")
+        f.write("serve: " + json.dumps({"recordings-root": rec}) + "\n")
     log = os.path.join(work, "serve.log")
-    serve = subprocess.Popen([a.vfilter, "serve", "--config", config, "--api-port", "0", "--recordings-root", rec],
+    serve = subprocess.Popen([a.vfilter, "serve", "--config", config, "--api-port", "0"],
                              stdout=open(log, "w"), stderr=subprocess.STDOUT)
     m = wait_for_line(log, r"127\.0\.0\.1:([0-9]+)/streams", 30)
     if not m:

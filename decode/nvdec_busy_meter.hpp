@@ -1,7 +1,7 @@
 // How busy each GPU's NVDEC is, from NVML (the driver's libnvidia-ml.so.1, loaded at run time so
 // that vfilter still starts where there is no NVIDIA driver). serve learns each GPU's NVDEC
-// capacity from it (app/serve/decoder_balance.hpp): an H100's is not an L4's, and a camera's bitrate
-// changes NVDEC's rate threefold. The utilisation is the driver's, so it counts other processes'
+// capacity from it (app/serve/decoder_balance.hpp): one GPU model's is not another's, and a camera's
+// bitrate changes NVDEC's rate several times over. The utilisation is the driver's, so it counts other processes'
 // decoding too: what is left for new streams is what is really free.
 #pragma once
 

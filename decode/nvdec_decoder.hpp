@@ -3,11 +3,11 @@
 //
 // Why: FFmpeg's hwaccel maps each frame right after sending it, so the thread waits inside the
 // driver for every decode, and the driver's wait is a loop of short sleeps and polls (~100
-// wake-ups a frame). With NVDEC busy that wait is most of the CPU a stream costs: 0.93 ms a frame
-// at 128 camera-like streams on an H100 (docs/benchmarks.md). This decoder sends up to `ahead`
+// wake-ups a frame). With NVDEC busy that wait is most of the CPU a stream costs with many
+// camera-like streams (docs/benchmarks.md, "Decoders on NVDEC and the CPU"). This decoder sends up to `ahead`
 // frames before it needs the oldest, asks the driver whether a frame is done
 // (cuvidGetDecodeStatus) and sleeps between the questions, starting short and doubling: the
-// same streams took 0.50 ms a frame with 500 us sleeps.
+// same streams took about half the CPU a frame.
 //
 // Frames come out as FFmpeg's NVDEC frames do (AV_PIX_FMT_CUDA, nv12 or p010 in device memory,
 // copied on the device context's CUDA stream), so the rest of vfilter cannot tell them apart;

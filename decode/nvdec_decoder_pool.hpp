@@ -1,9 +1,9 @@
 // The NVDEC decoders of one GPU, shared by the streams that decode on it through vfilter's NVDEC
 // decoder (serve --nvdec-share; decode/nvdec_decoder.hpp).
 //
-// Why: the driver creates NVDEC decoders one at a time for the whole machine, about 60 ms each
-// (cuvidGetDecoderCaps 11-13 ms, cuvidCreateDecoder 46-51 ms for 1080p H.264 on H200s, with one
-// GPU or two, one thread or eight), and the decoders already running slow down meanwhile
+// Why: the driver creates NVDEC decoders one at a time for the whole machine, each in
+// tens of milliseconds (a capabilities query, then the creation; with one GPU or two, one thread
+// or eight), and the decoders already running slow down meanwhile
 // (docs/benchmarks.md, "Start-up"): 64 cameras take about 5 s before the last one decodes. Here
 // streams of one codec, format and size decode into slices of one decoder's decode surfaces (32,
 // the driver's limit): two or three streams a decoder, as many fewer creations. The capabilities

@@ -26,9 +26,8 @@
 #             stream decoded on the CPU, the anchor of the CPU-decoded streams)
 #   moves     MN (default 150) cameras at 30 fps placed by load through vfilter's NVDEC decoder,
 #             the steady window; then MLEAVE (default 60) of the NVDEC streams are removed and,
-#             with --decoder-moves on and off, the window again once the moves are done: fps, CPU,
-#             p99 per decoder; with moves, what each move cost its stream (the log's "first frame
-#             came X ms after the key frame"); MOVES="on" runs only that half
+#             the window again once serve's moves are done: fps, CPU, p99 per decoder, and what each
+#             move cost its stream (the log's "first frame came X ms after the key frame")
 #   startup   128 streams of 30 frames each, --nvdec-slots 0 and 32: wall time and CPU cores
 #   share     vfilter's NVDEC decoder with and without --nvdec-share (decoders shared by streams of
 #             one size), on --gpus SHARE_GPUS (default 0; "all" on a machine of two GPUs): 128 streams
@@ -50,10 +49,13 @@
 #             STATIC_FFMPEG=.static-ffmpeg-net
 #   all       tests, unpaced, realtime
 # EXTRA=", field: value" adds fields to every stream's entry, SERVE_ARGS options to steady's
-# realtime serve runs (--batch-wait 0, say); STATIC_FFMPEG the static FFmpeg's
+# realtime serve runs (--nvdec-capacity 150, say: keys of the serve: block as flags,
+# scripts/serve_with_settings.sh); STATIC_FFMPEG the static FFmpeg's
 # folder (default .static-ffmpeg). Output to the terminal; scratch under /tmp/vf-cam (the clip is
 # kept between calls).
 set -u
+# serve with the serve: block's settings given as flags (scripts/serve_with_settings.sh).
+vs=$(dirname "$0")/serve_with_settings.sh
 mode=${1:-all}
 case $mode in unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
@@ -99,7 +101,7 @@ util_end() {
 }
 decoders() { python3 -c "import json,collections;d=json.load(open('$1'));c=collections.Counter((v.get('stats') or {}).get('hw_decode') for v in d.values());print('NVDEC %d, CPU %d, failed %d' % (c['cuda'], c['none'], c[None]))"; }
 run() {  # name yaml extra-args -> sets rate (aggregate fps over the wall clock)
-  local s e; util_start; s=$(now); $b/vfilter serve --config $2 -q --stats-json $raw/$1.json $3; e=$(now); u=$(util_end)
+  local s e; util_start; s=$(now); $vs $b/vfilter $2 -q --stats-json $raw/$1.json $3; e=$(now); u=$(util_end)
   frames=$(python3 -c "import json;d=json.load(open('$raw/$1.json'));print(sum(v['frames_out'] for v in d.values()))")
   rate=$(calc "$frames/($e-$s)"); wall=$(calc "$e-$s")
 }
@@ -147,7 +149,7 @@ if [ $mode = gpus ]; then
   run gs2 $raw/gst.yaml "--gpus all"; echo "start-up, 128 streams of 30 frames, --gpus all: $wall s"
   for g in all 0; do  # the same 64 streams second by second: start-up, steady state, tail
     echo "64 streams, --gpus $g, second by second:"
-    $b/vfilter serve --config $raw/g64.yaml -q --api-port 18390 --gpus $g & pid=$!
+    $vs $b/vfilter $raw/g64.yaml -q --api-port 18390 --gpus $g & pid=$!
     python3 scripts/serve_ramp.py 18390 1800 60; kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k
   done
   el "gpus done"
@@ -157,7 +159,7 @@ cores_between() { python3 -c "import os;a='$1'.split()[1:];b='$2'.split()[1:];d=
 if [ $mode = startup ]; then
   config $raw/st.yaml 128 cuda ", frames: 30"
   for g in 0 32; do
-    c0=$(cpu_now); s=$(now); $b/vfilter serve --config $raw/st.yaml -q --nvdec-slots $g; e=$(now); c1=$(cpu_now)
+    c0=$(cpu_now); s=$(now); $vs $b/vfilter $raw/st.yaml -q --nvdec-slots $g; e=$(now); c1=$(cpu_now)
     echo "128 streams of 30 frames, --nvdec-slots $g: $(calc "$e-$s") s, $(cores_between "$c0" "$c1") cores busy"
   done
   el "startup done"
@@ -166,12 +168,12 @@ if [ $mode = share ]; then
   g=${SHARE_GPUS:-0}
   config $raw/sh.yaml 128 cuda ", frames: 30, nvdec-decoder: vfilter"
   for args in "" "--nvdec-share on" "" "--nvdec-share on"; do
-    s=$(now); timeout 60 $b/vfilter serve --config $raw/sh.yaml -q --gpus $g $args; e=$(now)
+    s=$(now); timeout 60 $vs $b/vfilter $raw/sh.yaml -q --gpus $g $args; e=$(now)
     echo "128 streams of 30 frames, --gpus $g, vfilter's decoder ${args:-(a decoder each)}: $(calc "$e-$s") s"
   done
   config $raw/sh64.yaml 64 auto ", nvdec-decoder: vfilter"
   echo "64 streams, --gpus $g --nvdec-share on, second by second:"
-  $b/vfilter serve --config $raw/sh64.yaml -q --api-port 18395 --gpus $g --nvdec-share on & pid=$!
+  $vs $b/vfilter $raw/sh64.yaml -q --api-port 18395 --gpus $g --nvdec-share on & pid=$!
   timeout 70 python3 scripts/serve_ramp.py 18395 1800 60; kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k
   el "share done"
 fi
@@ -180,7 +182,7 @@ if [ $mode = turns ]; then
   for hw in cuda auto; do
     config $raw/tc.yaml 128 $hw ", nvdec-decoder: vfilter, realtime: true, frames: 300"
     echo "128 cameras at 30 fps, --gpus $g --nvdec-share on, hwdec $hw, every 0.25 s:"
-    $b/vfilter serve --config $raw/tc.yaml -q --api-port 18396 --gpus $g --nvdec-share on --stats-json $raw/tc-$hw.json & pid=$!
+    $vs $b/vfilter $raw/tc.yaml -q --api-port 18396 --gpus $g --nvdec-share on --stats-json $raw/tc-$hw.json & pid=$!
     timeout 25 python3 scripts/serve_ramp.py 18396 300 20 0.25 | awk 'NR<=24 || /last frame/'
     kill -INT $pid; ( sleep 8; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k 2>/dev/null
     python3 - $raw/tc-$hw.json <<'PY'
@@ -222,7 +224,7 @@ PY
     config $raw/cap$N.yaml $N cuda ", realtime: true, frames: 900"
     echo "$N cameras at 30 fps on NVDEC (hwdec cuda), no --nvdec-capacity:"
     util_start
-    $b/vfilter serve --config $raw/cap$N.yaml --api-port 18397 2>$raw/cap$N.log & pid=$!
+    $vs $b/vfilter $raw/cap$N.yaml --api-port 18397 2>$raw/cap$N.log & pid=$!
     watch_capacity 18397 26
     kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k 2>/dev/null
     echo "  nvidia-smi over the run: $(util_end); the log: $(grep -o 'GPU 0: NVDEC capacity[^"]*' $raw/cap$N.log | head -1) ... $(grep -c 'GPU 0: NVDEC capacity' $raw/cap$N.log) lines"
@@ -231,7 +233,7 @@ PY
   config $raw/capf.yaml $CF cuda ", frames: 900"
   echo "$CF files as fast as they go on NVDEC:"
   util_start
-  $b/vfilter serve --config $raw/capf.yaml --api-port 18398 2>$raw/capf.log & pid=$!
+  $vs $b/vfilter $raw/capf.yaml --api-port 18398 2>$raw/capf.log & pid=$!
   watch_capacity 18398 40
   kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & k=$!; wait $pid; kill $k 2>/dev/null
   echo "  nvidia-smi over the run: $(util_end); the log: $(grep -o 'GPU 0: NVDEC capacity[^"]*' $raw/capf.log | tail -2 | tr '\n' ' ')"
@@ -251,9 +253,9 @@ if [ $mode = moves ]; then
   long_clip
   N=${MN:-150}; port=18350
   config $raw/mv.yaml $N auto ", realtime: true, frames: 3600, nvdec-decoder: vfilter" l
-  for m in ${MOVES:-on off}; do
+  for m in on; do  # moves: serve's own choice, no option
     port=$((port + 1))
-    $b/vfilter serve --config $raw/mv.yaml --api-port $port --decoder-placement load --decoder-moves $m 2>$raw/mv-$m.log & pid=$!
+    $vs $b/vfilter $raw/mv.yaml --api-port $port --decoder-placement load 2>$raw/mv-$m.log & pid=$!
     sleep 26; echo "$N cameras, before: $(timeout 60 python3 scripts/serve_window.py $pid $port 10 2>&1)"
     python3 - $port ${MLEAVE:-60} <<'PY'
 import json, sys, urllib.request
@@ -265,7 +267,7 @@ streams = json.load(urllib.request.urlopen(f'http://127.0.0.1:{port}/streams', t
 moving = sum(1 for s in streams if s.get('decoding', {}).get('moving'))
 print('removed %d NVDEC streams; %d streams asked to move' % (len(nv), moving))
 PY
-    sleep 14; echo "--decoder-moves $m, after: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
+    sleep 14; echo "after the moves: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
     grep -o "first frame came [0-9]* ms" $raw/mv-$m.log | awk '{print $4}' | sort -n |
       awk '{v[NR]=$1} END{if (NR) printf "moves: %d, the new decoder'"'"'s first frame after the key frame: min %d ms, median %d, max %d\n", NR, v[1], v[int((NR+1)/2)], v[NR]}'
     kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & killer=$!; wait $pid; kill $killer 2>/dev/null
@@ -276,7 +278,7 @@ if [ $mode = steady ]; then
   port=18300
   window() {  # name yaml args wait: serve with its API, the steady window after `wait` s, then stopped
     port=$((port + 1))
-    $b/vfilter serve --config $2 -q --api-port $port $3 & local pid=$!
+    $vs $b/vfilter $2 -q --api-port $port $3 & local pid=$!
     sleep $4; echo "$1: $(timeout 60 python3 scripts/serve_window.py $pid $port 12 2>&1)"
     kill -INT $pid; ( sleep 20; kill -9 $pid 2>/dev/null ) & local killer=$!
     wait $pid; kill $killer 2>/dev/null

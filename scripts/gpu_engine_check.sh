@@ -27,6 +27,8 @@
 # (kernels, repeat and sanitize build the kernels alone, without FFmpeg, into /tmp/vf-new.)
 # Results under $OUT (or gpu-out/); raw files under /tmp/vf-engine.
 set -uo pipefail
+# serve with the serve: block's settings given as flags (scripts/serve_with_settings.sh).
+vs=$(dirname "$0")/serve_with_settings.sh
 mode=${1:-tests}
 case $mode in build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak) ;; *) echo "usage: $0 [build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
@@ -151,7 +153,7 @@ for clip in camera noisy; do
     for k in $(seq $N); do echo "  - {name: cam$k, input: $raw/clips/$clip.mp4}"; done; } >$raw/serve.yaml
   for rep in 1 2; do
     for gpus in 0 all; do
-      s=$(now); $b/vfilter serve --config $raw/serve.yaml --gpus $gpus -q --stats-json $raw/s_${clip}_$gpus.json; rc=$?; e=$(now)
+      s=$(now); $vs $b/vfilter $raw/serve.yaml --gpus $gpus -q --stats-json $raw/s_${clip}_$gpus.json; rc=$?; e=$(now)
       fps=$(python3 -c "import json;d=json.load(open('$raw/s_${clip}_$gpus.json'));print(sum(v['frames_out'] for v in d.values()))")
       rate=$(calc "$fps/($e-$s)")
       eval "r_$gpus=$rate"

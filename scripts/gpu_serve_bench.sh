@@ -2,8 +2,7 @@
 # `vfilter serve` measured on the GPU machine (docs/benchmarks.md, "Many streams in one process"):
 # builds vfilter against the carried static FFmpeg (as scripts/gpu_pipeline_check.sh), then
 #   decode   N streams of a 1080p30 noisy H.264 clip (each its own copy) with gaussian=sigma=3.2 to
-#            null on NVDEC: one serve process with its batch window on (--batch-wait 2), the same with
-#            --batch-wait 0 (every frame launches alone, the default), N separate vfilter processes, and N
+#            null on NVDEC: one serve process (every frame launches alone), N separate vfilter processes, and N
 #            `ffmpeg -hwaccel cuda` decode-only processes; peak GPU memory of each (nvidia-smi every
 #            100 ms), and the mean frames a launch; NS="8 16 32" picks the counts
 #   latency  --realtime --low-latency, 600 frames: p99 read-to-written of 1 stream against 16
@@ -17,6 +16,8 @@
 #   all      everything (about 8 minutes on an H100 with NS="8 16")
 # Output to the terminal (redirect it to keep it); scratch files under /tmp/vf-serve.
 set -u
+# serve with the serve: block's settings given as flags (scripts/serve_with_settings.sh).
+vs=$(dirname "$0")/serve_with_settings.sh
 mode=${1:-all}
 case $mode in decode|latency|encode|tests|batch|all) ;; *) echo "usage: $0 [decode|latency|encode|tests|batch|all]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; mkdir -p $out /tmp/vf-serve/raw /tmp/vf-serve/clips
@@ -57,16 +58,14 @@ for N in ${NS:-8 16}; do
   s=$(now); for k in $(seq $N); do $FF -v error -hwaccel cuda -i $clips/c$k.mp4 -an -c:v rawvideo -f null - & done; wait; e=$(now)
   dec=$(calc "$N*$FRAMES/($e-$s)")
   config $N "$G" ""
-  pid=$(memlog serve$N); s=$(now); $b/vfilter serve --config $raw/serve$N.yaml -q --batch-wait 2 --stats-json $raw/serve$N.json; e=$(now); kill $pid
+  pid=$(memlog serve$N); s=$(now); $vs $b/vfilter $raw/serve$N.yaml -q --stats-json $raw/serve$N.json; e=$(now); kill $pid
   srv=$(calc "$N*$FRAMES/($e-$s)")
-  pid=$(memlog old$N); s=$(now); $b/vfilter serve --config $raw/serve$N.yaml -q --batch-wait 0 --stats-json $raw/nobatch$N.json; e=$(now); kill $pid
-  old=$(calc "$N*$FRAMES/($e-$s)")
   pid=$(memlog sep$N); s=$(now); for k in $(seq $N); do $b/vfilter -q --device cuda -i $clips/c$k.mp4 -f "$G" -o null --no-progress & done; wait; e=$(now); kill $pid
   sep=$(calc "$N*$FRAMES/($e-$s)")
-  echo "N=$N decode+filter ($G, null, NVDEC): serve $srv fps (no batch window: $old -> $(calc "$srv/$old")x); NVDEC decode-only (ffmpeg -hwaccel cuda) $dec fps -> $(calc "$srv/$dec")x; separate vfilter processes $sep fps -> $(calc "$srv/$sep")x"
-  echo "N=$N GPU memory peak: serve $(peak serve$N) MiB (no batch window: $(peak old$N)), separate processes $(peak sep$N) MiB -> $(awk "BEGIN{printf \"%.3f\", $(peak serve$N)/$(peak sep$N)}")"
+  echo "N=$N decode+filter ($G, null, NVDEC): serve $srv fps; NVDEC decode-only (ffmpeg -hwaccel cuda) $dec fps -> $(calc "$srv/$dec")x; separate vfilter processes $sep fps -> $(calc "$srv/$sep")x"
+  echo "N=$N GPU memory peak: serve $(peak serve$N) MiB, separate processes $(peak sep$N) MiB -> $(awk "BEGIN{printf \"%.3f\", $(peak serve$N)/$(peak sep$N)}")"
   python3 -c "import json;d=json.load(open('$raw/serve$N.json'));print('  per stream fps:', sorted(round(v['stats']['average_fps']) for v in d.values()), 'frames', sum(v['frames_out'] for v in d.values()), 'bottleneck', d['cam1']['stats']['bottleneck'], 'hwdec', d['cam1']['stats']['hw_decode'], 'gpu streams', d['cam1']['stats']['gpu_streams'])"
-  for j in serve nobatch; do python3 -c "import json;d=json.load(open('$raw/$j$N.json'));k=[v['stats']['stages'] for v in d.values()];print('  $j: frames a launch, mean over streams %.2f; GPU kernels ms a frame (window wait included), mean %.3f' % (sum(v['stats']['gpu_frames_per_launch'] for v in d.values())/len(d), sum(st['ms_per_frame'] for s in k for st in s if st['name']=='kernels')/len(k)))"; done
+  for j in serve; do python3 -c "import json;d=json.load(open('$raw/$j$N.json'));k=[v['stats']['stages'] for v in d.values()];print('  $j: frames a launch, mean over streams %.2f; GPU kernels ms a frame (window wait included), mean %.3f' % (sum(v['stats']['gpu_frames_per_launch'] for v in d.values())/len(d), sum(st['ms_per_frame'] for s in k for st in s if st['name']=='kernels')/len(k)))"; done
 done
 pid=$(memlog one); $b/vfilter -q --device cuda -i $clips/c1.mp4 -f "$G" -o null --no-progress; kill $pid; echo "one process, one stream: $(peak one) MiB"
 el "decode+filter done"
@@ -75,7 +74,7 @@ fi
 if [ $mode = all ] || [ $mode = latency ]; then
 for N in 1 16; do
   config $N "$G" ", realtime: true, low-latency: true, frames: 600"
-  $b/vfilter serve --config $raw/serve$N.yaml -q --stats-json $raw/lat$N.json
+  $vs $b/vfilter $raw/serve$N.yaml -q --stats-json $raw/lat$N.json
   python3 -c "import json;d=json.load(open('$raw/lat$N.json'));p=sorted(v['stats']['latency_ms']['p99'] for v in d.values());q=sorted(v['stats']['latency_ms']['p50'] for v in d.values());print('latency N=$N p99 ms: max %.1f median %.1f; p50 median %.1f; dropped %d; frames a launch %.2f' % (p[-1], p[len(p)//2], q[len(q)//2], sum(v['frames_dropped'] for v in d.values()), sum(v['stats']['gpu_frames_per_launch'] for v in d.values())/len(d)))"
 done
 el "latency done"
@@ -88,7 +87,7 @@ if [ $mode = all ] || [ $mode = encode ]; then
   { echo "defaults: {filter: '$G', device: cuda, codec: libx264, preset: veryfast, overwrite: true}"; echo "streams:"
     for k in $(seq 8); do echo "  - {name: cam$k, input: $clips/e$k.mp4, output: $raw/s$k.mp4}"; done; } >$raw/enc.yaml
   for rep in 1 2; do
-    s=$(now); $b/vfilter serve --config $raw/enc.yaml -q --stats-json $raw/enc.json; e=$(now); srv=$(calc "8*$EF/($e-$s)")
+    s=$(now); $vs $b/vfilter $raw/enc.yaml -q --stats-json $raw/enc.json; e=$(now); srv=$(calc "8*$EF/($e-$s)")
     s=$(now); for k in $(seq 8); do $b/vfilter -q --device cuda -i $clips/e$k.mp4 -f "$G" --codec libx264 --preset veryfast -y -o $raw/p$k.mp4 --no-progress & done; wait; e=$(now)
     sep=$(calc "8*$EF/($e-$s)")
     echo "N=8 libx264 veryfast ($G) run $rep: serve $srv fps; 8 vfilter processes $sep fps -> $(calc "$srv/$sep")x"

@@ -121,11 +121,11 @@ std::string checked_input(const std::string& value, const ClientAccess& access, 
         return value;
     }
     if (value == "-" || protocol_prefix(value) || input_protocol(value) != "file")
-        forbid("field 'input': clients name a network URL, pattern://, or a file under --media-root; not stdin, "
+        forbid("field 'input': clients name a network URL, pattern://, or a file under media-root; not stdin, "
                "a device or a protocol such as concat:");
     bool exists = false;
-    const std::string path = local_path("input", value, access.media_root, "--media-root", &exists);
-    if (!exists) fail(ErrorCategory::Usage, "field 'input': no file '" + value + "' under --media-root");
+    const std::string path = local_path("input", value, access.media_root, "media-root", &exists);
+    if (!exists) fail(ErrorCategory::Usage, "field 'input': no file '" + value + "' under media-root");
     *local = true;
     return path;
 }
@@ -138,13 +138,13 @@ std::string checked_output(const std::string& value, const ClientAccess& access)
             forbid("field 'output': " + scheme + ":// is not an output a client may name");
         const std::string host = url_host(value);
         if (std::find(access.output_hosts.begin(), access.output_hosts.end(), host) == access.output_hosts.end())
-            forbid("field 'output': host '" + host + "' is not among the hosts the operator lets clients publish to (--output-hosts)");
+            forbid("field 'output': host '" + host + "' is not among the hosts the operator lets clients publish to (output-hosts)");
         return value;
     }
     if (value == "-" || protocol_prefix(value) || input_protocol(value) != "file")
-        forbid("field 'output': clients write null, a file under --recordings-root, or a network URL to an --output-hosts host");
+        forbid("field 'output': clients write null, a file under recordings-root, or a network URL to an output-hosts host");
     bool exists = false;
-    return local_path("output", value, access.recordings_root, "--recordings-root", &exists);
+    return local_path("output", value, access.recordings_root, "recordings-root", &exists);
 }
 
 std::string absolute_folder(const std::string& folder, const char* option) {
@@ -168,9 +168,9 @@ std::string url_host(const std::string& url) {
 }
 
 ClientAccess checked_client_access(ClientAccess a) {
-    a.media_root = absolute_folder(a.media_root, "--media-root");
-    a.recordings_root = absolute_folder(a.recordings_root, "--recordings-root");
-    a.kernel_dir = absolute_folder(a.kernel_dir, "--kernel-dir");
+    a.media_root = absolute_folder(a.media_root, "media-root");
+    a.recordings_root = absolute_folder(a.recordings_root, "recordings-root");
+    a.kernel_dir = absolute_folder(a.kernel_dir, "kernel-dir");
     for (std::string& h : a.output_hosts) h = ascii_lower(h);
     return a;
 }

@@ -3,9 +3,9 @@
 // and path; a client holding the admin token may set only the fields the option table marks for it
 // (app/run/stream_options.hpp), and within them only:
 // - inputs: network URLs (rtsp://, rtmp://, srt://, udp://, http(s)://, ...), pattern://, or a
-//   regular file under --media-root (never a device, a FIFO, stdin or a protocol such as concat:);
-// - outputs: null, a file under --recordings-root, or a network sink whose host is in --output-hosts;
-// - kernel files (file= in a filter): names under --kernel-dir (KernelFiles, checked where the
+//   regular file under media-root (never a device, a FIFO, stdin or a protocol such as concat:);
+// - outputs: null, a file under recordings-root, or a network sink whose host is in output-hosts;
+// - kernel files (file= in a filter): names under kernel-dir (KernelFiles, checked where the
 //   chain is built: config/kernel_file.hpp).
 // Paths are resolved below their root without following a symbolic link. A refusal is a Forbidden
 // error (HTTP 403) naming the field and the reason, never what a file holds.
@@ -21,10 +21,10 @@
 namespace vf {
 
 struct ClientAccess {
-    std::string media_root;                 // --media-root: local inputs only below it; "" none
-    std::string recordings_root;            // --recordings-root: file outputs only below it; "" none
-    std::string kernel_dir;                 // --kernel-dir: file= kernels only below it; "" none
-    std::vector<std::string> output_hosts;  // --output-hosts: hosts network outputs may go to
+    std::string media_root;                 // media-root: local inputs only below it; "" none
+    std::string recordings_root;            // recordings-root: file outputs only below it; "" none
+    std::string kernel_dir;                 // kernel-dir: file= kernels only below it; "" none
+    std::vector<std::string> output_hosts;  // output-hosts: hosts network outputs may go to
     KernelFiles kernel_files() const { return KernelFiles::only_in(kernel_dir); }
 };
 

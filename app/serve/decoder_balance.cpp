@@ -15,6 +15,11 @@ std::string percent(double used, double capacity) {
     return text;
 }
 
+// Why a stream that is not placed by load went to NVDEC.
+std::string nvdec_rule(const DecoderCapacity& capacity) {
+    return capacity.cameras_by_load ? " (a file: NVDEC decodes it fastest)" : " (serve: decoder-placement nvdec)";
+}
+
 }  // namespace
 
 nlohmann::json DecoderPlacement::describe() const {
@@ -36,7 +41,8 @@ double DecoderBalance::cpu_capacity_locked() const {
     return cores_left * kCpuStreamsPerCore;
 }
 
-DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load, double feeder_cores) {
+DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decoded_gpu, double load, double feeder_cores,
+                                       bool camera) {
     std::lock_guard<std::mutex> lock(mutex_);
     // The least loaded NVDEC for its capacity; on a tie, the caller's GPU (the one with the fewest
     // streams), so that streams NVDEC did not take, counted on the CPU, still spread over the GPUs.
@@ -50,17 +56,19 @@ DecoderPlacement DecoderBalance::place(const std::string& stream, int cpu_decode
     DecoderPlacement p;
     // Up to half its capacity NVDEC takes every stream, leaving the cores to encoders and to what
     // the counts miss; beyond, the less loaded side (so both fill up together).
-    p.nvdec = !capacity_.by_load || nv_after <= std::max(cpu_after, kNvdecAlone);
+    const bool by_load = places_by_load(camera);
+    p.nvdec = !by_load || nv_after <= std::max(cpu_after, kNvdecAlone);
     p.gpu = p.nvdec ? gpu : cpu_decoded_gpu;
     p.over_capacity = std::min(nv_after, cpu_after) > 1;
     const std::string nv = "NVDEC of GPU " + std::to_string(gpu) + " " + percent(nvdec_load_locked(gpu), nv_cap) + " used";
     const std::string cpu = "CPU decoders " + percent(cpu_load_, cpu_cap) + " used";
-    if (!capacity_.by_load) p.over_capacity = nv_after > 1;
-    p.why = !capacity_.by_load ? nv + " (--decoder-placement nvdec)" + (p.over_capacity ? ": full, this stream is over capacity" : "")
+    if (!by_load) p.over_capacity = nv_after > 1;
+    p.why = !by_load ? nv + nvdec_rule(capacity_) + (p.over_capacity ? ": full, this stream is over capacity" : "")
                                : (p.nvdec ? nv + ", " + cpu : cpu + ", " + nv) + (p.over_capacity ? ": both full, this stream is over capacity" : "");
     p.load = load;
     forget_cpu_wait_locked(stream);  // placed again: its old room goes
     streams_[stream] = {p, load, 0.0, feeder_cores, false, ""};
+    streams_[stream].by_load = by_load;
     count_locked(stream);  // its over capacity is the rule above: beyond both sides, not only its own
     return p;
 }
@@ -149,19 +157,19 @@ void DecoderBalance::input_opened(const std::string& stream, double load, bool n
     const bool refused = p.nvdec && !nvdec && !waiting_for_nvdec;
     if (refused) p.why += "; NVDEC did not take it (its codec or format, or no GPU): it decodes on the CPU";
     if (waiting_for_nvdec) {
-        p.why += "; the CPU decodes it until a shared NVDEC decoder has room (--nvdec-share)";
+        p.why += "; the CPU decodes it until a shared NVDEC decoder has room (nvdec-share)";
         placed.waiting_for_nvdec = true;
     }
     p.nvdec = p.nvdec && nvdec;
     placed.load = p.load = load;
     placed.frame_cameras = frame_cameras;
-    placed.movable = capacity_.by_load && p.chosen && !refused;
+    placed.movable = placed.by_load && p.chosen && !refused;
     p.over_capacity = count_locked(stream);
 }
 
 std::optional<DecoderBalance::Move> DecoderBalance::next_move() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!moves_streams()) return std::nullopt;
+    if (!capacity_.moves || !(capacity_.by_load || capacity_.cameras_by_load)) return std::nullopt;
     const double cpu_cap = cpu_capacity_locked();
     const double cpu_now = cpu_cap > 0 ? cpu_load_ / cpu_cap : INFINITY;
     std::optional<Move> best;
@@ -256,7 +264,7 @@ void DecoderBalance::release(const std::string& stream) {
 double DecoderBalance::nvdec_capacity_locked(int gpu) const {
     if (capacity_.nvdec_streams > 0) return capacity_.nvdec_streams;
     const auto m = nvdec_measures_.find(gpu);
-    return m != nvdec_measures_.end() && m->second.capacity > 0 ? m->second.capacity : kNvdecStreamsH100;
+    return m != nvdec_measures_.end() && m->second.capacity > 0 ? m->second.capacity : kNvdecStreamsStartingEstimate;
 }
 
 std::string DecoderBalance::nvdec_capacity_from_locked(int gpu) const {

@@ -1,4 +1,6 @@
-// Where serve's GPU streams decode (docs/serve.md, "Where streams decode"): with placement by
+// Where serve's GPU streams decode (docs/serve.md, "Where streams decode"): a camera (a live or
+// paced input) is placed by load, a file that runs as fast as it decodes on NVDEC (the serve:
+// block's decoder-placement may put every stream on NVDEC, or every one by load). Placed by
 // load, a stream that may decode on NVDEC (hwdec auto) goes, when it starts, to NVDEC while that is less than half full,
 // then to whichever of its GPU's NVDEC and the host's CPU decoders would then be the less
 // loaded, each load counted in camera streams
@@ -24,34 +26,35 @@
 namespace vf {
 
 struct DecoderCapacity {
-    // false (the default): every stream that may decode on NVDEC does (counted all the same);
-    // true: NVDEC and the CPU decoders by load (serve --decoder-placement load). Measured on an
-    // H100: more cameras (200 at 30 fps, where NVDEC alone decodes about 180), but a batch of files
-    // ends later (docs/benchmarks.md, "Decoders on NVDEC and the CPU"), so not the default.
+    // true: every stream NVDEC and the CPU decoders by load (serve: decoder-placement load);
+    // false: by cameras_by_load below. By load a machine decodes more cameras than on NVDEC alone,
+    // but a batch of files ends later: the files the CPU decodes finish last (docs/benchmarks.md,
+    // "Decoders on NVDEC and the CPU").
     bool by_load = false;
     // 1080p30 camera streams one GPU's NVDEC decodes in real time with the GPU filters running;
-    // 0: learned for each GPU from NVML while its streams decode (nvdec_sampled), an H100's 175
-    // (docs/benchmarks.md) until then.
+    // 0: learned for each GPU from NVML while its streams decode (nvdec_sampled), and
+    // kNvdecStreamsStartingEstimate until then.
     double nvdec_streams = 0;
     // The same for the host's CPU decoders; 0: from the cores (kCpuStreamsPerCore for each core
     // beyond the two kept for demuxing, the filters' threads and the API), less a core for each
     // stream that encodes on the CPU and kNvdecFeederCores for each stream decoding on NVDEC.
     double cpu_streams = 0;
-    // NVDEC decoders of a GPU that decode at once (decode/nvdec_gate.hpp); 0: no gate.
-    int nvdec_slots = 0;
     // Streams decode H.264 through vfilter's NVDEC decoder, sharing a GPU's decoders among streams
     // of one size (decode/nvdec_decoder_pool.hpp).
     bool nvdec_share = false;
-    // With by_load: streams already running move between NVDEC and the CPU when others leave
-    // (next_move); false: each stays where it was placed (serve --decoder-moves off).
+    // Streams placed by load move between NVDEC and the CPU when others leave (next_move);
+    // false: each stays where it was placed.
     bool moves = true;
+    // Without by_load: cameras (live or paced inputs, place()'s `camera`) by load, other streams
+    // on NVDEC (serve's default, decoder-placement auto); false: every stream on NVDEC.
+    bool cameras_by_load = false;
 };
 
-// From 200 cameras at 30 fps on an H100 host (16 cores) split several ways: NVDEC must carry
-// nearly all of them, and a core decodes less than half as many camera streams in real time
-// beside NVDEC's feeders and the filters' threads as it does flat out (docs/benchmarks.md,
-// "200 cameras in real time").
-constexpr double kNvdecStreamsH100 = 175;
+// A GPU's NVDEC capacity before NVML has measured it (nvdec_sampled): a starting estimate only,
+// high enough that the first cameras go to NVDEC, which binds before the cores do, and replaced
+// by the measured figure within seconds of steady decoding (docs/benchmarks.md, "200 cameras in
+// real time", says where it came from).
+constexpr double kNvdecStreamsStartingEstimate = 175;
 // Learning a GPU's NVDEC capacity from NVML (nvdec_sampled). Samples where NVDEC was less busy
 // than kNvdecLearnBusy are left out (NVML gives whole percents: at 8% a sample is within 6%), and
 // so are those whose frames decoded or busy differ from the sample before's by more than
@@ -63,13 +66,11 @@ constexpr double kNvdecSteady = 0.2;
 constexpr double kNvdecLearnWeight = 0.2;
 constexpr double kNvdecLoggedChange = 0.1;
 constexpr double kCpuStreamsPerCore = 2.5;
-// The CPU a camera stream decoding on NVDEC takes: FFmpeg's NVDEC path waits for each frame in a
-// polling loop of the driver's, about 1.2 ms of CPU a frame at 30 frames a second (measured on an
-// H100 with 128 streams, docs/benchmarks.md). The CPU decoders get the cores those leave: at 200
-// cameras on 16 cores and these capacities, NVDEC and the CPU are both full (about 181 and 19).
+// Starting estimates of the cores a camera stream decoding on NVDEC takes (the CPU decoders get
+// the cores those leave), not measured on the machine serve runs on: FFmpeg's NVDEC path waits for
+// each frame in a polling loop of the driver's; vfilter's NVDEC decoder sleeps between checks
+// instead, about half the CPU a frame (docs/benchmarks.md, "Decoders on NVDEC and the CPU").
 constexpr double kNvdecFeederCores = 0.036;
-// The same through vfilter's NVDEC decoder (--nvdec-decoder vfilter), which sleeps between checks
-// instead: about half the CPU a frame.
 constexpr double kNvdecFeederCoresVfilter = 0.021;
 constexpr double kNvdecAlone = 0.5;  // NVDEC takes every stream while it is less loaded than this
 // A placed stream moves to the other side only when that side would still be this much less
@@ -106,8 +107,10 @@ public:
     // the one whose NVDEC is the least loaded (on a tie, `cpu_decoded_gpu`); on the CPU,
     // `cpu_decoded_gpu` (the caller's choice, the GPU with the fewest streams).
     // `feeder_cores`: the CPU the stream takes if it decodes on NVDEC, which the CPU decoders lose.
+    // `camera`: a live or paced input (placed by load under cameras_by_load), not a file read as
+    // fast as it decodes.
     DecoderPlacement place(const std::string& stream, int cpu_decoded_gpu, double load = 1,
-                           double feeder_cores = kNvdecFeederCores);
+                           double feeder_cores = kNvdecFeederCores, bool camera = true);
     // A stream whose decoder is set: counted where it decodes (nvdec: on `gpu`).
     DecoderPlacement count(const std::string& stream, bool nvdec, int gpu, const std::string& why, double load = 1,
                            double feeder_cores = kNvdecFeederCores);
@@ -122,7 +125,7 @@ public:
     // (in_1080p30_cameras(width, height, 1)), to weigh the frames it decodes (nvdec_sampled).
     void input_opened(const std::string& stream, double load, bool nvdec, bool waiting_for_nvdec = false,
                       double frame_cameras = 0);
-    // --nvdec-share: whether a stream placed on NVDEC may decode on the CPU until its shared
+    // nvdec-share: whether a stream placed on NVDEC may decode on the CPU until its shared
     // decoder has room: while the CPU decoders have room for it (their load and the streams so
     // allowed whose inputs are not open yet). Its input's opening settles where it counts.
     bool may_wait_on_cpu(const std::string& stream);
@@ -144,24 +147,26 @@ public:
     // counted on the CPU again and not moved again), or after a move of its own (a stream that
     // waited for a shared NVDEC decoder: counted on NVDEC now). Unknown streams are ignored.
     void moved(const std::string& stream, bool nvdec);
-    // Streams placed from now on may be moved (by load, moves on): their inputs must allow it.
-    bool moves_streams() const { return capacity_.by_load && capacity_.moves; }
+    // Whether streams of this kind placed from now on may be moved (by load, moves on): their
+    // inputs must allow it.
+    bool moves_streams(bool camera = true) const { return places_by_load(camera) && capacity_.moves; }
+    bool places_by_load(bool camera) const { return capacity_.by_load || (capacity_.cameras_by_load && camera); }
 
     // NVDEC's utilisation, sampled about once a second (decode/nvdec_busy_meter.hpp): `busy`, for
     // each GPU measured, the share of NVML's period its NVDEC decoded; `frames`, each stream's
     // frames decoded so far (its job's count, which starts again with a new job); `now_s`, the
-    // sample's time in seconds. Unless --nvdec-capacity set it, a GPU's NVDEC capacity is learned:
+    // sample's time in seconds. Unless the serve: block's nvdec-capacity set it, a GPU's NVDEC capacity is learned:
     // the camera streams' worth of frames decoded on it since the last sample (each frame weighed
     // by its size) over how busy it was, when it was at least kNvdecLearnBusy busy, with the same
     // streams decoding on it as at the last sample, none of them moving or waiting for a shared
     // decoder, and both figures within kNvdecSteady of the period before's. Measured, not
-    // assumed: it follows the GPU (an L4 is not an H100), the streams' bitrate, and other
+    // assumed: it follows the GPU (one model's NVDEC is not another's), the streams' bitrate, and other
     // processes' decoding on the same NVDEC. Returns the lines to log (a GPU's capacity first
     // measured, or changed by more than kNvdecLoggedChange since last logged).
     std::vector<std::string> nvdec_sampled(const std::map<int, double>& busy, const std::map<std::string, int64_t>& frames,
                                            double now_s);
-    // A GPU's NVDEC capacity in camera streams, and where it comes from: "set" (--nvdec-capacity),
-    // "measured" (NVML) or "default" (an H100's, until measured).
+    // A GPU's NVDEC capacity in camera streams, and where it comes from: "set" (nvdec-capacity),
+    // "measured" (NVML) or "default" (kNvdecStreamsStartingEstimate, until measured).
     double nvdec_capacity(int gpu) const;
     std::string nvdec_capacity_from(int gpu) const;
 
@@ -211,6 +216,7 @@ private:
         bool waiting_for_nvdec = false;  // on the CPU until a shared NVDEC decoder has room
         double cpu_wait_reserved = 0;    // may_wait_on_cpu's room, until its input opens
         double frame_cameras = 0;        // what a frame a second is worth (input_opened); 0: not open yet
+        bool by_load = false;            // placed by load (places_by_load)
     };
     double cpu_wait_reserved_ = 0;  // the sum of the above
     void forget_cpu_wait_locked(const std::string& stream);  // gives back its may_wait_on_cpu room

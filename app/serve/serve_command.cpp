@@ -99,41 +99,45 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
                          fleet.shard_count(), r.status == 201 ? "started there" : "it had one of that name");
             changes.forget(name);
         } else if (r.status != 0) {
-            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in --api-state",
+            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in its api-state file",
                          name, owner, fleet.shard_count(), r.status);
         }
     }
 }
 
-// "a, b,c" -> {"a", "b", "c"}.
-std::vector<std::string> comma_list(const std::string& text) {
-    std::vector<std::string> items;
-    std::stringstream list(text);
-    for (std::string item; std::getline(list, item, ',');) {
-        item.erase(0, item.find_first_not_of(" \t"));
-        item.erase(item.find_last_not_of(" \t") + 1);
-        if (!item.empty()) items.push_back(item);
-    }
-    return items;
-}
-
-// The admin and viewer tokens from their options or files, each checked (16+ characters).
-void resolve_tokens(ServeOptions& o) {
+// The admin token from its option or file, checked (16+ characters).
+void resolve_admin_token(ServeOptions& o) {
     if (!o.api_token_file.empty()) {
         if (!o.api_token.empty()) fail(ErrorCategory::Usage, "give the admin token once: --api-token or --api-token-file");
         o.api_token = read_token_file(o.api_token_file, "--api-token-file");
     }
-    if (!o.viewer_token_file.empty()) {
-        if (!o.viewer_token.empty()) fail(ErrorCategory::Usage, "give the viewer token once: --viewer-token or --viewer-token-file");
-        o.viewer_token = read_token_file(o.viewer_token_file, "--viewer-token-file");
-    }
     if (!o.api_token.empty()) check_token(o.api_token, "--api-token");
-    if (!o.viewer_token.empty()) {
-        check_token(o.viewer_token, "--viewer-token");
-        if (o.api_token.empty()) fail(ErrorCategory::Usage, "--viewer-token needs an admin token too (--api-token or --api-token-file)");
-        if (o.viewer_token == o.api_token) fail(ErrorCategory::Usage, "--viewer-token must differ from the admin token");
-    }
 }
+
+// The viewer token, from VFILTER_VIEWER_TOKEN or the serve: block's viewer-token-file, checked.
+std::string viewer_token_of(const ServeOptions& o, const ServeSettings& settings) {
+    const char* from_environment = std::getenv("VFILTER_VIEWER_TOKEN");
+    std::string viewer = from_environment ? from_environment : "";
+    if (!settings.viewer_token_file.empty()) {
+        if (!viewer.empty()) fail(ErrorCategory::Usage, "give the viewer token once: VFILTER_VIEWER_TOKEN or viewer-token-file");
+        viewer = read_token_file(settings.viewer_token_file, "viewer-token-file");
+    }
+    if (viewer.empty()) return viewer;
+    check_token(viewer, "the viewer token");
+    if (o.api_token.empty()) fail(ErrorCategory::Usage, "a viewer token needs an admin token too (--api-token or --api-token-file)");
+    if (viewer == o.api_token) fail(ErrorCategory::Usage, "the viewer token must differ from the admin token");
+    return viewer;
+}
+
+// The file's serve: block (none for --demo) under the environment's VFILTER_* variables.
+ServeSettings settings_of(const ServeOptions& o) {
+    ServeSettings settings = o.demo_streams > 0 ? ServeSettings{} : load_serve_settings(o.config);
+    apply_serve_environment(settings, [](const char* name) { return std::getenv(name); });
+    if (!settings.tls_ca.empty() && o.tls_cert.empty())
+        fail(ErrorCategory::Usage, "serve: tls-ca needs --tls-cert: it checks the peers the API calls over HTTPS");
+    return settings;
+}
+
 
 }  // namespace
 
@@ -141,12 +145,14 @@ int run_serve(const ServeOptions& options) {
     ServeOptions o = options;
     const bool demo = o.demo_streams > 0;
     if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
-    resolve_tokens(o);
-    const ClientAccess access = checked_client_access(
-        ClientAccess{o.media_root, o.recordings_root, o.kernel_dir, comma_list(o.output_hosts)});
+    resolve_admin_token(o);
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
                                    "(--api-token or VFILTER_API_TOKEN)");
+    const ServeSettings settings = settings_of(o);
+    const std::string viewer_token = viewer_token_of(o, settings);
+    const ClientAccess access = checked_client_access(
+        ClientAccess{settings.media_root, settings.recordings_root, settings.kernel_dir, settings.output_hosts});
     if (o.shard_plan > 0) {  // which pod serves each stream; nothing starts
         const ServeConfig all = demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config);
         for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
@@ -160,8 +166,8 @@ int run_serve(const ServeOptions& options) {
         peers = parse_peers(o.peers, https);
     }
     // Read once, before anything starts: a CA file that cannot be used is a usage error.
-    const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(o.tls_ca, "--tls-ca") : nullptr;
-    ApiChanges changes(o.api_state, access);
+    const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(settings.tls_ca, "serve: tls-ca") : nullptr;
+    ApiChanges changes(settings.api_state, access);
     std::mutex names_mutex;
     std::vector<std::string> names;  // every stream of the list, every shard's (the fleet view lists them)
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
@@ -187,13 +193,13 @@ int run_serve(const ServeOptions& options) {
     StopSignals signals(true);
     std::signal(SIGPIPE, SIG_IGN);
 
-    // The GPU state of every stream: one runtime for the process, freed after the streams.
+    // The GPU state of every stream: one runtime for the process, freed after the streams. Frames
+    // launch alone, with no batch window (docs/serve.md, "Batched launches").
     GpuRuntimeOptions gpu_options;
-    gpu_options.nvdec_slots = std::max(0, o.nvdec_slots);
-    gpu_options.batch_wait_us = o.batch_wait_ms > 0 ? static_cast<int>(o.batch_wait_ms * 1000) : -1;
-    StreamService service(o.host_threads, o.gpu_frames, o.min_free, std::make_shared<GpuRuntime>(gpu_options));
-    service.set_max_streams(o.max_streams);
-    service.set_max_preview_encoders(o.max_preview_encoders);
+    gpu_options.nvdec_slots = settings.nvdec_slots;
+    StreamService service(settings.host_threads, settings.gpu_frames, settings.min_free, std::make_shared<GpuRuntime>(gpu_options));
+    service.set_max_streams(settings.max_streams);
+    service.set_max_preview_encoders(settings.max_preview_encoders);
     service.set_shard(o.shard_index, o.shard_count);
 #ifdef VF_HAVE_CUDA
     const int available = gpu_count();
@@ -203,16 +209,9 @@ int run_serve(const ServeOptions& options) {
     const std::vector<int> gpus = parse_gpus(o.gpus, available);
     if (gpus.size() > 1) spdlog::info("GPU streams are placed on GPUs {} (fewest streams first)", o.gpus);
     if (available == 0 && o.gpus != "all") spdlog::warn("--gpus {}: no GPU answers here; streams will run on the CPU", o.gpus);
-    DecoderCapacity capacity;
-    capacity.by_load = o.decoders_by_load;
-    capacity.moves = o.decoder_moves;
-    capacity.nvdec_slots = o.nvdec_slots;
-    capacity.nvdec_share = o.nvdec_share;
-    if (o.nvdec_share && !gpus.empty())
-        spdlog::info("--nvdec-share on: H.264 streams decode through vfilter's NVDEC decoder, streams of one size sharing a GPU's decoders");
-    capacity.nvdec_streams = o.nvdec_capacity;
-    capacity.cpu_streams = o.cpu_decode_capacity;
-    service.set_gpus(gpus, capacity);
+    if (settings.nvdec_share && !gpus.empty())
+        spdlog::info("serve: nvdec-share on: H.264 streams of one size share a GPU's NVDEC decoders");
+    service.set_gpus(gpus, decoder_capacity_of(settings));
     std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
     if (o.api_port >= 0) {
         FleetOptions fo;
@@ -250,10 +249,10 @@ int run_serve(const ServeOptions& options) {
         ho.tls_key_file = o.tls_key;
         ControlApiOptions ao;
         ao.token = o.api_token;
-        ao.viewer_token = o.viewer_token;
-        ao.max_preview_streams = o.max_previews;
+        ao.viewer_token = viewer_token;
+        ao.max_preview_streams = settings.max_previews;
         ao.bind = o.api_bind;
-        ao.hosts = comma_list(o.api_hosts);
+        ao.hosts = settings.api_hosts;
         ao.access = access;
         ho.workers = control_api_workers(ao);
         control = std::make_unique<ControlApi>(service, ao, fleet.get(), &changes);
@@ -290,12 +289,15 @@ int run_serve(const ServeOptions& options) {
         std::fflush(stdout);
     }
 
-    // What the file said when last applied: --watch-config applies it again only once it changes
+    // What the file said when last applied: watch-config applies it again only once it changes
     // (a ConfigMap volume is replaced by a symlink swap, so its content is compared, not its mtime).
     std::string applied_text = demo ? std::string() : file_text(o.config);
+    const std::string started_block = serve_block_text(applied_text);
     const auto reload = [&](const char* why) {
         if (demo) return;  // no file to read again
         applied_text = file_text(o.config);
+        if (serve_block_text(applied_text) != started_block)
+            spdlog::warn("{}: the file's serve: block changed; it applies when serve starts again", why);
         manager.reloading();
         try {
             service.apply(load());
@@ -331,10 +333,10 @@ int run_serve(const ServeOptions& options) {
             next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
             hand_over_streams(changes, *fleet);
         }
-        if (!demo && o.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
+        if (!demo && settings.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.watch_config_s));
-            if (file_text(o.config) != applied_text) reload("--watch-config: the file changed");
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(settings.watch_config_s));
+            if (file_text(o.config) != applied_text) reload("watch-config: the file changed");
         }
         if (sig == SIGHUP) {
             reload("SIGHUP");
@@ -356,10 +358,10 @@ int run_serve(const ServeOptions& options) {
     service.wait_all();
     api.reset();  // no request reaches the service from here on
     const nlohmann::json summary = service.final_stats();
-    if (!o.stats_json.empty()) {
-        std::ofstream f(o.stats_json, std::ios::trunc);
+    if (!settings.stats_json.empty()) {
+        std::ofstream f(settings.stats_json, std::ios::trunc);
         f << redact_credentials(summary.dump(2)) << "\n";
-        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + o.stats_json + "' failed");
+        if (!f) fail(ErrorCategory::Output, "writing stats-json file '" + settings.stats_json + "' failed");
     }
     int failed = 0;
     for (const auto& [name, s] : summary.items()) {

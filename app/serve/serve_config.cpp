@@ -177,8 +177,8 @@ ServeConfig parse_config_nodes(const std::string& text, const std::string& file)
     ServeConfig config;
     for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
-        if (key != "defaults" && key != "streams")
-            fail(ErrorCategory::Usage, at(file, kv.first.Mark()) + "unknown section '" + key + "' (expected defaults, streams)");
+        if (key != "defaults" && key != "streams" && key != "serve")  // serve: app/serve/serve_settings.hpp
+            fail(ErrorCategory::Usage, at(file, kv.first.Mark()) + "unknown section '" + key + "' (expected defaults, streams, serve)");
     }
     if (root["defaults"]) {
         config.defaults = read_fields(root["defaults"], file, "defaults");

@@ -49,7 +49,7 @@ public:
     // decodes. Set before start().
     using DecoderMoved = std::function<void(bool nvdec)>;
     void on_decoder_moved(DecoderMoved f) { on_decoder_moved_ = std::move(f); }
-    // serve --decoder-placement load: decode on NVDEC (true) or the CPU from the input's next key
+    // placed by load: decode on NVDEC (true) or the CPU from the input's next key
     // frame on (app/serve/decoder_balance.hpp); a later job of the stream starts there too. False when
     // it is not running or its input cannot move.
     bool move_decoder(bool nvdec);

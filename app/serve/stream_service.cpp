@@ -101,9 +101,9 @@ void StreamService::sample_nvdec() {
     const bool learns = decoders_->nvdec_capacity_from(gpus_.front()) != "set";
     if (!meter.available()) {
         if (learns)
-            spdlog::info("NVDEC's utilisation cannot be read ({}): each GPU's NVDEC capacity stays at {:.0f} camera streams, "
-                         "an H100's (--nvdec-capacity sets it)",
-                         meter.unavailable(), kNvdecStreamsH100);
+            spdlog::info("NVDEC's utilisation cannot be read ({}): each GPU's NVDEC capacity stays at its starting estimate, "
+                         "{:.0f} camera streams (the serve: block's nvdec-capacity sets it)",
+                         meter.unavailable(), kNvdecStreamsStartingEstimate);
         return;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -123,25 +123,30 @@ void StreamService::sample_nvdec() {
     }
 }
 
+NvdecDecoderKind serve_nvdec_decoder(const StreamConfig& s, bool nvdec_share) {
+    // vfilter's NVDEC decoder takes less CPU a frame than FFmpeg's, and FFmpeg's cannot share
+    // decoders; for the codecs it does not decode, FFmpeg's drives NVDEC all the same.
+    if (nvdec_share || !s.fields.count("nvdec-decoder")) return NvdecDecoderKind::Vfilter;
+    return s.options.input.nvdec_decoder;
+}
+
 void StreamService::place_decoder_locked(StreamConfig& s) {
     RunOptions& o = s.options;
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
-    if (nvdec_share_) {
-        o.input.nvdec_decoder = NvdecDecoderKind::Vfilter;  // FFmpeg's decoder makes decoders of its own
-        o.input.nvdec_share = true;
-    }
+    o.input.nvdec_decoder = serve_nvdec_decoder(s, nvdec_share_);
+    o.input.nvdec_share = nvdec_share_;
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
     const double feeder_cores = o.input.nvdec_decoder == NvdecDecoderKind::Vfilter ? kNvdecFeederCoresVfilter : kNvdecFeederCores;
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
-        const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores);
+        // A camera (live, or paced as one) by load; a file on NVDEC: CPU-decoded files finish last.
+        const bool live = o.input.realtime || is_live_url(o.input.url);
+        const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores, live);
         o.filter.gpu_index = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
         // Shared NVDEC decoders: a file may start on the CPU while its decoder is made, then move,
-        // as many as the CPU decoders carry (128 cameras on 16 cores, all on the CPU for their
-        // first seconds, dropped frames and waited 10 s for the first decoder, starved of CPU).
-        const bool live = o.input.realtime || is_live_url(o.input.url);  // cameras wait for NVDEC (decode/file_source.hpp)
+        // as many as the CPU decoders carry; cameras wait for NVDEC (decode/file_source.hpp).
         o.input.nvdec_wait_on_cpu = nvdec_share_ && p.nvdec && !live && decoders_->may_wait_on_cpu(s.name);
-        o.input.decoder_movable = decoders_->moves_streams() || o.input.nvdec_wait_on_cpu;
+        o.input.decoder_movable = decoders_->moves_streams(live) || o.input.nvdec_wait_on_cpu;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {
         const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;
@@ -212,7 +217,7 @@ void StreamService::add(StreamConfig s) {
                                     std::to_string(shard_count_) + ")");
     if (streams_.count(s.name)) throw ServiceError(409, "stream '" + s.name + "' exists (DELETE it first, or use another name)");
     if (streams_.size() >= max_streams_)
-        throw ServiceError(503, "this serve runs " + std::to_string(max_streams_) + " streams already (--max-streams)");
+        throw ServiceError(503, "this serve runs " + std::to_string(max_streams_) + " streams already (serve: max-streams)");
     check_output_free_locked(s, "");
     start_locked(std::move(s), static_cast<int>(streams_.size()) + 1);
 }
@@ -279,7 +284,7 @@ void StreamService::apply(const ServeConfig& config) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (config.streams.size() > max_streams_)
-            throw ServiceError(400, std::to_string(config.streams.size()) + " streams, more than --max-streams " +
+            throw ServiceError(400, std::to_string(config.streams.size()) + " streams, more than serve: max-streams " +
                                         std::to_string(max_streams_));
         // Outputs: checked against the streams that stay, before anything changes.
         std::set<std::string> outputs;
@@ -360,7 +365,7 @@ void collect_decoding(MetricSet& set, const std::string& stream, const DecoderPl
     set.add("vfilter_stream_over_capacity", "gauge", "1 while the stream's decoder was full when it was placed or became so by its size.",
             p.over_capacity ? 1 : 0, name);
     set.add("vfilter_stream_decoder_moves_total", "counter",
-            "Moves of the stream between NVDEC and the CPU decoders since it started (serve --decoder-moves).", p.moves, name);
+            "Moves of the stream between NVDEC and the CPU decoders since it started (placed by load).", p.moves, name);
 }
 
 }  // namespace

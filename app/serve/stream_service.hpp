@@ -25,6 +25,10 @@ namespace vf {
 // the first listed on a tie.
 int least_loaded_gpu(const std::vector<int>& gpus, const std::map<int, int>& load);
 
+// What drives NVDEC for a stream of serve: vfilter's decoder unless the stream's entry (or the
+// file's defaults) names one; always vfilter's with shared decoders, which only it makes.
+NvdecDecoderKind serve_nvdec_decoder(const StreamConfig& stream, bool nvdec_share);
+
 class StreamService {
 public:
     // host_threads: decoder + encoder + CPU filter threads to share among the streams (0: the

@@ -38,11 +38,20 @@ STREAMED = ("/preview.mjpg", "/live.mp4", "/live")
 class Serve:
     """A serve process with the API on a free loopback port."""
 
-    def __init__(self, binary, workdir, extra):
-        self.log_path = os.path.join(workdir, "serve-%d.log" % len(os.listdir(workdir)))
+    def __init__(self, binary, workdir, extra, settings=""):
+        """Two streams of built-in pictures, as serve --demo 2 runs them, with the serve: block's
+        limits and `settings` (more lines of that block)."""
+        number = len(os.listdir(workdir))
+        self.log_path = os.path.join(workdir, "serve-%d.log" % number)
+        config = os.path.join(workdir, "streams-%d.yaml" % number)
+        with open(config, "w") as f:
+            f.write("defaults: {output: 'null'}\nstreams:\n"
+                    "  - {name: demo1, input: 'pattern://?size=640x360&rate=30&motion=ball&seed=1', filter: sobel}\n"
+                    "  - {name: demo2, input: 'pattern://?size=640x360&rate=30&motion=bars&seed=2', filter: 'gaussian=sigma=4'}\n"
+                    "serve:\n  max-streams: 6\n  max-previews: 2\n" + settings)
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([binary, "serve", "--demo", "2", "--api-port", "0", "--max-streams", "6",
-                                      "--max-previews", "2"] + extra, stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen([binary, "serve", "--config", config, "--api-port", "0"] + extra,
+                                     stdout=self.log, stderr=self.log)
         self.port = None
         for _ in range(300):
             text = open(self.log_path).read()
@@ -159,9 +168,12 @@ def main():
     with open(os.path.join(workdir, "kernels", "k.txt"), "w") as f:
         f.write("0 -1 0\n-1 5 -1\n0 -1 0\n")
     open_serve = Serve(binary, workdir, [])
-    locked = Serve(binary, workdir, ["--api-token", ADMIN, "--viewer-token", VIEWER, "--media-root",
-                                     os.path.join(workdir, "media"), "--recordings-root", os.path.join(workdir, "rec"),
-                                     "--kernel-dir", os.path.join(workdir, "kernels")])
+    with open(os.path.join(workdir, "viewer.token"), "w") as f:
+        f.write(VIEWER + "\n")
+    locked = Serve(binary, workdir, ["--api-token", ADMIN],
+                   "".join("  %s: %s\n" % (key, os.path.join(workdir, leaf)) for key, leaf in
+                           (("viewer-token-file", "viewer.token"), ("media-root", "media"), ("recordings-root", "rec"),
+                            ("kernel-dir", "kernels"))))
     servers = [open_serve, locked]
     rss_before = [s.rss_kib() for s in servers]
     doc = json.loads(open(os.path.join(os.path.dirname(__file__), "..", "..", "app", "serve", "web", "openapi.json")).read())

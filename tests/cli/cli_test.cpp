@@ -217,9 +217,11 @@ TEST_F(Cli, BadFiltersAndOptions) {
     expect_failure({"-i", clip, "--segment", "2", "--retain", "7 days", "-o", out}, kUsage, "90s, 30m, 12h, 7d or 2w", out);
     expect_failure({"-i", clip, "--segment", "2", "--retain-size", "5g", "-o", out}, kUsage, "500M, 20G", out);
     expect_failure({"-i", clip, "--segment", "2", "--min-free", "150%", "-o", out}, kUsage, "such as 5%", out);
-    expect_failure({"serve", "--config", dir + "/nope.yaml", "--min-free", "x"}, kUsage, "--min-free 'x'");
-    expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-slots", "5000"}, kUsage, "--nvdec-slots");
-    expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-slots", "8x"}, kUsage, "--nvdec-slots");
+    // serve's process settings are its config file's serve: block (tests/cli/serve_settings_test.cpp).
+    std::ofstream(dir + "/serve.yaml") << "streams: []\nserve:\n  min-free: x\n  nvdec-slots: 5000\n";
+    expect_failure({"serve", "--config", dir + "/serve.yaml"}, kUsage, "serve: min-free: 'x': expected a share of the disk");
+    std::ofstream(dir + "/serve.yaml") << "streams: []\nserve:\n  nvdec-slots: 8x\n";
+    expect_failure({"serve", "--config", dir + "/serve.yaml"}, kUsage, "serve: nvdec-slots: '8x'");
     expect_failure({"serve", "--config", dir + "/nope.yaml", "--nvdec-share", "yes"}, kUsage, "--nvdec-share");
     expect_failure({"-i", clip, "--nvdec-decoder", "nvidia", "-o", out}, kUsage, "expected ffmpeg, vfilter", out);
 }

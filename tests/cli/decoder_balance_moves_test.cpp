@@ -14,7 +14,7 @@ TEST(DecoderBalance, TheDefaultKeepsEveryStreamOnNvdecAndCountsIt) {
     DecoderBalance b({false, 4, 4}, 16, {0});
     EXPECT_EQ(on_nvdec(b, 6), 6);
     EXPECT_TRUE(b.placement("s5")->over_capacity);
-    EXPECT_NE(b.placement("s5")->why.find("--decoder-placement nvdec"), std::string::npos) << b.placement("s5")->why;
+    EXPECT_NE(b.placement("s5")->why.find("decoder-placement nvdec"), std::string::npos) << b.placement("s5")->why;
     EXPECT_EQ(b.capacity_left()["nvdec"]["0"], 0);
 }
 
@@ -48,7 +48,7 @@ TEST(DecoderBalance, WhenNvdecEmptiesTheCpuStreamsMoveToIt) {
         ASSERT_LE(++moved, static_cast<int>(cpu.size()));
     }
     const int nvdec_after = static_cast<int>(nv.size()) - 60 + moved;
-    EXPECT_EQ(moved, std::min<int>(static_cast<int>(cpu.size()), static_cast<int>(kNvdecStreamsH100 * kNvdecAlone) - (static_cast<int>(nv.size()) - 60)))
+    EXPECT_EQ(moved, std::min<int>(static_cast<int>(cpu.size()), static_cast<int>(kNvdecStreamsStartingEstimate * kNvdecAlone) - (static_cast<int>(nv.size()) - 60)))
         << "to NVDEC until it is half full (" << nvdec_after << " there now)";
     EXPECT_FALSE(b.next_move()) << "a moved stream never has reason to move straight back";
     // NVDEC refusing a move: counted on the CPU again and not asked again.

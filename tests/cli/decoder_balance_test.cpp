@@ -22,13 +22,13 @@ TEST(DecoderBalance, NvdecAloneUntilHalfFullThenBothInProportion) {
     const int more = on_nvdec(b, 113, "t", feeder);  // 200 in all
     const int nvdec = 87 + more, cpu = 200 - nvdec;
     const double cpu_capacity = (14 - nvdec * feeder) * kCpuStreamsPerCore;
-    EXPECT_NEAR(nvdec / kNvdecStreamsH100, cpu / cpu_capacity, 0.05) << nvdec << " on NVDEC, " << cpu << " on the CPU";
+    EXPECT_NEAR(nvdec / kNvdecStreamsStartingEstimate, cpu / cpu_capacity, 0.05) << nvdec << " on NVDEC, " << cpu << " on the CPU";
     // The split measured to keep the most of 200 cameras at 30 fps on an H100's 16 cores: 175 and
     // 25 kept 198 (165 and 35 kept 136; 146 and 54 kept 116).
     EXPECT_NEAR(nvdec, 175, 2);
     const nlohmann::json left = b.capacity_left();
     EXPECT_EQ(left["total"].get<double>(),
-              std::floor(std::max(0.0, kNvdecStreamsH100 - nvdec)) + std::floor(std::max(0.0, cpu_capacity - cpu)));
+              std::floor(std::max(0.0, kNvdecStreamsStartingEstimate - nvdec)) + std::floor(std::max(0.0, cpu_capacity - cpu)));
     EXPECT_FALSE(b.placement("t0")->over_capacity);
     // Beyond both: still placed, on the less loaded side, and said so.
     on_nvdec(b, 30, "u", feeder);
@@ -139,7 +139,7 @@ TEST(DecoderBalance, TheNvdecStreamsCpuDependsOnTheirDecoder) {
     }
     EXPECT_LT(own_nvdec, ffmpeg_nvdec);
     const double own_cpu_capacity = (14 - own_nvdec * kNvdecFeederCoresVfilter) * kCpuStreamsPerCore;
-    EXPECT_NEAR(own_nvdec / kNvdecStreamsH100, (200 - own_nvdec) / own_cpu_capacity, 0.05) << own_nvdec << " on NVDEC";
+    EXPECT_NEAR(own_nvdec / kNvdecStreamsStartingEstimate, (200 - own_nvdec) / own_cpu_capacity, 0.05) << own_nvdec << " on NVDEC";
     DecoderBalance b({true}, 8, {0});
     b.count("nv", true, 0, "hwdec: cuda in its entry", 1, 1.0);
     EXPECT_NEAR(b.capacity_left()["cpu"].get<double>(), std::floor(5 * kCpuStreamsPerCore), 1e-9);

@@ -84,14 +84,16 @@ protected:
                 yaml += "  - {name: " + name + ", input: 'pattern://?size=96x64&rate=25&motion=checker'}\n";
                 file_names.insert(name);
             }
-        std::ofstream(dir + "/streams.yaml") << yaml;
+        std::ofstream(dir + "/streams.yaml") << yaml << "serve:\n  media-root: " << dir << "\n  recordings-root: " << dir << "\n";
         for (int& p : ports) p = free_port();
         for (int k = 0; k < 3; ++k) peers += (k ? "," : "") + std::string("http://127.0.0.1:") + std::to_string(ports[k]);
     }
-    std::unique_ptr<ChildProcess> start(int k, std::vector<std::string> extra = {}, const std::string& token = kToken) {
-        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/3",
-                                         "--api-port", std::to_string(ports[k]), "--api-token", token,
-                                         "--media-root", dir, "--recordings-root", dir};
+    // `api_state`: the file this process keeps its API changes in, set as a StatefulSet sets it.
+    std::unique_ptr<ChildProcess> start(int k, std::vector<std::string> extra = {}, const std::string& token = kToken,
+                                        const std::string& api_state = "") {
+        std::vector<std::string> args = {"env", "VFILTER_API_STATE=" + api_state, VFILTER_BIN, "serve", "--config",
+                                         dir + "/streams.yaml", "--shard", std::to_string(k) + "/3",
+                                         "--api-port", std::to_string(ports[k]), "--api-token", token};
         if (std::find(extra.begin(), extra.end(), "--peers") == extra.end()) extra.insert(extra.begin(), {"--peers", peers});
         args.insert(args.end(), extra.begin(), extra.end());
         auto p = std::make_unique<ChildProcess>(args, dir + "/serve-" + std::to_string(k) + "-" + std::to_string(++started) + ".log");
@@ -331,7 +333,7 @@ TEST_F(FleetServe, AProcessCallsOnlyTheAddressesOfItsListAndFindsPeersThroughDns
 }
 
 TEST_F(FleetServe, StreamsAddedThroughTheApiComeBackAfterARestart) {
-    for (int k = 0; k < 3; ++k) pods[k] = start(k, {"--api-state", dir + "/state-" + std::to_string(k) + ".json"});
+    for (int k = 0; k < 3; ++k) pods[k] = start(k, {}, kToken, dir + "/state-" + std::to_string(k) + ".json");
     for (int s : {1, 2}) ASSERT_TRUE(wait_shard(0, s, true, 10));
     const std::string name = name_in_shard("porch", 1);
     const nlohmann::json entry = {{"name", name}, {"input", "pattern://?size=96x64&rate=25"}, {"output", "null"}};
@@ -342,7 +344,7 @@ TEST_F(FleetServe, StreamsAddedThroughTheApiComeBackAfterARestart) {
     ASSERT_EQ(call(ports[2], "DELETE", "/streams/" + removed).status, 200);
     pods[1]->signal(SIGTERM);
     ASSERT_EQ(pods[1]->wait(30), 0);
-    pods[1] = start(1, {"--api-state", dir + "/state-1.json"});
+    pods[1] = start(1, {}, kToken, dir + "/state-1.json");
     EXPECT_FALSE(owner_entry(1, name).is_null()) << "the stream added through the API did not come back";
     EXPECT_EQ(owner_entry(1, refiltered)["filter"], "gaussian=sigma=2");
     EXPECT_TRUE(owner_entry(1, removed).is_null()) << "a stream removed through the API came back";
@@ -365,9 +367,9 @@ TEST_F(FleetServe, AStreamAddedThroughTheApiMovesToItsNewShardWhenTheCountChange
     const auto state = [this](int k) { return dir + "/state-" + std::to_string(k) + ".json"; };
     const std::string two = "http://127.0.0.1:" + std::to_string(ports[0]) + ",http://127.0.0.1:" + std::to_string(ports[1]);
     for (int k = 0; k < 2; ++k) {
-        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/2",
-                                         "--api-port", std::to_string(ports[k]), "--api-token", kToken, "--peers", two, "--api-state", state(k),
-                                         "--media-root", dir, "--recordings-root", dir};
+        std::vector<std::string> args = {"env", "VFILTER_API_STATE=" + state(k), VFILTER_BIN, "serve", "--config", dir + "/streams.yaml",
+                                         "--shard", std::to_string(k) + "/2", "--api-port", std::to_string(ports[k]), "--api-token",
+                                         kToken, "--peers", two};
         pods[k] = std::make_unique<ChildProcess>(args, dir + "/two-" + std::to_string(k) + ".log");
         ASSERT_TRUE(pods[k]->wait_for_log("control API: http://", 30));
     }
@@ -379,7 +381,7 @@ TEST_F(FleetServe, AStreamAddedThroughTheApiMovesToItsNewShardWhenTheCountChange
         pods[k]->signal(SIGTERM);
         ASSERT_EQ(pods[k]->wait(30), 0);
     }
-    for (int k = 0; k < 3; ++k) pods[k] = start(k, {"--api-state", state(k)});
+    for (int k = 0; k < 3; ++k) pods[k] = start(k, {}, kToken, state(k));
     nlohmann::json moved;
     for (int i = 0; i < 150 && moved.is_null(); ++i) {
         moved = owner_entry(2, name);

@@ -160,7 +160,7 @@ TEST(StreamPreview, LiveEncodersOfEveryStreamShareTheProcesssBudget) {
         ADD_FAILURE() << "a third encoder started";
     } catch (const ServiceError& e) {
         EXPECT_EQ(e.status(), 503);
-        EXPECT_NE(std::string(e.what()).find("--max-preview-encoders"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("max-preview-encoders"), std::string::npos) << e.what();
     }
     auto shared = a.live().watch(PreviewSide::Output, 64);
     EXPECT_EQ(budget.in_use(), 2) << "a second viewer of a running encoder takes no place";

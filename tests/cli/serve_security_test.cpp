@@ -55,13 +55,13 @@ protected:
         dir = fs::canonical(temp_dir()).string();
         for (const char* d : {"media", "rec", "kernels", "outside"}) fs::create_directories(dir + "/" + d);
         std::ofstream(dir + "/outside/app.conf") << "keep me\n";
-        std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: demo1, input: 'pattern://?size=64x48&rate=10', output: 'null'}\n";
     }
-    // serve with the folders the operator gives clients; the API's port once it listens.
-    int start(std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--api-port", "0",
-                                         "--media-root", dir + "/media", "--recordings-root", dir + "/rec",
-                                         "--kernel-dir", dir + "/kernels"};
+    // serve with the folders the operator gives clients (and `settings`, more of the file's serve:
+    // block); the API's port once it listens.
+    int start(std::vector<std::string> extra = {}, const std::string& settings = "") {
+        std::ofstream(dir + "/streams.yaml") << streams << "serve:\n  media-root: " << dir << "/media\n  recordings-root: " << dir
+                                             << "/rec\n  kernel-dir: " << dir << "/kernels\n" << settings;
+        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--api-port", "0"};
         args.insert(args.end(), extra.begin(), extra.end());
         serve = std::make_unique<ChildProcess>(args, dir + "/serve.log");
         if (!serve->wait_for_log("control API: http://127.0.0.1:", 30)) return -1;
@@ -82,6 +82,8 @@ protected:
         const Reply r = request(port, "GET", "/streams", "", headers);
         return r.body.is_array() ? r.body.size() : 0;
     }
+    // The config file's streams, written by start() before its serve: block.
+    std::string streams = "streams:\n  - {name: demo1, input: 'pattern://?size=64x48&rate=10', output: 'null'}\n";
     std::string dir;
     std::unique_ptr<ChildProcess> serve;
 };
@@ -199,7 +201,8 @@ TEST_F(ServeSecurity, APageOfAnotherSiteCannotDriveTheServiceNorRebindItsName) {
 
 TEST_F(ServeSecurity, TheViewerLooksTheAdminChangesAndTokensAreReadFromFiles) {
     std::ofstream(dir + "/admin.token") << kAdmin << "\n";
-    const int port = start({"--api-token-file", dir + "/admin.token", "--viewer-token", kViewer});
+    std::ofstream(dir + "/viewer.token") << kViewer << "\n";
+    const int port = start({"--api-token-file", dir + "/admin.token"}, "  viewer-token-file: " + dir + "/viewer.token\n");
     ASSERT_GT(port, 0) << serve->log();
     EXPECT_EQ(request(port, "GET", "/streams").status, 401);
     EXPECT_EQ(request(port, "GET", "/streams", "", with_token(kViewer)).status, 200);
@@ -214,19 +217,25 @@ TEST_F(ServeSecurity, TheViewerLooksTheAdminChangesAndTokensAreReadFromFiles) {
 }
 
 TEST_F(ServeSecurity, WeakTokensAndTooManyStreamsAreRefused) {
+    std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: demo1, input: 'pattern://?size=64x48&rate=10', output: 'null'}\n";
+    std::ofstream(dir + "/viewer.token") << kViewer << "\n";
+    std::ofstream(dir + "/viewer.yaml") << "streams: []\nserve: {viewer-token-file: " << dir << "/viewer.token}\n";
     for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
-             {"--api-token", " "}, {"--api-token", "short"}, {"--api-token", "sixteen chars ok"}, {"--viewer-token", kViewer}}) {
+             {"--api-token", " "}, {"--api-token", "short"}, {"--api-token", "sixteen chars ok"}, {"--config", dir + "/viewer.yaml"}}) {
         auto r = run_vfilter([&] {
-            std::vector<std::string> a = {"serve", "--config", dir + "/streams.yaml", "--api-port", "0"};
+            std::vector<std::string> a = {"serve", "--api-port", "0"};
+            if (bad[0] != "--config") a.insert(a.end(), {"--config", dir + "/streams.yaml"});
             a.insert(a.end(), bad.begin(), bad.end());
             return a;
         }());
         EXPECT_EQ(r.exit_code, 2) << bad[0] << " '" << bad[1] << "': " << r.output;
     }
-    const auto many = run_vfilter({"serve", "--demo", "3", "--api-port", "0", "--max-streams", "2"});
+    std::ofstream(dir + "/three.yaml") << "defaults: {input: 'pattern://?size=64x48', output: 'null'}\n"
+                                       << "streams: [{name: a}, {name: b}, {name: c}]\nserve: {max-streams: 2}\n";
+    const auto many = run_vfilter({"serve", "--config", dir + "/three.yaml", "--api-port", "0"});
     EXPECT_EQ(many.exit_code, 2) << many.output;
-    EXPECT_NE(many.output.find("more than --max-streams 2"), std::string::npos) << many.output;
-    const int port = start({"--max-streams", "2"});
+    EXPECT_NE(many.output.find("more than serve: max-streams 2"), std::string::npos) << many.output;
+    const int port = start({}, "  max-streams: 2\n");
     ASSERT_GT(port, 0) << serve->log();
     const auto add = [&](const std::string& name) {
         return request(port, "POST", "/streams", R"({"name": ")" + name + R"(", "input": "pattern://?size=64x48", "output": "null"})");
@@ -234,7 +243,7 @@ TEST_F(ServeSecurity, WeakTokensAndTooManyStreamsAreRefused) {
     EXPECT_EQ(add("two").status, 201);
     const Reply third = add("three");
     EXPECT_EQ(third.status, 503) << third.text;
-    EXPECT_NE(error_of(third).find("--max-streams"), std::string::npos);
+    EXPECT_NE(error_of(third).find("max-streams"), std::string::npos);
 }
 
 // A recording that never started deletes nothing, whatever its pattern and retention say.
@@ -244,11 +253,10 @@ TEST_F(ServeSecurity, RetentionOfAStreamThatNeverStartedDeletesNothing) {
         std::ofstream(dir + "/rec/cams/" + old) << "old";
         fs::last_write_time(dir + "/rec/cams/" + old, fs::file_time_type::clock::now() - std::chrono::hours(24));
     }
-    std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: gone, input: " << dir
-                                         << "/media/missing.mp4, wait-for-input: false, output: '" << dir
-                                         << "/rec/cams/cam-%Y%m%d-%H%M%S.mp4', segment: 1, retain: 1s}\n"
-                                            "  - {name: years, input: " << dir << "/media/missing.mp4, wait-for-input: false, output: '"
-                                         << dir << "/rec/cams/%Y', segment: 1, retain: 1s}\n";
+    streams = "streams:\n  - {name: gone, input: " + dir + "/media/missing.mp4, wait-for-input: false, output: '" + dir +
+              "/rec/cams/cam-%Y%m%d-%H%M%S.mp4', segment: 1, retain: 1s}\n"
+              "  - {name: years, input: " + dir + "/media/missing.mp4, wait-for-input: false, output: '" + dir +
+              "/rec/cams/%Y', segment: 1, retain: 1s}\n";
     const int port = start();
     ASSERT_GT(port, 0) << serve->log();
     std::this_thread::sleep_for(3s);

@@ -68,6 +68,7 @@ TEST_F(ServeTls, UnusableTlsOptionsExit2WithOneLineAndNoKeyBytes) {
     struct Case {
         std::vector<std::string> args;
         std::string want;
+        std::string env = "VFILTER_TLS_CA=";  // the serve: block's tls-ca, as a deployment sets it
     };
     const std::vector<Case> cases = {
         {{"--tls-cert", c.cert}, "--tls-cert requires --tls-key"},
@@ -77,15 +78,15 @@ TEST_F(ServeTls, UnusableTlsOptionsExit2WithOneLineAndNoKeyBytes) {
         {{"--tls-cert", c.cert, "--tls-key", dir + "/garbage.key"}, "no PEM private key in it"},
         {{"--tls-cert", c.cert, "--tls-key", dir + "/encrypted.key"}, "without a passphrase"},
         {{"--tls-cert", c.cert, "--tls-key", c.stranger_key}, "is not the key of the certificate in --tls-cert"},
-        {{"--tls-ca", c.ca}, "--tls-ca requires --tls-cert"},
-        {{"--tls-cert", c.cert, "--tls-key", c.key, "--tls-ca", c.key}, "--tls-ca '" + c.key + "': no PEM certificate"},
+        {{}, "tls-ca needs --tls-cert", "VFILTER_TLS_CA=" + c.ca},
+        {{"--tls-cert", c.cert, "--tls-key", c.key}, "tls-ca '" + c.key + "': no PEM certificate", "VFILTER_TLS_CA=" + c.key},
         {{"--tls-cert", c.cert, "--tls-key", c.key, "--peers", "http://127.0.0.1:9"}, "calls its peers over HTTPS only"},
         {{"--peers", "https://127.0.0.1:9"}, "a fleet speaks one scheme"},
     };
     for (const Case& k : cases) {
-        std::vector<std::string> argv = {"serve", "--demo", "1", "--api-port", "0"};
+        std::vector<std::string> argv = {"env", k.env, VFILTER_BIN, "serve", "--demo", "1", "--api-port", "0"};
         argv.insert(argv.end(), k.args.begin(), k.args.end());
-        const CommandResult r = run_vfilter(argv, 30);
+        const CommandResult r = run_command(argv, 30);
         EXPECT_EQ(r.exit_code, 2) << k.want << "\n" << r.output;
         const size_t at = r.output.find("vfilter: error: ");
         ASSERT_NE(at, std::string::npos) << r.output;
@@ -146,9 +147,9 @@ protected:
     }
     static std::string name_in_shard(int k) { return test::name_in_shard("cam", k, 2); }
     std::unique_ptr<ChildProcess> start(int k, const std::string& peers) {
-        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/2",
-                                         "--api-port", std::to_string(ports[k]), "--api-token", kTlsToken, "--peers", peers,
-                                         "--tls-ca", certs().ca};
+        std::vector<std::string> args = {"env", "VFILTER_TLS_CA=" + certs().ca, VFILTER_BIN, "serve", "--config",
+                                         dir + "/streams.yaml", "--shard", std::to_string(k) + "/2", "--api-port",
+                                         std::to_string(ports[k]), "--api-token", kTlsToken, "--peers", peers};
         for (const std::string& a : tls_args()) args.push_back(a);
         auto p = std::make_unique<ChildProcess>(args, dir + "/serve-" + std::to_string(k) + ".log");
         EXPECT_TRUE(p->wait_for_log("control API: https://", 30)) << p->log();
@@ -207,7 +208,7 @@ TEST_F(FleetTls, TwoProcessesListForwardAndRelayOverHttps) {
     EXPECT_EQ(f["shards"][1]["reachable"], true) << f.dump(1) << zero->log();
 }
 
-// A peer that is not who --peers says: a certificate from a CA --tls-ca does not name, or one for
+// A peer that is not who --peers says: a certificate from a CA tls-ca does not name, or one for
 // another host. It would answer as shard 1 if asked; serve must not ask.
 class UntrustedPeer : public FleetTls, public ::testing::WithParamInterface<std::string> {};
 

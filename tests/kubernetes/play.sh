@@ -183,7 +183,7 @@ podman kube down "$work/serve-pods.yaml" >/dev/null 2>&1
 played=()
 rec() { echo "$work/serve-volumes/pvc/recordings-vfilter-$1"; }
 for k in 0 1; do
-  [ -s "$(rec $k)/vfilter-stats.json" ] || fail "vfilter-$k wrote no --stats-json on its volume"
+  [ -s "$(rec $k)/vfilter-stats.json" ] || fail "vfilter-$k wrote no stats-json (VFILTER_STATS_JSON) on its volume"
 done
 frames() { ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
 decodes_cleanly() { ffmpeg -nostdin -v error -i "$1" -f null - 2>"$work/decode.log" && [ ! -s "$work/decode.log" ]; }

@@ -106,7 +106,8 @@ function checkWorkloads(overlay, docs, gpu) {
       else if (peers !== `dns:${governing.metadata.name}:${governing.spec.ports[0].port}`)
         problem(where, `VFILTER_PEERS '${peers}' is not the headless Service's name and port`);
       else if (governing.spec.publishNotReadyAddresses !== true) problem(where, "the headless Service hides pods whose cameras are still opening");
-      if (!c.args.some((a) => a.startsWith("--api-state=/recordings/"))) problem(where, "API changes are not kept on the pod's volume (--api-state)");
+      if (!(env(c, "VFILTER_API_STATE")?.value ?? "").startsWith("/recordings/"))
+        problem(where, "API changes are not kept on the pod's volume (VFILTER_API_STATE, the serve: block's api-state)");
       if (c.readinessProbe?.httpGet?.path !== "/readyz" || c.livenessProbe?.httpGet?.path !== "/healthz")
         problem(where, "probes are not vfilter's /readyz and /healthz");
       if (d.spec.template.metadata?.annotations?.["prometheus.io/scrape"] !== "true") problem(where, "no Prometheus scrape annotations");

@@ -69,7 +69,7 @@ TEST_F(Live, ServeRetentionKeepsRecordingsWithinTheirLimitsOnASmallDisk) {
                              "streams:\n"
                              "  - {name: cam-a, input: '" + cams[0]->url() + "', output: " + disk + "/a-%05d.mp4, retain: 1h}\n"
                              "  - {name: cam-b, input: '" + cams[1]->url() + "', output: " + disk + "/b-%Y%m%d-%H%M%S.mp4}\n";
-    ServeProcess serve(dir, yaml, {"--min-free", "25%"}, "40m",
+    ServeProcess serve(dir, yaml + "serve:\n  min-free: 25%\n", {}, "40m",
                        "cp '" + earlier + "' '" + disk + "/a-00041.mp4' && touch -d '2 hours ago' '" + disk + "/a-00041.mp4' &&");
     ASSERT_TRUE(serve.ready()) << serve.log();
     const std::string seen = serve.seen(disk);

@@ -163,7 +163,8 @@ public:
     ServeProcess(const std::string& dir, const std::string& yaml, std::vector<std::string> extra = {},
                  const std::string& small_disk = "", const std::string& small_disk_setup = "") {
         std::ofstream(dir + "/streams.yaml") << yaml;
-        std::vector<std::string> args = {kVfilter, "serve", "--config", dir + "/streams.yaml", "--api-port", "0", "--stats-json", dir + "/s.json"};
+        std::vector<std::string> args = {"env", "VFILTER_STATS_JSON=" + dir + "/s.json", kVfilter, "serve", "--config",
+                                         dir + "/streams.yaml", "--api-port", "0"};
         args.insert(args.end(), extra.begin(), extra.end());
         if (!small_disk.empty()) {
             // A mount namespace of its own (unshare execs, so the child is vfilter itself and the

@@ -33,7 +33,7 @@ async function main() {
   const names = ["gate", "yard", "dock", "lobby", "roof", "hall"];
   fs.writeFileSync(config, "defaults: {output: 'null', filter: sobel}\nstreams:\n" +
     names.map((n, i) => `  - {name: ${n}, input: 'pattern://?size=320x180&rate=15&motion=${["ball", "bars", "checker"][i % 3]}&seed=${i}'}\n`).join(""));
-  const owner = Object.fromEntries(execFileSync(vfilter, ["serve", "--config", config, "--shard-plan", "3"], { encoding: "utf8" })
+  const owner = Object.fromEntries(execFileSync(vfilter, ["serve", "--config", config, "shard-plan", "3"], { encoding: "utf8" })
     .trim().split("\n").map((line) => line.split(" ")).map(([n, k]) => [n, Number(k)]));
   const ports = [await freePort(), await freePort(), await freePort()];
   const peers = ports.map((p) => `http://127.0.0.1:${p}`).join(",");

@@ -7,7 +7,7 @@
 // Peers are the other processes' API addresses (http://HOST:PORT, or https://HOST:PORT when this
 // process serves HTTPS) or dns:NAME:PORT, every address NAME resolves to (a StatefulSet's headless
 // Service), resolved again on each refresh. A fleet speaks one scheme: with --tls-cert every peer
-// is called over HTTPS, its certificate checked against --tls-ca (or the system's CAs) and the
+// is called over HTTPS, its certificate checked against the serve: block's tls-ca (or the system's CAs) and the
 // name it was given (NAME for dns: peers), before anything is sent; without it, over HTTP. The list
 // may name this process too: it knows itself by a random instance id. Calls between peers are
 // signed with this process's own --api-token (every pod has the same one; app/serve/fleet/peer_auth.hpp), which

@@ -77,7 +77,7 @@ bool ApiGuard::signed_by_peer(const HttpRequest& r, PeerNonce nonce) const {
 std::optional<HttpResponse> ApiGuard::screen(const HttpRequest& r, PeerNonce nonce) const {
     if (is_probe_path(r.path)) return std::nullopt;
     if (!host_is_ours(r.host))
-        return refusal(403, "Host '" + host_name_of(r.host) + "' is not a name of this server (serve --api-host NAME adds one)");
+        return refusal(403, "Host '" + host_name_of(r.host) + "' is not a name of this server (the serve: block's api-hosts adds one)");
     // A browser names the page's origin on every write; this server's page is "http://" + Host.
     if (is_write(r.method) && !r.origin.empty() && ascii_lower(r.origin) != "http://" + ascii_lower(r.host) &&
         ascii_lower(r.origin) != "https://" + ascii_lower(r.host))

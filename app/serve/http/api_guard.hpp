@@ -1,6 +1,6 @@
 // Who may do what through serve's HTTP server, decided from a request's head alone (before its body
 // is read): the Host it names, the page it came from, its content type and its token.
-// - Host: the bound address, a name given with --api-host, or (bound to loopback) localhost; any
+// - Host: the bound address, a name given in the serve: block's api-hosts, or (bound to loopback) localhost; any
 //   other name is a DNS-rebinding page's and is refused (403).
 // - Writes (POST, PUT, DELETE, PATCH): an Origin, when sent, is this server's own, and a body is
 //   application/json, so a page of another site cannot drive the service from the operator's
@@ -35,7 +35,7 @@ struct ApiGuardOptions {
     std::string admin_token;           // empty: no tokens at all (loopback only: serve_command.cpp)
     std::string viewer_token;          // empty: the admin token is the only one
     std::string bind = "127.0.0.1";    // the address the server listens on
-    std::vector<std::string> hosts;    // --api-host: further names of this server
+    std::vector<std::string> hosts;    // serve: api-hosts: further names of this server
 };
 
 class ApiGuard {

@@ -31,7 +31,7 @@ struct ControlApiOptions {
     std::string token;            // the admin token; empty: no token needed (loopback only; see serve_command.cpp)
     int max_preview_streams = 8;  // preview.mjpg, live.mp4 and /live answered at once; more get 503
     std::string viewer_token;     // may look, not change; empty: none
-    std::string bind = "127.0.0.1";  // the server's address, and further names of it (--api-host)
+    std::string bind = "127.0.0.1";  // the server's address, and further names of it (serve: api-hosts)
     std::vector<std::string> hosts;
     ClientAccess access;          // what a client's streams may read, write and load
 };

@@ -9,7 +9,7 @@
 //   {"tile": i, "type": "fragment", "key": true|false, "pts": ms, "arrived": Unix ms},
 //   {"tile": i, "type": "gone", "why": "..."} (removed, ended, refused), and about once a second
 //   {"type": "tick", "now": Unix ms} so that either side notices the other has gone.
-// Both count against --max-previews (with preview.mjpg: the caller holds the place, `slot`, which
+// Both count against serve: max-previews (with preview.mjpg: the caller holds the place, `slot`, which
 // the answer keeps until it ends); with --api-token both need the token.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The preview encoders (live video at a width: app/serve/preview/live_video.hpp) that one serve process runs at
 // once, whatever the number of streams, viewers and connections: each costs a share of a core, so
-// viewers cannot take the cores the cameras need (--max-preview-encoders). Owned by StreamService
+// viewers cannot take the cores the cameras need (serve: max-preview-encoders). Owned by StreamService
 // and lent to every stream's live video; a place is held while its encoder runs.
 #pragma once
 

@@ -50,7 +50,7 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         if (!running_ && !closed_ && !passthrough() && budget_ && !budget_->take(&place_))
             throw ServiceError(503, std::to_string(budget_->places()) + " preview encoders run already in this serve "
-                                    "(--max-preview-encoders); watch a stream at a width already watched, or later");
+                                    "(serve: max-preview-encoders); watch a stream at a width already watched, or later");
         ++viewers_;
         keyframe_asked_ = true;
         if (!running_ && !closed_) {

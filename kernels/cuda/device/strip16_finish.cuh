@@ -31,7 +31,7 @@ struct IntegerFinish {
 // for n = gx^2 + gy^2 below 255^2 that is the integer square root of n (sqrtf of an integer
 // below 2^16 that is not a square stays more than 1/512 below the next integer, far above its
 // rounding), so: an approximate root, truncated, raised by one where it fell short of a square
-// (PTX's bound on sqrt.approx allows that; on an H100 it never happened: the tests pass without
+// (PTX's bound on sqrt.approx allows that; on the GPUs measured it never happened: the tests pass without
 // the correction, |Laplacian|'s perfect squares included).
 // The host (gradient_integer_ok) makes sure n fits 31 bits.
 struct MagnitudeFinish {

@@ -18,7 +18,7 @@
 // every row's loads are out (load_row, edge_halo), so no lane waits for one row's data before
 // loading the next (docs/benchmarks.md, GPU kernels: dense 3x3 against plane copy).
 // Each row's contribution is DP4A (four byte products into an int32) as in strip_dp4a_rows.cuh. From
-// 7x7 up the filters are bound by those DP4A; on an H100 DP4A issue at a quarter of FP32's rate,
+// 7x7 up the filters are bound by those DP4A; on the GPUs measured DP4A issue at a quarter of FP32's rate,
 // so they match FP32's multiply-adds a clock
 // and win by skipping the unpacking and the float finish (docs/benchmarks.md, GPU kernels: dense
 // 7x7, where `auto` times this row against the tensor cores).
@@ -145,8 +145,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, K >= kRolledFrom ? kRolledMi
 }
 
 // Defaults: 1 row a thread, blocks of 8 x 16 threads (128 x 16 outputs), the fastest of rows 1
-// and 2, blocks 8, 16 or 32 threads across and 4 to 32 down for 3x3 and 5x5 at 1080p and 4K on
-// an H100: narrower blocks put fewer warps at the plane's left
+// and 2, blocks 8, 16 or 32 threads across and 4 to 32 down for 3x3 and 5x5 at 1080p and 4K
+// (docs/benchmarks.md): narrower blocks put fewer warps at the plane's left
 // and right edges, where the halo goes through the border rule (a warp still reads whole
 // 128-byte lines: 8 lanes x 16 bytes a row).
 template <int K, int S, int kRows = 1, int kBlockY = 16, int kBlockX = 8, typename TapFn, typename Finish>

@@ -12,7 +12,7 @@
 // On 8-bit planes with taps that fit a signed byte, strip_dp4a_rows.cuh takes over with the same
 // layout and integer dot products.
 //
-// Measured against the alternatives on an H100 (docs/benchmarks.md): faster than the
+// Measured against the alternatives (docs/benchmarks.md): faster than the
 // shared-memory tile (wide_tile.cuh) for 3x3 and the gradients, slower for 5x5 and 7x7, which keep
 // the tile; a thread walking a tall strip with a sliding window lost to both (too much serial
 // work a thread).

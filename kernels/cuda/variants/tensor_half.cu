@@ -7,7 +7,7 @@
 // 15 + kw input columns 16 outputs need take ceil((15 + kw) / 16) chunks, so a kernel row costs
 // that many 16x16x16 products per 256 outputs. The products waste the zeros of the band (2.5x
 // the multiply-adds at 13x13, 1.8x at 27x27), but the tensor cores do 16 times the multiply-adds
-// of the FP32 units: on an H100 it beat the FP32 tiled kernel from 13x13 and the FFT at 27x27,
+// of the FP32 units: measured, it beat the FP32 tiled kernel from 13x13 and the FFT at 27x27,
 // not at 63x63 (`auto` times them once per kernel and plane size).
 //
 // Exact: samples (up to 10 bits) and taps (whole numbers within +-2048) are exact in half
