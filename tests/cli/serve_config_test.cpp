@@ -51,10 +51,10 @@ streams:
 )", "streams.yaml");
     ASSERT_EQ(c.streams.size(), 2u);
     EXPECT_EQ(c.streams[0].name, "cam1");
-    EXPECT_EQ(c.streams[0].options.filter.chain, "sobel");
+    EXPECT_EQ(c.streams[0].options.filter.chain.text(), "sobel");
     EXPECT_EQ(c.streams[0].options.output.crf.value_or(-1), 30);
     EXPECT_EQ(c.streams[0].options.pipeline.on_overload, OverloadPolicy::Block);
-    EXPECT_EQ(c.streams[1].options.filter.chain, "gaussian=sigma=2") << "the stream's own field wins over the default";
+    EXPECT_EQ(c.streams[1].options.filter.chain.text(), "gaussian=sigma=2") << "the stream's own field wins over the default";
     EXPECT_TRUE(c.streams[1].options.pipeline.low_latency);
     EXPECT_EQ(preset_of(c.streams[1].options.output, c.streams[1].options.pipeline.low_latency), "superfast")
         << "as on the command line: low latency picks a faster preset";
@@ -119,7 +119,7 @@ TEST(ServeConfig, DeviceFromTheEnvironmentIsTheDefault) {
 }
 
 TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
-    const std::map<std::string, std::string> defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
+    const StreamFields defaults = {{"filter", "sobel"}, {"codec", "ffv1"}};
     const std::string root = temp_dir();
     std::ofstream(root + "/x.mp4") << "x";
     ClientAccess files;
@@ -128,7 +128,7 @@ TEST(ServeConfig, ApiEntriesAreReadLikeTheFile) {
                                             defaults, checked_client_access(files));
     EXPECT_EQ(s.options.input.url, fs::canonical(root).string() + "/x.mp4") << "a client's name is resolved under its root";
     EXPECT_EQ(s.name, "cam9");
-    EXPECT_EQ(s.options.filter.chain, "sobel");
+    EXPECT_EQ(s.options.filter.chain.text(), "sobel");
     EXPECT_TRUE(s.options.input.realtime);
     EXPECT_EQ(s.options.output.crf.value_or(-1), 20);
     EXPECT_THROW(stream_from_json("{not json", defaults), Error);
