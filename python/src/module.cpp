@@ -143,7 +143,7 @@ StreamFields fields_of(const py::dict& arguments) {
             fields[key] = value.cast<std::string>();
         } else {
             throw Error(ErrorCategory::Usage, "option '" + key + "': expected a str, a number or True/False, not " +
-                                                  std::string(py::str(value.get_type().attr("__name__"))));
+                                                  std::string(py::str(py::type::handle_of(value).attr("__name__"))));
         }
     }
     return fields;

@@ -27,14 +27,15 @@ def test_compiled_equals_apply_on_the_gpu(chain, shape, dtype):
     gen = torch.Generator(device="cuda").manual_seed(hash((chain, shape)) % (1 << 31))
     top = 256 if dtype == torch.uint8 else 1024
     layout = "nhw" if len(shape) == 3 else None
-    before = _vfilter.filter_parse_count()
-    for _ in range(3):
+    fresh = [vfilter.Chain(_vfilter.Chain(chain, "", False)) for _ in range(3)]  # nothing kept from before
+    for reference in fresh:
         image = torch.randint(0, top, shape, generator=gen, device="cuda", dtype=torch.int32).to(dtype)
+        before = _vfilter.filter_parse_count()
         got = compiled(image, layout=layout)
-        want = vfilter.Chain(_vfilter.Chain(chain, "", False))(image, layout=layout)  # nothing kept from before
+        assert _vfilter.filter_parse_count() == before, "a compiled chain's call parsed its string again"
+        want = reference(image, layout=layout)
         torch.cuda.synchronize()
         assert torch.equal(got, want), chain
-    assert _vfilter.filter_parse_count() == before
 
 
 def test_torch_tensors_read_directly_say_what_their_array_interface_says():
