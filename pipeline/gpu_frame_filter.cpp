@@ -17,44 +17,10 @@ extern "C" {
 #include "kernels/cuda/workspace.hpp"
 #include "media/host_memory.hpp"
 #include "pipeline/batch_window.hpp"
+#include "pipeline/gpu_frame_layout.hpp"
 
 namespace vf {
 
-namespace {
-
-// The planes of an image of one size and layout: where each starts and its pitch.
-struct Layout {
-    AVPixelFormat format = AV_PIX_FMT_NONE;
-    int width = 0, height = 0, planes = 0;
-    int rows[4] = {0, 0, 0, 0};
-    size_t row_bytes[4] = {0, 0, 0, 0};
-
-    bool matches(AVPixelFormat f, int w, int h) const { return f == format && w == width && h == height; }
-    void set(AVPixelFormat f, int w, int h) {
-        format = f;
-        width = w;
-        height = h;
-        const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
-        planes = av_pix_fmt_count_planes(f);
-        for (int p = 0; p < planes; ++p) {
-            rows[p] = (p == 1 || p == 2) ? AV_CEIL_RSHIFT(h, d->log2_chroma_h) : h;
-            row_bytes[p] = static_cast<size_t>(av_image_get_linesize(f, w, p));
-        }
-    }
-};
-
-// A frame of a native format whose planes are GPU memory (GStreamer's CUDA buffers, through
-// the element): read in place like NVDEC's frames.
-bool in_device_memory(const void* p) {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeDevice;
-}
-
-}  // namespace
 
 // A frame waiting in the batch window: which engine's chain it runs and on which slot.
 struct GpuJob : BatchJob {
@@ -73,7 +39,7 @@ struct GpuFrameFilter::Slot {
     cuda::Workspace workspace{stream.get()};
     cuda::Event start, uploaded, filtered, done{cudaEventBlockingSync};
     cuda::Event hw_ready{cudaEventDisableTiming};
-    Layout layout;
+    GpuFrameLayout layout;
     int linesize[4] = {0, 0, 0, 0};
     // Ping-pong between the filters of the chain: one block per image, its planes laid out in it
     // at `offset`. A block is kept across layouts that fit in it, so a stream whose decoder moves
@@ -121,8 +87,8 @@ struct GpuFrameFilter::Slot {
     // Sets the size and layout. Each image is allocated the first time it is used (NVDEC frames
     // are read in place, so a one-filter chain on them never needs the second), and kept while
     // the layouts that follow fit in it.
-    void allocate(const Layout& l) {
-        layout = Layout{};  // unusable until the linesizes are known
+    void allocate(const GpuFrameLayout& l) {
+        layout = GpuFrameLayout{};  // unusable until the linesizes are known
         VF_AV_CHECK(av_image_fill_linesizes(linesize, l.format, FFALIGN(l.width, 64)), ErrorCategory::Internal,
                     "device image layout");
         constexpr size_t kPlaneAlign = 256;  // each plane starts where a fresh allocation would
@@ -316,11 +282,11 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     const bool on_device = in->format == AV_PIX_FMT_CUDA || in_device_memory(in->data[0]);
     const AVPixelFormat layout_format = frame_layout_format(in.get());
     if (!s.layout.matches(layout_format, in->width, in->height)) {
-        Layout l;
+        GpuFrameLayout l;
         l.set(layout_format, in->width, in->height);
         s.allocate(l);
     }
-    const Layout& l = s.layout;
+    const GpuFrameLayout& l = s.layout;
     const std::vector<FilterPlan>& chain = *m.chain;
 
     // The planes each filter reads and writes. Every image the kernels need exists before anything
