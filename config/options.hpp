@@ -30,7 +30,6 @@ struct RunInput {
     std::string url;                      // file, URL, capture device or "-"; empty: the built-in test pattern
     HwDecode hwdec = HwDecode::Auto;      // NVDEC decoding when filtering on the GPU
     std::optional<int> decoder_threads;   // unset: FFmpeg's choice on the CPU, 1 with NVDEC
-    int decoder_thread_share = 0;         // serve: decoder threads when decoder_threads is unset
     std::optional<double> timeout_s;      // unset: 10 s for network inputs, none for local ones; 0: never
     std::string allow_protocols;          // empty: file,pipe for local inputs, network protocols for URLs
     std::string rtsp_transport = "tcp";   // tcp | udp
@@ -40,9 +39,6 @@ struct RunInput {
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
     double reconnect_delay_s = 1;         // first wait, doubled per attempt up to 30 s
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
-    bool nvdec_share = false;             // serve --nvdec-share: vfilter's NVDEC decoders shared by a GPU's streams of one size
-    bool decoder_movable = false;         // serve --decoder-placement load: may move between NVDEC and the CPU at a key frame
-    bool nvdec_wait_on_cpu = false;       // with nvdec_share: decodes on the CPU until its shared decoder has room (serve, within the CPU's capacity)
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once
 };
@@ -56,7 +52,6 @@ struct RunFilter {
     KernelChoice kernel;                  // auto, a family or a row of the GPU dispatch table
     std::optional<int> threads;           // CPU filter threads; unset: one per core
     std::optional<int> gpu_streams;       // CUDA streams (frames in flight) in the GPU stage; unset: 6
-    int gpu_index = 0;                    // the GPU (CUDA device number): serve --gpus places streams
     bool frames_on_device = false;        // GPU results stay in device memory (Python's Frames on the GPU)
 };
 
@@ -88,12 +83,24 @@ struct RunPipeline {
     bool low_latency = false;             // zero-latency encoding, small queues, no input buffering
 };
 
-// A whole run: the four parts, and what belongs to the process rather than to one stream.
+// What serve decides for a stream, never its user (app/serve/stream_service.cpp): the GPU it runs
+// on and how it decodes. A single run keeps the defaults.
+struct StreamPlacement {
+    int gpu = 0;                     // the GPU (CUDA device number) of its filters, NVDEC and NVENC
+    int decoder_thread_share = 0;    // decoder threads when the stream's decoder-threads is unset
+    bool nvdec_share = false;        // vfilter's NVDEC decoders shared by a GPU's streams of one size
+    bool decoder_movable = false;    // may move between NVDEC and the CPU at a key frame (placed by load)
+    bool nvdec_wait_on_cpu = false;  // with nvdec_share: decodes on the CPU until its shared decoder has room
+};
+
+// A whole run: what the user asks of the stream (the four parts), what serve decided for it, and
+// what belongs to the process rather than to one stream.
 struct RunOptions {
     RunInput input;
     RunFilter filter;
     RunOutput output;
     RunPipeline pipeline;
+    StreamPlacement placement;
     int metrics_port = -1;                // < 0: no metrics endpoint
     std::string metrics_bind = "127.0.0.1";
     std::string stats_json;

@@ -88,13 +88,14 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     context.device = resolve_device(o.filter.device, o.filter.kernel);
     context.null_output = o.output.path == "null";
     context.low_latency = o.pipeline.low_latency;
-    context.gpu = o.filter.gpu_index;
+    context.gpu = o.placement.gpu;
+    context.placement = o.placement;
     if (context.device == Device::Cuda) {
         parts_->runtime = runtime ? std::move(runtime) : std::make_shared<GpuRuntime>();
-        context.gpu_device = parts_->runtime->device(o.filter.gpu_index);
+        context.gpu_device = parts_->runtime->device(o.placement.gpu);
 #ifdef VF_HAVE_CUDA
         std::string why;
-        if (!select_gpu(o.filter.gpu_index, &why)) fail(ErrorCategory::Device, why);
+        if (!select_gpu(o.placement.gpu, &why)) fail(ErrorCategory::Device, why);
 #endif
     }
     const int queue_frames = o.pipeline.queue_frames.value_or(kDefaultQueueFrames);

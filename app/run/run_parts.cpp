@@ -62,7 +62,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.passthrough_audio = !out.no_audio && !c.null_output;
     s.frame_alloc = host_alloc;
     s.decoder_threads = in.decoder_threads.value_or(0);
-    s.software_decoder_threads = in.decoder_thread_share;
+    s.software_decoder_threads = c.placement.decoder_thread_share;
     s.allowed_protocols = in.allow_protocols;
     s.timeout_s = in.timeout_s.value_or(-1);
     s.hwdec = hwdec;
@@ -75,11 +75,11 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.reconnect_max = in.reconnect_max;
     s.reconnect_delay_s = in.reconnect_delay_s;
     s.nvdec_decoder = in.nvdec_decoder;
-    s.nvdec_share = in.nvdec_share;
-    s.nvdec_wait_on_cpu = in.nvdec_wait_on_cpu;
+    s.nvdec_share = c.placement.nvdec_share;
+    s.nvdec_wait_on_cpu = c.placement.nvdec_wait_on_cpu;
     s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     if (c.gpu_device) s.nvdec_device = c.gpu_device->nvdec();
-    s.decoder_movable = in.decoder_movable && c.device == Device::Cuda;
+    s.decoder_movable = c.placement.decoder_movable && c.device == Device::Cuda;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
     if (hwdec != HwDecode::None || s.decoder_movable) part.queue_frames = std::min(part.queue_frames, 4);
     s.hw_frames_held = part.queue_frames + gpu_frames + 1;

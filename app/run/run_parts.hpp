@@ -21,6 +21,7 @@ struct RunContext {
     bool low_latency = false;
     int gpu = 0;                  // the GPU of the filters (device cuda): NVDEC and NVENC work there too
     std::shared_ptr<GpuDevice> gpu_device;  // that GPU in the job's runtime (device cuda)
+    StreamPlacement placement;    // what serve decided for the stream (defaults for a single run)
 };
 
 // auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).

@@ -228,7 +228,7 @@ nlohmann::json ServedStream::describe() const {
     j["input"] = redact_credentials(config_.options.input.url);
     j["output"] = redact_credentials(config_.options.output.path);
     j["filter"] = job_ ? job_->filter() : filter_;
-    if (config_.options.filter.device != DeviceChoice::Cpu) j["gpu"] = config_.options.filter.gpu_index;  // where it runs if on a GPU
+    if (config_.options.filter.device != DeviceChoice::Cpu) j["gpu"] = config_.options.placement.gpu;  // where it runs if on a GPU
     j["frames_in"] = s.frames_in;
     j["frames_out"] = s.frames_out;
     j["frames_dropped"] = s.frames_dropped;

@@ -48,7 +48,7 @@ int least_loaded_gpu(const std::vector<int>& gpus, const std::map<int, int>& loa
 
 void StreamService::unplace(const ServedStream& stream) {
     const RunOptions& o = stream.config().options;
-    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu && gpu_load_[o.filter.gpu_index] > 0) --gpu_load_[o.filter.gpu_index];
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu && gpu_load_[o.placement.gpu] > 0) --gpu_load_[o.placement.gpu];
     if (decoders_) decoders_->release(stream.name());
 }
 
@@ -134,23 +134,23 @@ void StreamService::place_decoder_locked(StreamConfig& s) {
     RunOptions& o = s.options;
     if (!decoders_ || o.input.url.empty() || is_pattern_url(o.input.url)) return;  // built-in pictures: no decoder
     o.input.nvdec_decoder = serve_nvdec_decoder(s, nvdec_share_);
-    o.input.nvdec_share = nvdec_share_;
+    o.placement.nvdec_share = nvdec_share_;
     const bool gpu_filter = o.filter.device != DeviceChoice::Cpu;
     const double feeder_cores = o.input.nvdec_decoder == NvdecDecoderKind::Vfilter ? kNvdecFeederCoresVfilter : kNvdecFeederCores;
     if (gpu_filter && o.input.hwdec == HwDecode::Auto) {
         // A camera (live, or paced as one) by load; a file on NVDEC: CPU-decoded files finish last.
         const bool live = o.input.realtime || is_live_url(o.input.url);
-        const DecoderPlacement p = decoders_->place(s.name, o.filter.gpu_index, 1, feeder_cores, live);
-        o.filter.gpu_index = p.gpu;
+        const DecoderPlacement p = decoders_->place(s.name, o.placement.gpu, 1, feeder_cores, live);
+        o.placement.gpu = p.gpu;
         if (!p.nvdec) o.input.hwdec = HwDecode::None;
         // Shared NVDEC decoders: a file may start on the CPU while its decoder is made, then move,
         // as many as the CPU decoders carry; cameras wait for NVDEC (decode/file_source.hpp).
-        o.input.nvdec_wait_on_cpu = nvdec_share_ && p.nvdec && !live && decoders_->may_wait_on_cpu(s.name);
-        o.input.decoder_movable = decoders_->moves_streams(live) || o.input.nvdec_wait_on_cpu;
+        o.placement.nvdec_wait_on_cpu = nvdec_share_ && p.nvdec && !live && decoders_->may_wait_on_cpu(s.name);
+        o.placement.decoder_movable = decoders_->moves_streams(live) || o.placement.nvdec_wait_on_cpu;
         spdlog::info("stream '{}' decodes on {} ({})", s.name, p.nvdec ? "NVDEC of GPU " + std::to_string(p.gpu) : "the CPU", p.why);
     } else {
         const bool nvdec = gpu_filter && o.input.hwdec == HwDecode::Cuda;
-        decoders_->count(s.name, nvdec, o.filter.gpu_index,
+        decoders_->count(s.name, nvdec, o.placement.gpu,
                          !gpu_filter ? "it filters on the CPU" : nvdec ? "hwdec: cuda in its entry" : "hwdec: none in its entry", 1,
                          feeder_cores);
     }
@@ -182,7 +182,7 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     // Each stream gets its share of the host's threads unless its entry says otherwise.
     RunOptions& o = s.options;
     const int share = std::max(1, host_threads_ / std::max(1, sharing));
-    if (!o.input.decoder_threads) o.input.decoder_thread_share = share;
+    if (!o.input.decoder_threads) o.placement.decoder_thread_share = share;
     if (!o.output.encoder_threads) o.output.encoder_threads = share;
     if (!o.filter.threads) o.filter.threads = share;
     // Frames in flight on the GPU hold device images and NVDEC surfaces: many streams share a
@@ -191,9 +191,9 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
     if (!o.filter.gpu_streams) o.filter.gpu_streams = gpu_share;
     // Each queued NVDEC frame holds a decode and an output surface of its decoder.
     if (!o.pipeline.queue_frames) o.pipeline.queue_frames = std::min(kDefaultQueueFrames, gpu_share);
-    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) o.filter.gpu_index = least_loaded_gpu(gpus_, gpu_load_);
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) o.placement.gpu = least_loaded_gpu(gpus_, gpu_load_);
     place_decoder_locked(s);  // may move it to the GPU whose NVDEC is the least loaded
-    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.filter.gpu_index];
+    if (!gpus_.empty() && o.filter.device != DeviceChoice::Cpu) ++gpu_load_[o.placement.gpu];
     const std::string name = s.name;
     auto stream = std::make_shared<ServedStream>(std::move(s), &keeper_, encoders_.get(), runtime_);
     if (decoders_) {  // placed as one camera; counted by its real size and rate once its input opens

@@ -239,7 +239,7 @@ public:
         // On the GPU the frames stay there: Python gets DevicePlanes over them, never a host copy.
         on_device_ = f.count("device") && f.at("device").text == "cuda";
         o.filter.frames_on_device = on_device_;
-        gpu_ = o.filter.gpu_index;
+        gpu_ = o.placement.gpu;
         job_ = std::make_unique<Job>(o, [this](const VideoInfo& v) {
             time_base_ = v.time_base;
             frame_rate_ = v.frame_rate.num > 0 ? v.frame_rate : AVRational{30, 1};
