@@ -78,48 +78,30 @@ struct Job::Parts {
 
 Job::Job(const RunOptions& o, std::shared_ptr<GpuRuntime> runtime) : Job(o, nullptr, std::move(runtime)) {}
 
-Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink, std::shared_ptr<GpuRuntime> runtime)
-    : options_(o), parts_(std::make_unique<Parts>()) {
-    if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
-    // Cheap checks first, so a typo never costs opening a camera or truncating anything.
-    std::vector<FilterPlan> chain = plan_chain(o.filter.chain.spec(), o.filter.compat, {}, o.filter.kernel_files);
-    if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
-    RunContext context;
-    context.device = resolve_device(o.filter.device, o.filter.kernel);
-    context.null_output = o.output.path == "null";
-    context.low_latency = o.pipeline.low_latency;
-    context.gpu = o.placement.gpu;
-    context.placement = o.placement;
-    if (context.device == Device::Cuda) {
-        parts_->runtime = runtime ? std::move(runtime) : std::make_shared<GpuRuntime>();
-        context.gpu_device = parts_->runtime->device(o.placement.gpu);
-#ifdef VF_HAVE_CUDA
-        std::string why;
-        if (!select_gpu(o.placement.gpu, &why)) fail(ErrorCategory::Device, why);
-#endif
-    }
+namespace {
+
+// What the parts of a run must know of each other, but the GPU (Job's constructor adds it).
+RunContext run_context(const RunOptions& o) {
+    RunContext c;
+    c.device = resolve_device(o.filter.device, o.filter.kernel);
+    c.null_output = o.output.path == "null";
+    c.low_latency = o.pipeline.low_latency;
+    c.gpu = o.placement.gpu;
+    c.placement = o.placement;
+    return c;
+}
+
+// Everything about the output that can be checked before the input is opened, so that a typo
+// never costs opening a camera or truncating anything. Returns the queue's frames.
+int check_before_opening(const RunOptions& o, const RunContext& c, OutputOptions& out) {
     const int queue_frames = o.pipeline.queue_frames.value_or(kDefaultQueueFrames);
     if (queue_frames < 1 || queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
-    if (o.output.segment_s > 0 && (context.null_output || o.output.path == "-"))
+    if (o.output.segment_s > 0 && (c.null_output || o.output.path == "-"))
         fail(ErrorCategory::Usage, "--segment needs an output file name");
     check_retention_fits(o.output);
     if (o.min_free.set() && o.output.segment_s <= 0)
         fail(ErrorCategory::Usage, "--min-free deletes old --segment recordings: add --segment SECONDS");
-    if (o.metrics_port >= 0) {
-        Parts* parts = parts_.get();
-        HttpServerOptions ho;
-        ho.bind = o.metrics_bind;
-        ho.port = o.metrics_port;
-        ho.option = "--metrics-port";
-        ho.inline_paths = {"/healthz", "/readyz"};  // answered while a slow scrape holds the workers
-        parts_->metrics_server = std::make_unique<HttpServer>(ho, [parts](const HttpRequest& req) {
-            LiveMetrics* m = parts->metrics_ready;
-            return answer_single_stream(req, m, m ? parts->source.get() : nullptr);
-        });
-        spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
-    }
-    OutputOptions out = output_options(o.output, o.input, context);
-    if (!context.null_output) {
+    if (!c.null_output) {
         // A camera, or the built-in pattern (live and endless); known for sure once the source is
         // open, and checked again then.
         out.live = is_live_url(o.input.url) || is_pattern_url(o.input.url);
@@ -131,6 +113,61 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
         std::ofstream probe(o.stats_json, std::ios::app);
         if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
     }
+    return queue_frames;
+}
+
+// Names from the wall clock, to the second, are unique only when segments start well over a
+// second apart in real time: a file is read faster than that, and the encoder's flush at the
+// end writes up to a second of frames at once; colliding names would overwrite recordings.
+void check_segment_names(const RunOutput& out, bool live) {
+    if (out.segment_s > 0 && dated_pattern(out.path) && (!live || out.segment_s < 2))
+        fail(ErrorCategory::Usage, "--segment with dated names (%Y, %H, ...) needs a live input and segments of at least "
+                                   "2 s, or later segments would take earlier ones' names; number them instead, e.g. rec-%05d.mp4");
+}
+
+FrameGeometry geometry_of(const VideoInfo& v) {
+    FrameGeometry geometry;
+    geometry.width = v.width;
+    geometry.height = v.height;
+    if (const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format))
+        geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
+    return geometry;
+}
+
+}  // namespace
+
+void Job::start_metrics_server(const RunOptions& o) {
+    Parts* parts = parts_.get();
+    HttpServerOptions ho;
+    ho.bind = o.metrics_bind;
+    ho.port = o.metrics_port;
+    ho.option = "--metrics-port";
+    ho.inline_paths = {"/healthz", "/readyz"};  // answered while a slow scrape holds the workers
+    parts_->metrics_server = std::make_unique<HttpServer>(ho, [parts](const HttpRequest& req) {
+        LiveMetrics* m = parts->metrics_ready;
+        return answer_single_stream(req, m, m ? parts->source.get() : nullptr);
+    });
+    spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
+}
+
+Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink, std::shared_ptr<GpuRuntime> runtime)
+    : options_(o), parts_(std::make_unique<Parts>()) {
+    if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
+    // Cheap checks first, so a typo never costs opening a camera or truncating anything.
+    std::vector<FilterPlan> chain = plan_chain(o.filter.chain.spec(), o.filter.compat, {}, o.filter.kernel_files);
+    if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    RunContext context = run_context(o);
+    if (context.device == Device::Cuda) {
+        parts_->runtime = runtime ? std::move(runtime) : std::make_shared<GpuRuntime>();
+        context.gpu_device = parts_->runtime->device(o.placement.gpu);
+#ifdef VF_HAVE_CUDA
+        std::string why;
+        if (!select_gpu(o.placement.gpu, &why)) fail(ErrorCategory::Device, why);
+#endif
+    }
+    OutputOptions out = output_options(o.output, o.input, context);
+    const int queue_frames = check_before_opening(o, context, out);
+    if (o.metrics_port >= 0) start_metrics_server(o);
 
     // The source.
     SourcePart source = make_source(o.input, o.output, context, queue_frames, gpu_frames_of(o.filter, context));
@@ -142,27 +179,14 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
     drop_when_behind_ = overload == OverloadPolicy::Drop || (overload == OverloadPolicy::Auto && live);
     if (live) spdlog::info("live input: frames are {} when filtering falls behind", drop_when_behind_ ? "dropped" : "queued");
     output_options_for_input(out, o.output, o.input, live);
-    // Names from the wall clock, to the second, are unique only when segments start well over a
-    // second apart in real time: a file is read faster than that, and the encoder's flush at the
-    // end writes up to a second of frames at once; colliding names would overwrite recordings.
-    if (o.output.segment_s > 0 && dated_pattern(o.output.path) && (!live || o.output.segment_s < 2))
-        fail(ErrorCategory::Usage, "--segment with dated names (%Y, %H, ...) needs a live input and segments of at least "
-                                   "2 s, or later segments would take earlier ones' names; number them instead, e.g. rec-%05d.mp4");
+    check_segment_names(o.output, live);
 
-    // The filter stage, its chain built for the frames the input gives: options such as
+    // The filter stage, its chain planned for the frames the input gives: options such as
     // boxblur's radius expressions of w and h were only checked for their syntax above.
-    {
-        const VideoInfo& v = parts_->source->video();
-        const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format);
-        FrameGeometry geometry;
-        geometry.width = v.width;
-        geometry.height = v.height;
-        if (desc) geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
-        chain = plan_chain(o.filter.chain.spec(), o.filter.compat, geometry, o.filter.kernel_files);
-        if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
-        parts_->geometry = geometry;
-        parts_->chain = o.filter.chain;
-    }
+    parts_->geometry = geometry_of(parts_->source->video());
+    chain = plan_chain(o.filter.chain.spec(), o.filter.compat, parts_->geometry, o.filter.kernel_files);
+    if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
+    parts_->chain = o.filter.chain;
     parts_->filter = make_filter_stage(o.filter, std::move(chain), context);
     if (context.device == Device::Cuda)
         spdlog::info("filters run on the GPU (CUDA), {} streams in flight", gpu_frames_of(o.filter, context));

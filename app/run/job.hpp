@@ -74,6 +74,7 @@ public:
 
 private:
     struct Parts;
+    void start_metrics_server(const RunOptions& options);  // --metrics-port: /metrics, /healthz, /readyz
     RunOptions options_;
     int queue_frames_ = 8;  // options_.queue_frames, or fewer with NVDEC or --low-latency
     bool drop_when_behind_ = false;
