@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _vfilter
 
-__all__ = ["apply", "compile", "Chain", "filters", "run", "Frames", "DevicePlane", "cuda_available"]
+__all__ = ["apply", "compile", "clear_cache", "Chain", "filters", "run", "Frames", "DevicePlane", "cuda_available"]
 
 DevicePlane = _vfilter.DevicePlane
 
@@ -140,6 +140,12 @@ def compile(filter: str, *, border: Optional[str] = None, compat: str = "vfilter
 @functools.lru_cache(maxsize=16)
 def _compiled(filter: str, border: str, ffmpeg: bool) -> "Chain":
     return Chain(_vfilter.Chain(filter, border, ffmpeg))
+
+
+def clear_cache() -> None:
+    """Forgets the last compiled chains kept for apply() and compile(): once the caller's chains
+    and jobs are gone too, the module's GPU memory is given back."""
+    _compiled.cache_clear()
 
 
 class Chain:

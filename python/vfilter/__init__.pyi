@@ -23,6 +23,7 @@ def apply(
     compat: Literal["vfilter", "ffmpeg"] = ...,
     stream: Optional[Any] = ...,
 ) -> Image: ...
+def clear_cache() -> None: ...
 def compile(
     filter: str,
     *,

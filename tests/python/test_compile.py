@@ -76,3 +76,10 @@ def test_compile_refuses_with_the_command_lines_reason():
         compiled(np.zeros((4, 4), np.float32))
     with pytest.raises(ValueError, match="must be 0 to 2"):
         vfilter.compile("boxblur=w")(np.zeros((4, 4), np.uint8))
+
+
+def test_clear_cache_forgets_the_compiled_chains():
+    first = vfilter.compile("sobel")
+    assert vfilter.compile("sobel") is first  # the last compiled chains are shared
+    vfilter.clear_cache()
+    assert vfilter.compile("sobel") is not first

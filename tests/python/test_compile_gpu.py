@@ -60,7 +60,7 @@ def _free_gpu_bytes():
 
 
 def _drop_every_chain():
-    vfilter._compiled.cache_clear()
+    vfilter.clear_cache()
     import gc
     gc.collect()
 
