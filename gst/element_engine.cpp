@@ -27,13 +27,8 @@ std::string names_of(const std::vector<FilterPlan>& chain) {
 // The GPU runtime of this process's vfilter elements: the elements alive share one (their
 // device contexts, batch windows and page-locked memory), freed with the last element's engine.
 std::shared_ptr<GpuRuntime> shared_element_runtime() {
-    static std::mutex mutex;
-    static std::weak_ptr<GpuRuntime> runtime;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto live = runtime.lock()) return live;
-    auto made = std::make_shared<GpuRuntime>();
-    runtime = made;
-    return made;
+    static SharedGpuRuntime runtime;
+    return runtime.get();
 }
 
 }  // namespace

@@ -61,4 +61,12 @@ std::vector<std::shared_ptr<GpuDevice>> GpuRuntime::devices() const {
     return out;
 }
 
+std::shared_ptr<GpuRuntime> SharedGpuRuntime::get() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto live = runtime_.lock()) return live;
+    auto made = std::make_shared<GpuRuntime>();
+    runtime_ = made;
+    return made;
+}
+
 }  // namespace vf

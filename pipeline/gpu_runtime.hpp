@@ -96,4 +96,15 @@ private:
     std::map<int, std::shared_ptr<GpuDevice>> devices_;
 };
 
+// A runtime made when an entry point's first user asks and freed with its last (the GStreamer
+// elements of a process, the Python module's chains and jobs): such an entry point keeps one.
+class SharedGpuRuntime {
+public:
+    std::shared_ptr<GpuRuntime> get();
+
+private:
+    std::mutex mutex_;
+    std::weak_ptr<GpuRuntime> runtime_;
+};
+
 }  // namespace vf

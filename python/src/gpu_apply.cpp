@@ -19,13 +19,8 @@
 namespace vf {
 
 std::shared_ptr<GpuRuntime> module_gpu_runtime() {
-    static std::mutex mutex;
-    static std::weak_ptr<GpuRuntime> runtime;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto live = runtime.lock()) return live;
-    auto made = std::make_shared<GpuRuntime>();
-    runtime = made;
-    return made;
+    static SharedGpuRuntime runtime;
+    return runtime.get();
 }
 
 #ifndef VF_HAVE_CUDA

@@ -72,5 +72,17 @@ TEST(GpuRuntime, TheStoreGoesWithItsRuntimeWhenNoBufferIsOut) {
     EXPECT_TRUE(store.expired()) << "the page-locked store outlived its runtime";
 }
 
+// An entry point's shared runtime: its users share one; once the last is gone the next gets a
+// new one (so what the old one held went with it).
+TEST(GpuRuntime, ASharedRuntimeLastsAsLongAsItsUsers) {
+    SharedGpuRuntime shared;
+    auto first = shared.get();
+    EXPECT_EQ(shared.get(), first);
+    std::weak_ptr<GpuRuntime> gone = first;
+    first.reset();
+    EXPECT_TRUE(gone.expired()) << "the entry point kept its runtime alive";
+    EXPECT_NE(shared.get(), nullptr);
+}
+
 }  // namespace
 }  // namespace vf
