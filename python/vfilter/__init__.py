@@ -202,6 +202,10 @@ class Chain:
 
 
 def _on_gpu(obj) -> bool:
+    if type(obj).__module__ == "torch":  # a torch tensor's device, without building its array interface
+        is_cuda = getattr(obj, "is_cuda", None)
+        if is_cuda is not None:
+            return bool(is_cuda)
     if hasattr(obj, "__cuda_array_interface__"):
         return True
     if hasattr(obj, "__dlpack_device__"):
