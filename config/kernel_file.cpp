@@ -65,13 +65,13 @@ KernelMatrix parse_kernel_text(const std::string& text, const std::string& origi
 std::string kernel_file_path(const std::string& name, const KernelFiles& files) {
     if (files.anywhere) return name;
     if (files.folder.empty())
-        forbid("file= kernels are read only from the folder the operator gives (vfilter serve --kernel-dir); this serve has none");
+        forbid("file= kernels are read only from the folder the operator gives (kernel-dir in serve's serve: block); this serve has none");
     std::filesystem::path p = std::filesystem::path(name).lexically_normal();
     if (p.is_absolute()) p = p.lexically_relative(std::filesystem::path(files.folder).lexically_normal());
     bool up = p.empty();
     for (const auto& part : p) up |= part == "..";
     if (name.empty() || up || p == "." || name.find('\0') != std::string::npos)
-        forbid("file='" + name + "': give the name of a file inside --kernel-dir (no '..', nothing outside it)");
+        forbid("file='" + name + "': give the name of a file inside the kernel-dir folder (no '..', nothing outside it)");
     return files.folder + "/" + p.string();
 }
 

@@ -10,8 +10,17 @@ AVBufferPool* buffer_pool(size_t size, BufferAllocator* alloc) {
     if (!*alloc) return av_buffer_pool_init(size, nullptr);
     // The allocator lives in its owner (a FramePool, DecoderBuffers), which uninits the pool
     // before it goes: the pool calls it only from av_buffer_pool_get.
+    // Called from inside FFmpeg: nothing may be thrown through it; a failure is FFmpeg's ENOMEM.
     return av_buffer_pool_init2(
-        size, alloc, [](void* opaque, size_t bytes) { return (*static_cast<BufferAllocator*>(opaque))(bytes); }, nullptr);
+        size, alloc,
+        [](void* opaque, size_t bytes) -> AVBufferRef* {
+            try {
+                return (*static_cast<BufferAllocator*>(opaque))(bytes);
+            } catch (...) {
+                return nullptr;
+            }
+        },
+        nullptr);
 }
 
 FramePool::FramePool(int width, int height, AVPixelFormat format, BufferAllocator alloc)

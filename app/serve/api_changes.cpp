@@ -69,8 +69,8 @@ ApiChanges::ApiChanges(std::string path, ClientAccess access) : path_(std::move(
     if (path_.empty()) return;
     std::ifstream in(path_, std::ios::binary);
     if (!in) {
-        if (std::filesystem::exists(path_)) fail(ErrorCategory::Usage, "--api-state " + path_ + ": cannot be read");
-        spdlog::info("--api-state {}: no changes made through the API yet", path_);
+        if (std::filesystem::exists(path_)) fail(ErrorCategory::Usage, "api-state " + path_ + ": cannot be read");
+        spdlog::info("api-state {}: no changes made through the API yet", path_);
         return;
     }
     std::stringstream text;
@@ -85,14 +85,14 @@ ApiChanges::ApiChanges(std::string path, ClientAccess access) : path_(std::move(
         std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
         const std::string aside = path_ + ".broken-" + stamp;
         std::filesystem::rename(path_, aside);
-        spdlog::error("--api-state {}: not a file of API changes; moved aside to {}, serving the config file's streams without them",
+        spdlog::error("api-state {}: not a file of API changes; moved aside to {}, serving the config file's streams without them",
                       path_, aside);
         return;
     }
     added_ = j["added"];
     removed_ = j["removed"];
     filters_ = j["filters"];
-    spdlog::info("--api-state {}: {} stream(s) added, {} removed and {} re-filtered through the API", path_, added_.size(),
+    spdlog::info("api-state {}: {} stream(s) added, {} removed and {} re-filtered through the API", path_, added_.size(),
                  removed_.size(), filters_.size());
 }
 
@@ -106,7 +106,7 @@ void ApiChanges::save_locked() const {
     const nlohmann::json j = {{"version", 1}, {"added", added_}, {"removed", removed_}, {"filters", filters_}};
     std::string why;
     if (!write_whole_file(path_, j.dump(2) + "\n", &why))
-        spdlog::error("--api-state: {}: the API's last change holds until serve restarts", why);
+        spdlog::error("api-state: {}: the API's last change holds until serve restarts", why);
 }
 
 ServeConfig ApiChanges::over(const ServeConfig& file) {
@@ -153,7 +153,7 @@ ServeConfig ApiChanges::over(const ServeConfig& file) {
         try {
             out.streams.push_back(stream_from_json(entry.dump(), file.defaults, access_));
         } catch (const Error& e) {
-            spdlog::error("stream '{}', added through the API: {}; not started (its entry is kept in --api-state)", name,
+            spdlog::error("stream '{}', added through the API: {}; not started (its entry is kept in the api-state file)", name,
                           redact_credentials(e.what()));
         }
     }
