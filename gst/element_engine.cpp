@@ -54,7 +54,7 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
     c.device = device_;
     if (device_ == Device::Cuda) {
         runtime_ = shared_element_runtime();
-        c.gpu = settings.gpu_id;
+        c.placement.gpu = settings.gpu_id;
         c.gpu_device = runtime_->device(settings.gpu_id);
 #ifdef VF_HAVE_CUDA
         std::string why;

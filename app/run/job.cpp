@@ -86,7 +86,6 @@ RunContext run_context(const RunOptions& o) {
     c.device = resolve_device(o.filter.device, o.filter.kernel);
     c.null_output = o.output.path == "null";
     c.low_latency = o.pipeline.low_latency;
-    c.gpu = o.placement.gpu;
     c.placement = o.placement;
     return c;
 }

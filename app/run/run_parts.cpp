@@ -77,7 +77,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.nvdec_decoder = in.nvdec_decoder;
     s.nvdec_share = c.placement.nvdec_share;
     s.nvdec_wait_on_cpu = c.placement.nvdec_wait_on_cpu;
-    s.gpu_index = c.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
+    s.gpu_index = c.placement.gpu;  // NVDEC decodes on the filters' GPU: its frames never cross GPUs
     if (c.gpu_device) s.nvdec_device = c.gpu_device->nvdec();
     s.decoder_movable = c.placement.decoder_movable && c.device == Device::Cuda;
     // NVDEC has a few dozen surfaces; every decoded frame queued or in flight holds one.
@@ -113,7 +113,7 @@ OutputOptions output_options(const RunOutput& out, const RunInput& in, const Run
     o.overwrite = out.overwrite;
     o.codec = out.codec;
     o.prefer_nvenc = c.device == Device::Cuda;
-    o.gpu = c.gpu;
+    o.gpu = c.placement.gpu;
     o.crf = out.crf;
     o.preset = preset_of(out, c.low_latency);
     o.bitrate = out.bitrate;

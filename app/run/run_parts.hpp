@@ -19,9 +19,8 @@ struct RunContext {
     Device device = Device::Cpu;  // where the filters run
     bool null_output = false;     // the frames are discarded
     bool low_latency = false;
-    int gpu = 0;                  // the GPU of the filters (device cuda): NVDEC and NVENC work there too
+    StreamPlacement placement;    // what serve decided (defaults for a single run): placement.gpu runs the filters, NVDEC and NVENC
     std::shared_ptr<GpuDevice> gpu_device;  // that GPU in the job's runtime (device cuda)
-    StreamPlacement placement;    // what serve decided for the stream (defaults for a single run)
 };
 
 // auto: the GPU when this build has CUDA and a device answers, else the CPU (said in one line).
