@@ -16,24 +16,34 @@ namespace py = pybind11;
 
 namespace vf {
 
-py::dict dlpack_info(const py::capsule& capsule) {
+DlpackFields dlpack_fields(const py::capsule& capsule) {
     if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")
         throw Error(ErrorCategory::Usage, "__dlpack__ gave a capsule that is not an unused DLPack tensor");
     const auto* t = static_cast<const DLManagedTensor*>(capsule.get_pointer());
     const DLTensor& d = t->dl_tensor;
-    py::list shape, strides;
-    for (int i = 0; i < d.ndim; ++i) shape.append(d.shape[i]);
-    if (d.strides)
-        for (int i = 0; i < d.ndim; ++i) strides.append(d.strides[i]);
+    DlpackFields f;
+    f.ptr = reinterpret_cast<uintptr_t>(d.data) + d.byte_offset;
+    f.device_type = static_cast<int>(d.device.device_type);
+    f.device_id = d.device.device_id;
+    f.shape.assign(d.shape, d.shape + d.ndim);
+    if (d.strides) f.strides.assign(d.strides, d.strides + d.ndim);
+    f.code = static_cast<int>(d.dtype.code);
+    f.bits = static_cast<int>(d.dtype.bits);
+    f.lanes = static_cast<int>(d.dtype.lanes);
+    return f;
+}
+
+py::dict dlpack_info(const py::capsule& capsule) {
+    const DlpackFields f = dlpack_fields(capsule);
     py::dict info;
-    info["ptr"] = reinterpret_cast<uintptr_t>(d.data) + d.byte_offset;
-    info["device_type"] = static_cast<int>(d.device.device_type);
-    info["device_id"] = d.device.device_id;
-    info["shape"] = py::tuple(shape);
-    info["strides"] = d.strides ? py::object(py::tuple(strides)) : py::object(py::none());
-    info["code"] = static_cast<int>(d.dtype.code);
-    info["bits"] = static_cast<int>(d.dtype.bits);
-    info["lanes"] = static_cast<int>(d.dtype.lanes);
+    info["ptr"] = f.ptr;
+    info["device_type"] = f.device_type;
+    info["device_id"] = f.device_id;
+    info["shape"] = py::tuple(py::cast(f.shape));
+    info["strides"] = f.strides.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(f.strides)));
+    info["code"] = f.code;
+    info["bits"] = f.bits;
+    info["lanes"] = f.lanes;
     return info;
 }
 

@@ -1,6 +1,6 @@
 // GPU memory across the Python boundary, both ways, without copies:
-// - in: a DLPack capsule's tensor as plain numbers (dlpack_info), which the Python side turns into
-//   plane views as it does for `__cuda_array_interface__`;
+// - in: a DLPack capsule's tensor as plain numbers (dlpack_fields), read with the other GPU
+//   arrays (gpu_array.hpp);
 // - out: DevicePlane, one plane of a frame that stays on the GPU (vfilter.Frames on the GPU),
 //   which PyTorch, CuPy and any DLPack consumer read in place (`__cuda_array_interface__` v3 and
 //   `__dlpack__`). It holds a reference to the frame, so the memory lives as long as any tensor
@@ -18,8 +18,18 @@ extern "C" {
 
 namespace vf {
 
-// {"ptr", "device_type", "device_id", "shape", "strides" (elements, or None), "code", "bits",
-// "lanes"} of a "dltensor" capsule (DLPack's type codes: 1 unsigned integer; device 2 CUDA).
+// A "dltensor" capsule's tensor as plain numbers (DLPack's type codes: 1 unsigned integer;
+// device 2 CUDA). Strides in elements, as DLPack counts them; empty: compact. Throws Error(Usage)
+// for a capsule that is not an unused DLPack tensor.
+struct DlpackFields {
+    uintptr_t ptr = 0;
+    int device_type = 0, device_id = 0;
+    std::vector<int64_t> shape, strides;
+    int code = 0, bits = 0, lanes = 0;
+};
+DlpackFields dlpack_fields(const pybind11::capsule& capsule);
+// The same as a dict {"ptr", "device_type", "device_id", "shape", "strides" (or None), "code",
+// "bits", "lanes"} (tests read capsules with it).
 pybind11::dict dlpack_info(const pybind11::capsule& capsule);
 
 // How Python sees plane `plane` of a frame, on the host (NumPy) or the GPU (DevicePlane): rows x

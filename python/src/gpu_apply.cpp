@@ -30,48 +30,11 @@ GpuApplyCache::~GpuApplyCache() = default;
 
 bool built_with_cuda() { return false; }
 
-void apply_device_planes(GpuApplyCache&, const std::vector<DevicePlaneArg>&, const std::vector<DevicePlaneArg>&, int,
-                         const std::shared_ptr<const std::vector<FilterPlan>>&, int, uintptr_t, int64_t) {
+void apply_device_planes(GpuApplyCache&, const std::vector<PlaneView>&, const std::vector<PlaneView>&, GpuArrayDevices,
+                         const std::shared_ptr<const std::vector<FilterPlan>>&, uintptr_t, int64_t) {
     throw Error(ErrorCategory::Device, "this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays");
 }
 #else
-struct GpuApplyCache::Impl {
-    static constexpr size_t kKept = 8;  // chains kept alive beyond the call that prepared them
-    // A prepared chain by what it was prepared for. The plans are held, so that their address
-    // names them: a call with the same plans (a compiled chain's, for one plane size) finds its
-    // prepared chain without comparing taps or asking the device's store.
-    struct Entry {
-        int device;
-        std::shared_ptr<const std::vector<FilterPlan>> chain;
-        std::vector<cuda::StepShapes> shapes;
-        std::shared_ptr<const cuda::PreparedChain> prepared;
-    };
-    std::mutex mutex;
-    // The module's GPU state, held while this chain lives.
-    std::shared_ptr<GpuRuntime> runtime = module_gpu_runtime();
-    std::deque<Entry> recent;  // most recent first
-
-    std::shared_ptr<const cuda::PreparedChain> acquire(int device, const std::shared_ptr<const std::vector<FilterPlan>>& chain,
-                                                        const std::vector<cuda::StepShapes>& shapes) {
-        std::lock_guard<std::mutex> lock(mutex);
-        for (auto it = recent.begin(); it != recent.end(); ++it)
-            if (it->device == device && it->chain == chain && it->shapes == shapes) {
-                if (it != recent.begin()) {
-                    Entry found = std::move(*it);
-                    recent.erase(it);
-                    recent.push_front(std::move(found));
-                }
-                return recent.front().prepared;
-            }
-        auto prepared = cuda::PreparedChain::acquire(runtime->device(device)->context(), *chain, KernelChoice{}, shapes);
-        recent.push_front(Entry{device, chain, shapes, prepared});
-        if (recent.size() > kKept) recent.pop_back();
-        return prepared;
-    }
-};
-GpuApplyCache::GpuApplyCache() : impl(std::make_unique<Impl>()) {}
-GpuApplyCache::~GpuApplyCache() = default;
-
 bool built_with_cuda() { return true; }
 
 namespace {
@@ -97,52 +60,94 @@ int device_of(uintptr_t ptr, const char* what) {
 // Makes `device` current for the call and puts the caller's device back after.
 class CurrentDevice {
 public:
-    explicit CurrentDevice(int device) {
+    explicit CurrentDevice(int device) : device_(device) {
         VF_CUDA_CHECK(cudaGetDevice(&previous_));
         if (previous_ != device) VF_CUDA_CHECK(cudaSetDevice(device));
     }
-    ~CurrentDevice() { cudaSetDevice(previous_); }
+    ~CurrentDevice() {
+        if (previous_ != device_) cudaSetDevice(previous_);
+    }
     CurrentDevice(const CurrentDevice&) = delete;
     CurrentDevice& operator=(const CurrentDevice&) = delete;
 
 private:
+    int device_ = 0;
     int previous_ = 0;
 };
 
-PlaneView view_of(const DevicePlaneArg& a, int itemsize, int bits) {
-    PlaneView v;
-    v.data = reinterpret_cast<uint8_t*>(a.ptr);
-    v.pitch = a.pitch;
-    v.width = a.width;
-    v.height = a.height;
-    v.step = a.step;
-    v.bytes_per_sample = itemsize;
-    v.depth = bits;
-    return v;
-}
+// A prepared chain as calls hold it: freed only once the work queued with it has run. The caller's
+// stream may run behind the host by any amount, and a freed chain's tables and its range of the
+// device's constant memory go to the next chain prepared, so whoever drops the last hold (an
+// eviction from the cache, a dropped compiled chain, or a call that outlived both) waits for the
+// device first. Rare: a loop over frames keeps using the same chain.
+struct QueuedChain {
+    int device;
+    std::shared_ptr<const cuda::PreparedChain> chain;
+    QueuedChain(int d, std::shared_ptr<const cuda::PreparedChain> c) : device(d), chain(std::move(c)) {}
+    ~QueuedChain() {
+        try {
+            CurrentDevice current(device);
+            cudaDeviceSynchronize();
+        } catch (...) {  // a failed device: nothing of it to wait for
+        }
+    }
+    QueuedChain(const QueuedChain&) = delete;
+    QueuedChain& operator=(const QueuedChain&) = delete;
+};
 
 }  // namespace
 
-void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& srcs, const std::vector<DevicePlaneArg>& dsts, int itemsize,
-                         const std::shared_ptr<const std::vector<FilterPlan>>& planned, int bits, uintptr_t stream_handle,
-                         int64_t producer_stream) {
-    const std::vector<FilterPlan>& chain = *planned;
-    if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
-    if (srcs.empty()) return;
-    if ((itemsize != 1 || bits != 8) && (itemsize != 2 || bits != 10))
-        throw Error(ErrorCategory::Usage, "samples must be uint8 (8-bit) or uint16 (10-bit)");
-    const int device = device_of(srcs[0].ptr, "the image");
-    if (device_of(dsts[0].ptr, "out") != device) throw Error(ErrorCategory::Usage, "out is on another GPU than the image");
-    const int width = srcs[0].width, height = srcs[0].height;
-    if (width < 1 || height < 1 || width > 65535 || height > 65535)
-        throw Error(ErrorCategory::Usage, "planes from 1 to 65535 a side");
-    std::vector<PlaneView> src, dst;
-    for (size_t i = 0; i < srcs.size(); ++i) {
-        if (srcs[i].width != width || srcs[i].height != height || dsts[i].width != width || dsts[i].height != height)
-            throw Error(ErrorCategory::Internal, "apply_device_planes: planes of one size");
-        src.push_back(view_of(srcs[i], itemsize, bits));
-        dst.push_back(view_of(dsts[i], itemsize, bits));
+struct GpuApplyCache::Impl {
+    static constexpr size_t kKept = 8;  // chains kept alive beyond the call that prepared them
+    // A prepared chain by what it was prepared for. The plans are held, so that their address
+    // names them: a call with the same plans (a compiled chain's, for one plane size) finds its
+    // prepared chain without comparing taps or asking the device's store.
+    struct Entry {
+        int device;
+        std::shared_ptr<const std::vector<FilterPlan>> chain;
+        std::vector<cuda::StepShapes> shapes;
+        std::shared_ptr<const QueuedChain> prepared;
+    };
+    std::mutex mutex;
+    // The module's GPU state, held while this chain lives.
+    std::shared_ptr<GpuRuntime> runtime = module_gpu_runtime();
+    std::deque<Entry> recent;  // most recent first
+
+    std::shared_ptr<const QueuedChain> acquire(int device, const std::shared_ptr<const std::vector<FilterPlan>>& chain,
+                                                        const std::vector<cuda::StepShapes>& shapes) {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (auto it = recent.begin(); it != recent.end(); ++it)
+            if (it->device == device && it->chain == chain && it->shapes == shapes) {
+                if (it != recent.begin()) {
+                    Entry found = std::move(*it);
+                    recent.erase(it);
+                    recent.push_front(std::move(found));
+                }
+                return recent.front().prepared;
+            }
+        auto prepared = std::make_shared<const QueuedChain>(
+            device, cuda::PreparedChain::acquire(runtime->device(device)->context(), *chain, KernelChoice{}, shapes));
+        recent.push_front(Entry{device, chain, shapes, prepared});
+        if (recent.size() > kKept) recent.pop_back();
+        return prepared;
     }
+};
+GpuApplyCache::GpuApplyCache() : impl(std::make_unique<Impl>()) {}
+GpuApplyCache::~GpuApplyCache() = default;
+
+void apply_device_planes(GpuApplyCache& cache, const std::vector<PlaneView>& src, const std::vector<PlaneView>& dst,
+                         GpuArrayDevices devices, const std::shared_ptr<const std::vector<FilterPlan>>& planned,
+                         uintptr_t stream_handle, int64_t producer_stream) {
+    const std::vector<FilterPlan>& chain = *planned;
+    if (src.size() != dst.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
+    if (src.empty()) return;
+    const int device = devices.image >= 0 ? devices.image : device_of(reinterpret_cast<uintptr_t>(src[0].data), "the image");
+    const int out_device = devices.out >= 0 ? devices.out : device_of(reinterpret_cast<uintptr_t>(dst[0].data), "out");
+    if (out_device != device) throw Error(ErrorCategory::Usage, "out is on another GPU than the image");
+    const int width = src[0].width, height = src[0].height, itemsize = src[0].bytes_per_sample;
+    for (size_t i = 0; i < src.size(); ++i)
+        if (src[i].width != width || src[i].height != height || dst[i].width != width || dst[i].height != height)
+            throw Error(ErrorCategory::Internal, "apply_device_planes: planes of one size");
 
     CurrentDevice current(device);
     const cudaStream_t stream = stream_of(stream_handle);
@@ -207,7 +212,7 @@ void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>
                     from_group.push_back(f == 0 ? src[i] : between[(f - 1) % 2][i]);
                     to_group.push_back(f + 1 == chain.size() ? dst[i] : between[f % 2][i]);
                 }
-                prepared->op(f, 0).launch_batch(from_group.data(), to_group.data(), static_cast<int>(members.size()), stream,
+                prepared->chain->op(f, 0).launch_batch(from_group.data(), to_group.data(), static_cast<int>(members.size()), stream,
                                                 workspace);
             }
         }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/plane.hpp"
 #include "kernels/plan.hpp"
 #include "pipeline/gpu_runtime.hpp"
 
@@ -32,25 +33,22 @@ public:
     std::unique_ptr<Impl> impl;
 };
 
-// One plane of the caller's memory: the device address of its first sample, bytes between rows,
-// samples between neighbouring pixels.
-struct DevicePlaneArg {
-    uintptr_t ptr = 0;
-    int64_t pitch = 0;
-    int width = 0;
-    int height = 0;
-    int step = 1;
+// The GPUs that hold a call's image and out, where the door knows them; -1: CUDA is asked from
+// the address (which also refuses host memory posing as GPU memory).
+struct GpuArrayDevices {
+    int image = -1;
+    int out = -1;
 };
 
-// Filters src[i] into dst[i] with `chain` (planned for their size, filters that copy left out; all
-// of one size; itemsize 1 or 2 with bits 8 or 10) on `stream`
+// Filters src[i] into dst[i] (planes of the caller's GPU memory, all of one size; 8-bit uint8 or
+// 10-bit uint16) with `chain` (planned for their size, filters that copy left out) on `stream`
 // (a cudaStream_t as a number, with the __cuda_array_interface__ meanings of 1 and 2: the legacy
 // and per-thread default streams), after the work on `producer_stream` when >= 0 (the stream the
 // data was written on, where it is not the caller's). Throws Error: Usage for bad arguments,
 // Device for CUDA's failures (and in a build without CUDA).
-void apply_device_planes(GpuApplyCache& cache, const std::vector<DevicePlaneArg>& src, const std::vector<DevicePlaneArg>& dst, int itemsize,
-                         const std::shared_ptr<const std::vector<FilterPlan>>& chain, int bits, uintptr_t stream,
-                         int64_t producer_stream);
+void apply_device_planes(GpuApplyCache& cache, const std::vector<PlaneView>& src, const std::vector<PlaneView>& dst,
+                         GpuArrayDevices devices, const std::shared_ptr<const std::vector<FilterPlan>>& chain,
+                         uintptr_t stream, int64_t producer_stream);
 
 // True when this module was built with the CUDA backend.
 bool built_with_cuda();

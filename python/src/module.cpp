@@ -31,6 +31,9 @@ extern "C" {
 #include "kernels/cpu_backend.hpp"
 #include "pipeline/stats.hpp"
 #include "compiled_chain.hpp"
+#include "gpu_array.hpp"
+#include "gpu_call.hpp"
+#include "plane_layout.hpp"
 #include "device_arrays.hpp"
 #include "gpu_apply.hpp"
 
@@ -359,27 +362,35 @@ PYBIND11_MODULE(_vfilter, m) {
             vf::translate(e);
         }
     });
-    py::class_<vf::DevicePlaneArg>(m, "DevicePlaneArg")
-        .def(py::init([](uintptr_t ptr, int64_t pitch, int width, int height, int step) {
-                 return vf::DevicePlaneArg{ptr, pitch, width, height, step};
-             }),
-             py::arg("ptr"), py::arg("pitch"), py::arg("width"), py::arg("height"), py::arg("step"));
     // vfilter.compile's chains: compiled once; plans per plane size and GPU chains kept inside.
     py::class_<vf::CompiledPlaneChain, std::shared_ptr<vf::CompiledPlaneChain>>(m, "Chain")
         .def(py::init<const std::string&, const std::string&, bool>(), py::arg("chain"), py::arg("border"),
              py::arg("ffmpeg_defaults"))
         .def_property_readonly("text", &vf::CompiledPlaneChain::text)
         .def("apply_planes", &vf::apply_planes, py::arg("srcs"), py::arg("dsts"), py::arg("bits"), py::arg("threads"))
-        .def("apply_device_planes",
-             [](vf::CompiledPlaneChain& c, const std::vector<vf::DevicePlaneArg>& srcs, const std::vector<vf::DevicePlaneArg>& dsts,
-                int itemsize, int bits, uintptr_t stream, int64_t producer_stream) {
-                 if (srcs.empty()) return;
-                 const auto plans = c.plans(srcs[0].width, srcs[0].height);
-                 vf::apply_device_planes(c.gpu_cache(), srcs, dsts, itemsize, plans->gpu, bits, stream, producer_stream);
-             },
-             py::arg("srcs"), py::arg("dsts"), py::arg("itemsize"), py::arg("bits"), py::arg("stream"), py::arg("producer_stream"),
-             py::call_guard<py::gil_scoped_release>());
+        .def("apply_gpu", &vf::apply_gpu, py::arg("image"), py::arg("out"), py::arg("bits"), py::arg("layout"),
+             py::arg("stream"));
     m.def("dlpack_info", &vf::dlpack_info, py::arg("capsule"));
+    m.def("layout_of", &vf::layout_of, py::arg("shape"), py::arg("layout"));
+    m.def(
+        "plane_spans",
+        [](const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, const std::string& layout) {
+            std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>> spans;
+            for (const vf::PlaneSpan& s : vf::plane_spans(shape, strides, layout))
+                spans.emplace_back(s.offset, s.pitch, s.width, s.height, s.pixel_stride);
+            return spans;
+        },
+        py::arg("shape"), py::arg("strides"), py::arg("layout"));
+    m.def("torch_current_stream", &vf::torch_current_stream, py::arg("tensor"));
+    // What a GPU array is read as (tests: a torch tensor read field by field equals its
+    // __cuda_array_interface__).
+    m.def(
+        "gpu_array_fields",
+        [](py::handle obj, uintptr_t stream) {
+            const vf::GpuArray a = vf::read_gpu_array(obj, stream, "image");
+            return py::make_tuple(a.ptr, py::tuple(py::cast(a.shape)), py::tuple(py::cast(a.strides)), a.itemsize, a.readonly);
+        },
+        py::arg("obj"), py::arg("stream"));
     m.def("built_with_cuda", &vf::built_with_cuda);
     vf::DevicePlane::bind(m);
     m.def("filters", &vf::filters);

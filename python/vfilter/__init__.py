@@ -36,28 +36,8 @@ _LAYOUTS = ("hw", "hwc", "chw", "nhw", "nhwc", "nchw")
 
 
 def _layout_of(shape, layout: Optional[str]) -> str:
-    if layout is not None:
-        if layout not in _LAYOUTS:
-            raise ValueError(f"layout '{layout}': use one of {', '.join(_LAYOUTS)}")
-        if len(layout) != len(shape):
-            raise ValueError(f"layout '{layout}' needs {len(layout)} dimensions, the image has {len(shape)}")
-        return layout
-    if len(shape) == 2:
-        return "hw"
-    if len(shape) == 3:
-        # Channels last unless the last axis cannot be channels and the first can.
-        if shape[2] <= 4:
-            return "hwc"
-        if shape[0] <= 4:
-            return "chw"
-        raise ValueError(f"shape {tuple(shape)}: which axis holds the channels? pass layout='nhw' for a batch")
-    if len(shape) == 4:
-        if shape[3] <= 4:
-            return "nhwc"
-        if shape[1] <= 4:
-            return "nchw"
-        raise ValueError(f"shape {tuple(shape)}: pass layout='nhwc' or 'nchw'")
-    raise ValueError(f"an image has 2 to 4 dimensions (H x W, with channels, in a batch), not {len(shape)}")
+    """The layout `layout` names, checked against the shape, or the one the shape implies."""
+    return _vfilter.layout_of(tuple(shape), layout)
 
 
 def _planes(a: np.ndarray, layout: str) -> List[np.ndarray]:
@@ -73,18 +53,6 @@ def _planes(a: np.ndarray, layout: str) -> List[np.ndarray]:
     if layout == "nhwc":
         return [a[n, :, :, c] for n in range(a.shape[0]) for c in range(a.shape[3])]
     return [a[n, c] for n in range(a.shape[0]) for c in range(a.shape[1])]
-
-
-def _plane_offsets(shape, strides, layout: str):
-    """(byte offset, row stride, width, height, pixel stride) of every plane, strides in bytes, in
-    the order _planes gives them: the same planes, for memory Python cannot slice (GPU tensors)."""
-    h, w = shape[layout.index("h")], shape[layout.index("w")]
-    sh, sw = strides[layout.index("h")], strides[layout.index("w")]
-    others = [(shape[i], strides[i]) for i, axis in enumerate(layout) if axis in "nc"]
-    offsets = [0]
-    for count, stride in others:
-        offsets = [o + k * stride for o in offsets for k in range(count)]
-    return [(o, sh, w, h, sw) for o in offsets]
 
 
 def cuda_available() -> bool:
@@ -169,7 +137,12 @@ class Chain:
         native = self._native
         if not isinstance(image, np.ndarray):
             if _on_gpu(image):
-                return _apply_gpu(image, native, out, bits=bits, layout=layout, stream=stream)
+                # One native step reads, checks and queues; a stream named here is read first.
+                handle = None if stream is None and _library_of(image) == "torch" else _stream_handle(stream, image)
+                if out is None:
+                    out = _new_like(image, handle)
+                native.apply_gpu(image, out, bits, layout, handle)
+                return out
             raise TypeError(f"image must be a NumPy array or a GPU tensor (PyTorch, CuPy, any DLPack array on "
                             f"the GPU), not {type(image).__name__}" +
                             ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
@@ -216,7 +189,7 @@ def _on_gpu(obj) -> bool:
     return False
 
 
-_DL_CUDA, _DL_CUDA_MANAGED, _DL_UINT = 2, 13, 1
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
 
 
 def _library_of(obj) -> str:
@@ -228,12 +201,7 @@ def _stream_handle(stream, image) -> int:
     if stream is None:
         lib = _library_of(image)
         if lib == "torch":
-            import torch
-            # The raw handle without making a Stream object, where this PyTorch has it.
-            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-            if raw is not None and type(image) is torch.Tensor:
-                return int(raw(image.get_device()))
-            return torch.cuda.current_stream(image.device).cuda_stream
+            return _vfilter.torch_current_stream(image)
         if lib == "cupy":
             import cupy
             return cupy.cuda.get_current_stream().ptr
@@ -251,79 +219,14 @@ def _stream_handle(stream, image) -> int:
                     "an object with __cuda_stream__, or an int)")
 
 
-class _GpuArray:
-    """Where a GPU array's samples are: address, shape, strides in bytes, sample size, its device,
-    and the stream it was written on (None: ordered already)."""
-
-    def __init__(self, obj, stream: int, what: str):
-        if type(obj).__module__ == "torch" and self._from_torch(obj):
-            return
-        cai = getattr(obj, "__cuda_array_interface__", None)
-        if cai is not None:
-            typestr = cai["typestr"]
-            if typestr[1:] not in ("u1", "u2") or (typestr[1:] == "u2" and typestr[0] == ">"):
-                raise TypeError(f"{what} dtype {typestr}: vfilter filters uint8 and uint16 samples")
-            if cai.get("mask") is not None:
-                raise TypeError(f"{what}: masked arrays are not supported")
-            self.itemsize = int(typestr[2])
-            self.ptr, self.readonly = int(cai["data"][0]), bool(cai["data"][1])
-            self.shape = tuple(int(n) for n in cai["shape"])
-            strides = cai.get("strides")
-            self.producer = cai.get("stream")  # CAI v3: the stream the data was written on
-            if self.producer is not None:
-                self.producer = int(self.producer)
-        else:
-            # The producer orders its work before `stream` (DLPack names the legacy default stream 1).
-            capsule = obj.__dlpack__(stream=1 if stream == 0 else stream)
-            info = _vfilter.dlpack_info(capsule)
-            if info["code"] != _DL_UINT or info["bits"] not in (8, 16) or info["lanes"] != 1:
-                raise TypeError(f"{what}: vfilter filters uint8 and uint16 samples")
-            self.itemsize = info["bits"] // 8
-            self.ptr, self.readonly = int(info["ptr"]), False
-            self.shape = tuple(info["shape"])
-            strides = None if info["strides"] is None else tuple(s * self.itemsize for s in info["strides"])
-            self.producer = None
-            self._capsule = capsule  # the tensor's memory is held while this lives
-        if strides is None:  # compact, row-major
-            strides, step = [], self.itemsize
-            for n in reversed(self.shape):
-                strides.insert(0, step)
-                step *= n
-        self.strides = tuple(int(s) for s in strides)
-        self.dtype = "uint8" if self.itemsize == 1 else "uint16"
-
-    def _from_torch(self, t) -> bool:
-        """A plain torch tensor's fields read directly (what its __cuda_array_interface__ would say,
-        without building that dict): False for anything else, which takes the general path."""
-        import torch
-        if type(t) is not torch.Tensor or not t.is_cuda or t.layout != torch.strided or t.requires_grad:
-            return False
-        if t.dtype is torch.uint8:
-            self.itemsize = 1
-        elif t.dtype is getattr(torch, "uint16", None):
-            self.itemsize = 2
-        else:
-            return False
-        self.ptr, self.readonly = t.data_ptr(), False
-        self.shape = tuple(t.shape)
-        self.strides = tuple(s * self.itemsize for s in t.stride())
-        self.producer = None  # PyTorch's arrays name no stream: its work is ordered on the current one
-        self.dtype = "uint8" if self.itemsize == 1 else "uint16"
-        return True
-
-    def plain(self) -> bool:
-        return len(self.shape) >= 2 and all(s > 0 and s % self.itemsize == 0 for s in self.strides)
-
-    def extent(self):
-        last = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
-        return self.ptr, self.ptr + last + self.itemsize
-
-
-def _new_like(image, stream: int):
-    """An uninitialised tensor of the image's kind, shape and device, compact, made on `stream`."""
+def _new_like(image, stream: Optional[int]):
+    """An uninitialised tensor of the image's kind, shape and device, compact, made on `stream`
+    (None: the tensor library's current stream on the image's device)."""
     lib = _library_of(image)
     if lib == "torch":
         import torch
+        if stream is None:  # empty_like allocates on the image's device, ordered on its current stream
+            return torch.empty_like(image, memory_format=torch.contiguous_format)
         with torch.cuda.device(image.device):
             if stream == torch.cuda.current_stream().cuda_stream:
                 return torch.empty_like(image, memory_format=torch.contiguous_format)
@@ -338,44 +241,6 @@ def _new_like(image, stream: int):
                 return cupy.empty_like(image, order="C")
     raise TypeError(f"vfilter cannot make a {type(image).__name__} for the result: pass out= (a GPU array of the "
                     "image's shape and dtype)")
-
-
-def _apply_gpu(image, native, out, *, bits, layout, stream):
-    handle = _stream_handle(stream, image)
-    src = _GpuArray(image, handle, "image")
-    if bits is None:
-        bits = 8 if src.itemsize == 1 else 10
-    if bits != (8 if src.itemsize == 1 else 10):
-        raise ValueError(f"bits={bits} with {src.dtype} samples: vfilter filters uint8 as 8-bit and uint16 as 10-bit")
-    lay = _layout_of(src.shape, layout)
-    if min(src.shape[lay.index("h")], src.shape[lay.index("w")]) < 1:
-        raise ValueError(f"shape {src.shape}: the image is empty")
-    if not src.plain():
-        raise ValueError("the image's strides must be positive whole samples: pass a contiguous tensor (.contiguous())")
-    result = _new_like(image, handle) if out is None else out
-    if out is not None and not _on_gpu(out):
-        raise TypeError("out must be a GPU array when the image is one")
-    dst = _GpuArray(result, handle, "out")
-    if out is not None:
-        if dst.shape != src.shape or dst.itemsize != src.itemsize:
-            raise ValueError(f"out must have the image's shape {src.shape} and dtype {src.dtype}")
-        if dst.readonly:
-            raise ValueError("out is read-only")
-        if not dst.plain():
-            raise ValueError("out must have positive strides in whole samples")
-        a, b = src.extent(), dst.extent()
-        if a[0] < b[1] and b[0] < a[1]:
-            raise ValueError("out overlaps the image: filtering in place is not supported")
-    producer = -1 if src.producer is None else src.producer
-    if not _vfilter.built_with_cuda():
-        raise RuntimeError("this vfilter module was built without CUDA (no nvcc at configure time): pass NumPy arrays")
-
-    def planes(arr):
-        return [_vfilter.DevicePlaneArg(arr.ptr + off, pitch, w, h, step // arr.itemsize)
-                for off, pitch, w, h, step in _plane_offsets(arr.shape, arr.strides, lay)]
-
-    native.apply_device_planes(planes(src), planes(dst), src.itemsize, bits, handle, producer)
-    return result
 
 
 def filters() -> List[Dict[str, Any]]:

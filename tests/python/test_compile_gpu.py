@@ -39,18 +39,18 @@ def test_compiled_equals_apply_on_the_gpu(chain, shape, dtype):
 
 
 def test_torch_tensors_read_directly_say_what_their_array_interface_says():
-    from vfilter import _GpuArray
     base = torch.zeros((3, 40, 50), dtype=torch.uint8, device="cuda")
     for t in (base, base[1], base[:, 3:31:2, 5:45], base.permute(1, 2, 0)):
-        direct = _GpuArray(t, 0, "image")
-        general = _GpuArray.__new__(_GpuArray)
-        general_fields = type("Plain", (), {"__cuda_array_interface__": t.__cuda_array_interface__})()
-        general.__init__(general_fields, 0, "image")
-        assert (direct.ptr, direct.shape, direct.strides, direct.itemsize, direct.dtype) == \
-            (general.ptr, general.shape, general.strides, general.itemsize, general.dtype)
+        direct = _vfilter.gpu_array_fields(t, 0)
+        general = _vfilter.gpu_array_fields(type("Plain", (), {"__cuda_array_interface__": t.__cuda_array_interface__})(), 0)
+        assert direct == general
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         assert vfilter._stream_handle(None, base) == stream.cuda_stream
+        image = torch.randint(0, 256, (37, 53), device="cuda", dtype=torch.int32).to(torch.uint8)
+        out = vfilter.compile("sobel")(image)  # made and filtered on the current stream
+        stream.synchronize()
+        np.testing.assert_array_equal(out.cpu().numpy(), vfilter.apply(image.cpu().numpy(), "sobel"))
     assert vfilter._stream_handle(None, base) == torch.cuda.current_stream().cuda_stream
 
 
@@ -85,3 +85,27 @@ def test_dropping_every_chain_gives_its_gpu_memory_back():
     after = _free_gpu_bytes()
     print(f"GPU memory while the chains lived: {(before - held) / 2**20:+.1f} MiB; after: {(before - after) / 2**20:+.1f} MiB")
     assert before - after <= 2 * 2**20, f"{(before - after) / 2**20:.1f} MiB not given back"
+
+
+def test_a_chain_dropped_with_its_work_still_queued_filters_right():
+    """A compiled chain dropped (or pushed out of the cache) while its work still waits on a busy
+    stream must not hand its tables and constant memory to the chains prepared next before that
+    work has run: the output equals a run made alone."""
+    def dense(k):
+        return "convolution=m=" + " ".join(str((i * k) % 9 - 4) for i in range(49)) + ":rdiv=1/16:bias=128"
+    image = torch.randint(0, 256, (4, 1080, 1920), device="cuda", dtype=torch.int32).to(torch.uint8)
+    out = torch.zeros_like(image)
+    side = torch.cuda.Stream()
+    import gc
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(100_000_000)  # the stream busy: what follows is queued behind it
+        first = vfilter.Chain(_vfilter.Chain(dense(7), "", False))
+        first(image, out=out, layout="nhw")
+        del first
+        gc.collect()
+        for k in (2, 3, 5):  # chains of other taps, prepared while the first one's work waits
+            vfilter.Chain(_vfilter.Chain(dense(k), "", False))(image, layout="nhw")
+    torch.cuda.synchronize()
+    want = vfilter.Chain(_vfilter.Chain(dense(7), "", False))(image, layout="nhw")
+    torch.cuda.synchronize()
+    assert torch.equal(out, want)

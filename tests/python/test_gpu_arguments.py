@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 import vfilter
-from vfilter import _layout_of, _plane_offsets, _planes, _stream_handle
+from vfilter import _layout_of, _planes, _stream_handle, _vfilter
+
+
+def _plane_offsets(shape, strides, layout):
+    return _vfilter.plane_spans(tuple(shape), tuple(strides), layout)
 
 
 @pytest.mark.parametrize("shape,layout", [
