@@ -134,11 +134,12 @@ GpuArray read_gpu_array(py::handle obj, uintptr_t stream, const char* what) {
     return a;
 }
 
-uintptr_t torch_current_stream(py::handle tensor) {
+uintptr_t torch_current_stream(int device) {
     const TorchNames& names = torch_names();
-    const py::object device = tensor.attr("get_device")();
     if (!names.raw_stream.is_none()) return names.raw_stream(device).cast<uintptr_t>();
     return names.cuda.attr("current_stream")(device).attr("cuda_stream").cast<uintptr_t>();
 }
+
+uintptr_t torch_current_stream(py::handle tensor) { return torch_current_stream(tensor.attr("get_device")().cast<int>()); }
 
 }  // namespace vf

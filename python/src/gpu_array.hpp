@@ -39,5 +39,7 @@ bool is_plain_torch_tensor(pybind11::handle obj);
 
 // The cudaStream_t PyTorch has current on the device of `tensor` (a torch tensor on the GPU).
 uintptr_t torch_current_stream(pybind11::handle tensor);
+// The same for GPU `device`.
+uintptr_t torch_current_stream(int device);
 
 }  // namespace vf

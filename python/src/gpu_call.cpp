@@ -45,8 +45,9 @@ std::vector<PlaneView> plane_views(const GpuArray& a, const std::string& layout,
 
 void apply_gpu(CompiledPlaneChain& chain, py::handle image, py::handle out, std::optional<int> bits,
                const std::optional<std::string>& layout, std::optional<uintptr_t> stream) {
-    const uintptr_t handle = stream ? *stream : torch_current_stream(image);
-    const GpuArray src = read_gpu_array(image, handle, "image");
+    // Without a stream the image is a torch tensor, read without one (only DLPack needs it).
+    const GpuArray src = read_gpu_array(image, stream.value_or(0), "image");
+    const uintptr_t handle = stream ? *stream : src.device >= 0 ? torch_current_stream(src.device) : torch_current_stream(image);
     const int depth = src.itemsize == 1 ? 8 : 10;
     if (bits && *bits != depth)
         throw Error(ErrorCategory::Usage, "bits=" + std::to_string(*bits) + " with " + src.dtype() +

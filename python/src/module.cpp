@@ -381,7 +381,7 @@ PYBIND11_MODULE(_vfilter, m) {
             return spans;
         },
         py::arg("shape"), py::arg("strides"), py::arg("layout"));
-    m.def("torch_current_stream", &vf::torch_current_stream, py::arg("tensor"));
+    m.def("torch_current_stream", py::overload_cast<py::handle>(&vf::torch_current_stream), py::arg("tensor"));
     // What a GPU array is read as (tests: a torch tensor read field by field equals its
     // __cuda_array_interface__).
     m.def(

@@ -136,6 +136,12 @@ class Chain:
                  stream=None):
         native = self._native
         if not isinstance(image, np.ndarray):
+            if stream is None and type(image).__module__ == "torch" and getattr(image, "is_cuda", False):
+                # The common GPU call: PyTorch's current stream, read natively with the tensor.
+                if out is None:
+                    out = _new_like(image, None)
+                native.apply_gpu(image, out, bits, layout, None)
+                return out
             if _on_gpu(image):
                 # One native step reads, checks and queues; a stream named here is read first.
                 handle = None if stream is None and _library_of(image) == "torch" else _stream_handle(stream, image)
