@@ -16,6 +16,8 @@ namespace {
 struct TorchNames {
     PyTypeObject* tensor = nullptr;
     py::object strided, uint8, uint16, raw_stream, cuda;
+    // Attribute names, interned once: a tensor is read with the C API, without making strings.
+    py::object dtype, is_cuda, layout, requires_grad, data_ptr, shape, stride, get_device;
 };
 TorchNames* torch_names_made = nullptr;  // read and written under the GIL
 
@@ -30,9 +32,39 @@ const TorchNames& torch_names() {
         // The raw handle without making a Stream object, where this PyTorch has it.
         names->raw_stream = py::getattr(torch.attr("_C"), "_cuda_getCurrentRawStream", py::none());
         names->cuda = torch.attr("cuda");
+        const auto interned = [](const char* s) { return py::reinterpret_steal<py::object>(PyUnicode_InternFromString(s)); };
+        names->dtype = interned("dtype");
+        names->is_cuda = interned("is_cuda");
+        names->layout = interned("layout");
+        names->requires_grad = interned("requires_grad");
+        names->data_ptr = interned("data_ptr");
+        names->shape = interned("shape");
+        names->stride = interned("stride");
+        names->get_device = interned("get_device");
         torch_names_made = names;
     }
     return *torch_names_made;
+}
+
+// obj.name, or obj.name() when `call`: a new reference; throws what Python raised.
+py::object attribute(py::handle obj, const py::object& name, bool call = false) {
+    PyObject* got = call ? PyObject_CallMethodObjArgs(obj.ptr(), name.ptr(), nullptr) : PyObject_GetAttr(obj.ptr(), name.ptr());
+    if (!got) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(got);
+}
+
+int64_t as_int(PyObject* o) {
+    const long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return v;
+}
+
+// The whole numbers of a tuple (torch.Size is one).
+void read_ints(const py::object& tuple, std::vector<int64_t>& into, int64_t scale) {
+    if (!PyTuple_Check(tuple.ptr())) throw py::type_error("a torch tensor's shape and strides are tuples");
+    const Py_ssize_t n = PyTuple_GET_SIZE(tuple.ptr());
+    into.resize(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) into[static_cast<size_t>(i)] = as_int(PyTuple_GET_ITEM(tuple.ptr(), i)) * scale;
 }
 
 bool is_torch_object(py::handle obj) {
@@ -55,16 +87,17 @@ std::string bad_dtype(const char* what, const std::string& dtype) {
 bool read_torch(py::handle t, GpuArray& a) {
     const TorchNames& names = torch_names();
     if (Py_TYPE(t.ptr()) != names.tensor) return false;
-    const py::object dtype = t.attr("dtype");
+    const py::object dtype = attribute(t, names.dtype);
     if (dtype.is(names.uint8)) a.itemsize = 1;
     else if (!names.uint16.is_none() && dtype.is(names.uint16)) a.itemsize = 2;
     else return false;
-    if (!t.attr("is_cuda").cast<bool>() || !py::object(t.attr("layout")).is(names.strided) || t.attr("requires_grad").cast<bool>())
+    if (attribute(t, names.is_cuda).ptr() != Py_True || !attribute(t, names.layout).is(names.strided) ||
+        attribute(t, names.requires_grad).ptr() != Py_False)
         return false;
-    a.ptr = t.attr("data_ptr")().cast<uintptr_t>();
-    for (py::handle n : t.attr("shape")) a.shape.push_back(n.cast<int64_t>());
-    for (py::handle s : t.attr("stride")()) a.strides.push_back(s.cast<int64_t>() * a.itemsize);
-    a.device = t.attr("get_device")().cast<int>();
+    a.ptr = static_cast<uintptr_t>(as_int(attribute(t, names.data_ptr, true).ptr()));
+    read_ints(attribute(t, names.shape), a.shape, 1);
+    read_ints(attribute(t, names.stride, true), a.strides, a.itemsize);
+    a.device = static_cast<int>(as_int(attribute(t, names.get_device, true).ptr()));
     return true;  // PyTorch's arrays name no stream: its work is ordered on the current one
 }
 
@@ -136,10 +169,16 @@ GpuArray read_gpu_array(py::handle obj, uintptr_t stream, const char* what) {
 
 uintptr_t torch_current_stream(int device) {
     const TorchNames& names = torch_names();
-    if (!names.raw_stream.is_none()) return names.raw_stream(device).cast<uintptr_t>();
+    if (!names.raw_stream.is_none()) {
+        const py::object handle = py::reinterpret_steal<py::object>(PyObject_CallFunction(names.raw_stream.ptr(), "i", device));
+        if (!handle) throw py::error_already_set();
+        return static_cast<uintptr_t>(as_int(handle.ptr()));
+    }
     return names.cuda.attr("current_stream")(device).attr("cuda_stream").cast<uintptr_t>();
 }
 
-uintptr_t torch_current_stream(py::handle tensor) { return torch_current_stream(tensor.attr("get_device")().cast<int>()); }
+uintptr_t torch_current_stream(py::handle tensor) {
+    return torch_current_stream(static_cast<int>(as_int(attribute(tensor, torch_names().get_device, true).ptr())));
+}
 
 }  // namespace vf
