@@ -37,6 +37,7 @@ DecoderBalance::DecoderBalance(DecoderCapacity capacity, int cores, std::vector<
 
 double DecoderBalance::cpu_capacity_locked() const {
     if (capacity_.cpu_streams > 0) return capacity_.cpu_streams;
+    if (cpu_measured_ >= 0) return cpu_measured_;
     const double cores_left = std::max(0.0, cores_ - 2.0 - static_cast<double>(encoders_.size()) - feeder_cores_);
     return cores_left * kCpuStreamsPerCore;
 }
@@ -187,6 +188,7 @@ std::optional<DecoderBalance::Move> DecoderBalance::next_move() const {
             const double nv_now = nv / nv_cap;
             const double cpu_after = cpu_cap > 0 ? (cpu_load_ + placed.load) / cpu_cap : INFINITY;
             if (nv_now > kNvdecAlone && cpu_after + kMoveMargin <= nv_now) score = nv_now - cpu_after;
+            else if (nv_now > 1 && cpu_after <= 1) score = nv_now - cpu_after;  // NVDEC beyond capacity: to room
         }
         if (score <= best_score) continue;
         best_score = score;
@@ -314,8 +316,9 @@ std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, doubl
         m.changes_seen = m.changes;
         m.sampled_s = now_s;
         if (!comparable) continue;
-        // The frames decoded on this NVDEC since the last sample, in camera streams.
-        double cameras = 0;
+        // The frames decoded on this NVDEC since the last sample, in camera streams, and what its
+        // streams' own rates ask of it.
+        double cameras = 0, due = 0;
         for (const auto& [name, placed] : streams_) {
             if (!placed.placement.nvdec || placed.placement.gpu != gpu) continue;
             const auto now = frames.find(name);
@@ -325,6 +328,7 @@ std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, doubl
                 break;
             }
             cameras += static_cast<double>(now->second - before->second) * placed.frame_cameras / seconds;
+            due += placed.load;
         }
         if (cameras <= 0) continue;
         m.rate = cameras;
@@ -334,10 +338,17 @@ std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, doubl
         if (capacity_.nvdec_streams > 0 || b < kNvdecLearnBusy || rate_before <= 0 || !steady(cameras, rate_before) ||
             !steady(b, busy_before))
             continue;
-        const double sample = cameras / b;
-        m.capacity = m.capacity > 0 ? m.capacity + kNvdecLearnWeight * (sample - m.capacity) : sample;
-        char how[160];
-        std::snprintf(how, sizeof how, "%.1f camera streams' worth of frames kept NVDEC %.0f%% busy", cameras, 100 * b);
+        char how[200];
+        if (b >= kNvdecFullBusy && cameras < (1 - kNvdecShortfall) * due) {
+            m.capacity = cameras;  // full: what it kept is what it decodes
+            m.full_busy = b;
+            std::snprintf(how, sizeof how, "full: %.1f camera streams' worth of frames decoded of %.1f due, NVDEC %.0f%% busy", cameras,
+                          due, 100 * b);
+        } else {
+            const double sample = cameras / b * m.full_busy;
+            m.capacity = m.capacity > 0 ? m.capacity + kNvdecLearnWeight * (sample - m.capacity) : sample;
+            std::snprintf(how, sizeof how, "%.1f camera streams' worth of frames kept NVDEC %.0f%% busy", cameras, 100 * b);
+        }
         m.how = how;
         if (m.logged <= 0 || std::abs(m.capacity - m.logged) > kNvdecLoggedChange * m.logged) {
             char line[256];
@@ -349,6 +360,14 @@ std::vector<std::string> DecoderBalance::nvdec_sampled(const std::map<int, doubl
     }
     frames_seen_ = frames;
     return said;
+}
+
+void DecoderBalance::cpu_sampled(double idle_cores) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cpu_idle_cores_ = cpu_idle_cores_ < 0 ? idle_cores : cpu_idle_cores_ + kCpuIdleWeight * (idle_cores - cpu_idle_cores_);
+    // The room is the idle cores' now, beyond the load carried now: streams placed or moved there
+    // before the next sample fill it rather than grow it.
+    cpu_measured_ = cpu_load_ + std::max(0.0, cpu_idle_cores_ - kCpuSpareCores) * kCpuStreamsPerCore;
 }
 
 std::optional<DecoderPlacement> DecoderBalance::placement(const std::string& stream) const {

@@ -66,6 +66,19 @@ constexpr double kNvdecSteady = 0.2;
 constexpr double kNvdecLearnWeight = 0.2;
 constexpr double kNvdecLoggedChange = 0.1;
 constexpr double kCpuStreamsPerCore = 2.5;
+// NVML's busy does not reach 1 when NVDEC is full. A GPU's NVDEC at least kNvdecFullBusy busy whose
+// frames came short of its streams' own rate by more than kNvdecShortfall (cameras falling
+// behind) is full: its capacity is then the rate it kept, and the busy it showed is what "full"
+// reads as on it from then on.
+constexpr double kNvdecFullBusy = 0.8;
+constexpr double kNvdecShortfall = 0.05;
+// Once the machine's idle cores are measured (cpu_sampled), the CPU decoders' capacity is the
+// load they carried at the sample plus kCpuStreamsPerCore for each idle core beyond kCpuSpareCores
+// (kept for what the counts miss): measured, so it follows the clips' bitrate and other
+// processes' work.
+// Samples are smoothed, each moving the figure kCpuIdleWeight of the way.
+constexpr double kCpuSpareCores = 1.0;
+constexpr double kCpuIdleWeight = 0.5;
 // Starting estimates of the cores a camera stream decoding on NVDEC takes (the CPU decoders get
 // the cores those leave), not measured on the machine serve runs on: FFmpeg's NVDEC path waits for
 // each frame in a polling loop of the driver's; vfilter's NVDEC decoder sleeps between checks
@@ -165,6 +178,10 @@ public:
     // measured, or changed by more than kNvdecLoggedChange since last logged).
     std::vector<std::string> nvdec_sampled(const std::map<int, double>& busy, const std::map<std::string, int64_t>& frames,
                                            double now_s);
+    // The machine's idle cores over the last second (common/idle_cores.hpp): from now on the CPU
+    // decoders' capacity, unless the serve: block's cpu-decode-capacity sets it, is the load they
+    // carry plus the streams the idle cores would take (kCpuSpareCores, kCpuStreamsPerCore).
+    void cpu_sampled(double idle_cores);
     // A GPU's NVDEC capacity in camera streams, and where it comes from: "set" (nvdec-capacity),
     // "measured" (NVML) or "default" (kNvdecStreamsStartingEstimate, until measured).
     double nvdec_capacity(int gpu) const;
@@ -201,10 +218,13 @@ private:
         uint64_t changes_seen = 0;  // `changes` at the last sample
         double sampled_s = -1;    // the last sample's time; < 0: none
         double rate = -1;         // camera streams' worth of frames decoded over the last period; < 0: unknown
+        double full_busy = 1;     // the busy NVML showed when this NVDEC was last found full
     };
     std::map<int, NvdecMeasure> nvdec_measures_;
     std::map<std::string, int64_t> frames_seen_;  // each stream's frame count at the last sample
     double cpu_load_ = 0;
+    double cpu_idle_cores_ = -1;  // smoothed cpu_sampled; < 0: not measured
+    double cpu_measured_ = -1;    // the CPU decoders' capacity from the last cpu_sampled; < 0: none
     double feeder_cores_ = 0;  // the NVDEC streams' CPU
     struct Placed {
         DecoderPlacement placement;

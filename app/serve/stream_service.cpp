@@ -1,14 +1,14 @@
 #include "app/serve/stream_service.hpp"
 
-#include <filesystem>
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/idle_cores.hpp"
 #include "common/redact.hpp"
 #include "decode/live_input.hpp"
 #include "decode/nvdec_busy_meter.hpp"
@@ -98,6 +98,7 @@ void StreamService::sample_nvdec() {
     for (const int g : gpus_) buses[g] = gpu_pci_bus_id(g);
 #endif
     const NvdecBusyMeter meter(buses);  // NVML starts here, off serve's start
+    IdleCoresMeter idle;
     const bool learns = decoders_->nvdec_capacity_from(gpus_.front()) != "set";
     if (!meter.available()) {
         if (learns)
@@ -118,6 +119,7 @@ void StreamService::sample_nvdec() {
             if (const std::optional<double> b = meter.busy(g)) busy[g] = *b;
         const double now_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (const std::string& line : decoders_->nvdec_sampled(busy, frames, now_s)) spdlog::info("{}", line);
+        if (const std::optional<double> cores = idle.sample()) decoders_->cpu_sampled(*cores);
         lock.lock();
         if (learns) rebalance_decoders_locked();
     }
