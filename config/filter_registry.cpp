@@ -19,9 +19,8 @@ FilterDef gradient_filter(const std::string& name, const std::string& help, std:
     return f;
 }
 
-std::vector<FilterDef> make_table() {
-    std::vector<FilterDef> t;
-    t.push_back({"identity", "pass frames through unchanged (measures the pipeline itself)", {}, build_identity});
+// FFmpeg's gradient filters (the edge detectors) and the Laplacian.
+void add_gradient_filters(std::vector<FilterDef>& t) {
     t.push_back(gradient_filter("sobel", "Sobel gradient magnitude (FFmpeg's sobel)", {-1, -2, -1, 0, 0, 0, 1, 2, 1},
                                 {-1, 0, 1, -2, 0, 2, -1, 0, 1}, 1.0f));
     t.push_back(gradient_filter("prewitt", "Prewitt gradient magnitude (FFmpeg's prewitt)", {-1, -1, -1, 0, 0, 0, 1, 1, 1},
@@ -40,6 +39,10 @@ std::vector<FilterDef> make_table() {
         t.push_back({"laplacian", "absolute Laplacian |d2/dx2 + d2/dy2|, times scale, plus delta", opts, build_laplacian});
         t.back().positions = {"diagonal", "planes", "scale", "delta"};
     }
+}
+
+// Gaussian blurs (vfilter's and FFmpeg's gblur) and FFmpeg's avgblur.
+void add_gaussian_and_mean_blurs(std::vector<FilterDef>& t) {
     t.push_back({"gaussian", "Gaussian blur, separable, taps in 10-bit fixed point",
                  {{"sigma", OptionType::Number, "1", 0.05, 1000, {}, "standard deviation in pixels", false},
                   {"size", OptionType::Integer, "0", 0, kMaxKernelSize, {}, "kernel side (odd); 0 = 2*ceil(4*sigma)+1", false},
@@ -66,6 +69,10 @@ std::vector<FilterDef> make_table() {
     t.back().positions = {"sizeX", "planes", "sizeY"};
     // FFmpeg's avgblur repeats the edge sample and truncates its means: --compat ffmpeg gives its bytes.
     t.back().ffmpeg_defaults = {{"border", "replicate"}, {"round", "down"}};
+}
+
+// FFmpeg's unsharp and boxblur: a size and an amount (or radius and passes) per luma and chroma.
+void add_luma_chroma_blurs(std::vector<FilterDef>& t) {
     {
         auto size = [](const std::string& name, const std::string& what) {
             return OptionDef{name, OptionType::Integer, "5", 3, 23, {}, what + " (odd)", false};
@@ -103,6 +110,10 @@ std::vector<FilterDef> make_table() {
         t.back().aliases = {{"lr", "luma_radius"},   {"lp", "luma_power"}, {"cr", "chroma_radius"},
                             {"cp", "chroma_power"}, {"ar", "alpha_radius"}, {"ap", "alpha_power"}};
     }
+}
+
+// Fixed kernels (box, sharpen, emboss) and FFmpeg's convolution of any matrix.
+void add_kernel_filters(std::vector<FilterDef>& t) {
     t.push_back({"box", "box (mean) blur of side 2*radius+1, separable",
                  {{"radius", OptionType::Integer, "1", 1, kMaxKernelSize / 2, {}, "half the side, excluding the centre", false},
                   planes_option("all"), rest_option("copy"), border_option()},
@@ -130,6 +141,15 @@ std::vector<FilterDef> make_table() {
     // vfilter's formats do not have: accepted and unused, as FFmpeg does on formats without it).
     for (const char* name : {"m", "rdiv", "bias", "mode"})
         for (int plane = 0; plane < 4; ++plane) t.back().positions.push_back(std::to_string(plane) + name);
+}
+
+std::vector<FilterDef> make_table() {
+    std::vector<FilterDef> t;
+    t.push_back({"identity", "pass frames through unchanged (measures the pipeline itself)", {}, build_identity});
+    add_gradient_filters(t);
+    add_gaussian_and_mean_blurs(t);
+    add_luma_chroma_blurs(t);
+    add_kernel_filters(t);
     return t;
 }
 

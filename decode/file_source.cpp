@@ -409,35 +409,40 @@ std::optional<PipelineItem> FileSource::read() {
             drain_decoder();
             continue;
         }
-        const AVStream* st = format_->streams[packet_->stream_index];
-        if (rebase_pending_) {
-            const double gap_s = std::chrono::duration<double>(Clock::now() - down_since_).count();
-            if (timeline_.rebase(packet_.get(), st->time_base, gap_s)) {
-                status_.gap_s = status_.gap_s + gap_s;
-                rebase_pending_ = false;
-            }
-        }
-        timeline_.note_extent(packet_.get(), st->time_base, format_->start_time);
-        if (packet_->stream_index == video_index_) {
-            // --realtime: a packet is read when a live source would have sent it (its dts), so
-            // latency counts from there, decoding included.
-            if (options_.realtime && packet_->dts != AV_NOPTS_VALUE)
-                pacer_.pace(packet_->dts * av_q2d(st->time_base), stop_requested_);
-            timeline_.note_read(packet_.get());
-            if (nvdec_turn_ && !nvdec_ && !moving_ && starts_clean_decode(packet_.get(), st->codecpar) && nvdec_turn_->ready())
-                move_to_ = 1;  // a shared decoder has room now (a slice is held): NVDEC decodes from this clean start
-            if (move_starts_here()) start_move();
-            else send_video_packet(packet_.get());
-            continue;
-        }
-        if (passthrough_.carries(packet_->stream_index)) {
-            PassthroughPacket p = passthrough_.take(packet_.get(), st);
-            // Passthrough streams stay aligned with the video after a jump back or a reconnect.
-            timeline_.shift(p.packet.get(), passthrough_.time_base(p.source_stream));
-            return PipelineItem(std::move(p));
-        }
-        av_packet_unref(packet_.get());
+        if (std::optional<PipelineItem> item = route_packet()) return item;
     }
+}
+
+std::optional<PipelineItem> FileSource::route_packet() {
+    const AVStream* st = format_->streams[packet_->stream_index];
+    if (rebase_pending_) {
+        const double gap_s = std::chrono::duration<double>(Clock::now() - down_since_).count();
+        if (timeline_.rebase(packet_.get(), st->time_base, gap_s)) {
+            status_.gap_s = status_.gap_s + gap_s;
+            rebase_pending_ = false;
+        }
+    }
+    timeline_.note_extent(packet_.get(), st->time_base, format_->start_time);
+    if (packet_->stream_index == video_index_) {
+        // --realtime: a packet is read when a live source would have sent it (its dts), so
+        // latency counts from there, decoding included.
+        if (options_.realtime && packet_->dts != AV_NOPTS_VALUE)
+            pacer_.pace(packet_->dts * av_q2d(st->time_base), stop_requested_);
+        timeline_.note_read(packet_.get());
+        if (nvdec_turn_ && !nvdec_ && !moving_ && starts_clean_decode(packet_.get(), st->codecpar) && nvdec_turn_->ready())
+            move_to_ = 1;  // a shared decoder has room now (a slice is held): NVDEC decodes from this clean start
+        if (move_starts_here()) start_move();
+        else send_video_packet(packet_.get());
+        return std::nullopt;
+    }
+    if (passthrough_.carries(packet_->stream_index)) {
+        PassthroughPacket p = passthrough_.take(packet_.get(), st);
+        // Passthrough streams stay aligned with the video after a jump back or a reconnect.
+        timeline_.shift(p.packet.get(), passthrough_.time_base(p.source_stream));
+        return PipelineItem(std::move(p));
+    }
+    av_packet_unref(packet_.get());
+    return std::nullopt;
 }
 
 }  // namespace vf

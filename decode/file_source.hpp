@@ -88,6 +88,9 @@ private:
     void input_ended(int err);  // a read failed or the input ended: reconnect after draining, or finish
     void drain_decoder();       // the input ended or stop() was asked: give out what the decoder holds
     std::optional<PipelineItem> deliver(AvFramePtr decoded);
+    // The packet just read: video to the decoder (or the start of a decoder move), a passthrough
+    // stream's packet out as an item, anything else dropped; timestamps rebased after a reconnect.
+    std::optional<PipelineItem> route_packet();
     // --nvdec-decoder vfilter: own_nvdec_ for `st`; false with the reason when it cannot.
     bool open_own_nvdec(const AVStream* st, std::string* why);
     // Whether `st` may decode on the CPU while its shared NVDEC decoder is made (nvdec_share).

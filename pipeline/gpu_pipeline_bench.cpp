@@ -46,6 +46,100 @@ int current_gpu() {
     return device;
 }
 
+// A yuv420p frame on the GPU, rows 256-byte aligned as the GPU stage allocates them.
+struct DeviceImage {
+    std::vector<cuda::DeviceBuffer> planes;
+    uint8_t* data[4] = {};
+    int linesize[4] = {};
+};
+
+// A w x h image, of random samples where `rng` is given.
+DeviceImage make_device_image(int w, int h, std::mt19937* rng) {
+    DeviceImage im;
+    for (int p = 0; p < 3; ++p) {
+        const int pw = p ? (w + 1) / 2 : w, ph = p ? (h + 1) / 2 : h, pitch = (pw + 255) / 256 * 256;
+        im.planes.emplace_back(static_cast<size_t>(pitch) * ph);
+        im.data[p] = static_cast<uint8_t*>(im.planes.back().data());
+        im.linesize[p] = pitch;
+        if (rng) {
+            std::vector<uint8_t> host(static_cast<size_t>(pitch) * ph);
+            for (auto& b : host) b = static_cast<uint8_t>((*rng)() & 255u);
+            VF_CUDA_CHECK(cudaMemcpy(im.data[p], host.data(), host.size(), cudaMemcpyHostToDevice));
+        }
+    }
+    return im;
+}
+
+// `most` frames in (random samples) and two sets out, which the filters of a chain write in turn.
+struct BatchImages {
+    int w = 0, h = 0;
+    std::vector<DeviceImage> in, out[2];
+};
+
+BatchImages make_batch_images(int w, int h, int most) {
+    BatchImages images;
+    images.w = w;
+    images.h = h;
+    std::mt19937 rng(9);
+    for (int i = 0; i < most; ++i) {
+        images.in.push_back(make_device_image(w, h, &rng));
+        images.out[0].push_back(make_device_image(w, h, nullptr));
+        images.out[1].push_back(make_device_image(w, h, nullptr));
+    }
+    return images;
+}
+
+// Channel `channel` of the first `count` of `images`.
+std::vector<PlaneView> views_of_channel(const std::vector<DeviceImage>& images, int count, size_t channel, int w, int h) {
+    std::vector<PlaneView> v;
+    for (int i = 0; i < count; ++i)
+        v.push_back(channel_views(AV_PIX_FMT_YUV420P, w, h, images[static_cast<size_t>(i)].data, images[static_cast<size_t>(i)].linesize)[channel]);
+    return v;
+}
+
+struct BatchTiming {
+    double kernels_ms = 0;  // a frame
+    std::string rows;       // the dispatch rows that ran (luma, chroma)
+};
+
+// The chain on frames 0..batch-1, prepared once for these planes: each filter's operation on a
+// channel is one launch_batch over the frames (one launch per 16 where the row batches). The
+// views are made once, so the timed loop only launches.
+BatchTiming time_batch(const std::vector<FilterPlan>& chain, const std::shared_ptr<cuda::DeviceContext>& ctx, cuda::Stream& stream,
+                       cuda::Workspace& workspace, const BatchImages& images, int batch, int frames) {
+    const int w = images.w, h = images.h;
+    auto views = [&](const std::vector<DeviceImage>& of, int count, size_t channel) { return views_of_channel(of, count, channel, w, h); };
+    std::string ran;
+    std::vector<std::vector<PlaneView>> src_of(3 * chain.size()), dst_of(3 * chain.size());
+    std::vector<cuda::StepShapes> shapes(chain.size());
+    for (size_t c = 0; c < 3; ++c)
+        for (size_t f = 0; f < chain.size(); ++f) {
+            src_of[c * chain.size() + f] = f == 0 ? views(images.in, batch, c) : views(images.out[(f - 1) % 2], batch, c);
+            dst_of[c * chain.size() + f] = views(images.out[f % 2], batch, c);
+            shapes[f].src.push_back(cuda::PlaneShape::of(src_of[c * chain.size() + f][0]));
+            shapes[f].dst.push_back(cuda::PlaneShape::of(dst_of[c * chain.size() + f][0]));
+        }
+    const auto prepared = cuda::PreparedChain::acquire(ctx, chain, KernelChoice{}, shapes);
+    auto pass = [&] {
+        ran.clear();
+        for (size_t c = 0; c < 3; ++c)
+            for (size_t f = 0; f < chain.size(); ++f) {
+                const size_t k = c * chain.size() + f;
+                const cuda::PreparedOp& op = prepared->op(f, c);
+                op.launch_batch(src_of[k].data(), dst_of[k].data(), batch, stream.get(), workspace);
+                if (c < 2) ran += std::string(ran.empty() ? "" : ", ") + op.row();
+            }
+    };
+    for (int i = 0; i < 3; ++i) pass();  // warm-up: first launches
+    const int passes = std::max(1, frames / batch);
+    cuda::Event start, stop;
+    start.record(stream.get());
+    for (int i = 0; i < passes; ++i) pass();
+    stop.record(stream.get());
+    stream.sync();
+    return {stop.since(start) / (static_cast<double>(passes) * batch), ran};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const GpuPipelineBenchRow& r) {
@@ -126,42 +220,7 @@ std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions&
         int w = 0, h = 0;
         if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0 || w > 16384 || h > 16384)
             fail(ErrorCategory::Usage, "bench --size '" + size + "': expected WxH, e.g. 1920x1080");
-        // `most` yuv420p frames in and out on the GPU, random samples, rows 256-byte aligned as the
-        // GPU stage allocates them.
-        struct Image {
-            std::vector<cuda::DeviceBuffer> planes;
-            uint8_t* data[4] = {};
-            int linesize[4] = {};
-        };
-        auto make_image = [&](std::mt19937* rng) {
-            Image im;
-            for (int p = 0; p < 3; ++p) {
-                const int pw = p ? (w + 1) / 2 : w, ph = p ? (h + 1) / 2 : h, pitch = (pw + 255) / 256 * 256;
-                im.planes.emplace_back(static_cast<size_t>(pitch) * ph);
-                im.data[p] = static_cast<uint8_t*>(im.planes.back().data());
-                im.linesize[p] = pitch;
-                if (rng) {
-                    std::vector<uint8_t> host(static_cast<size_t>(pitch) * ph);
-                    for (auto& b : host) b = static_cast<uint8_t>((*rng)() & 255u);
-                    VF_CUDA_CHECK(cudaMemcpy(im.data[p], host.data(), host.size(), cudaMemcpyHostToDevice));
-                }
-            }
-            return im;
-        };
-        std::mt19937 rng(9);
-        std::vector<Image> in, out[2];
-        for (int i = 0; i < most; ++i) {
-            in.push_back(make_image(&rng));
-            out[0].push_back(make_image(nullptr));
-            out[1].push_back(make_image(nullptr));
-        }
-        auto views = [&](std::vector<Image>& images, int count, size_t channel) {
-            std::vector<PlaneView> v;
-            for (int i = 0; i < count; ++i)
-                v.push_back(channel_views(AV_PIX_FMT_YUV420P, w, h, images[static_cast<size_t>(i)].data,
-                                          images[static_cast<size_t>(i)].linesize)[channel]);
-            return v;
-        };
+        BatchImages images = make_batch_images(w, h, most);
         for (const std::string& spec : filters) {
             const std::vector<FilterPlan> chain = build_chain(spec);
             const std::shared_ptr<cuda::DeviceContext> ctx = runtime.device(current_gpu())->context();
@@ -169,47 +228,17 @@ std::vector<GpuBatchBenchRow> run_gpu_batch_bench(const GpuPipelineBenchOptions&
             cuda::Workspace workspace(stream.get());
             double one = 0;
             for (const int batch : o.batches) {
-                std::string ran;
-                // The chain on frames 0..batch-1, prepared once for these planes: each filter's
-                // operation on a channel is one launch_batch over the frames (one launch per 16
-                // where the row batches). The views are made once, so the timed loop only launches.
-                std::vector<std::vector<PlaneView>> src_of(3 * chain.size()), dst_of(3 * chain.size());
-                std::vector<cuda::StepShapes> shapes(chain.size());
-                for (size_t c = 0; c < 3; ++c)
-                    for (size_t f = 0; f < chain.size(); ++f) {
-                        src_of[c * chain.size() + f] = f == 0 ? views(in, batch, c) : views(out[(f - 1) % 2], batch, c);
-                        dst_of[c * chain.size() + f] = views(out[f % 2], batch, c);
-                        shapes[f].src.push_back(cuda::PlaneShape::of(src_of[c * chain.size() + f][0]));
-                        shapes[f].dst.push_back(cuda::PlaneShape::of(dst_of[c * chain.size() + f][0]));
-                    }
-                const auto prepared = cuda::PreparedChain::acquire(ctx, chain, KernelChoice{}, shapes);
-                auto pass = [&] {
-                    ran.clear();
-                    for (size_t c = 0; c < 3; ++c)
-                        for (size_t f = 0; f < chain.size(); ++f) {
-                            const size_t k = c * chain.size() + f;
-                            const cuda::PreparedOp& op = prepared->op(f, c);
-                            op.launch_batch(src_of[k].data(), dst_of[k].data(), batch, stream.get(), workspace);
-                            if (c < 2) ran += std::string(ran.empty() ? "" : ", ") + op.row();
-                        }
-                };
-                for (int i = 0; i < 3; ++i) pass();  // warm-up: first launches
-                const int passes = std::max(1, o.frames / batch);
-                cuda::Event start, stop;
-                start.record(stream.get());
-                for (int i = 0; i < passes; ++i) pass();
-                stop.record(stream.get());
-                stream.sync();
+                const BatchTiming timing = time_batch(chain, ctx, stream, workspace, images, batch, o.frames);
                 GpuBatchBenchRow r;
                 r.size = size;
                 r.filter = spec.size() > 22 && spec.rfind("convolution=m=", 0) == 0 ? "5x5 (convolution)" : spec;
                 r.batch = batch;
-                r.kernels_ms = stop.since(start) / (static_cast<double>(passes) * batch);
+                r.kernels_ms = timing.kernels_ms;
                 if (batch == o.batches.front()) one = r.kernels_ms;
                 r.ratio_to_one = r.kernels_ms / one;
-                r.rows = ran;
+                r.rows = timing.rows;
                 std::printf("%-10s %-22.22s %8d %14.4f %9.2f  %s\n", size.c_str(), r.filter.c_str(), batch, r.kernels_ms,
-                            r.ratio_to_one, ran.c_str());
+                            r.ratio_to_one, timing.rows.c_str());
                 rows.push_back(r);
             }
         }

@@ -7,14 +7,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "app/run/stop_signals.hpp"
 #include "app/serve/api_changes.hpp"
@@ -22,10 +21,10 @@
 #include "app/serve/fleet/fleet.hpp"
 #include "app/serve/http/api_guard.hpp"
 #include "app/serve/http/control_api.hpp"
+#include "app/serve/serve_loop.hpp"
 #include "app/serve/service_manager.hpp"
 #include "app/serve/stream_service.hpp"
 #include "common/error.hpp"
-#include "common/free_memory.hpp"
 #include "common/http_server.hpp"
 #include "common/redact.hpp"
 #ifdef VF_HAVE_CUDA
@@ -64,45 +63,11 @@ bool is_loopback_address(const std::string& address) {
 
 namespace {
 
-// The whole file, or "" when it cannot be read (load() then says why).
-std::string file_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // This process's name in the fleet's lists: a StatefulSet pod's host name is the pod's name.
 std::string host_name() {
     char name[256] = {};
     if (gethostname(name, sizeof name - 1) != 0) return "";
     return name;
-}
-
-// Streams added through the API that another shard serves now (the shard count changed since):
-// handed to that shard through its API, and forgotten here once it has them.
-void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
-    for (const nlohmann::json& entry : changes.added_elsewhere(fleet.shard_index(), fleet.shard_count())) {
-        const std::string name = entry["name"];
-        const int owner = fleet.owner_of(name);
-        std::string why;
-        std::optional<HttpCall> call = fleet.call_to(owner, &why);
-        if (!call) continue;  // asked again later
-        call->method = "POST";
-        call->target = "/streams";
-        call->body = entry.dump();
-        call->content_type = "application/json";
-        fleet.sign(*call);
-        const HttpReply r = http_call(*call);
-        if (r.status == 201 || r.status == 409) {
-            spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now: handed over ({})", name, owner,
-                         fleet.shard_count(), r.status == 201 ? "started there" : "it had one of that name");
-            changes.forget(name);
-        } else if (r.status != 0) {
-            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in its api-state file",
-                         name, owner, fleet.shard_count(), r.status);
-        }
-    }
 }
 
 // The admin token from its option or file, checked (16+ characters).
@@ -138,66 +103,43 @@ ServeSettings settings_of(const ServeOptions& o) {
     return settings;
 }
 
-
-}  // namespace
-
-int run_serve(const ServeOptions& options) {
-    ServeOptions o = options;
-    const bool demo = o.demo_streams > 0;
-    if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
-    resolve_admin_token(o);
-    if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
-        fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
-                                   "(--api-token or VFILTER_API_TOKEN)");
-    const ServeSettings settings = settings_of(o);
-    const std::string viewer_token = viewer_token_of(o, settings);
-    const ClientAccess access = checked_client_access(
-        ClientAccess{settings.media_root, settings.recordings_root, settings.kernel_dir, settings.output_hosts});
-    if (o.shard_plan > 0) {  // which pod serves each stream; nothing starts
-        const ServeConfig all = demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config);
-        for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
-        return 0;
+// Every stream of the list, every shard's (the fleet view lists them), set again at each load.
+class StreamNames {
+public:
+    void set(const ServeConfig& whole) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        names_.clear();
+        for (const StreamConfig& s : whole.streams) names_.push_back(s.name);
     }
-    const bool https = !o.tls_cert.empty();
-    if (https && o.api_port < 0) fail(ErrorCategory::Usage, "--tls-cert needs --api-port: it is the API's certificate");
+    std::vector<std::string> get() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return names_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> names_;
+};
+
+// `serve shard-plan COUNT`: which pod serves each stream; nothing starts.
+void print_shard_plan(const ServeOptions& o) {
+    const bool demo = o.demo_streams > 0;
+    const ServeConfig all = demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config);
+    for (const StreamConfig& s : all.streams) std::printf("%s %d\n", s.name.c_str(), shard_of(s.name, o.shard_plan));
+}
+
+// The other shards' APIs (--peers), checked; none without --peers.
+std::vector<PeerSource> peers_of(const ServeOptions& o, bool https) {
     std::vector<PeerSource> peers;
     if (!o.peers.empty()) {
         if (o.api_port < 0) fail(ErrorCategory::Usage, "--peers needs --api-port: the processes of a fleet talk through their APIs");
         peers = parse_peers(o.peers, https);
     }
-    // Read once, before anything starts: a CA file that cannot be used is a usage error.
-    const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(settings.tls_ca, "serve: tls-ca") : nullptr;
-    ApiChanges changes(settings.api_state, access);
-    std::mutex names_mutex;
-    std::vector<std::string> names;  // every stream of the list, every shard's (the fleet view lists them)
-    // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
-    const auto load = [&] {
-        ServeConfig whole = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
-        {
-            std::lock_guard<std::mutex> lock(names_mutex);
-            names.clear();
-            for (const StreamConfig& s : whole.streams) names.push_back(s.name);
-        }
-        return shard_config(std::move(whole), o.shard_index, o.shard_count);
-    };
-    const ServeConfig config = load();
-    const std::string source = demo ? "--demo" : o.config;
-    if (o.shard_count > 1)
-        spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), source);
-    if (config.streams.empty() && o.api_port < 0)
-        fail(ErrorCategory::Usage, source + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
-                                       ", and no --api-port to add them through");
+    return peers;
+}
 
-    // Signals are taken by this thread alone (signals.next below); every thread started from
-    // here on inherits the block.
-    StopSignals signals(true);
-    std::signal(SIGPIPE, SIG_IGN);
-
-    // The GPU state of every stream: one runtime for the process, freed after the streams. Frames
-    // launch alone, with no batch window (docs/serve.md, "Batched launches").
-    GpuRuntimeOptions gpu_options;
-    gpu_options.nvdec_slots = settings.nvdec_slots;
-    StreamService service(settings.host_threads, settings.gpu_frames, settings.min_free, std::make_shared<GpuRuntime>(gpu_options));
+// The service's limits and shard, and the GPUs its GPU streams are placed on (--gpus).
+void configure_service(StreamService& service, const ServeOptions& o, const ServeSettings& settings) {
     service.set_max_streams(settings.max_streams);
     service.set_max_preview_encoders(settings.max_preview_encoders);
     service.set_shard(o.shard_index, o.shard_count);
@@ -212,151 +154,74 @@ int run_serve(const ServeOptions& options) {
     if (settings.nvdec_share && !gpus.empty())
         spdlog::info("serve: nvdec-share on: H.264 streams of one size share a GPU's NVDEC decoders");
     service.set_gpus(gpus, decoder_capacity_of(settings));
-    std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
-    if (o.api_port >= 0) {
-        FleetOptions fo;
-        fo.peers = peers;
-        fo.token = o.api_token;
-        fo.trust = peer_trust;
-        fo.shard_index = o.shard_index;
-        fo.shard_count = o.shard_count;
-        fo.pod = host_name();
-        fleet = std::make_unique<Fleet>(fo, [&service] { return service.list(); }, [&] {
-            std::lock_guard<std::mutex> lock(names_mutex);
-            return names;
-        });
-        if (!peers.empty()) spdlog::info("fleet: shard {}/{} of {}, peers {}", o.shard_index, o.shard_count, fo.pod, o.peers);
-    }
+}
+
+// This process's place in the fleet: its shard, the other shards (--peers) and the lists it shows.
+std::unique_ptr<Fleet> make_fleet(const ServeOptions& o, const std::vector<PeerSource>& peers,
+                                  const std::shared_ptr<const HttpsTrust>& peer_trust, StreamService& service, const StreamNames& names) {
+    FleetOptions fo;
+    fo.peers = peers;
+    fo.token = o.api_token;
+    fo.trust = peer_trust;
+    fo.shard_index = o.shard_index;
+    fo.shard_count = o.shard_count;
+    fo.pod = host_name();
+    auto fleet = std::make_unique<Fleet>(fo, [&service] { return service.list(); }, [&names] { return names.get(); });
+    if (!peers.empty()) spdlog::info("fleet: shard {}/{} of {}, peers {}", o.shard_index, o.shard_count, fo.pod, o.peers);
+    return fleet;
+}
+
+// Says where the streams added through the API that another shard serves now go.
+void report_streams_added_elsewhere(ApiChanges& changes, const ServeOptions& o, bool have_peers) {
     for (const nlohmann::json& entry : changes.added_elsewhere(o.shard_index, o.shard_count)) {
         const std::string name = entry["name"];
         const std::string where = std::to_string(shard_of(name, o.shard_count)) + "/" + std::to_string(o.shard_count);
-        if (!peers.empty())
+        if (have_peers)
             spdlog::info("stream '{}', added through the API, belongs to shard {} now: handed over once it answers", name, where);
         else
             spdlog::warn("stream '{}', added through the API, belongs to shard {} now and is not served here; without --peers it "
                          "cannot be handed over: add it there, or to the config file",
                          name, where);
     }
-    std::unique_ptr<ControlApi> control;  // outlives the server that calls it
-    std::unique_ptr<HttpServer> api;
-    if (o.api_port >= 0) {
-        HttpServerOptions ho;
-        ho.bind = o.api_bind;
-        ho.port = o.api_port;
-        ho.option = "--api-port";
-        ho.max_body_bytes = 64 * 1024;
-        ho.tls_cert_file = o.tls_cert;
-        ho.tls_key_file = o.tls_key;
-        ControlApiOptions ao;
-        ao.token = o.api_token;
-        ao.viewer_token = viewer_token;
-        ao.max_preview_streams = settings.max_previews;
-        ao.bind = o.api_bind;
-        ao.hosts = settings.api_hosts;
-        ao.access = access;
-        ho.workers = control_api_workers(ao);
-        control = std::make_unique<ControlApi>(service, ao, fleet.get(), &changes);
-        // Refused on their head, before a body is read; the probes never wait behind workers.
-        ho.screen = [api_guard = control.get()](const HttpRequest& head) { return api_guard->screen(head); };
-        ho.inline_paths = {"/healthz", "/readyz"};
-        api = std::make_unique<HttpServer>(ho, [api_answer = control.get()](const HttpRequest& r) { return api_answer->answer(r); });
-        spdlog::info("control API: {0}://{1}:{2}/streams, page: {0}://{1}:{2}/{3}", https ? "https" : "http", o.api_bind, api->port(),
-                     ao.token.empty() ? "" : " (token required)");
-    }
-    try {
-        service.apply(config);  // checked whole before anything starts: a refusal is a bad file (exit 2)
-    } catch (const ServiceError& e) {
-        fail(ErrorCategory::Usage, source + ": " + e.what());
-    }
-    spdlog::info("serving {} stream(s) from {}", config.streams.size(), source);
-    ServiceManager manager;  // systemd (Type=notify), when serve runs under it
-    const auto status_line = [&] {
-        std::map<std::string, int> by_state;
-        for (const auto& s : service.list()) ++by_state[s["state"].get<std::string>()];
-        std::string line = std::to_string(service.size()) + " stream(s)";
-        const char* separator = ": ";
-        for (const auto& [state, n] : by_state) {
-            line += separator + std::to_string(n) + " " + state;
-            separator = ", ";
-        }
-        return line;
-    };
-    manager.ready(status_line());
-    if (demo) {
-        // The one line a newcomer needs, on stdout whatever the log level.
-        std::printf("vfilter serve --demo: %zu streams of built-in pictures; open %s://%s:%d/ in a browser (Ctrl-C stops)\n",
-                    config.streams.size(), https ? "https" : "http", o.api_bind.c_str(), api->port());
-        std::fflush(stdout);
-    }
+}
 
-    // What the file said when last applied: watch-config applies it again only once it changes
-    // (a ConfigMap volume is replaced by a symlink swap, so its content is compared, not its mtime).
-    std::string applied_text = demo ? std::string() : file_text(o.config);
-    const std::string started_block = serve_block_text(applied_text);
-    const auto reload = [&](const char* why) {
-        if (demo) return;  // no file to read again
-        applied_text = file_text(o.config);
-        if (serve_block_text(applied_text) != started_block)
-            spdlog::warn("{}: the file's serve: block changed; it applies when serve starts again", why);
-        manager.reloading();
-        try {
-            service.apply(load());
-            spdlog::info("{}: {} applied; {} stream(s)", why, o.config, service.size());
-        } catch (const std::exception& e) {
-            spdlog::error("{}: {}; nothing changed", why, redact_credentials(e.what()));
-        }
-        manager.ready(status_line());
-    };
-    auto next_look = std::chrono::steady_clock::now();
-    auto next_status = next_look + std::chrono::seconds(10);
-    auto next_trim = next_look + std::chrono::seconds(60);
-    auto next_handover = next_look + std::chrono::seconds(3);
-    int stops = 0;
-    bool ended_on_their_own = false;
-    for (;;) {
-        // Once the streams can only end (no API to add one, or stopping), their end is looked for
-        // every 20 ms: a run of files ended up to 200 ms after its last stream.
-        const int sig = signals.next(std::chrono::milliseconds(!api || stops > 0 ? 20 : 200));
-        manager.keep_alive();
-        if (manager.present() && stops == 0 && std::chrono::steady_clock::now() >= next_status) {
-            next_status = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-            manager.status(status_line());
-        }
-        if (std::chrono::steady_clock::now() >= next_trim) {  // resident memory flat over months (common/free_memory.hpp)
-            next_trim = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-            const auto began = std::chrono::steady_clock::now();
-            return_free_memory_to_system();
-            spdlog::debug("free memory given back in {:.1f} ms",
-                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
-        }
-        if (fleet && fleet->has_peers() && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
-            next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-            hand_over_streams(changes, *fleet);
-        }
-        if (!demo && settings.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
-            next_look = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(settings.watch_config_s));
-            if (file_text(o.config) != applied_text) reload("watch-config: the file changed");
-        }
-        if (sig == SIGHUP) {
-            reload("SIGHUP");
-        } else if (sig == SIGINT || sig == SIGTERM) {
-            ++stops;
-            if (stops > 2) _exit(130);
-            spdlog::info(stops == 1 ? "stopping: every stream finishes its output (signal again to finish at once)"
-                                    : "stopping at once: frames in flight are discarded");
-            if (stops == 1) manager.stopping();
-            service.stop_all(stops > 1);
-        }
-        const bool all_ended = service.all_ended();
-        if (stops > 0 && all_ended) break;
-        if (!api && all_ended) {  // nothing left to do and nobody can add a stream
-            ended_on_their_own = true;
-            break;
-        }
-    }
-    service.wait_all();
-    api.reset();  // no request reaches the service from here on
+// The control API and the HTTP(S) server that answers with it (--api-port); neither without one.
+struct ControlServer {
+    std::unique_ptr<ControlApi> control;  // outlives the server that calls it
+    std::unique_ptr<HttpServer> server;
+};
+
+ControlServer start_control_api(const ServeOptions& o, const ServeSettings& settings, const std::string& viewer_token,
+                                const ClientAccess& access, StreamService& service, Fleet* fleet, ApiChanges* changes) {
+    ControlServer api;
+    if (o.api_port < 0) return api;
+    HttpServerOptions ho;
+    ho.bind = o.api_bind;
+    ho.port = o.api_port;
+    ho.option = "--api-port";
+    ho.max_body_bytes = 64 * 1024;
+    ho.tls_cert_file = o.tls_cert;
+    ho.tls_key_file = o.tls_key;
+    ControlApiOptions ao;
+    ao.token = o.api_token;
+    ao.viewer_token = viewer_token;
+    ao.max_preview_streams = settings.max_previews;
+    ao.bind = o.api_bind;
+    ao.hosts = settings.api_hosts;
+    ao.access = access;
+    ho.workers = control_api_workers(ao);
+    api.control = std::make_unique<ControlApi>(service, ao, fleet, changes);
+    // Refused on their head, before a body is read; the probes never wait behind workers.
+    ho.screen = [api_guard = api.control.get()](const HttpRequest& head) { return api_guard->screen(head); };
+    ho.inline_paths = {"/healthz", "/readyz"};
+    api.server = std::make_unique<HttpServer>(ho, [api_answer = api.control.get()](const HttpRequest& r) { return api_answer->answer(r); });
+    spdlog::info("control API: {0}://{1}:{2}/streams, page: {0}://{1}:{2}/{3}", o.tls_cert.empty() ? "http" : "https", o.api_bind,
+                 api.server->port(), ao.token.empty() ? "" : " (token required)");
+    return api;
+}
+
+// After the streams: the serve: block's stats-json written, each stream's end logged; the exit code.
+int exit_code_after(StreamService& service, const ServeSettings& settings, const ServeEnd& end) {
     const nlohmann::json summary = service.final_stats();
     if (!settings.stats_json.empty()) {
         std::ofstream f(settings.stats_json, std::ios::trunc);
@@ -372,8 +237,82 @@ int run_serve(const ServeOptions& options) {
             spdlog::info("stream '{}': {} frames written", name, s["frames_out"].get<int64_t>());
         }
     }
-    if (stops > 1) return 130;
-    return ended_on_their_own && failed > 0 ? exit_code_for(ErrorCategory::Damaged) : 0;
+    if (end.stops > 1) return 130;
+    return end.ended_on_their_own && failed > 0 ? exit_code_for(ErrorCategory::Damaged) : 0;
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& options) {
+    ServeOptions o = options;
+    const bool demo = o.demo_streams > 0;
+    if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
+    resolve_admin_token(o);
+    if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
+        fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
+                                   "(--api-token or VFILTER_API_TOKEN)");
+    const ServeSettings settings = settings_of(o);
+    const std::string viewer_token = viewer_token_of(o, settings);
+    const ClientAccess access = checked_client_access(
+        ClientAccess{settings.media_root, settings.recordings_root, settings.kernel_dir, settings.output_hosts});
+    if (o.shard_plan > 0) {
+        print_shard_plan(o);
+        return 0;
+    }
+    const bool https = !o.tls_cert.empty();
+    if (https && o.api_port < 0) fail(ErrorCategory::Usage, "--tls-cert needs --api-port: it is the API's certificate");
+    const std::vector<PeerSource> peers = peers_of(o, https);
+    // Read once, before anything starts: a CA file that cannot be used is a usage error.
+    const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(settings.tls_ca, "serve: tls-ca") : nullptr;
+    ApiChanges changes(settings.api_state, access);
+    StreamNames names;
+    // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
+    const auto load = [&] {
+        ServeConfig whole = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
+        names.set(whole);
+        return shard_config(std::move(whole), o.shard_index, o.shard_count);
+    };
+    const ServeConfig config = load();
+    const std::string source = demo ? "--demo" : o.config;
+    if (o.shard_count > 1)
+        spdlog::info("shard {}/{}: {} stream(s) of {}", o.shard_index, o.shard_count, config.streams.size(), source);
+    if (config.streams.empty() && o.api_port < 0)
+        fail(ErrorCategory::Usage, source + ": no streams" + (o.shard_count > 1 ? " in this shard" : std::string()) +
+                                       ", and no --api-port to add them through");
+
+    // Signals are taken by this thread alone (signals.next in the loop); every thread started
+    // from here on inherits the block.
+    StopSignals signals(true);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    // The GPU state of every stream: one runtime for the process, freed after the streams. Frames
+    // launch alone, with no batch window (docs/serve.md, "Batched launches").
+    GpuRuntimeOptions gpu_options;
+    gpu_options.nvdec_slots = settings.nvdec_slots;
+    StreamService service(settings.host_threads, settings.gpu_frames, settings.min_free, std::make_shared<GpuRuntime>(gpu_options));
+    configure_service(service, o, settings);
+    std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
+    if (o.api_port >= 0) fleet = make_fleet(o, peers, peer_trust, service, names);
+    report_streams_added_elsewhere(changes, o, !peers.empty());
+    ControlServer api = start_control_api(o, settings, viewer_token, access, service, fleet.get(), &changes);
+    try {
+        service.apply(config);  // checked whole before anything starts: a refusal is a bad file (exit 2)
+    } catch (const ServiceError& e) {
+        fail(ErrorCategory::Usage, source + ": " + e.what());
+    }
+    spdlog::info("serving {} stream(s) from {}", config.streams.size(), source);
+    ServiceManager manager;  // systemd (Type=notify), when serve runs under it
+    manager.ready(status_line(service));
+    if (demo) {
+        // The one line a newcomer needs, on stdout whatever the log level.
+        std::printf("vfilter serve --demo: %zu streams of built-in pictures; open %s://%s:%d/ in a browser (Ctrl-C stops)\n",
+                    config.streams.size(), https ? "https" : "http", o.api_bind.c_str(), api.server->port());
+        std::fflush(stdout);
+    }
+    const ServeEnd end = serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load});
+    service.wait_all();
+    api.server.reset();  // no request reaches the service from here on
+    return exit_code_after(service, settings, end);
 }
 
 }  // namespace vf

@@ -210,6 +210,9 @@ TEST(ControlApi, ServesThePageAndTheFilterTableWithoutAToken) {
     EXPECT_EQ(r.body.find("<script>"), std::string::npos) << "no inline script: the policy would refuse it";
     for (const auto& [path, type] : std::vector<std::pair<std::string, std::string>>{
              {"/index.html", "text/html; charset=utf-8"}, {"/app.js", "text/javascript; charset=utf-8"},
+             {"/api.js", "text/javascript; charset=utf-8"}, {"/grid.js", "text/javascript; charset=utf-8"},
+             {"/pictures.js", "text/javascript; charset=utf-8"}, {"/editor.js", "text/javascript; charset=utf-8"},
+             {"/add_remove.js", "text/javascript; charset=utf-8"}, {"/live.js", "text/javascript; charset=utf-8"},
              {"/style.css", "text/css; charset=utf-8"}, {"/icon.svg", "image/svg+xml"}}) {
         r = api.answer(get(path));
         EXPECT_EQ(r.status, 200) << path;

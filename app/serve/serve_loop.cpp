@@ -1,0 +1,145 @@
+#include "app/serve/serve_loop.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "common/free_memory.hpp"
+#include "common/http_client.hpp"
+#include "common/redact.hpp"
+
+namespace vf {
+
+namespace {
+
+// The whole file, or "" when it cannot be read (load() then says why).
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Streams added through the API that another shard serves now (the shard count changed since):
+// handed to that shard through its API, and forgotten here once it has them.
+void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
+    for (const nlohmann::json& entry : changes.added_elsewhere(fleet.shard_index(), fleet.shard_count())) {
+        const std::string name = entry["name"];
+        const int owner = fleet.owner_of(name);
+        std::string why;
+        std::optional<HttpCall> call = fleet.call_to(owner, &why);
+        if (!call) continue;  // asked again later
+        call->method = "POST";
+        call->target = "/streams";
+        call->body = entry.dump();
+        call->content_type = "application/json";
+        fleet.sign(*call);
+        const HttpReply r = http_call(*call);
+        if (r.status == 201 || r.status == 409) {
+            spdlog::info("stream '{}', added through the API, belongs to shard {}/{} now: handed over ({})", name, owner,
+                         fleet.shard_count(), r.status == 201 ? "started there" : "it had one of that name");
+            changes.forget(name);
+        } else if (r.status != 0) {
+            spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in its api-state file",
+                         name, owner, fleet.shard_count(), r.status);
+        }
+    }
+}
+
+}  // namespace
+
+std::string status_line(const StreamService& service) {
+    std::map<std::string, int> by_state;
+    for (const auto& s : service.list()) ++by_state[s["state"].get<std::string>()];
+    std::string line = std::to_string(service.size()) + " stream(s)";
+    const char* separator = ": ";
+    for (const auto& [state, n] : by_state) {
+        line += separator + std::to_string(n) + " " + state;
+        separator = ", ";
+    }
+    return line;
+}
+
+ServeEnd serve_until_stopped(const ServeLoop& loop) {
+    const ServeOptions& o = loop.options;
+    const ServeSettings& settings = loop.settings;
+    StreamService& service = loop.service;
+    ServiceManager& manager = loop.manager;
+    const bool demo = o.demo_streams > 0;
+    // What the file said when last applied: watch-config applies it again only once it changes
+    // (a ConfigMap volume is replaced by a symlink swap, so its content is compared, not its mtime).
+    std::string applied_text = demo ? std::string() : file_text(o.config);
+    const std::string started_block = serve_block_text(applied_text);
+    const auto reload = [&](const char* why) {
+        if (demo) return;  // no file to read again
+        applied_text = file_text(o.config);
+        if (serve_block_text(applied_text) != started_block)
+            spdlog::warn("{}: the file's serve: block changed; it applies when serve starts again", why);
+        manager.reloading();
+        try {
+            service.apply(loop.load());
+            spdlog::info("{}: {} applied; {} stream(s)", why, o.config, service.size());
+        } catch (const std::exception& e) {
+            spdlog::error("{}: {}; nothing changed", why, redact_credentials(e.what()));
+        }
+        manager.ready(status_line(service));
+    };
+    auto next_look = std::chrono::steady_clock::now();
+    auto next_status = next_look + std::chrono::seconds(10);
+    auto next_trim = next_look + std::chrono::seconds(60);
+    auto next_handover = next_look + std::chrono::seconds(3);
+    ServeEnd end;
+    int& stops = end.stops;
+    for (;;) {
+        // Once the streams can only end (no API to add one, or stopping), their end is looked for
+        // every 20 ms: a run of files ended up to 200 ms after its last stream.
+        const int sig = loop.signals.next(std::chrono::milliseconds(!loop.has_api || stops > 0 ? 20 : 200));
+        manager.keep_alive();
+        if (manager.present() && stops == 0 && std::chrono::steady_clock::now() >= next_status) {
+            next_status = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            manager.status(status_line(service));
+        }
+        if (std::chrono::steady_clock::now() >= next_trim) {  // resident memory flat over months (common/free_memory.hpp)
+            next_trim = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            const auto began = std::chrono::steady_clock::now();
+            return_free_memory_to_system();
+            spdlog::debug("free memory given back in {:.1f} ms",
+                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
+        }
+        if (loop.fleet && loop.fleet->has_peers() && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
+            next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            hand_over_streams(loop.changes, *loop.fleet);
+        }
+        if (!demo && settings.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
+            next_look = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(settings.watch_config_s));
+            if (file_text(o.config) != applied_text) reload("watch-config: the file changed");
+        }
+        if (sig == SIGHUP) {
+            reload("SIGHUP");
+        } else if (sig == SIGINT || sig == SIGTERM) {
+            ++stops;
+            if (stops > 2) _exit(130);
+            spdlog::info(stops == 1 ? "stopping: every stream finishes its output (signal again to finish at once)"
+                                    : "stopping at once: frames in flight are discarded");
+            if (stops == 1) manager.stopping();
+            service.stop_all(stops > 1);
+        }
+        const bool all_ended = service.all_ended();
+        if (stops > 0 && all_ended) break;
+        if (!loop.has_api && all_ended) {  // nothing left to do and nobody can add a stream
+            end.ended_on_their_own = true;
+            break;
+        }
+    }
+    return end;
+}
+
+}  // namespace vf
