@@ -135,93 +135,113 @@ struct GpuApplyCache::Impl {
 GpuApplyCache::GpuApplyCache() : impl(std::make_unique<Impl>()) {}
 GpuApplyCache::~GpuApplyCache() = default;
 
+namespace {
+
+// The data was written on another stream: ours waits for it on the GPU, the host does not.
+void wait_for_producer(cudaStream_t stream, uintptr_t stream_handle, int64_t producer_stream) {
+    if (producer_stream < 0 || static_cast<uintptr_t>(producer_stream) == stream_handle) return;
+    cudaEvent_t written;
+    VF_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+    VF_CUDA_CHECK(cudaEventRecord(written, stream_of(static_cast<uintptr_t>(producer_stream))));
+    const cudaError_t waited = cudaStreamWaitEvent(stream, written, 0);
+    cudaEventDestroy(written);  // released once recorded work completes
+    VF_CUDA_CHECK(waited);
+}
+
+// A chain's intermediate images (two, used in turn), stream-ordered: allocated and freed on the
+// caller's stream, so nothing waits for them. Rows of whole 64-byte lines, as the frames' rows are.
+class ChainScratch {
+public:
+    ChainScratch(const std::vector<PlaneView>& dst, size_t filters, cudaStream_t stream) : stream_(stream) {
+        const int64_t pitch = (static_cast<int64_t>(dst[0].width) * dst[0].bytes_per_sample + 63) / 64 * 64;
+        const size_t image_bytes = static_cast<size_t>(pitch) * static_cast<size_t>(dst[0].height);
+        for (size_t k = 0; k < 2 && k + 1 < filters; ++k) {
+            VF_CUDA_CHECK(cudaMallocAsync(&memory_[k], image_bytes * dst.size(), stream));
+            for (size_t i = 0; i < dst.size(); ++i) {
+                PlaneView v = dst[i];
+                v.data = static_cast<uint8_t*>(memory_[k]) + i * image_bytes;
+                v.pitch = pitch;
+                v.step = 1;
+                images[k].push_back(v);
+            }
+        }
+    }
+    ~ChainScratch() {
+        for (void* p : memory_)
+            if (p) cudaFreeAsync(p, stream_);
+    }
+    ChainScratch(const ChainScratch&) = delete;
+    ChainScratch& operator=(const ChainScratch&) = delete;
+
+    std::vector<PlaneView> images[2];
+
+private:
+    cudaStream_t stream_;
+    void* memory_[2] = {nullptr, nullptr};
+};
+
+// The planes of one layout (strides, alignment), which share a prepared chain and its batched
+// launches; a call whose planes differ runs one group after another.
+std::vector<std::vector<size_t>> layout_groups(const std::vector<PlaneView>& src, const std::vector<PlaneView>& dst) {
+    std::vector<std::pair<cuda::PlaneShape, cuda::PlaneShape>> shapes;
+    std::vector<std::vector<size_t>> groups;
+    for (size_t i = 0; i < src.size(); ++i) {
+        const auto key = std::make_pair(cuda::PlaneShape::of(src[i]), cuda::PlaneShape::of(dst[i]));
+        const auto g = std::find(shapes.begin(), shapes.end(), key);
+        if (g == shapes.end()) {
+            shapes.push_back(key);
+            groups.push_back({i});
+        } else {
+            groups[static_cast<size_t>(g - shapes.begin())].push_back(i);
+        }
+    }
+    return groups;
+}
+
+}  // namespace
+
 void apply_device_planes(GpuApplyCache& cache, const std::vector<PlaneView>& src, const std::vector<PlaneView>& dst,
                          GpuArrayDevices devices, const std::shared_ptr<const std::vector<FilterPlan>>& planned,
                          uintptr_t stream_handle, int64_t producer_stream) {
-    const std::vector<FilterPlan>& chain = *planned;
+    const size_t filters = planned->size();
     if (src.size() != dst.size()) throw Error(ErrorCategory::Internal, "apply_device_planes: as many outputs as inputs");
     if (src.empty()) return;
     const int device = devices.image >= 0 ? devices.image : device_of(reinterpret_cast<uintptr_t>(src[0].data), "the image");
     const int out_device = devices.out >= 0 ? devices.out : device_of(reinterpret_cast<uintptr_t>(dst[0].data), "out");
     if (out_device != device) throw Error(ErrorCategory::Usage, "out is on another GPU than the image");
-    const int width = src[0].width, height = src[0].height, itemsize = src[0].bytes_per_sample;
     for (size_t i = 0; i < src.size(); ++i)
-        if (src[i].width != width || src[i].height != height || dst[i].width != width || dst[i].height != height)
+        if (src[i].width != src[0].width || src[i].height != src[0].height || dst[i].width != src[0].width ||
+            dst[i].height != src[0].height)
             throw Error(ErrorCategory::Internal, "apply_device_planes: planes of one size");
 
     CurrentDevice current(device);
     const cudaStream_t stream = stream_of(stream_handle);
-    if (producer_stream >= 0 && static_cast<uintptr_t>(producer_stream) != stream_handle) {
-        // The data was written on another stream: ours waits for it on the GPU, the host does not.
-        cudaEvent_t written;
-        VF_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
-        VF_CUDA_CHECK(cudaEventRecord(written, stream_of(static_cast<uintptr_t>(producer_stream))));
-        const cudaError_t waited = cudaStreamWaitEvent(stream, written, 0);
-        cudaEventDestroy(written);  // released once recorded work completes
-        VF_CUDA_CHECK(waited);
-    }
-    // A chain's intermediate images, stream-ordered: allocated and freed on the caller's stream,
-    // so nothing waits for them. Rows of whole 64-byte lines, as the frames' rows are.
-    const size_t count = src.size();
-    const int64_t pitch = (static_cast<int64_t>(width) * itemsize + 63) / 64 * 64;
-    const size_t image_bytes = static_cast<size_t>(pitch) * height;
-    void* scratch[2] = {nullptr, nullptr};
-    std::vector<PlaneView> between[2];
-    for (int k = 0; k < 2 && static_cast<size_t>(k) + 1 < chain.size(); ++k) {
-        VF_CUDA_CHECK(cudaMallocAsync(&scratch[k], image_bytes * count, stream));
-        for (size_t i = 0; i < count; ++i) {
-            PlaneView v = dst[i];
-            v.data = static_cast<uint8_t*>(scratch[k]) + i * image_bytes;
-            v.pitch = pitch;
-            v.step = 1;
-            between[k].push_back(v);
+    wait_for_producer(stream, stream_handle, producer_stream);
+    ChainScratch scratch(dst, filters, stream);
+    // Filter f reads src or the scratch image the filter before wrote, and writes the other one,
+    // or dst for the last.
+    const auto input = [&](size_t f, size_t i) -> const PlaneView& { return f == 0 ? src[i] : scratch.images[(f - 1) % 2][i]; };
+    const auto output = [&](size_t f, size_t i) -> const PlaneView& { return f + 1 == filters ? dst[i] : scratch.images[f % 2][i]; };
+    cuda::Workspace workspace(stream);
+    std::vector<PlaneView> from_group, to_group;
+    for (const std::vector<size_t>& members : layout_groups(src, dst)) {
+        std::vector<cuda::StepShapes> shapes(filters);
+        for (size_t f = 0; f < filters; ++f) {
+            shapes[f].src.push_back(cuda::PlaneShape::of(input(f, members.front())));
+            shapes[f].dst.push_back(cuda::PlaneShape::of(output(f, members.front())));
         }
-    }
-    // Planes of one layout share a prepared chain and its batched launches; a call whose planes
-    // differ (arrays of other strides or alignments) runs one group of them after another.
-    std::exception_ptr error;
-    try {
-        struct Group {
-            cuda::PlaneShape src, dst;
-            std::vector<size_t> members;
-        };
-        std::vector<Group> groups;
-        for (size_t i = 0; i < count; ++i) {
-            const cuda::PlaneShape s = cuda::PlaneShape::of(src[i]), d = cuda::PlaneShape::of(dst[i]);
-            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.src == s && x.dst == d; });
-            if (g == groups.end()) groups.push_back(Group{s, d, {i}});
-            else g->members.push_back(i);
-        }
-        cuda::Workspace workspace(stream);
-        std::vector<PlaneView> from_group, to_group;
-        for (const Group& group : groups) {
-            const std::vector<size_t>& members = group.members;
-            std::vector<cuda::StepShapes> shapes(chain.size());
-            for (size_t f = 0; f < chain.size(); ++f) {
-                const size_t i = members.front();
-                const PlaneView& in = f == 0 ? src[i] : between[(f - 1) % 2][i];
-                const PlaneView& out = f + 1 == chain.size() ? dst[i] : between[f % 2][i];
-                shapes[f].src.push_back(cuda::PlaneShape::of(in));
-                shapes[f].dst.push_back(cuda::PlaneShape::of(out));
+        const auto prepared = cache.impl->acquire(device, planned, shapes);
+        for (size_t f = 0; f < filters; ++f) {
+            from_group.clear();
+            to_group.clear();
+            for (size_t i : members) {
+                from_group.push_back(input(f, i));
+                to_group.push_back(output(f, i));
             }
-            const auto prepared = cache.impl->acquire(device, planned, shapes);
-            for (size_t f = 0; f < chain.size(); ++f) {
-                from_group.clear();
-                to_group.clear();
-                for (size_t i : members) {
-                    from_group.push_back(f == 0 ? src[i] : between[(f - 1) % 2][i]);
-                    to_group.push_back(f + 1 == chain.size() ? dst[i] : between[f % 2][i]);
-                }
-                prepared->chain->op(f, 0).launch_batch(from_group.data(), to_group.data(), static_cast<int>(members.size()), stream,
-                                                workspace);
-            }
+            prepared->chain->op(f, 0).launch_batch(from_group.data(), to_group.data(), static_cast<int>(members.size()), stream,
+                                                   workspace);
         }
-    } catch (...) {
-        error = std::current_exception();
     }
-    for (void* p : scratch)
-        if (p) cudaFreeAsync(p, stream);
-    if (error) std::rethrow_exception(error);
 }
 #endif
 
