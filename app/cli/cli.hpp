@@ -30,7 +30,7 @@ struct Command {
     enum Kind { Run, Bench, Batch, Serve, ListFilters, ListKernels, Health, Exit } kind = Run;
     int exit_code = 0;  // for Exit (help, version, parse errors)
     RunOptions run;          // the stream of a single run (batch: of every file)
-    ProcessOptions process;  // logs, progress, metrics, summary file, free-space floor: every command's
+    ProcessOptions process;  // the log (every command's); a single run's and batch's progress, metrics, summary, floor
     BenchOptions bench;
     BatchOptions batch;  // with `run` as the options of every file
     ServeOptions serve;
