@@ -1,5 +1,5 @@
-// Everything a run needs, typed once: what to read (RunInput), how to filter (RunFilter), where to
-// write (RunOutput) and how the stages run (RunPipeline). The command line, a serve config entry
+// Everything a stream's run needs, typed once: what to read (RunInput), how to filter (RunFilter),
+// where to write (RunOutput) and how the stages run (RunPipeline). The command line, a serve config entry
 // and an API request fill these structs through one table of options (app/run/stream_options.cpp);
 // nothing is turned back into strings and parsed again. Choices among a few values are enums;
 // what the user did not set is an empty std::optional, so a default that depends on the context
@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 
-#include "common/logging.hpp"
 #include "config/filter_registry.hpp"
 #include "config/quantities.hpp"
 #include "kernels/gpu_kernel.hpp"
@@ -93,21 +92,15 @@ struct StreamPlacement {
     bool nvdec_wait_on_cpu = false;  // with nvdec_share: decodes on the CPU until its shared decoder has room
 };
 
-// A whole run: what the user asks of the stream (the four parts), what serve decided for it, and
-// what belongs to the process rather than to one stream.
+// A whole run of one stream: what the user asks of it (the four parts) and what serve decided for
+// it. What belongs to the process rather than to one stream (logs, progress, metrics, summary
+// file, the recordings' free-space floor) is not here: app/run/process_options.hpp.
 struct RunOptions {
     RunInput input;
     RunFilter filter;
     RunOutput output;
     RunPipeline pipeline;
     StreamPlacement placement;
-    int metrics_port = -1;                // < 0: no metrics endpoint
-    std::string metrics_bind = "127.0.0.1";
-    std::string stats_json;
-    int verbosity = 0;
-    LogFormat log_format = LogFormat::Text;
-    bool progress = true;
-    FreeSpaceFloor min_free;              // --segment: below this free space, the oldest finished recordings go
 };
 
 // The defaults of what the user may leave unset, in one place.

@@ -119,15 +119,17 @@ std::vector<BatchItem> plan_batch(const BatchOptions& o) {
     return items;
 }
 
-int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running) {
+int run_batch(const BatchOptions& o, const RunOptions& base, const ProcessOptions& process, RunningJob& running) {
     if (base.input.wait_for_input.value_or(false))
         fail(ErrorCategory::Usage, "--wait-for-input applies to a single run and to serve, not to batch: a batch reads files");
+    if (process.min_free.set())
+        fail(ErrorCategory::Usage, "--min-free applies to a single run's --segment recordings and to serve, not to batch");
     const std::vector<BatchItem> items = plan_batch(o);
     std::error_code ec;
     fs::create_directories(o.out_dir, ec);
     if (!fs::is_directory(o.out_dir)) fail(ErrorCategory::Output, "batch: cannot create the output folder '" + o.out_dir + "'");
     spdlog::info("batch: shard {}/{}: {} of the list's inputs", o.shard_index, o.shard_count, items.size());
-    BatchReport report(base.stats_json, o);
+    BatchReport report(process.stats_json, o);
     report.write();
     int done = 0, skipped = 0, failed = 0, first_failure = 0;
     // One GPU runtime for the whole batch: its page-locked memory and GPU state serve file after file.
@@ -148,11 +150,14 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
         run.input.url = item.input;
         run.output.path = temp;
         run.output.overwrite = false;
-        if (!base.stats_json.empty()) run.stats_json = temp + ".stats.json";
+        // Each file's job reports as a single run's, but its summary goes to a file of its own that
+        // the batch's report takes in.
+        JobReports reports = single_run_reports(process);
+        reports.stats_json = process.stats_json.empty() ? "" : temp + ".stats.json";
         int code = 0;
         std::string state = "filtered", error;
         try {
-            Job job(run, runtime);
+            Job job(run, reports, runtime);
             const JobResult r = [&] {
                 RunningJobScope scope(running, job);
                 return job.run();
@@ -160,7 +165,7 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
             if (r.interrupted || r.abandoned) {
                 fs::remove(temp, ec);  // filtered in part: never under its final name
                 spdlog::warn("batch: stopped in '{}': its output was not kept; a rerun filters it again", item.input);
-                report.add(item, "stopped", 130, "", run.stats_json);
+                report.add(item, "stopped", 130, "", reports.stats_json);
                 break;
             }
             if (r.damaged) {
@@ -182,7 +187,7 @@ int run_batch(const BatchOptions& o, const RunOptions& base, RunningJob& running
             error = e.what();
             spdlog::error("batch: '{}': {}", item.input, e.what());
         }
-        report.add(item, state, code, error, run.stats_json);
+        report.add(item, state, code, error, reports.stats_json);
         if (code == 0) ++done;
         else ++failed, first_failure = first_failure ? first_failure : code;
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run/process_options.hpp"
 #include "app/run/stop_signals.hpp"
 #include "config/options.hpp"
 
@@ -39,9 +40,10 @@ std::vector<BatchItem> plan_batch(const BatchOptions& options);
 // Where an output is written until it is complete (the container is still named by its extension).
 std::string incomplete_name(const std::string& output);
 
-// Runs this shard's items one after another with `base`'s options. `running` is told the job
-// running (nullptr between jobs), so a stop signal reaches it; no item starts once a stop has
-// been asked for. Returns the exit code (docs/exit-codes.md, "vfilter batch").
-int run_batch(const BatchOptions& options, const RunOptions& base, RunningJob& running);
+// Runs this shard's items one after another with `base`'s options; `process`'s --stats-json is
+// the batch's report, its progress line and metrics endpoint those of each file's job. `running`
+// is told the job running (nullptr between jobs), so a stop signal reaches it; no item starts once
+// a stop has been asked for. Returns the exit code (docs/exit-codes.md, "vfilter batch").
+int run_batch(const BatchOptions& options, const RunOptions& base, const ProcessOptions& process, RunningJob& running);
 
 }  // namespace vf

@@ -14,6 +14,7 @@ namespace vf {
 Command parse_command_line(int argc, char** argv) {
     Command cmd;
     RunOptions& o = cmd.run;
+    ProcessOptions& p = cmd.process;
     CLI::App app{"vfilter: real-time video filtering (convolutions on CPU or GPU) on files, cameras and streams.\n"
                  "Example: vfilter --input cam.mp4 --filter sobel --out edges.mp4"};
     app.set_version_flag("--version", "vfilter 0.1.0");
@@ -23,11 +24,11 @@ Command parse_command_line(int argc, char** argv) {
     add_stream_options(app, o);
     // Not named "output": newer CLI11 refuses a positional named like the --output option.
     app.add_option("OUTFILE", output_last, "the output may also come last without -o, as with ffmpeg");
-    app.add_option("--metrics-port", o.metrics_port, "serve Prometheus metrics at http://BIND:PORT/metrics")
+    app.add_option("--metrics-port", p.metrics.port, "serve Prometheus metrics at http://BIND:PORT/metrics")
         ->check(CLI::Range(0, 65535))->envname("VFILTER_METRICS_PORT");
-    app.add_option("--metrics-bind", o.metrics_bind, "address for --metrics-port")->default_str("127.0.0.1")
+    app.add_option("--metrics-bind", p.metrics.bind, "address for --metrics-port")->default_str("127.0.0.1")
         ->envname("VFILTER_METRICS_BIND");
-    app.add_option("--stats-json", o.stats_json, "write the run summary as JSON to this file");
+    app.add_option("--stats-json", p.stats_json, "write the run summary as JSON to this file");
     std::string min_free;
     app.add_option("--min-free", min_free,
                    "--segment recordings: keep this much of the disk free (5%, 20G) by deleting the oldest finished files");
@@ -148,16 +149,16 @@ Command parse_command_line(int argc, char** argv) {
         return cmd;
     }
     b.device = bench_device == "cuda" ? DeviceChoice::Cuda : DeviceChoice::Cpu;
-    if (!min_free.empty() && !parse_free_space_floor(min_free, &o.min_free)) {
+    if (!min_free.empty() && !parse_free_space_floor(min_free, &p.min_free)) {
         std::fprintf(stderr, "vfilter: error: --min-free '%s': expected a share of the disk such as 5%% or a size such as 20G\n",
                      min_free.c_str());
         cmd.kind = Command::Exit;
         cmd.exit_code = 2;
         return cmd;
     }
-    o.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
-    o.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
-    o.progress = !no_progress && !quiet;
+    p.verbosity = quiet ? -1 : (very_verbose ? 2 : (verbose ? 1 : 0));
+    p.log_format = log_format == "json" ? LogFormat::Json : LogFormat::Text;
+    p.progress = !no_progress && !quiet;
     const bool two_outputs = !output_last.empty() && !o.output.path.empty();
     if (o.output.path.empty()) o.output.path = output_last;
     if (list) cmd.kind = Command::ListFilters;

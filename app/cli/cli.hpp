@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/cli/batch.hpp"
+#include "app/run/process_options.hpp"
 #include "app/serve/serve_command.hpp"
 #include "config/options.hpp"
 
@@ -28,7 +29,8 @@ struct BenchOptions {
 struct Command {
     enum Kind { Run, Bench, Batch, Serve, ListFilters, ListKernels, Health, Exit } kind = Run;
     int exit_code = 0;  // for Exit (help, version, parse errors)
-    RunOptions run;
+    RunOptions run;          // the stream of a single run (batch: of every file)
+    ProcessOptions process;  // the log (every command's); a single run's and batch's progress, metrics, summary, floor
     BenchOptions bench;
     BatchOptions batch;  // with `run` as the options of every file
     ServeOptions serve;

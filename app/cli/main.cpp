@@ -47,20 +47,23 @@ std::string container_hint(const vf::Error& e) {
 }
 
 // Ctrl-C and SIGTERM: app/run/stop_signals.hpp (first: finish the output; second: at once; third: leave).
-int run(const vf::RunOptions& options, vf::RunningJob& running) {
+int run(const vf::RunOptions& options, const vf::ProcessOptions& process, vf::RunningJob& running) {
     // --segment recordings: retention and the free-space floor, applied while the job records.
     std::shared_ptr<vf::RecordingRetention> retention;
     std::unique_ptr<vf::RetentionKeeper> keeper;
     const vf::RunOutput& out = options.output;
-    if (out.segment_s > 0 && (out.retain_s || out.retain_bytes || options.min_free.set()) &&
+    if (process.min_free.set() && out.segment_s <= 0)
+        vf::fail(vf::ErrorCategory::Usage, "--min-free deletes old --segment recordings: add --segment SECONDS");
+    if (out.segment_s > 0 && (out.retain_s || out.retain_bytes || process.min_free.set()) &&
         vf::output_kind(out.path) == vf::OutputKind::File) {
         retention = std::make_shared<vf::RecordingRetention>(
             "", vf::segment_pattern(out.path), vf::RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
-        keeper = std::make_unique<vf::RetentionKeeper>(options.min_free);
+        keeper = std::make_unique<vf::RetentionKeeper>(process.min_free);
         keeper->add(retention);
     }
     const std::unique_ptr<vf::Job> made =
-        vf::make_job_when_input_opens(options, options.input.wait_for_input.value_or(false), running.stop_flag(), [](const vf::InputWait&) {});
+        vf::make_job_when_input_opens(options, vf::single_run_reports(process), options.input.wait_for_input.value_or(false),
+                                      running.stop_flag(), [](const vf::InputWait&) {});
     if (!made) {
         spdlog::warn("stopped while waiting for the input; nothing was written");
         return 130;
@@ -70,7 +73,7 @@ int run(const vf::RunOptions& options, vf::RunningJob& running) {
         vf::RunningJobScope scope(running, job);
         return job.run();
     }();
-    if (options.verbosity >= 0) std::fputs(vf::redact_credentials(vf::format_summary(r.stats)).c_str(), stderr);
+    if (process.verbosity >= 0) std::fputs(vf::redact_credentials(vf::format_summary(r.stats)).c_str(), stderr);
     if (r.abandoned) {
         spdlog::warn("stopped at once: frames in flight were discarded; the output holds the {} frames written",
                      r.stats.frames_out);
@@ -90,8 +93,8 @@ int run(const vf::RunOptions& options, vf::RunningJob& running) {
 int main(int argc, char** argv) {
     vf::Command cmd = vf::parse_command_line(argc, argv);
     if (cmd.kind == vf::Command::Exit) return cmd.exit_code;
-    vf::setup_logging(cmd.run.verbosity, cmd.run.log_format);
-    vf::route_ffmpeg_logs_to_spdlog(cmd.run.verbosity);
+    vf::setup_logging(cmd.process.verbosity, cmd.process.log_format);
+    vf::route_ffmpeg_logs_to_spdlog(cmd.process.verbosity);
     try {
         switch (cmd.kind) {
         case vf::Command::ListFilters:
@@ -112,9 +115,10 @@ int main(int argc, char** argv) {
         case vf::Command::Serve:
             return vf::run_serve(cmd.serve);
         case vf::Command::Batch:
-            return vf::run_with_stop_signals([&](vf::RunningJob& running) { return vf::run_batch(cmd.batch, cmd.run, running); });
+            return vf::run_with_stop_signals(
+                [&](vf::RunningJob& running) { return vf::run_batch(cmd.batch, cmd.run, cmd.process, running); });
         default:
-            return vf::run_with_stop_signals([&](vf::RunningJob& running) { return run(cmd.run, running); });
+            return vf::run_with_stop_signals([&](vf::RunningJob& running) { return run(cmd.run, cmd.process, running); });
         }
     } catch (const vf::Error& e) {
         spdlog::error("{}{}", e.what(), container_hint(e));

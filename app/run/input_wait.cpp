@@ -15,14 +15,15 @@ bool input_may_come_up(const Error& e, const std::string& url) {
     return is_capture_device(url) || (proto != "file" && proto != "pipe");
 }
 
-std::unique_ptr<Job> make_job_when_input_opens(const RunOptions& options, bool wait, const std::atomic<bool>& stop,
+std::unique_ptr<Job> make_job_when_input_opens(const RunOptions& options, const JobReports& reports, bool wait,
+                                               const std::atomic<bool>& stop,
                                                const std::function<void(const InputWait&)>& on_wait,
                                                std::shared_ptr<GpuRuntime> runtime) {
     const int max = options.input.reconnect_max;
     double delay = options.input.reconnect_delay_s;
     for (int attempts = 1;; ++attempts) {
         try {
-            return std::make_unique<Job>(options, runtime);
+            return std::make_unique<Job>(options, reports, runtime);
         } catch (const Error& e) {
             if (!wait || !input_may_come_up(e, options.input.url) || (max >= 0 && attempts > max) || stop) throw;
             spdlog::warn("{}; waiting for it: next attempt in {:.1f} s", e.what(), delay);

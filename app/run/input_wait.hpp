@@ -27,12 +27,13 @@ struct InputWait {
 // allowed), on an input that is not a local file or pipe (a missing or broken file stays so).
 bool input_may_come_up(const Error& e, const std::string& url);
 
-// Makes the Job for `options`. When `wait` and its input cannot be opened for a reason that may
-// pass, calls on_wait and tries again after the reconnect backoff (options.input.reconnect_delay_s,
-// doubled per attempt up to 30 s), at most reconnect_max attempts (-1: forever; 0: no waiting);
-// then throws the last error. Returns nullptr when `stop` is set while it waits. The job's GPU
-// work runs on `runtime` (empty: a runtime of its own).
-std::unique_ptr<Job> make_job_when_input_opens(const RunOptions& options, bool wait, const std::atomic<bool>& stop,
+// Makes the Job for `options`, reporting what `reports` asks. When `wait` and its input cannot be
+// opened for a reason that may pass, calls on_wait and tries again after the reconnect backoff
+// (options.input.reconnect_delay_s, doubled per attempt up to 30 s), at most reconnect_max
+// attempts (-1: forever; 0: no waiting); then throws the last error. Returns nullptr when `stop`
+// is set while it waits. The job's GPU work runs on `runtime` (empty: a runtime of its own).
+std::unique_ptr<Job> make_job_when_input_opens(const RunOptions& options, const JobReports& reports, bool wait,
+                                               const std::atomic<bool>& stop,
                                                const std::function<void(const InputWait&)>& on_wait,
                                                std::shared_ptr<GpuRuntime> runtime = nullptr);
 

@@ -76,7 +76,13 @@ struct Job::Parts {
     ~Parts() { metrics_server.reset(); }
 };
 
-Job::Job(const RunOptions& o, std::shared_ptr<GpuRuntime> runtime) : Job(o, nullptr, std::move(runtime)) {}
+Job::Job(const RunOptions& o, std::shared_ptr<GpuRuntime> runtime) : Job(o, JobReports{}, nullptr, std::move(runtime)) {}
+
+Job::Job(const RunOptions& o, const JobReports& reports, std::shared_ptr<GpuRuntime> runtime)
+    : Job(o, reports, nullptr, std::move(runtime)) {}
+
+Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink, std::shared_ptr<GpuRuntime> runtime)
+    : Job(o, JobReports{}, std::move(make_sink), std::move(runtime)) {}
 
 namespace {
 
@@ -92,14 +98,12 @@ RunContext run_context(const RunOptions& o) {
 
 // Everything about the output that can be checked before the input is opened, so that a typo
 // never costs opening a camera or truncating anything. Returns the queue's frames.
-int check_before_opening(const RunOptions& o, const RunContext& c, OutputOptions& out) {
+int check_before_opening(const RunOptions& o, const JobReports& reports, const RunContext& c, OutputOptions& out) {
     const int queue_frames = o.pipeline.queue_frames.value_or(kDefaultQueueFrames);
     if (queue_frames < 1 || queue_frames > 256) fail(ErrorCategory::Usage, "--queue must be in 1..256");
     if (o.output.segment_s > 0 && (c.null_output || o.output.path == "-"))
         fail(ErrorCategory::Usage, "--segment needs an output file name");
     check_retention_fits(o.output);
-    if (o.min_free.set() && o.output.segment_s <= 0)
-        fail(ErrorCategory::Usage, "--min-free deletes old --segment recordings: add --segment SECONDS");
     if (!c.null_output) {
         // A camera, or the built-in pattern (live and endless); known for sure once the source is
         // open, and checked again then.
@@ -108,9 +112,9 @@ int check_before_opening(const RunOptions& o, const RunContext& c, OutputOptions
         find_video_encoder(o.output.codec);
         check_codec_fits_container(out, output_kind(out.path));
     }
-    if (!o.stats_json.empty()) {
-        std::ofstream probe(o.stats_json, std::ios::app);
-        if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + o.stats_json + "'");
+    if (!reports.stats_json.empty()) {
+        std::ofstream probe(reports.stats_json, std::ios::app);
+        if (!probe) fail(ErrorCategory::Output, "cannot write --stats-json file '" + reports.stats_json + "'");
     }
     return queue_frames;
 }
@@ -135,22 +139,23 @@ FrameGeometry geometry_of(const VideoInfo& v) {
 
 }  // namespace
 
-void Job::start_metrics_server(const RunOptions& o) {
+void Job::start_metrics_server(const MetricsEndpoint& endpoint) {
     Parts* parts = parts_.get();
     HttpServerOptions ho;
-    ho.bind = o.metrics_bind;
-    ho.port = o.metrics_port;
+    ho.bind = endpoint.bind;
+    ho.port = endpoint.port;
     ho.option = "--metrics-port";
     ho.inline_paths = {"/healthz", "/readyz"};  // answered while a slow scrape holds the workers
     parts_->metrics_server = std::make_unique<HttpServer>(ho, [parts](const HttpRequest& req) {
         LiveMetrics* m = parts->metrics_ready;
         return answer_single_stream(req, m, m ? parts->source.get() : nullptr);
     });
-    spdlog::info("metrics: http://{}:{}/metrics", o.metrics_bind, parts_->metrics_server->port());
+    spdlog::info("metrics: http://{}:{}/metrics", endpoint.bind, parts_->metrics_server->port());
 }
 
-Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink, std::shared_ptr<GpuRuntime> runtime)
-    : options_(o), parts_(std::make_unique<Parts>()) {
+Job::Job(const RunOptions& o, const JobReports& reports, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink,
+         std::shared_ptr<GpuRuntime> runtime)
+    : options_(o), reports_(reports), parts_(std::make_unique<Parts>()) {
     if (make_sink && o.output.path != "null") fail(ErrorCategory::Internal, "a job with its own sink has no output");
     // Cheap checks first, so a typo never costs opening a camera or truncating anything.
     std::vector<FilterPlan> chain = plan_chain(o.filter.chain.spec(), o.filter.compat, {}, o.filter.kernel_files);
@@ -165,8 +170,8 @@ Job::Job(const RunOptions& o, std::function<std::unique_ptr<Sink>(const VideoInf
 #endif
     }
     OutputOptions out = output_options(o.output, o.input, context);
-    const int queue_frames = check_before_opening(o, context, out);
-    if (o.metrics_port >= 0) start_metrics_server(o);
+    const int queue_frames = check_before_opening(o, reports, context, out);
+    if (reports.metrics.port >= 0) start_metrics_server(reports.metrics);
 
     // The source.
     SourcePart source = make_source(o.input, o.output, context, queue_frames, gpu_frames_of(o.filter, context));
@@ -278,7 +283,7 @@ JobResult Job::run() {
     Pipeline& pipeline = *parts_->pipeline;
     JobResult r;
     {
-        ProgressReporter progress(pipeline.progress(), parts_->source->video(), options_.progress && options_.verbosity >= 0);
+        ProgressReporter progress(pipeline.progress(), parts_->source->video(), reports_.progress_line);
         r.stats = pipeline.run();
     }
     r.abandoned = parts_->abandon_requested;
@@ -289,10 +294,10 @@ JobResult Job::run() {
     r.stats.input = parts_->source->describe();
     r.stats.output = parts_->sink->describe();
     r.stats.filters = filter();
-    if (!options_.stats_json.empty()) {
-        std::ofstream f(options_.stats_json, std::ios::trunc);
+    if (!reports_.stats_json.empty()) {
+        std::ofstream f(reports_.stats_json, std::ios::trunc);
         f << redact_credentials(to_json(r.stats).dump(2)) << "\n";
-        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + options_.stats_json + "' failed");
+        if (!f) fail(ErrorCategory::Output, "writing --stats-json file '" + reports_.stats_json + "' failed");
     }
     return r;
 }

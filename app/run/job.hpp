@@ -1,10 +1,12 @@
 // One complete run from RunOptions: build source, filter chain and sink, run the pipeline,
-// report. Separate from main() so tests drive exactly what the command line drives.
+// report what its process asks (JobReports). Separate from main() so tests drive exactly what the
+// command line drives.
 #pragma once
 
 #include <functional>
 #include <memory>
 
+#include "app/run/process_options.hpp"
 #include "common/metric_set.hpp"
 #include "config/options.hpp"
 #include "decode/source.hpp"
@@ -41,7 +43,10 @@ class Job {
 public:
     // Checks everything it can before any work. GPU work runs on `runtime`, the entry point's
     // (pipeline/gpu_runtime.hpp); empty: the job makes one of its own when it filters on a GPU.
+    // It reports nothing beyond its JobResult.
     explicit Job(const RunOptions& options, std::shared_ptr<GpuRuntime> runtime = nullptr);
+    // Also shows a progress line, writes its summary, serves its metrics as `reports` asks.
+    Job(const RunOptions& options, const JobReports& reports, std::shared_ptr<GpuRuntime> runtime = nullptr);
     // Filtered frames go to the sink `make_sink` makes instead of an output (the Python module's
     // frame iterator); options.output must be "null".
     Job(const RunOptions& options, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink,
@@ -50,7 +55,7 @@ public:
     JobResult run();
     void interrupt();  // any thread: stop reading; what is in flight is filtered and written
     void abandon();    // any thread: discard what is in flight, finish the output now
-    int metrics_port() const;  // the port --metrics-port serves on (0 chooses one), or -1
+    int metrics_port() const;  // the port its metrics endpoint serves on (0 chooses one), or -1
     JobStatus status() const;  // any thread, while run() runs or after
     int64_t frames_in() const;  // frames its input gave so far; any thread (cheaper than status())
     // This job's Prometheus samples, each with `labels` (serve: stream="NAME").
@@ -74,8 +79,11 @@ public:
 
 private:
     struct Parts;
-    void start_metrics_server(const RunOptions& options);  // --metrics-port: /metrics, /healthz, /readyz
+    Job(const RunOptions& options, const JobReports& reports, std::function<std::unique_ptr<Sink>(const VideoInfo&)> make_sink,
+        std::shared_ptr<GpuRuntime> runtime);
+    void start_metrics_server(const MetricsEndpoint& endpoint);  // /metrics, /healthz, /readyz
     RunOptions options_;
+    JobReports reports_;
     int queue_frames_ = 8;  // options_.queue_frames, or fewer with NVDEC or --low-latency
     bool drop_when_behind_ = false;
     std::unique_ptr<Parts> parts_;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/run/process_options.hpp"
 #include "common/error.hpp"
 #include "kernels/gpu_kernel.hpp"
 
@@ -266,9 +267,17 @@ std::vector<std::string> field_names(const StreamOption& opt) {
     return names;
 }
 
-// Options of the single-stream command line that belong to the whole serve process.
-const char* const kProcessWide[] = {"metrics-port", "metrics-bind", "stats-json", "min-free", "verbose", "debug", "quiet",
-                                    "no-progress", "log-format", "list-filters", "list-kernels", "version", "help"};
+// The command line's options that are commands rather than settings of anything.
+const char* const kCommands[] = {"list-filters", "list-kernels", "version", "help"};
+
+// A stream field that is no option of a stream: one of the process (ProcessOptions) or a command.
+// Throws Error(Usage) naming the field and where it belongs.
+void refuse_if_not_of_a_stream(const std::string& field) {
+    if (const char* where = where_process_option_is_set(field))
+        fail(ErrorCategory::Usage, "field '" + field + "' belongs to the process, not to one stream: set it with " + where);
+    for (const char* command : kCommands)
+        if (field == command) fail(ErrorCategory::Usage, "field '" + field + "' is a command of vfilter, not a field of a stream");
+}
 
 }  // namespace
 
@@ -324,9 +333,7 @@ RunOptions stream_options_from_fields(const StreamFields& fields) {
         for (const std::string& n : field_names(opt)) by_name[n] = &opt;
     std::map<const StreamOption*, std::string> given;  // one value an option, whichever name gave it
     for (const auto& [key, value] : fields) {
-        for (const char* p : kProcessWide)
-            if (key == p)
-                fail(ErrorCategory::Usage, "field '" + key + "' applies to the whole serve process, not to one stream (give it to vfilter serve)");
+        refuse_if_not_of_a_stream(key);
         const auto opt = by_name.find(key);
         if (opt == by_name.end())
             fail(ErrorCategory::Usage, "unknown field '" + key + "' (fields are the long options of vfilter, without dashes: "

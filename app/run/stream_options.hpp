@@ -81,7 +81,8 @@ void add_stream_options(CLI::App& app, RunOptions& o);
 // option names without dashes), each checked as the type it declares (a number or true/false given
 // for text is refused, and so is text that is not a number for a number), over RunOptions'
 // defaults; VFILTER_DEVICE and VFILTER_COMPAT give the device and compat of entries that do not.
-// Throws Error(Usage) naming the field and the type it wants.
+// Throws Error(Usage) naming the field and the type it wants, or, for an option of the process
+// (stats-json, metrics-port, min-free, the log's: app/run/process_options.hpp), where it is set.
 RunOptions stream_options_from_fields(const StreamFields& fields);
 
 }  // namespace vf

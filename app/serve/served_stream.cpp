@@ -82,7 +82,6 @@ void ServedStream::stop(bool abandon) {
 void ServedStream::run() {
     set_log_stream(config_.name);
     RunOptions o = config_.options;
-    o.progress = false;
     // What a killed run left, before this run writes again: a single-file recording's OUT.partial
     // is kept under a name of its own if anything in it plays, else removed; a segment series'
     // last segments are cut after their last whole fragment, or removed when they hold none.
@@ -107,7 +106,8 @@ bool ServedStream::run_job(const RunOptions& options) {
     if (const int moved = moved_to_nvdec_; moved >= 0) o.input.hwdec = moved ? HwDecode::Auto : HwDecode::None;
     std::unique_ptr<Job> job;
     try {
-        job = make_job_when_input_opens(o, o.input.wait_for_input.value_or(true), stopping_, [this](const InputWait& w) {
+        // A stream's job reports nothing of its own: serve's summary and /metrics are the process's.
+        job = make_job_when_input_opens(o, JobReports{}, o.input.wait_for_input.value_or(true), stopping_, [this](const InputWait& w) {
             std::lock_guard<std::mutex> lock(mutex_);
             state_ = StreamState::Waiting;
             error_ = redact_credentials(w.reason);

@@ -152,19 +152,15 @@ StreamFields fields_of(const py::dict& arguments) {
     return fields;
 }
 
-// RunOptions from the Python call's fields through the command line's option table (an empty
-// input is the built-in test pattern, as no --input is on the command line).
-RunOptions options_of(const StreamFields& fields) {
-    RunOptions o = stream_options_from_fields(fields);
-    o.progress = false;
-    return o;
-}
-
-// A whole run, as the command line makes it from the same options. Runs on a thread of its own
-// while this one waits with the GIL free, looking for Ctrl-C every 50 ms: a KeyboardInterrupt
-// stops the job as the first Ctrl-C stops the command (the output is finished), then propagates.
+// A whole run, as the command line makes it from the same options: the Python call's fields read
+// by the command line's option table (an empty input is the built-in test pattern, as no --input
+// is on the command line). The process's options (logs, progress, metrics, a summary file) are
+// refused there, naming where they are set: the job reports nothing beyond its result, which is
+// returned. Runs on a thread of its own while this one waits with the GIL free, looking for
+// Ctrl-C every 50 ms: a KeyboardInterrupt stops the job as the first Ctrl-C stops the command
+// (the output is finished), then propagates.
 py::dict run(const py::dict& arguments) {
-    Job job(options_of(fields_of(arguments)), module_gpu_runtime());
+    Job job(stream_options_from_fields(fields_of(arguments)), module_gpu_runtime());
     JobResult result;
     std::exception_ptr error;
     std::atomic<bool> done{false};
@@ -238,7 +234,7 @@ public:
     explicit FrameReader(const py::dict& arguments) {
         StreamFields f = fields_of(arguments);
         f["output"] = "null";  // the frames go to Python
-        RunOptions o = options_of(f);
+        RunOptions o = stream_options_from_fields(f);
         // On the GPU the frames stay there: Python gets DevicePlanes over them, never a host copy.
         on_device_ = f.count("device") && f.at("device").text == "cuda";
         o.filter.frames_on_device = on_device_;

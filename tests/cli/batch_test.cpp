@@ -183,6 +183,12 @@ TEST_F(Batch, ABadInputFailsAloneAndCollidingNamesAreRefused) {
     EXPECT_EQ(run_vfilter({"batch", "--list", dir + "/list.txt", "--out-dir", dir + "/out", "--shard", "3/3"}).exit_code, 2);
     EXPECT_EQ(run_vfilter({"batch", "--list", dir + "/nope.txt", "--out-dir", dir + "/out"}).exit_code, 2);
     EXPECT_EQ(run_vfilter({"batch", "--list", dir + "/list.txt", "--out-dir", dir + "/out", "-o", "x.mkv"}).exit_code, 2);
+    // No disk floor is kept for a batch's files: refused rather than silently ignored.
+    const CommandResult floor = batch({"--segment", "2", "--min-free", "5%"});
+    EXPECT_EQ(floor.exit_code, 2) << floor.output;
+    EXPECT_NE(floor.output.find("--min-free applies to a single run's --segment recordings and to serve"), std::string::npos)
+        << floor.output;
+    EXPECT_TRUE(outputs().empty());
 }
 
 }  // namespace

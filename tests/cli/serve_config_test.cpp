@@ -80,9 +80,9 @@ TEST(ServeConfig, ErrorsNameTheLineTheStreamAndTheField) {
     EXPECT_NE(usage_error("streams:\n  - {name: 'a b', input: x, output: y}\n").find("stream name 'a b'"), std::string::npos);
     EXPECT_NE(usage_error("streams:\n  - {name: a, input: x}\n").find("field 'output' is missing"), std::string::npos);
     EXPECT_NE(usage_error("streams:\n  - {input: x, output: y}\n").find("field 'name' is missing"), std::string::npos);
-    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, metrics-port: 9000}\n").find("whole serve process"),
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, metrics-port: 9000}\n").find("belongs to the process"),
               std::string::npos);
-    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, min-free: 5%}\n").find("whole serve process"),
+    EXPECT_NE(usage_error("streams:\n  - {name: a, input: x, output: y, min-free: 5%}\n").find("the serve: block's min-free"),
               std::string::npos);
     EXPECT_NE(usage_error("defaults: {retain: 7d}\nstreams:\n  - {name: a, input: x, output: y.mp4}\n").find("add --segment"),
               std::string::npos);

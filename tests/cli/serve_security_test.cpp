@@ -246,6 +246,40 @@ TEST_F(ServeSecurity, WeakTokensAndTooManyStreamsAreRefused) {
     EXPECT_NE(error_of(third).find("max-streams"), std::string::npos);
 }
 
+// The process's options (its summary file, metrics endpoint, disk floor, log) are the operator's,
+// set once for the whole process: a client's stream entry naming one is refused with where it is
+// set, and neither a stream nor a file comes of it.
+TEST_F(ServeSecurity, AStreamEntryCannotSetAnOptionOfTheProcess) {
+    const int port = start({}, "  stats-json: " + dir + "/serve-stats.json\n");
+    ASSERT_GT(port, 0) << serve->log();
+    const std::string their_stats = dir + "/rec/their-stats.json";
+    const std::vector<std::pair<nlohmann::json, std::string>> tries = {
+        {{{"stats-json", their_stats}}, "field 'stats-json' belongs to the process, not to one stream"},
+        {{{"metrics-port", 0}}, "field 'metrics-port' belongs to the process"},
+        {{{"metrics-bind", "0.0.0.0"}}, "field 'metrics-bind' belongs to the process"},
+        {{{"min-free", "99%"}}, "field 'min-free' belongs to the process"},
+        {{{"log-format", "json"}}, "field 'log-format' belongs to the process"},
+        {{{"quiet", true}}, "field 'quiet' belongs to the process"},
+    };
+    for (size_t k = 0; k < tries.size(); ++k) {
+        nlohmann::json entry = tries[k].first;
+        entry["name"] = "p" + std::to_string(k);
+        entry["input"] = "pattern://?size=64x48&rate=10";
+        entry["output"] = "null";
+        const Reply r = request(port, "POST", "/streams", entry.dump());
+        EXPECT_EQ(r.status, 400) << entry.dump() << ": " << r.text;
+        EXPECT_NE(error_of(r).find(tries[k].second), std::string::npos) << entry.dump() << ": " << r.text;
+    }
+    EXPECT_EQ(stream_count(port), 1u) << "no refused request started a stream";
+    serve->signal(SIGTERM);
+    ASSERT_EQ(serve->wait(20), 0) << serve->log();
+    EXPECT_FALSE(fs::exists(their_stats)) << "nothing was written where a client asked";
+    const nlohmann::json stats = nlohmann::json::parse(read_file(dir + "/serve-stats.json"), nullptr, false);
+    ASSERT_TRUE(stats.is_object()) << "the operator's summary is written where the serve: block says";
+    EXPECT_TRUE(stats.contains("demo1")) << stats.dump(2);
+    EXPECT_EQ(stats.size(), 1u) << "and lists no refused stream: " << stats.dump(2);
+}
+
 // A recording that never started deletes nothing, whatever its pattern and retention say.
 TEST_F(ServeSecurity, RetentionOfAStreamThatNeverStartedDeletesNothing) {
     fs::create_directories(dir + "/rec/cams");

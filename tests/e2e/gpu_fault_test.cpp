@@ -47,7 +47,6 @@ TEST(GpuFault, ContextLostMidRunFinalisesWhatWasFiltered) {
     o.output.codec = "ffv1";
     o.filter.device = DeviceChoice::Cuda;
     o.input.hwdec = HwDecode::None;
-    o.progress = false;
 
     // Break the context once the output holds a few frames (ffv1 of random pictures: about
     // 1.4 MB a frame).

@@ -53,7 +53,6 @@ TEST(GpuMemory, RunningOutFinalisesWhatWasFiltered) {
     o.filter.device = DeviceChoice::Cuda;
     o.input.hwdec = HwDecode::None;
     o.filter.gpu_streams = 6;
-    o.progress = false;
     bool failed = false;
     try {
         Job job(o);

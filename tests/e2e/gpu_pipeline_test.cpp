@@ -55,7 +55,6 @@ TEST_P(GpuPipeline, MatchesTheCpuPath) {
         o.output.codec = "ffv1";
         o.filter.device = device;
         o.filter.compat = c.compat;
-        o.progress = false;
         Job job(o);
         return job.run();
     };

@@ -49,7 +49,6 @@ TEST(GpuServe, StreamsDecodedOnNvdecAndTheCpuGiveTheSameFrames) {
                                                       {"codec", "ffv1"}, {"device", "cuda"}},
                                            {})
                             .options;
-    single.progress = false;
     Job job(single);
     const JobResult one = job.run();
     ASSERT_EQ(one.stats.frames_out, 24);
@@ -103,7 +102,6 @@ TEST(GpuServe, StreamsMovedToNvdecWhenOthersLeaveWriteEveryFrameOnce) {
                                                       {"codec", "ffv1"}, {"device", "cuda"}},
                                            {})
                             .options;
-    single.progress = false;
     Job job(single);
     const JobResult one = job.run();
     ASSERT_EQ(one.stats.hw_decode, "cuda");
@@ -184,7 +182,6 @@ TEST(GpuServe, StreamsSharingNvdecDecodersEqualTheirSingleRuns) {
         RunOptions single = config.streams.back().options;
         single.output.path = dir + "/" + c.name + "-single.mkv";
         single.input.realtime = false;
-        single.progress = false;
         Job job(single);
         ASSERT_EQ(job.run().stats.frames_out, 24);
     }
@@ -251,7 +248,6 @@ TEST(GpuServe, FilesWaitingForASharedDecoderStartOnTheCpuAndEqualTheirSingleRuns
         RunOptions single = config.streams.back().options;
         single.output.path = dir + "/" + c.name + "-single.mkv";
         single.input.realtime = false;
-        single.progress = false;
         Job job(single);
         ASSERT_EQ(job.run().stats.frames_out, kFrames);
     }

@@ -54,7 +54,6 @@ TEST(GpuServe, EveryStreamEqualsItsSingleRun) {
                      {"device", "cuda"}}, {}));
         RunOptions single = config.streams.back().options;
         single.output.path = dir + "/" + c.name + "-single.mkv";
-        single.progress = false;
         Job job(single);
         ASSERT_EQ(job.run().stats.frames_out, 24);
     }
@@ -125,7 +124,6 @@ TEST(GpuServe, StreamsOnEveryGpuEqualTheirSingleRuns) {
                                                         {"filter", c.filter}, {"codec", "ffv1"}, {"device", "cuda"}},
                                                {})
                                 .options;
-        single.progress = false;
         Job job(single);
         ASSERT_EQ(job.run().stats.frames_out, 24) << c.name;
         for (int k = 0; k < copies; ++k) {

@@ -243,7 +243,6 @@ JobResult run_job(const std::string& in, const std::string& out, HwDecode hwdec,
     o.output.codec = "ffv1";
     o.filter.device = device;
     o.input.hwdec = hwdec;
-    o.progress = false;
     Job job(o);
     return job.run();
 }

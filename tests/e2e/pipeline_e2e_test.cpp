@@ -32,7 +32,6 @@ RunOptions lossless(const std::string& in, const std::string& out, const std::st
     o.output.path = out;
     o.filter.chain = filter;
     o.output.codec = out.size() > 4 && out.substr(out.size() - 4) == ".nut" ? "rawvideo" : "ffv1";
-    o.progress = false;
     o.filter.threads = 3;
     return o;
 }
@@ -141,8 +140,9 @@ TEST(EndToEnd, FilterChurnKeepsHostMemoryBounded) {
 TEST(EndToEnd, MetricsAreServedWhileRunning) {
     const std::string dir = temp_dir();
     RunOptions o = paced_lossless_run(dir, 40, "sobel");  // 40 frames at 25 fps: 1.6 s to scrape in
-    o.metrics_port = 0;
-    Job job(o);
+    JobReports reports;
+    reports.metrics.port = 0;
+    Job job(o, reports);
     ASSERT_GT(job.metrics_port(), 0);
     std::vector<std::string> scrapes;
     std::thread scraper([&] {
@@ -214,9 +214,9 @@ TEST(EndToEnd, DefaultH264OutputKeepsAudioTimestampsAndFrameCount) {
     o.input.url = clip.path;
     o.output.path = dir + "/out.mp4";
     o.filter.chain = "sobel";
-    o.progress = false;
-    o.stats_json = dir + "/stats.json";
-    Job job(o);
+    JobReports reports;
+    reports.stats_json = dir + "/stats.json";
+    Job job(o, reports);
     const JobResult r = job.run();
     EXPECT_EQ(r.stats.frames_out, 30);
     const StreamSummary s = summarize(o.output.path);
@@ -234,7 +234,7 @@ TEST(EndToEnd, DefaultH264OutputKeepsAudioTimestampsAndFrameCount) {
             EXPECT_EQ(av_rescale_q(s.video_pts[i] - s.video_pts[i - 1], s.video_time_base, {1, 1000}), 40);
         }
     }
-    std::ifstream f(o.stats_json);
+    std::ifstream f(reports.stats_json);
     const auto j = nlohmann::json::parse(f);
     EXPECT_EQ(j["frames_out"], 30);
     EXPECT_GT(j["sustained_fps"].get<double>(), 0);
@@ -278,7 +278,6 @@ TEST(EndToEnd, SyntheticSourceNeedsNoInput) {
     o.filter.chain = "gaussian=sigma=2";
     o.output.codec = "ffv1";
     o.pipeline.max_frames = 5;
-    o.progress = false;
     Job job(o);
     EXPECT_EQ(job.run().stats.frames_out, 5);
     const StreamSummary s = summarize(o.output.path);

@@ -44,6 +44,18 @@ def test_run_errors_are_exceptions(tmp_path):
         vfilter.run(input=src, output=src)
 
 
+def test_options_of_the_process_are_refused_naming_where_they_are_set(tmp_path):
+    stats = tmp_path / "s.json"
+    with pytest.raises(ValueError, match="field 'stats-json' belongs to the process.*vfilter.run returns it"):
+        vfilter.run(output="null", frames=3, stats_json=stats)
+    assert not stats.exists()
+    with pytest.raises(ValueError, match="field 'metrics-port' belongs to the process"):
+        vfilter.run(output="null", frames=3, metrics_port=0)
+    with pytest.raises(ValueError, match="field 'quiet' belongs to the process"):
+        vfilter.Frames(frames=3, quiet=True)
+    assert vfilter.run(output="null", frames=3)["frames_out"] == 3
+
+
 def test_ctrl_c_finishes_the_output(tmp_path):
     src = clip(tmp_path, frames=300)
     out = tmp_path / "out.mp4"

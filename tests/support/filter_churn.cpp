@@ -44,7 +44,6 @@ RunOptions churn_options(const std::string& clip, DeviceChoice device) {
     o.pipeline.queue_frames = 1;
     o.filter.gpu_streams = 1;
     o.input.hwdec = HwDecode::None;
-    o.progress = false;
     return o;
 }
 
