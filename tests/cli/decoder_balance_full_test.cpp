@@ -16,14 +16,14 @@ namespace {
 
 const double kCameraFrame = in_1080p30_cameras(1920, 1080, 1);
 
-struct Fleet {  // where each camera decodes, and its frames so far
+struct Cameras {  // where each camera decodes, and its frames so far
     std::vector<std::string> nvdec, cpu;
     std::map<std::string, int64_t> frames;
 };
 
 // `n` 1080p30 cameras placed by load, their inputs open where they were placed.
-Fleet place_cameras(DecoderBalance& b, int n) {
-    Fleet f;
+Cameras place_cameras(DecoderBalance& b, int n) {
+    Cameras f;
     for (int i = 0; i < n; ++i) {
         const std::string name = "cam" + std::to_string(i);
         const bool nvdec = b.place(name, 0, 1, kNvdecFeederCoresVfilter).nvdec;
@@ -35,7 +35,7 @@ Fleet place_cameras(DecoderBalance& b, int n) {
 }
 
 // A second in which the NVDEC streams decoded `nvdec_fps` frames each and the CPU's 30.
-void second(Fleet& f, const std::vector<std::string>& on_nvdec, int nvdec_fps) {
+void second(Cameras& f, const std::vector<std::string>& on_nvdec, int nvdec_fps) {
     for (auto& [name, count] : f.frames)
         count += std::find(on_nvdec.begin(), on_nvdec.end(), name) != on_nvdec.end() ? nvdec_fps : 30;
 }
@@ -47,7 +47,7 @@ void second(Fleet& f, const std::vector<std::string>& on_nvdec, int nvdec_fps) {
 // with NVDEC keeping pace at that same busy, its capacity stays where it was found full.
 TEST(DecoderBalance, AFullNvdecIsMeasuredByWhatItKeptAndItsExtraStreamsMoveToIdleCores) {
     DecoderBalance b({true}, 16, {0});
-    Fleet f = place_cameras(b, 200);
+    Cameras f = place_cameras(b, 200);
     ASSERT_GT(f.nvdec.size(), 150u);
     for (int t = 0; t < 3; ++t) {
         b.nvdec_sampled({{0, 0.91}}, f.frames, t);
