@@ -10,6 +10,11 @@ import numpy as np
 import pytest
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "alone: measures the whole GPU (its free memory): ctest runs these in a test of "
+                                       "their own, with no other test beside it (Python.AloneOnTheGpu)")
+
+
 def vfilter_bin():
     path = os.environ.get("VFILTER_BIN") or shutil.which("vfilter")
     if not path or not os.path.exists(path):
