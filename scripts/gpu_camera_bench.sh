@@ -16,6 +16,10 @@
 #             shared decoder is made, cuda makes them wait) (GPUS_QUICK=1 stops there);
 #             then start-up: 128 streams of 30 frames on GPU 0 against --gpus all; then the 64
 #             streams second by second (scripts/serve_ramp.py) with --gpus all and 0
+#   defaults  RN (default 200) cameras at 30 fps (realtime: true) with serve's defaults (no option
+#             beyond the config file): the steady window twice once every stream's first 10 s are
+#             behind it (28 s in: NVDEC's decoders are made one at a time), then the moves serve
+#             made and the NVDEC capacity it measured (from its log)
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             (unpaced on the clip twice over, 120 s, so that no stream ends inside the window)
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
@@ -57,7 +61,7 @@ set -u
 # serve with the serve: block's settings given as flags (scripts/serve_with_settings.sh).
 vs=$(dirname "$0")/serve_with_settings.sh
 mode=${1:-all}
-case $mode in unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all) ;; *) echo "usage: $0 [unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all]"; exit 2 ;; esac
+case $mode in defaults|unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all) ;; *) echo "usage: $0 [defaults|unpaced|realtime|steady|moves|startup|share|turns|capacity|gpus|tests|live|all]"; exit 2 ;; esac
 raw=/tmp/vf-cam/raw; clips=/tmp/vf-cam/clips; mkdir -p $raw $clips
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 . scripts/use_static_ffmpeg.sh "${STATIC_FFMPEG:-.static-ffmpeg}" || exit 1
@@ -85,6 +89,17 @@ if [ ! -f $clip ]; then
 fi
 el "clip: $(ffprobe -v error -show_entries format=bit_rate,duration -show_entries stream=profile,has_b_frames,nb_frames -of compact=p=0:nk=0 $clip | tr '\n' ' ')"
 for k in $(seq 256); do [ -e $clips/c$k.mp4 ] || ln $clip $clips/c$k.mp4; done  # one name per stream, one page cache
+if [ $mode = defaults ]; then
+  n=${RN:-200}
+  { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', realtime: true}"; echo "streams:"
+    for k in $(seq $n); do echo "  - {name: cam$k, input: $clips/c$k.mp4}"; done; } >$raw/defaults.yaml
+  $b/vfilter serve --config $raw/defaults.yaml --api-port 18299 >$raw/defaults.log 2>&1 & pid=$!
+  sleep 28
+  for w in 1 2; do echo "$n cameras, serve's defaults, window $w: $(timeout 60 python3 scripts/serve_window.py $pid 18299 12 2>&1)"; done
+  kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & killer=$!; wait $pid; kill $killer 2>/dev/null
+  echo "moves: $(grep -c 'moves to' $raw/defaults.log); $(grep 'NVDEC capacity' $raw/defaults.log | sed 's/.*info: //' | tr '\n' ' ')"
+  exit 0
+fi
 now() { date +%s.%N; }
 calc() { awk "BEGIN{printf \"%.1f\", $1}"; }
 config() {  # file N hwdec extra [clip prefix: c, the 60 s clip; l, the 120 s one]
