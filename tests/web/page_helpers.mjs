@@ -180,3 +180,35 @@ export async function videoLatency(page) {
     return { samples: s.length, p50: at(0.5), p99: at(0.99) };
   });
 }
+
+// A raw request, so malformed bytes reach the server as sent. Resolves with the status and body
+// (the first bytes of it for a stream).
+export function rawRequest(port, target) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let got = Buffer.alloc(0);
+    const finish = () => {
+      socket.destroy();
+      const text = got.toString("latin1");
+      const m = text.match(/^HTTP\/1\.1 (\d{3})/);
+      resolve({ status: m ? Number(m[1]) : 0, text });
+    };
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      reject(new Error(`no answer to ${JSON.stringify(target)}`));
+    });
+    socket.on("connect", () => socket.write(Buffer.concat([Buffer.from("GET "), Buffer.from(target, "latin1"),
+      Buffer.from(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")])));
+    socket.on("data", (chunk) => {
+      got = Buffer.concat([got, chunk]);
+      const head = got.indexOf("\r\n\r\n");
+      if (head < 0) return;
+      // Done at the end of the body: a stream's first bytes, or Content-Length bytes (a refused
+      // request may leave the connection open for the next).
+      const length = got.subarray(0, head).toString("latin1").match(/Content-Length: (\d+)/i);
+      if (got.includes("multipart/x-mixed-replace") || got.length > 4096 || (length && got.length >= head + 4 + Number(length[1]))) finish();
+    });
+    socket.on("end", finish);
+    socket.on("error", reject);
+  });
+}
