@@ -52,6 +52,13 @@ std::vector<std::string> devices_here() {
     return devices;
 }
 
+// An ffmpeg built with few parts (the GPU machine's static one: no lavfi input, few filters)
+// cannot make the clips or be compared with.
+bool lacks_a_part(const CommandResult& r) {
+    return r.exit_code != 0 && (r.output.find("No such filter") != std::string::npos ||
+                                r.output.find("Unknown input format") != std::string::npos);
+}
+
 struct Clip {
     int width, height;
     const char* format;
@@ -59,7 +66,8 @@ struct Clip {
 };
 
 // Filters the clips through ffmpeg and vfilter --compat ffmpeg on every device here and counts
-// the frames compared; each frame's samples must be equal.
+// the frames compared per device (-1: this ffmpeg lacks the filter); each frame's samples must be
+// equal.
 int compare_with_ffmpeg(const std::vector<Clip>& clips, const std::vector<std::string>& filters) {
     const std::string dir = temp_dir();
     const std::vector<std::string> devices = devices_here();
@@ -68,11 +76,13 @@ int compare_with_ffmpeg(const std::vector<Clip>& clips, const std::vector<std::s
         const std::string what_clip = std::to_string(c.width) + "x" + std::to_string(c.height) + " " + c.format + (c.noise ? " noise" : " photo");
         const std::string clip = dir + "/in.mkv";
         const CommandResult made = make_clip(clip, c.width, c.height, c.format, c.noise);
+        if (lacks_a_part(made)) return -1;
         EXPECT_EQ(made.exit_code, 0) << made.output;
         if (made.exit_code != 0) continue;
         for (const std::string& f : filters) {
             const std::string ff_out = dir + "/ff.nut";
             const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", f, "-c:v", "rawvideo", ff_out});
+            if (lacks_a_part(ff)) return -1;
             EXPECT_EQ(ff.exit_code, 0) << f << ": " << ff.output;
             if (ff.exit_code != 0) continue;
             const auto expected = read_video_frames(ff_out);
@@ -111,7 +121,9 @@ TEST(FFmpegExact, BoxblurEqualsFfmpegs) {
         "boxblur=lr=3:lp=1:cr=0",
         "boxblur=luma_radius=1:luma_power=6:chroma_radius=9:chroma_power=2",
     };
-    EXPECT_EQ(compare_with_ffmpeg(kClips, filters), 6 * 6 * 2);
+    const int compared = compare_with_ffmpeg(kClips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or boxblur";
+    EXPECT_EQ(compared, 6 * 6 * 2);
 }
 
 TEST(FFmpegExact, UnsharpEqualsFfmpegs) {
@@ -124,7 +136,9 @@ TEST(FFmpegExact, UnsharpEqualsFfmpegs) {
         "unsharp=luma_msize_x=13:luma_msize_y=11:luma_amount=0.3:chroma_amount=1.1",
         "unsharp=23:3:1.2:3:5:0.45",
     };
-    EXPECT_EQ(compare_with_ffmpeg(kClips, filters), 6 * 6 * 2);
+    const int compared = compare_with_ffmpeg(kClips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or unsharp";
+    EXPECT_EQ(compared, 6 * 6 * 2);
 }
 
 // Without --compat ffmpeg vfilter keeps its own default, the exact blur rounded once, which on
@@ -133,9 +147,11 @@ TEST(FFmpegExact, VfiltersOwnDefaultIsUnchangedAndFfmpegsIsAnOption) {
     if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
     const std::string dir = temp_dir(), clip = dir + "/in.mkv";
     const CommandResult made = make_clip(clip, 97, 61, "yuv420p", true);
+    if (lacks_a_part(made)) GTEST_SKIP() << made.output;
     ASSERT_EQ(made.exit_code, 0) << made.output;
     const CommandResult ff = run_command(
         {"ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", "unsharp=11:11:-1.5:11:11:-1.5", "-c:v", "rawvideo", dir + "/ff.nut"});
+    if (lacks_a_part(ff)) GTEST_SKIP() << ff.output;
     ASSERT_EQ(ff.exit_code, 0) << ff.output;
     const auto expected = read_video_frames(dir + "/ff.nut");
     ASSERT_FALSE(expected.empty());

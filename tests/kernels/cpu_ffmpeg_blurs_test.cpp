@@ -65,7 +65,7 @@ TEST(FfmpegBoxPasses, FastEqualsReference) {
     for (const Size s : kSizes)
         for (Border b : kAllBorders)
             for (int depth : {8, 10, 16})
-                for (const auto [r, p] : {std::pair{1, 1}, {2, 1}, {2, 2}, {5, 3}, {17, 2}}) {
+                for (const auto& [r, p] : {std::pair{1, 1}, {2, 1}, {2, 2}, {5, 3}, {17, 2}}) {
                     expect_fast_equals_reference(box_op(r, p, b), s.w, s.h, depth,
                                                  "boxblur " + std::to_string(r) + ":" + std::to_string(p) + " " + std::to_string(s.w) +
                                                      "x" + std::to_string(s.h) + " " + border_name(b) + " " + std::to_string(depth));
