@@ -80,17 +80,22 @@ void add_luma_chroma_blurs(std::vector<FilterDef>& t) {
         auto amount = [](const std::string& name, const std::string& def, const std::string& what) {
             return OptionDef{name, OptionType::Number, def, -2, 5, {}, what + "; negative blurs", false};
         };
-        t.push_back({"unsharp", "FFmpeg's unsharp: in + amount x (in - binomial blur), per luma and chroma; exact here",
+        t.push_back({"unsharp", "FFmpeg's unsharp: in + amount x (in - binomial blur), per luma and chroma; exact, or FFmpeg's bytes (arithmetic=ffmpeg)",
                      {size("luma_msize_x", "luma window width"), size("luma_msize_y", "luma window height"),
                       amount("luma_amount", "1", "luma strength"), size("chroma_msize_x", "chroma window width"),
                       size("chroma_msize_y", "chroma window height"), amount("chroma_amount", "0", "chroma strength"),
                       size("alpha_msize_x", "alpha window width (no alpha here: unused)"),
                       size("alpha_msize_y", "alpha window height (unused)"), amount("alpha_amount", "0", "alpha strength (unused)"),
                       {"border", OptionType::Choice, "replicate", 0, 0, {"mirror", "replicate", "zero"},
-                       "what pixels outside the picture read as (FFmpeg's unsharp repeats the edge)", false}},
+                       "what pixels outside the picture read as (FFmpeg's unsharp repeats the edge)", false},
+                      arithmetic_option("rounds the exact result once",
+                                        "FFmpeg 5.1's fixed point: a rounded blur, the difference times amount floored; "
+                                        "above 8 bits 1/256 of the effect")},
                      build_unsharp});
         t.back().positions = {"luma_msize_x", "luma_msize_y", "luma_amount", "chroma_msize_x", "chroma_msize_y",
                               "chroma_amount", "alpha_msize_x", "alpha_msize_y", "alpha_amount"};
+        // FFmpeg's fixed point: --compat ffmpeg gives its bytes.
+        t.back().ffmpeg_defaults = {{"arithmetic", "ffmpeg"}};
     }
     {
         auto radius = [](const std::string& name, const std::string& def, const std::string& what) {
@@ -99,14 +104,21 @@ void add_luma_chroma_blurs(std::vector<FilterDef>& t) {
         auto power = [](const std::string& name, const std::string& def, double min, const std::string& what) {
             return OptionDef{name, OptionType::Integer, def, min, 63, {}, what, false};
         };
-        t.push_back({"boxblur", "FFmpeg's boxblur: power passes of a box, per luma and chroma; exact here (one rounding)",
+        t.push_back({"boxblur", "FFmpeg's boxblur: power passes of a box, per luma and chroma; exact, or FFmpeg's bytes (arithmetic=ffmpeg)",
                      {radius("luma_radius", "2", "luma box radius"), power("luma_power", "2", 0, "luma passes"),
                       radius("chroma_radius", "", "chroma box radius (default: luma's)"),
                       power("chroma_power", "-1", -1, "chroma passes; -1 = luma's"),
                       radius("alpha_radius", "", "alpha box radius (no alpha here: checked, unused)"),
-                      power("alpha_power", "-1", -1, "alpha passes (unused)"), border_option()},
+                      power("alpha_power", "-1", -1, "alpha passes (unused)"),
+                      {"border", OptionType::Choice, "mirror", 0, 0, {"mirror", "replicate", "zero", "reflect"},
+                       "what pixels outside the picture read as: mirror (dcb|abcd|cba), replicate, zero, or reflect "
+                       "(cba|abcd|dcb, FFmpeg's; with arithmetic=ffmpeg)", false},
+                      arithmetic_option("one rounding of the exact result",
+                                        "FFmpeg 5.1's 16-bit fixed point, rounded after every pass")},
                      build_boxblur});
         t.back().positions = {"luma_radius", "luma_power", "chroma_radius", "chroma_power", "alpha_radius", "alpha_power"};
+        // FFmpeg's edge and its rounding after every pass: --compat ffmpeg gives its bytes.
+        t.back().ffmpeg_defaults = {{"border", "reflect"}, {"arithmetic", "ffmpeg"}};
         t.back().aliases = {{"lr", "luma_radius"},   {"lp", "luma_power"}, {"cr", "chroma_radius"},
                             {"cp", "chroma_power"}, {"ar", "alpha_radius"}, {"ap", "alpha_power"}};
     }

@@ -5,7 +5,9 @@
 
 namespace vf {
 
-enum class Border { Mirror, Replicate, Zero };
+// Reflect is the half-sample reflection (cba|abcd|dcb, the edge sample repeated once), FFmpeg's
+// boxblur's edge: only FFmpeg's boxblur arithmetic (OpKind::BoxPasses) takes it.
+enum class Border { Mirror, Replicate, Zero, Reflect };
 
 const char* border_name(Border b);
 
@@ -20,6 +22,12 @@ inline int border_index(int i, int n, Border b) {
         return -1;
     case Border::Replicate:
         return i < 0 ? 0 : n - 1;
+    case Border::Reflect: {
+        const int period = 2 * n;
+        int m = i % period;
+        if (m < 0) m += period;
+        return m < n ? m : period - 1 - m;
+    }
     case Border::Mirror:
     default: {
         if (n == 1) return 0;

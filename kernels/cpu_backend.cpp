@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/cpu_ffmpeg_blurs.hpp"
+
 namespace vf {
 
 CpuBackend::CpuBackend(int threads, CpuIsa isa) : pool_(threads), band_(band_function(isa)), isa_(isa_name(isa)) {
@@ -13,6 +15,7 @@ CpuBackend::~CpuBackend() = default;
 void CpuBackend::apply(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, bool allow_separable) {
     const int h = src.height;
     if (h <= 0 || src.width <= 0) return;
+    if (op.kind == OpKind::BoxPasses) return box_passes_cpu(op, src, dst, pool_, box_between_);
     // Bands of at least 16 rows, about 4 per worker so uneven work still balances. Tall kernels
     // recompute kh - 1 halo rows per band, so they get 2 bands per worker instead.
     const int per_worker = op.kind == OpKind::Convolve && op.conv.kh >= 9 ? 2 : 4;

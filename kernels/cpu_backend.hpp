@@ -4,6 +4,7 @@
 // column pass for rank-1 kernels. Output equals reference_apply() exactly.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -32,6 +33,7 @@ private:
     BandFn band_;
     const char* isa_;
     std::vector<std::unique_ptr<BandScratch>> scratch_;  // one per worker, reused across frames
+    std::vector<int32_t> box_between_;  // FFmpeg's boxblur: the rows' passes before the columns'
 };
 
 }  // namespace vf

@@ -16,6 +16,7 @@ struct BandScratch {
     std::vector<int32_t> i32;
     std::vector<int16_t> i16;
     std::vector<int64_t> i64;
+    std::vector<uint32_t> u32;  // FFmpeg's unsharp sums (kernels/cpu_ffmpeg_blurs.hpp)
     std::vector<double> f64;
     std::vector<float> f32;
     std::vector<uint16_t> zeros;  // a row of zeros: the rows outside a zero border, read in place

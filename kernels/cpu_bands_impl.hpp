@@ -13,6 +13,8 @@
 #include "kernels/cpu_bands_gradient.hpp"
 #include "kernels/cpu_bands_rows.hpp"
 #include "kernels/cpu_bands_separable.hpp"
+#include "kernels/cpu_ffmpeg_blurs.hpp"
+#include "kernels/reference_ffmpeg.hpp"
 
 namespace vf {
 namespace VF_CPU_NS {
@@ -93,6 +95,14 @@ void run_band(const PlaneOp& op, const PlaneView& src, const PlaneView& dst, int
         return;
     case OpKind::Gradient:
         gradient_band(op, src, dst, y0, y1, s);
+        return;
+    case OpKind::UnsharpFixed:
+        unsharp_fixed_band(op, src, dst, y0, y1, s.u32);
+        return;
+    case OpKind::BoxPasses:
+        // Not a band operation (every column's passes read every row's): CpuBackend::apply runs it
+        // whole; a caller of a band alone gets the reference's rows.
+        reference_box_passes(op, src, dst, y0, y1);
         return;
     case OpKind::Convolve: {
         const ConvolveOp& c = op.conv;

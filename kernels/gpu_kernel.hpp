@@ -9,8 +9,9 @@
 namespace vf {
 
 // Every row of the dispatch table belongs to one family. `Direct` is named `tiled` (direct sums
-// through a shared-memory tile, or strips of registers).
-enum class KernelFamily { Copy, Fill, Gradient, Box, Separable, Direct, Tensor, Fft, Naive, Constant };
+// through a shared-memory tile, or strips of registers). `Ffmpeg` rows compute FFmpeg's own
+// integer arithmetic (boxblur's and unsharp's under arithmetic=ffmpeg), one row per operation.
+enum class KernelFamily { Copy, Fill, Gradient, Box, Separable, Direct, Tensor, Fft, Naive, Constant, Ffmpeg };
 
 inline const char* kernel_family_name(KernelFamily f) {
     switch (f) {
@@ -24,6 +25,7 @@ inline const char* kernel_family_name(KernelFamily f) {
     case KernelFamily::Fft: return "fft";
     case KernelFamily::Naive: return "naive";
     case KernelFamily::Constant: return "constant";
+    case KernelFamily::Ffmpeg: return "ffmpeg";
     }
     return "?";
 }

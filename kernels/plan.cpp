@@ -12,6 +12,7 @@ const char* border_name(Border b) {
     case Border::Mirror: return "mirror";
     case Border::Replicate: return "replicate";
     case Border::Zero: return "zero";
+    case Border::Reflect: return "reflect";
     }
     return "?";
 }
@@ -122,6 +123,11 @@ bool same_operation(const PlaneOp& a, const PlaneOp& b) {
     case OpKind::Gradient:
         return a.grad.gx == b.grad.gx && a.grad.gy == b.grad.gy && a.grad.divisor == b.grad.divisor &&
                a.grad.scale == b.grad.scale && a.grad.delta == b.grad.delta && a.grad.compass == b.grad.compass;
+    case OpKind::BoxPasses:
+        return a.box.radius == b.box.radius && a.box.power == b.box.power;
+    case OpKind::UnsharpFixed:
+        return a.unsharp.steps_x == b.unsharp.steps_x && a.unsharp.steps_y == b.unsharp.steps_y &&
+               a.unsharp.amount == b.unsharp.amount;
     }
     return false;
 }
@@ -146,6 +152,10 @@ uint64_t chain_fingerprint(const std::vector<FilterPlan>& chain) {
             if (op.kind == OpKind::Convolve) mix(op.conv.fingerprint), mix(static_cast<uint64_t>(op.conv.divisor));
             if (op.kind == OpKind::Gradient)
                 for (int t = 0; t < 9; ++t) mix(static_cast<uint64_t>(op.grad.gx[static_cast<size_t>(t)] * 31 + op.grad.gy[static_cast<size_t>(t)]));
+            if (op.kind == OpKind::BoxPasses) mix(static_cast<uint64_t>(op.box.radius)), mix(static_cast<uint64_t>(op.box.power));
+            if (op.kind == OpKind::UnsharpFixed)
+                mix(static_cast<uint64_t>(op.unsharp.steps_x)), mix(static_cast<uint64_t>(op.unsharp.steps_y)),
+                    mix(static_cast<uint64_t>(static_cast<uint32_t>(op.unsharp.amount)));
         }
     return h;
 }

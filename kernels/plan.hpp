@@ -63,13 +63,36 @@ inline std::array<int, 9> compass_turn(const std::array<int, 9>& gx, int turn) {
     return k;
 }
 
-enum class OpKind { Copy, Fill, Convolve, Gradient };
+// FFmpeg 5.1's boxblur, its own arithmetic (libavfilter/vf_boxblur.c): `power` passes of a
+// (2 radius + 1) box along every row, then as many down every column. Each pass stores
+// (sum * inv + 2^15) >> 16, inv = (2^16 + len / 2) / len, as FFmpeg's 32-bit int computes it, in
+// the sample's type (8 or 16 bits), so rounding happens after every pass (kernels/ffmpeg_arith.hpp).
+// FFmpeg's edge is Border::Reflect.
+struct BoxPassesOp {
+    int radius = 1;
+    int power = 1;
+};
+
+// FFmpeg 5.1's unsharp, its own fixed point (libavfilter/vf_unsharp.c): the binomial blur of an
+// (2 steps_x + 1) x (2 steps_y + 1) window summed in 32 bits and rounded, then
+// out = in + (((in - blur) * amount) >> shift), amount = the option times 65536 (truncated),
+// shift 16 on 8-bit samples and 24 above (FFmpeg 5.1's 16-bit path: 1/256 of the documented
+// effect), clipped to the sample type's range (kernels/ffmpeg_arith.hpp).
+struct UnsharpFixedOp {
+    int steps_x = 1;
+    int steps_y = 1;
+    int amount = 0;
+};
+
+enum class OpKind { Copy, Fill, Convolve, Gradient, BoxPasses, UnsharpFixed };
 
 struct PlaneOp {
     OpKind kind = OpKind::Copy;
     Border border = Border::Mirror;
     ConvolveOp conv;       // OpKind::Convolve
     GradientOp grad;       // OpKind::Gradient
+    BoxPassesOp box;       // OpKind::BoxPasses
+    UnsharpFixedOp unsharp;  // OpKind::UnsharpFixed
     // OpKind::Fill writes the neutral value 1 << (depth - 1) (grey chroma).
 };
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "kernels/reference_ffmpeg.hpp"
+
 namespace vf {
 namespace {
 
@@ -100,6 +102,12 @@ void reference_apply_rows(const PlaneOp& op, const PlaneView& src, const PlaneVi
         break;
     case OpKind::Gradient:
         reference_gradient(op, src, dst, y0, y1);
+        break;
+    case OpKind::BoxPasses:
+        reference_box_passes(op, src, dst, y0, y1);
+        break;
+    case OpKind::UnsharpFixed:
+        reference_unsharp_fixed(op, src, dst, y0, y1);
         break;
     }
 }

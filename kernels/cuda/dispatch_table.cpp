@@ -48,6 +48,15 @@ const std::vector<Variant> kTable = {
      [](Op, S, L l) { fill_neutral(l); },
      [](Op, S, B b) { fill_neutral_batch(b); }},
 
+    // FFmpeg 5.1's own arithmetic for boxblur and unsharp (arithmetic=ffmpeg, the default under
+    // --compat ffmpeg): its bytes, one thread an output (variants/box_passes.cu, unsharp_fixed.cu).
+    {"box-passes", KernelFamily::Ffmpeg, "FFmpeg's boxblur arithmetic (a rounding after every pass) on any plane",
+     "the only row for it", [](Op op, L) { return op.kind == OpKind::BoxPasses; }, nullptr, nullptr,
+     [](Op op, S, L l) { box_passes(op.box, l); }, nullptr},
+    {"unsharp-fixed", KernelFamily::Ffmpeg, "FFmpeg's unsharp fixed point on any plane", "the only row for it",
+     [](Op op, L) { return op.kind == OpKind::UnsharpFixed; }, nullptr, nullptr,
+     [](Op op, S, L l) { unsharp_fixed(op.unsharp, l); }, nullptr},
+
     // Kirsch: 8 turned sums, the largest kept (variants/compass_tile.cu).
     {"compass-tile", KernelFamily::Gradient, "compass gradients (kirsch) on any plane", "the only row for them",
      [](Op op, L) { return is_compass(op); }, nullptr, nullptr,
@@ -191,6 +200,7 @@ bool serves(const Variant& v, const PlaneOp& op) {
     case KernelFamily::Copy: return op.kind == OpKind::Copy;
     case KernelFamily::Fill: return op.kind == OpKind::Fill;
     case KernelFamily::Gradient: return op.kind == OpKind::Gradient;
+    case KernelFamily::Ffmpeg: return op.kind == OpKind::BoxPasses || op.kind == OpKind::UnsharpFixed;
     default: return op.kind == OpKind::Convolve;
     }
 }

@@ -126,6 +126,11 @@ void gradient_strip(const GradientOp& op, const Launch& l);
 void gradient_tile(const GradientOp& op, const Launch& l);  // any plane
 // compass_tile.cu: Kirsch's 8 turned 3x3 sums, the largest kept; any plane.
 void compass_tile(const GradientOp& op, const Launch& l);
+// box_passes.cu, unsharp_fixed.cu: FFmpeg 5.1's own arithmetic for boxblur and unsharp
+// (kernels/ffmpeg_arith.hpp), one thread an output; box_passes takes two planes of int32 scratch
+// from the stream's workspace.
+void box_passes(const BoxPassesOp& op, const Launch& l);
+void unsharp_fixed(const UnsharpFixedOp& op, const Launch& l);
 // copy.cu, fill.cu
 void copy_plane(const Launch& l);
 void copy_plane_batch(const BatchLaunch& b);

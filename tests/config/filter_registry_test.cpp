@@ -235,8 +235,8 @@ TEST(FilterRegistry, BoxblurRadiiFollowTheFrame) {
     const FrameGeometry frame{333, 197, 1, 1};  // chroma 166 x 98 as FFmpeg counts it
     const FilterPlan doc = build_chain("boxblur=luma_radius=min(h\\,w)/10:luma_power=1:chroma_radius=min(cw\\,ch)/10:chroma_power=1",
                                        FilterDefaults::Ffmpeg, frame)[0];
-    EXPECT_EQ(doc.ops[0].conv.kw, 2 * 19 + 1);
-    EXPECT_EQ(doc.ops[1].conv.kw, 2 * 9 + 1);
+    EXPECT_EQ(doc.ops[0].box.radius, 19);
+    EXPECT_EQ(doc.ops[1].box.radius, 9);
     const FilterPlan def = build_chain("boxblur", FilterDefaults::Vfilter, frame)[0];  // radius 2, power 2
     ASSERT_EQ(def.ops[0].conv.kw, 9);
     const std::vector<double> taps = {1, 2, 3, 4, 5, 4, 3, 2, 1};  // (1 + x + ... + x^4)^2
@@ -268,6 +268,41 @@ TEST(FilterRegistry, BoxblurRadiiFollowTheFrame) {
     double sum = 0;
     for (double t : wide.k) sum += t;
     EXPECT_NEAR(sum, 1.0, 1e-9);
+}
+
+// Under --compat ffmpeg boxblur and unsharp compute FFmpeg 5.1's own arithmetic (its passes rounded
+// one by one, its edge; its fixed point); vfilter's default stays the exact blur, and FFmpeg's is
+// an option of its own. What FFmpeg refuses, and an edge that only its arithmetic has, are refused.
+TEST(FilterRegistry, CompatFfmpegGivesFfmpegsArithmetic) {
+    const FrameGeometry frame{97, 61, 1, 1};
+    const FilterPlan fate = build_chain("boxblur=2:1", FilterDefaults::Ffmpeg, frame)[0];
+    EXPECT_EQ(fate.ops[0].kind, OpKind::BoxPasses);
+    EXPECT_EQ(fate.ops[0].border, Border::Reflect);
+    EXPECT_EQ(fate.ops[0].box.radius, 2);
+    EXPECT_EQ(fate.ops[0].box.power, 1);
+    EXPECT_EQ(fate.ops[2].kind, OpKind::BoxPasses);
+    EXPECT_EQ(build_chain("boxblur=2:1", FilterDefaults::Vfilter, frame)[0].ops[0].kind, OpKind::Convolve);
+    EXPECT_EQ(build_chain("boxblur=2:1:arithmetic=exact:border=mirror", FilterDefaults::Ffmpeg, frame)[0].ops[0].kind, OpKind::Convolve);
+    EXPECT_EQ(build_chain("boxblur=2:1:arithmetic=ffmpeg", FilterDefaults::Vfilter, frame)[0].ops[0].border, Border::Mirror);
+    EXPECT_EQ(build_chain("boxblur=2:0", FilterDefaults::Ffmpeg, frame)[0].ops[0].kind, OpKind::Copy);
+    EXPECT_NE(usage_error("boxblur=2:1:border=reflect", frame).find("border=reflect is FFmpeg's edge and needs arithmetic=ffmpeg"),
+              std::string::npos);
+    // Many passes and wide boxes, which one convolution could not hold, are FFmpeg's passes.
+    EXPECT_EQ(build_chain("boxblur=20:6:cr=2", FilterDefaults::Ffmpeg, frame)[0].ops[0].box.power, 6);
+
+    const FilterPlan unsharp = build_chain("unsharp=11:11:-1.5:11:11:-1.5", FilterDefaults::Ffmpeg)[0];
+    EXPECT_EQ(unsharp.ops[0].kind, OpKind::UnsharpFixed);
+    EXPECT_EQ(unsharp.ops[0].unsharp.steps_x, 5);
+    EXPECT_EQ(unsharp.ops[0].unsharp.amount, -98304);
+    EXPECT_EQ(unsharp.ops[0].border, Border::Replicate);
+    EXPECT_EQ(unsharp.ops[1].unsharp.amount, -98304);
+    // FFmpeg's float amount times 65536, truncated: 0.3f is 19660.8.
+    EXPECT_EQ(build_chain("unsharp=3:3:0.3", FilterDefaults::Ffmpeg)[0].ops[0].unsharp.amount, 19660);
+    EXPECT_EQ(build_chain("unsharp", FilterDefaults::Ffmpeg)[0].ops[1].kind, OpKind::Copy);  // chroma amount 0
+    EXPECT_EQ(build_chain("unsharp=11:11:-1.5")[0].ops[0].kind, OpKind::Convolve);
+    EXPECT_EQ(build_chain("unsharp=5:5:1:arithmetic=ffmpeg")[0].ops[0].kind, OpKind::UnsharpFixed);
+    EXPECT_NE(usage_error("unsharp=23:5:1:arithmetic=ffmpeg").find("too big for arithmetic=ffmpeg"), std::string::npos);
+    EXPECT_NO_THROW(build_chain("unsharp=23:5:1"));
 }
 
 }  // namespace vf

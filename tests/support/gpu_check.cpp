@@ -124,6 +124,7 @@ Accuracy family_accuracy(KernelFamily family) {
     case KernelFamily::Fill:
     case KernelFamily::Gradient:
     case KernelFamily::Box:
+    case KernelFamily::Ffmpeg:
     case KernelFamily::Tensor: return Accuracy::Exact;
     case KernelFamily::Separable: return Accuracy::WithinOneRarely;
     case KernelFamily::Fft: return Accuracy::WithinOne;

@@ -47,15 +47,23 @@ __device__ __forceinline__ void store_sample(const DevPlane& p, int x, int y, fl
     row[x * p.step] = static_cast<T>(static_cast<int>(c) << p.shift);
 }
 
-// The border rule as the kernels take it: 0 mirror, 1 replicate, 2 zero.
-inline int border_mode(Border b) { return b == Border::Mirror ? 0 : (b == Border::Replicate ? 1 : 2); }
+// The border rule as the kernels take it: 0 mirror, 1 replicate, 2 zero, 3 reflect (FFmpeg's
+// boxblur's edge: only its row, box-passes, is given it).
+inline int border_mode(Border b) {
+    return b == Border::Mirror ? 0 : (b == Border::Replicate ? 1 : (b == Border::Reflect ? 3 : 2));
+}
 
 // Same as vf::border_index (kernels/border.hpp); kept in step by the GPU tests.
-// mode: 0 mirror, 1 replicate, 2 zero.
+// mode: 0 mirror, 1 replicate, 2 zero, 3 reflect.
 __device__ __forceinline__ int border_index_dev(int i, int n, int mode) {
     if (i >= 0 && i < n) return i;
     if (mode == 2) return -1;
     if (mode == 1) return i < 0 ? 0 : n - 1;
+    if (mode == 3) {
+        int m = i % (2 * n);
+        if (m < 0) m += 2 * n;
+        return m < n ? m : 2 * n - 1 - m;
+    }
     if (n == 1) return 0;
     const int period = 2 * (n - 1);
     int m = i % period;

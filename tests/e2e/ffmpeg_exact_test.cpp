@@ -1,0 +1,169 @@
+// FFmpeg 5.1's own bytes for boxblur and unsharp under --compat ffmpeg: the ffmpeg command (the
+// distribution's 5.1, the reference) and vfilter filter the same lossless clips with the same
+// filter string, both write raw frames, and every sample must be equal: photographs and noise at
+// odd sizes, 8-bit and 10-bit 4:2:0, several radii, powers and amounts (negative too), FATE's own
+// cases (boxblur=2:1, unsharp=11:11:-1.5:11:11:-1.5) among them; on the CPU and, where one is
+// present, on the GPU. Outside --compat ffmpeg vfilter's exact arithmetic stays the default.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#ifdef VF_HAVE_CUDA
+#include "kernels/cuda_backend.hpp"
+#endif
+#include "support/clip_writer.hpp"
+#include "support/expected_output.hpp"
+#include "support/run_command.hpp"
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+// The photograph (scikit-image's astronaut, Debian's python3-skimage) or VFILTER_TEST_PHOTO.
+std::string photo_path() {
+    const char* given = std::getenv("VFILTER_TEST_PHOTO");
+    return given && *given ? given : "/usr/lib/python3/dist-packages/skimage/data/astronaut.png";
+}
+
+// A lossless 2-frame clip of width x height in `format`: the photograph zoomed, or where it is
+// missing (and for `noise`) FFmpeg's testsrc2 under heavy noise.
+CommandResult make_clip(const std::string& path, int width, int height, const std::string& format, bool noise) {
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    if (!noise && std::ifstream(photo_path()))
+        return run_command({"ffmpeg", "-v", "error", "-y", "-loop", "1", "-i", photo_path(), "-vf",
+                            "zoompan=z='1.1+0.05*on':x='iw/3':y='ih/4':d=1:s=" + size + ":fps=25,format=" + format, "-frames:v", "2",
+                            "-c:v", "ffv1", path});
+    return run_command({"ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=" + size + ":r=25", "-vf",
+                        "noise=alls=60:allf=t+u,format=" + format, "-frames:v", "2", "-c:v", "ffv1", path});
+}
+
+std::vector<std::string> devices_here() {
+    std::vector<std::string> devices = {"cpu"};
+    std::string why = "this build has no CUDA backend";
+#ifdef VF_HAVE_CUDA
+    if (cuda_device_available(&why)) devices.push_back("cuda");
+#endif
+    if (devices.size() == 1) std::printf("not compared on the GPU: %s\n", why.c_str());
+    return devices;
+}
+
+// An ffmpeg built with few parts (the GPU machine's static one: no lavfi input, few filters)
+// cannot make the clips or be compared with.
+bool lacks_a_part(const CommandResult& r) {
+    return r.exit_code != 0 && (r.output.find("No such filter") != std::string::npos ||
+                                r.output.find("Unknown input format") != std::string::npos);
+}
+
+struct Clip {
+    int width, height;
+    const char* format;
+    bool noise;
+};
+
+// Filters the clips through ffmpeg and vfilter --compat ffmpeg on every device here and counts
+// the frames compared per device (-1: this ffmpeg lacks the filter); each frame's samples must be
+// equal.
+int compare_with_ffmpeg(const std::vector<Clip>& clips, const std::vector<std::string>& filters) {
+    const std::string dir = temp_dir();
+    const std::vector<std::string> devices = devices_here();
+    int compared = 0;
+    for (const Clip& c : clips) {
+        const std::string what_clip = std::to_string(c.width) + "x" + std::to_string(c.height) + " " + c.format + (c.noise ? " noise" : " photo");
+        const std::string clip = dir + "/in.mkv";
+        const CommandResult made = make_clip(clip, c.width, c.height, c.format, c.noise);
+        if (lacks_a_part(made)) return -1;
+        EXPECT_EQ(made.exit_code, 0) << made.output;
+        if (made.exit_code != 0) continue;
+        for (const std::string& f : filters) {
+            const std::string ff_out = dir + "/ff.nut";
+            const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", f, "-c:v", "rawvideo", ff_out});
+            if (lacks_a_part(ff)) return -1;
+            EXPECT_EQ(ff.exit_code, 0) << f << ": " << ff.output;
+            if (ff.exit_code != 0) continue;
+            const auto expected = read_video_frames(ff_out);
+            for (const std::string& device : devices) {
+                const std::string out = dir + "/vf-" + device + ".nut";
+                std::remove(out.c_str());  // nothing left from the last case can pass for this one's output
+                const CommandResult vf = run_vfilter(
+                    {"--compat", "ffmpeg", "--device", device, "-y", "-i", clip, "-vf", f, "--codec", "rawvideo", out});
+                EXPECT_EQ(vf.exit_code, 0) << f << " (" << device << "): " << vf.output;
+                const auto got = read_video_frames(out);
+                EXPECT_EQ(expected.size(), got.size()) << f << " on " << what_clip << " (" << device << ")";
+                for (size_t i = 0; i < expected.size() && i < got.size(); ++i) {
+                    std::string where;
+                    EXPECT_EQ(frame_differences(expected[i].get(), got[i].get(), false, &where), 0)
+                        << f << " on " << what_clip << " (" << device << ") frame " << i << ": " << where;
+                    ++compared;
+                }
+            }
+        }
+    }
+    return compared / static_cast<int>(devices.size());
+}
+
+const std::vector<Clip> kClips = {{97, 61, "yuv420p", false},     {97, 61, "yuv420p10le", false}, {320, 241, "yuv420p", false},
+                                  {320, 241, "yuv420p10le", false}, {97, 61, "yuv420p", true},      {97, 61, "yuv420p10le", true}};
+
+bool ffmpeg_missing() { return run_command({"ffmpeg", "-version"}).exit_code != 0; }
+
+TEST(FFmpegExact, BoxblurEqualsFfmpegs) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::vector<std::string> filters = {
+        "boxblur=2:1",  // FATE's fate-filter-boxblur
+        "boxblur",
+        "boxblur=luma_radius=min(w\\,h)/8:luma_power=1:chroma_radius=min(cw\\,ch)/8:chroma_power=1",
+        "boxblur=5:3:cr=1:cp=4",
+        "boxblur=lr=3:lp=1:cr=0",
+        "boxblur=luma_radius=1:luma_power=6:chroma_radius=9:chroma_power=2",
+    };
+    const int compared = compare_with_ffmpeg(kClips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or boxblur";
+    EXPECT_EQ(compared, 6 * 6 * 2);
+}
+
+TEST(FFmpegExact, UnsharpEqualsFfmpegs) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::vector<std::string> filters = {
+        "unsharp=11:11:-1.5:11:11:-1.5",  // FATE's fate-filter-unsharp and -yuv420p10
+        "unsharp",
+        "unsharp=7:7:2.5:5:5:-0.7",
+        "unsharp=3:9:5:9:3:-2",
+        "unsharp=luma_msize_x=13:luma_msize_y=11:luma_amount=0.3:chroma_amount=1.1",
+        "unsharp=23:3:1.2:3:5:0.45",
+    };
+    const int compared = compare_with_ffmpeg(kClips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or unsharp";
+    EXPECT_EQ(compared, 6 * 6 * 2);
+}
+
+// Without --compat ffmpeg vfilter keeps its own default, the exact blur rounded once, which on
+// FATE's unsharp differs from FFmpeg 5.1's bytes; arithmetic=ffmpeg asks for them by name.
+TEST(FFmpegExact, VfiltersOwnDefaultIsUnchangedAndFfmpegsIsAnOption) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::string dir = temp_dir(), clip = dir + "/in.mkv";
+    const CommandResult made = make_clip(clip, 97, 61, "yuv420p", true);
+    if (lacks_a_part(made)) GTEST_SKIP() << made.output;
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const CommandResult ff = run_command(
+        {"ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", "unsharp=11:11:-1.5:11:11:-1.5", "-c:v", "rawvideo", dir + "/ff.nut"});
+    if (lacks_a_part(ff)) GTEST_SKIP() << ff.output;
+    ASSERT_EQ(ff.exit_code, 0) << ff.output;
+    const auto expected = read_video_frames(dir + "/ff.nut");
+    ASSERT_FALSE(expected.empty());
+    const CommandResult own =
+        run_vfilter({"-y", "-i", clip, "-f", "unsharp=11:11:-1.5:11:11:-1.5", "--codec", "rawvideo", "-o", dir + "/own.nut"});
+    ASSERT_EQ(own.exit_code, 0) << own.output;
+    EXPECT_GT(frame_differences(expected[0].get(), read_video_frames(dir + "/own.nut")[0].get()), 0);
+    const CommandResult named = run_vfilter(
+        {"-y", "-i", clip, "-f", "unsharp=11:11:-1.5:11:11:-1.5:arithmetic=ffmpeg", "--codec", "rawvideo", "-o", dir + "/named.nut"});
+    ASSERT_EQ(named.exit_code, 0) << named.output;
+    EXPECT_EQ(frame_differences(expected[0].get(), read_video_frames(dir + "/named.nut")[0].get()), 0);
+}
+
+}  // namespace
+}  // namespace vf
