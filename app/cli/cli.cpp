@@ -1,4 +1,5 @@
 #include "app/cli/cli.hpp"
+#include "app/cli/ffmpeg_words.hpp"
 #include "app/run/stream_options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -128,10 +129,18 @@ Command parse_command_line(int argc, char** argv) {
         "health", "container health check: asks the metrics endpoint of a running vfilter (VFILTER_METRICS_PORT) "
                   "whether its input is up; exit 0 when it is, or when no endpoint is configured");
 
-    // ffmpeg's spellings of the filter option, which CLI11 cannot declare (one dash, two letters).
+    // ffmpeg's spellings of the filter option, which CLI11 cannot declare (one dash, two letters);
+    // ffmpeg's other options refused by name before CLI11 could misread them ("-f rames:v").
     std::vector<std::string> words(argv, argv + argc);
-    for (size_t i = 1; i < words.size(); ++i)
+    for (size_t i = 1; i < words.size() && words[i] != "--"; ++i) {
         if (words[i] == "-vf" || words[i] == "-filter:v") words[i] = "--filter";
+        if (const std::string why = ffmpeg_option_error(words[i]); !why.empty()) {
+            std::fprintf(stderr, "vfilter: error: %s\n", redact_credentials(why).c_str());
+            cmd.kind = Command::Exit;
+            cmd.exit_code = 2;
+            return cmd;
+        }
+    }
     std::vector<char*> args;
     for (std::string& w : words) args.push_back(w.data());
     try {

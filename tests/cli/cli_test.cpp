@@ -90,6 +90,35 @@ TEST_F(Cli, FFmpegsSpellingsAndCompat) {
                    "0rdiv='1/x' is not a number", dir + "/d.mp4");
 }
 
+// ffmpeg's other options on vfilter's command line: each named, with vfilter's own where it has
+// one, and never read as -f (vfilter's filter) followed by the rest ("-f rames:v", "-f lags").
+TEST_F(Cli, FFmpegsOtherOptionsAreNamedNeverMisread) {
+    const struct {
+        std::vector<std::string> words;
+        const char* says;
+    } cases[] = {
+        {{"-c:v", "libx264"}, "'-c:v' is ffmpeg's option; vfilter's is --codec"},
+        {{"-frames:v", "3"}, "'-frames:v' is ffmpeg's option; vfilter's is --frames"},
+        {{"-pix_fmt", "yuv420p"}, "vfilter writes the input's pixel format"},
+        {{"-threads", "2"}, "--threads (filter threads)"},
+        {{"-flags", "+bitexact"}, "'-flags' is not a vfilter option"},
+        {{"-filter_complex", "sobel"}, "-f/--filter"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args{"-i", clip};
+        args.insert(args.end(), c.words.begin(), c.words.end());
+        args.push_back(dir + "/ff.mp4");
+        expect_failure(args, kUsage, c.says, dir + "/ff.mp4");
+        const CommandResult r = run_vfilter(args);
+        for (const char* misread : {"rames", "lags", "ilter_complex", "At Most 1"})
+            EXPECT_EQ(r.output.find(std::string("'") + misread), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("At Most"), std::string::npos) << r.output;
+    }
+    // vfilter's own words still pass: a negative number, -vf, a one-letter option.
+    const CommandResult r = run_vfilter({"-i", clip, "-vf", "sobel=1:1:-5", "-y", "-o", "null"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST_F(Cli, ListFiltersHelpAndVersion) {
     CommandResult r = run_vfilter({"--list-filters"});
     EXPECT_EQ(r.exit_code, 0);
