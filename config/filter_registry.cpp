@@ -94,6 +94,9 @@ void add_luma_chroma_blurs(std::vector<FilterDef>& t) {
                      build_unsharp});
         t.back().positions = {"luma_msize_x", "luma_msize_y", "luma_amount", "chroma_msize_x", "chroma_msize_y",
                               "chroma_amount", "alpha_msize_x", "alpha_msize_y", "alpha_amount"};
+        t.back().aliases = {{"lx", "luma_msize_x"},   {"ly", "luma_msize_y"},   {"la", "luma_amount"},
+                            {"cx", "chroma_msize_x"}, {"cy", "chroma_msize_y"}, {"ca", "chroma_amount"},
+                            {"ax", "alpha_msize_x"},  {"ay", "alpha_msize_y"},  {"aa", "alpha_amount"}};
         // FFmpeg's fixed point: --compat ffmpeg gives its bytes.
         t.back().ffmpeg_defaults = {{"arithmetic", "ffmpeg"}};
     }

@@ -131,7 +131,7 @@ TEST(FFmpegExact, UnsharpEqualsFfmpegs) {
     const std::vector<std::string> filters = {
         "unsharp=11:11:-1.5:11:11:-1.5",  // FATE's fate-filter-unsharp and -yuv420p10
         "unsharp",
-        "unsharp=7:7:2.5:5:5:-0.7",
+        "unsharp=lx=7:ly=7:la=2.5:cx=5:cy=5:ca=-0.7",  // FFmpeg's short names
         "unsharp=3:9:5:9:3:-2",
         "unsharp=luma_msize_x=13:luma_msize_y=11:luma_amount=0.3:chroma_amount=1.1",
         "unsharp=23:3:1.2:3:5:0.45",
