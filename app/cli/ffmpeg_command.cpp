@@ -310,11 +310,13 @@ const char* const kHelp =
     "vfilter ffmpeg ARGS...: an ffmpeg command line, unchanged, run by vfilter (also when vfilter is started\n"
     "under the name ffmpeg). Filter strings get FFmpeg's defaults (--compat ffmpeg). Options before -i are\n"
     "the input's, after it the output's; the output comes last (- for stdout, -f null - to discard).\n"
-    "Taken: -i, -vf/-filter:v/-lavfi/-filter_complex (one linear chain), -f FORMAT, -c:v/-vcodec ENCODER,\n"
-    "-c:a copy, -an, -b:v, -crf, -preset, -frames:v/-vframes, -threads (decoder's before -i, encoder's\n"
-    "after), -filter_threads, -y, -n, -hide_banner, -nostdin, -nostats, -stats, -loglevel/-v, -bitexact,\n"
-    "-flags/-fflags +bitexact, -hwaccel cuda|auto|none, -pix_fmt (the input's own), -re, -rtsp_transport,\n"
+    "Taken: -i, -vf/-filter:v/-lavfi/-filter_complex (one linear chain), -f FORMAT, -c:v/-vcodec ENCODER\n"
+    "(before -i: only the input's own codec), -c:a copy, -an, -b:v, -crf, -preset, -frames:v/-vframes,\n"
+    "-threads (the decoder's before -i, the encoder's after), -filter_threads, -y, -n, -hide_banner,\n"
+    "-nostdin, -nostats, -stats, -loglevel/-v, -bitexact, -flags/-fflags +bitexact, -hwaccel cuda|auto|none,\n"
+    "-pix_fmt (the input's own), -re, -rtsp_transport,\n"
     "-video_size, -framerate, -input_format; -cpuflags, -thread_type, -sws_flags are taken and ignored.\n"
+    "-f framecrc/framemd5/rawvideo get the rawvideo encoder, as with ffmpeg.\n"
     "Refused, naming the option: -ss, -t, -to, -r, -s and any other option.\n"
     "Example: vfilter ffmpeg -y -i in.mp4 -vf sobel -c:v libx264 -crf 20 out.mp4\n";
 
