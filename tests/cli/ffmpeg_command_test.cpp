@@ -66,8 +66,11 @@ void make_clip(const std::string& path, const std::string& pix_fmt) {
     ASSERT_EQ(made.exit_code, 0) << made.output;
 }
 
-// FATE's line for a filter (tests/fate/filter-video.mak through fate-run.sh's framecrc()), with
-// the program to run first.
+// FATE's line for a filter, word for word as FFmpeg 5.1's tests/fate-run.sh builds it from
+// tests/fate/filter-video.mak's "framecrc -c:v pgmyuv -i $(SRC) -vf FILTER": its ffmpeg() puts
+// -nostdin -nostats -noauto_conversion_filters -cpuflags all first and -hwaccel none -threads 1
+// -thread_type frame+slice before -i, its framecrc() -bitexact -f framecrc - last. The input here
+// is FFV1, so -c:v ffv1 stands where FATE forces its pgmyuv decoder.
 std::vector<std::string> fate_line(const std::string& program, const std::string& input, const std::string& filter) {
     std::vector<std::string> line = {program};
     if (program == VFILTER_BIN) line.push_back("ffmpeg");
@@ -75,8 +78,7 @@ std::vector<std::string> fate_line(const std::string& program, const std::string
                           "-threads", "1", "-thread_type", "frame+slice", "-i"})
         line.push_back(w);
     line.push_back(input);
-    for (const char* w : {"-flags", "+bitexact", "-sws_flags", "+accurate_rnd+bitexact", "-fflags", "+bitexact", "-vf"})
-        line.push_back(w);
+    line.push_back("-vf");
     line.push_back(filter);
     for (const char* w : {"-bitexact", "-f", "framecrc", "-"}) line.push_back(w);
     return line;
@@ -153,7 +155,8 @@ TEST_F(FfmpegLine, TypicalUserLineWritesEveryFrame) {
 TEST_F(FfmpegLine, StartedAsFfmpegTakesItsGrammar) {
     const std::string link = dir + "/ffmpeg";
     ASSERT_EQ(symlink(VFILTER_BIN, link.c_str()), 0);
-    const CommandResult r = run_command({link, "-hide_banner", "-loglevel", "error", "-i", clip, "-vf", "[in]boxblur=2:1[out]",
+    const CommandResult r = run_command({link, "-hide_banner", "-loglevel", "error", "-i", clip, "-flags", "+bitexact", "-fflags",
+                                         "+bitexact", "-sws_flags", "+accurate_rnd+bitexact", "-vf", "[in]boxblur=2:1[out]",
                                          "-frames:v", "3", "-an", dir + "/out.mkv"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(summarize(dir + "/out.mkv").video_pts.size(), 3u);
