@@ -9,6 +9,7 @@
 #include "app/run/stream_options.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
+#include "encode/video_encoder.hpp"
 #include "media/av_helpers.hpp"
 
 namespace vf {
@@ -88,6 +89,11 @@ void set_video_codec(FfmpegLine& l, const std::string& option, const std::string
         return;
     }
     if (v == "copy") throw Refusal(option + " copy: filtered frames are encoded; name an encoder (libx264, ffv1, rawvideo, ...)");
+    try {
+        (void)find_video_encoder(v);
+    } catch (const Error& e) {
+        throw Refusal(option + ": " + e.what());
+    }
     l.set("codec", v, option);
 }
 

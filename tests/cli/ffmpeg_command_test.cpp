@@ -168,7 +168,7 @@ TEST_F(FfmpegLine, WhatItCannotDoIsRefusedNamingTheOption) {
     expect_refused({"-i", clip, "-pix_fmt", "rgb24", dir + "/out.mp4"}, "-pix_fmt rgb24");
     expect_refused({"-i", clip, "-foo", "1", dir + "/out.mp4"}, "-foo");
     expect_refused({"-i", clip, "-r", "10", dir + "/out.mp4"}, "-r");
-    expect_refused({"-i", clip, "-c:v", "nosuchcodec", dir + "/out.mp4"}, "nosuchcodec");
+    expect_refused({"-i", clip, "-c:v", "nosuchcodec", dir + "/out.mp4"}, "-c:v: unknown video codec 'nosuchcodec'");
     expect_refused({"-i", clip, "-vf", "nosuchfilter", dir + "/out.mp4"}, "-vf");
     expect_refused({"-i", clip, dir + "/a.mp4", dir + "/out.mp4"}, "one output only");
 }
