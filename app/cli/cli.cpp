@@ -1,4 +1,5 @@
 #include "app/cli/cli.hpp"
+#include "app/cli/ffmpeg_command.hpp"
 #include "app/cli/ffmpeg_words.hpp"
 #include "app/run/stream_options.hpp"
 
@@ -13,12 +14,14 @@
 namespace vf {
 
 Command parse_command_line(int argc, char** argv) {
+    if (const auto ffmpeg_args = ffmpeg_command_args(argc, argv)) return parse_ffmpeg_command(*ffmpeg_args);
     Command cmd;
     RunOptions& o = cmd.run;
     ProcessOptions& p = cmd.process;
     CLI::App app{"vfilter: real-time video filtering (convolutions on CPU or GPU) on files, cameras and streams.\n"
                  "Example: vfilter --input cam.mp4 --filter sobel --out edges.mp4"};
     app.set_version_flag("--version", "vfilter 0.1.0");
+    app.footer("vfilter ffmpeg ARGS... runs an ffmpeg command line unchanged (vfilter ffmpeg --help)");
     bool list = false, verbose = false, very_verbose = false, quiet = false, no_progress = false;
     std::string log_format = "text";
     std::string output_last;

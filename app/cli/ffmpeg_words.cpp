@@ -50,9 +50,10 @@ std::string ffmpeg_option_error(const std::string& word) {
     for (const Spelling& s : kSpellings)
         if (word == s.ffmpeg)
             return "'" + word + "' is ffmpeg's option; vfilter's is " + s.vfilter +
-                   " (vfilter's one-dash options are single letters: -f is --filter, not the format)";
+                   " (vfilter's one-dash options are single letters: -f is --filter, not the format), or run the "
+                   "line as is: vfilter ffmpeg ...";
     return "'" + word + "' is not a vfilter option: its one-dash options are single letters (-i, -f for --filter, -o, -y, "
-           "-v, -q), the others take two dashes (vfilter --help)";
+           "-v, -q), the others take two dashes (vfilter --help); or run an ffmpeg line as is: vfilter ffmpeg ...";
 }
 
 }  // namespace vf
