@@ -137,21 +137,17 @@ class Chain:
         native = self._native
         if not isinstance(image, np.ndarray):
             if stream is None and type(image).__module__ == "torch" and getattr(image, "is_cuda", False):
-                # The common GPU call: PyTorch's current stream, read natively with the tensor.
-                if out is None:
-                    out = _new_like(image, None)
-                native.apply_gpu(image, out, bits, layout, None)
-                return out
-            if _on_gpu(image):
-                # One native step reads, checks and queues; a stream named here is read first.
+                handle = None  # PyTorch's current stream, read natively with the tensor
+            elif _on_gpu(image):
                 handle = None if stream is None and _library_of(image) == "torch" else _stream_handle(stream, image)
-                if out is None:
-                    out = _new_like(image, handle)
-                native.apply_gpu(image, out, bits, layout, handle)
-                return out
-            raise TypeError(f"image must be a NumPy array or a GPU tensor (PyTorch, CuPy, any DLPack array on "
-                            f"the GPU), not {type(image).__name__}" +
-                            ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
+            else:
+                raise TypeError(f"image must be a NumPy array or a GPU tensor (PyTorch, CuPy, any DLPack array on "
+                                f"the GPU), not {type(image).__name__}" +
+                                ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
+            if out is None:
+                out = _new_like(image, handle)
+            native.apply_gpu(image, out, bits, layout, handle)  # read, checked and queued in one native step
+            return out
         if image.dtype not in (np.uint8, np.uint16):
             raise TypeError(f"image dtype {image.dtype}: vfilter filters uint8 and uint16 samples")
         if bits is None:

@@ -50,10 +50,7 @@ protected:
         const CommandResult r = run_vfilter(args);
         EXPECT_EQ(r.exit_code, code) << r.output;
         EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n" << r.output;
-        int error_lines = 0;
-        std::istringstream lines(r.output);
-        for (std::string l; std::getline(lines, l);) error_lines += l.find("error") != std::string::npos;
-        EXPECT_EQ(error_lines, 1) << r.output;
+        EXPECT_EQ(lines_containing(r.output, "error"), 1) << r.output;
         if (!out.empty()) {
             EXPECT_FALSE(file_exists(out)) << out;
             EXPECT_FALSE(file_exists(out + ".partial")) << out;

@@ -128,10 +128,7 @@ protected:
         const CommandResult r = run_ffmpeg_line(args);
         EXPECT_EQ(r.exit_code, kUsage) << r.output;
         EXPECT_NE(r.output.find(option), std::string::npos) << "expected '" << option << "' in:\n" << r.output;
-        int error_lines = 0;
-        std::istringstream lines(r.output);
-        for (std::string l; std::getline(lines, l);) error_lines += l.find("error") != std::string::npos;
-        EXPECT_EQ(error_lines, 1) << r.output;
+        EXPECT_EQ(lines_containing(r.output, "error"), 1) << r.output;
         EXPECT_FALSE(file_exists(dir + "/out.mp4"));
         EXPECT_FALSE(file_exists(dir + "/out.mp4.partial"));
     }

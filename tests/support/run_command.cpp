@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 namespace vf::test {
@@ -65,6 +66,13 @@ CommandResult run_vfilter(const std::vector<std::string>& args, int timeout_s) {
 bool file_exists(const std::string& path) {
     struct stat st {};
     return stat(path.c_str(), &st) == 0;
+}
+
+int lines_containing(const std::string& text, const std::string& part) {
+    int n = 0;
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);) n += l.find(part) != std::string::npos;
+    return n;
 }
 
 std::string temp_dir() {
