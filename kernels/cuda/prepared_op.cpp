@@ -159,7 +159,9 @@ void PreparedOp::launch_batch(const PlaneView* src, const PlaneView* dst, int co
                               Workspace& workspace) const {
     if (count <= 0 || src[0].width <= 0 || src[0].height <= 0) return;
     for (int i = 0; i < count; ++i) check_fits(src[i], dst[i]);
-    if (row_->launch_batch) {
+    // One plane takes the plain launch: a batched kernel's parameter block (a table of plane
+    // pairs) costs the host more to launch than the one plane's few bytes.
+    if (row_->launch_batch && count > 1) {
         row_->launch_batch(op_, state_.get(), BatchLaunch{src, dst, count, op_.border, stream, &workspace});
         return;
     }

@@ -17,7 +17,7 @@ struct TorchNames {
     PyTypeObject* tensor = nullptr;
     py::object strided, uint8, uint16, raw_stream, cuda;
     // Attribute names, interned once: a tensor is read with the C API, without making strings.
-    py::object dtype, is_cuda, layout, requires_grad, data_ptr, shape, stride, get_device;
+    py::object dtype, layout, requires_grad, data_ptr, shape, stride, get_device;
 };
 TorchNames* torch_names_made = nullptr;  // read and written under the GIL
 
@@ -34,7 +34,6 @@ const TorchNames& torch_names() {
         names->cuda = torch.attr("cuda");
         const auto interned = [](const char* s) { return py::reinterpret_steal<py::object>(PyUnicode_InternFromString(s)); };
         names->dtype = interned("dtype");
-        names->is_cuda = interned("is_cuda");
         names->layout = interned("layout");
         names->requires_grad = interned("requires_grad");
         names->data_ptr = interned("data_ptr");
@@ -91,13 +90,12 @@ bool read_torch(py::handle t, GpuArray& a) {
     if (dtype.is(names.uint8)) a.itemsize = 1;
     else if (!names.uint16.is_none() && dtype.is(names.uint16)) a.itemsize = 2;
     else return false;
-    if (attribute(t, names.is_cuda).ptr() != Py_True || !attribute(t, names.layout).is(names.strided) ||
-        attribute(t, names.requires_grad).ptr() != Py_False)
-        return false;
+    if (!attribute(t, names.layout).is(names.strided) || attribute(t, names.requires_grad).ptr() != Py_False) return false;
+    a.device = static_cast<int>(as_int(attribute(t, names.get_device, true).ptr()));  // -1: not on a GPU
+    if (a.device < 0) return false;
     a.ptr = static_cast<uintptr_t>(as_int(attribute(t, names.data_ptr, true).ptr()));
     read_ints(attribute(t, names.shape), a.shape, 1);
     read_ints(attribute(t, names.stride, true), a.strides, a.itemsize);
-    a.device = static_cast<int>(as_int(attribute(t, names.get_device, true).ptr()));
     return true;  // PyTorch's arrays name no stream: its work is ordered on the current one
 }
 
