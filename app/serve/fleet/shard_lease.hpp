@@ -1,0 +1,85 @@
+// A shard's membership of the fleet, held as a lease in the coordination store (etcd_store.hpp):
+// the shard's key (PREFIX/shards/INDEX, its address as value) lives while its lease does. A
+// thread of its own renews the lease every third of its time and reads which shards' keys live;
+// a camera belongs to the highest-scoring live shard (owner_among, serve_config.hpp's hashing).
+//
+// Fencing: the lease is renewed with the time of the renewal's *sending* kept; etcd counts its
+// time from the renewal's arrival, later. So from `valid_until()` = last sent + TTL - margin the
+// lease may have expired and another shard may take this one's cameras: the owner stops writing
+// their recordings by then. The others start them only once etcd has dropped the key (at least
+// TTL after that arrival) and they have read it gone; so two shards never write one camera at
+// once, as long as the machines' clocks run at the same rate within `margin` over a TTL.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace vf {
+
+class EtcdStore;
+
+struct ShardLeaseSettings {
+    int index = 0;                    // this shard, 0..count-1
+    int count = 1;                    // shards in the fleet
+    std::string address;              // how peers reach this shard (its API's URL), kept as the key's value
+    int ttl_s = 5;                    // the lease's time: a lost shard's cameras move after about this long
+    std::string prefix = "/vfilter";  // the fleet's keys, so that one etcd serves several fleets
+};
+
+class ShardLease {
+public:
+    using Clock = std::chrono::steady_clock;
+    // Called on the lease's thread whenever the set of live shards changes (sorted indices).
+    using AliveChanged = std::function<void(const std::vector<int>& alive)>;
+
+    ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings, AliveChanged on_change = {});
+    ~ShardLease();  // stop(true)
+    ShardLease(const ShardLease&) = delete;
+    ShardLease& operator=(const ShardLease&) = delete;
+
+    // Ends the thread; with `revoke`, the lease too, so the others take over at once (a clean
+    // stop). Without, the key stays until the lease runs out (as when the process is killed).
+    void stop(bool revoke);
+
+    // The live shards as last read (empty before the store first answered).
+    std::vector<int> alive() const;
+    // Until when this shard's lease surely lives (the epoch of Clock before the first grant).
+    Clock::time_point valid_until() const;
+    bool holds_lease() const { return Clock::now() < valid_until(); }
+    // Whether the store answered the last call (false before the first).
+    bool store_answers() const;
+    // The part of the TTL kept back for clocks that run at different rates and for the owner's
+    // last segment writes to end.
+    static std::chrono::milliseconds margin(int ttl_s);
+    static std::chrono::milliseconds renew_period(int ttl_s);
+
+private:
+    void run();
+    void renew_once();
+    std::vector<int> read_alive();
+    std::string key_of(int index) const;
+
+    std::shared_ptr<EtcdStore> store_;
+    const ShardLeaseSettings settings_;
+    const AliveChanged on_change_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    int64_t lease_ = 0;
+    Clock::time_point valid_until_{};
+    std::vector<int> alive_;
+    bool store_answers_ = false;
+    std::set<std::string> foreign_keys_warned_;
+    std::thread thread_;
+};
+
+}  // namespace vf

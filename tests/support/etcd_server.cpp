@@ -1,0 +1,53 @@
+#include "support/etcd_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "support/run_command.hpp"
+
+namespace vf::test {
+
+bool EtcdServer::available() { return run_command({"etcd", "--version"}).exit_code == 0; }
+
+EtcdServer::EtcdServer() {
+    char pattern[] = "/tmp/vf-etcd-XXXXXX";
+    const char* made = mkdtemp(pattern);
+    if (!made) {
+        ADD_FAILURE() << "cannot make a folder for etcd";
+        return;
+    }
+    dir_ = made;
+    client_port_ = free_port();
+    const int peer_port = free_port();
+    url_ = "http://127.0.0.1:" + std::to_string(client_port_);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
+    process_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{"etcd", "--name", "vf-test", "--data-dir", dir_ + "/data", "--listen-client-urls", url_,
+                                 "--advertise-client-urls", url_, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                                 "--initial-cluster", "vf-test=" + peer, "--log-level", "warn"},
+        dir_ + "/etcd.log");
+    for (int i = 0; i < 100 && !started_; ++i) {  // up to 10 s: a busy machine starts it slowly
+        const CommandResult health = run_command({"curl", "-s", "-m", "1", url_ + "/health"});
+        started_ = health.exit_code == 0 && health.output.find("\"health\":\"true\"") != std::string::npos;
+        if (!started_) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!started_) ADD_FAILURE() << "etcd did not start within 10 s: " << process_->log();
+}
+
+EtcdServer::~EtcdServer() {
+    if (process_) {
+        process_->signal(SIGCONT);
+        process_.reset();  // SIGKILL
+    }
+    std::error_code ignored;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+}
+
+void EtcdServer::pause() { process_->signal(SIGSTOP); }
+void EtcdServer::resume() { process_->signal(SIGCONT); }
+
+}  // namespace vf::test
