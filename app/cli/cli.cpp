@@ -119,6 +119,11 @@ Command parse_command_line(int argc, char** argv) {
                       "over HTTPS with --tls-cert, each certificate naming NAME); then any process answers for the "
                       "fleet (GET /streams?scope=fleet, the page) and passes requests for another shard's stream to it")
         ->envname("VFILTER_PEERS");
+    serve->add_option("--store", so.store,
+                      "etcd's client URLs, comma separated (http://HOST:2379,...): shards hold leases there, and a lost "
+                      "shard's cameras move to the live ones within the lease time (serve: store-lease), and back when it "
+                      "returns (docs/kubernetes.md, \"Failover\"); without it each shard serves its own streams only")
+        ->envname("VFILTER_STORE");
     serve->add_flag("-v,--verbose", verbose, "more log output");
     serve->add_flag("-q,--quiet", quiet, "errors only");
     serve->add_option("--log-format", log_format, "text or json (one object per line)")->check(CLI::IsMember({"text", "json"}));

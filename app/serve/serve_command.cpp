@@ -18,7 +18,9 @@
 #include "app/run/stop_signals.hpp"
 #include "app/serve/api_changes.hpp"
 #include "app/serve/client_access.hpp"
+#include "app/serve/fleet/etcd_store.hpp"
 #include "app/serve/fleet/fleet.hpp"
+#include "app/serve/fleet/fleet_membership.hpp"
 #include "app/serve/http/api_guard.hpp"
 #include "app/serve/http/control_api.hpp"
 #include "app/serve/serve_loop.hpp"
@@ -138,11 +140,30 @@ std::vector<PeerSource> peers_of(const ServeOptions& o, bool https) {
     return peers;
 }
 
+// Who serves which stream: the shard's own streams, or with --store those it owns among the live
+// shards (its lease taken here, within a call's time: the streams start as the store answers).
+std::unique_ptr<FleetMembership> make_membership(const ServeOptions& o, const ServeSettings& settings) {
+    if (o.store.empty()) return std::make_unique<FleetMembership>(o.shard_index, o.shard_count);
+    auto store = std::make_shared<EtcdStore>(EtcdStore::parse_endpoints(o.store));
+    ShardLeaseSettings lease;
+    lease.address = host_name();
+    lease.ttl_s = settings.store_lease_s;
+    lease.prefix = settings.store_prefix;
+    auto membership = std::make_unique<FleetMembership>(o.shard_index, o.shard_count, store, lease);
+    membership->update(PeerLeases{o.peers.empty() ? 0 : o.shard_count - 1, 0, 0});
+    spdlog::info("fleet store {} ({} member(s), keys under {}): shard {}/{} {}, lease {} s", redact_credentials(o.store), store->members().size(),
+                 settings.store_prefix, o.shard_index, o.shard_count, FleetMembership::mode_name(membership->mode()), settings.store_lease_s);
+    return membership;
+}
+
 // The service's limits and shard, and the GPUs its GPU streams are placed on (--gpus).
-void configure_service(StreamService& service, const ServeOptions& o, const ServeSettings& settings) {
+void configure_service(StreamService& service, const ServeOptions& o, const ServeSettings& settings, const FleetMembership& membership) {
     service.set_max_streams(settings.max_streams);
     service.set_max_preview_encoders(settings.max_preview_encoders);
-    service.set_shard(o.shard_index, o.shard_count);
+    if (membership.has_store())
+        service.set_shard(o.shard_index, o.shard_count, [&membership](const std::string& name) { return membership.owner_of(name); });
+    else
+        service.set_shard(o.shard_index, o.shard_count);
 #ifdef VF_HAVE_CUDA
     const int available = gpu_count();
 #else
@@ -157,9 +178,10 @@ void configure_service(StreamService& service, const ServeOptions& o, const Serv
 }
 
 // This process's place in the fleet: its shard, the other shards (--peers) and the lists it shows.
-std::unique_ptr<Fleet> make_fleet(const ServeOptions& o, const std::vector<PeerSource>& peers,
-                                  const std::shared_ptr<const HttpsTrust>& peer_trust, StreamService& service, const StreamNames& names) {
+std::unique_ptr<Fleet> make_fleet(const ServeOptions& o, const std::vector<PeerSource>& peers, const std::shared_ptr<const HttpsTrust>& peer_trust,
+                                  StreamService& service, const StreamNames& names, const FleetMembership& membership) {
     FleetOptions fo;
+    fo.membership = &membership;
     fo.peers = peers;
     fo.token = o.api_token;
     fo.trust = peer_trust;
@@ -266,12 +288,16 @@ int run_serve(const ServeOptions& options) {
     const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(settings.tls_ca, "serve: tls-ca") : nullptr;
     ApiChanges changes(settings.api_state, access);
     StreamNames names;
+    const std::unique_ptr<FleetMembership> membership = make_membership(o, settings);
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
+    ServeConfig whole;  // the list as last loaded, every shard's
     const auto load = [&] {
-        ServeConfig whole = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
-        names.set(whole);
-        return shard_config(std::move(whole), o.shard_index, o.shard_count);
+        ServeConfig loaded = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
+        names.set(loaded);
+        whole = loaded;
+        return owned_streams(std::move(loaded), *membership);
     };
+    const auto owned = [&] { return owned_streams(whole, *membership); };
     const ServeConfig config = load();
     const std::string source = demo ? "--demo" : o.config;
     if (o.shard_count > 1)
@@ -290,9 +316,9 @@ int run_serve(const ServeOptions& options) {
     GpuRuntimeOptions gpu_options;
     gpu_options.nvdec_slots = settings.nvdec_slots;
     StreamService service(settings.host_threads, settings.gpu_frames, settings.min_free, std::make_shared<GpuRuntime>(gpu_options));
-    configure_service(service, o, settings);
+    configure_service(service, o, settings, *membership);
     std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
-    if (o.api_port >= 0) fleet = make_fleet(o, peers, peer_trust, service, names);
+    if (o.api_port >= 0) fleet = make_fleet(o, peers, peer_trust, service, names, *membership);
     report_streams_added_elsewhere(changes, o, !peers.empty());
     ControlServer api = start_control_api(o, settings, viewer_token, access, service, fleet.get(), &changes);
     try {
@@ -309,7 +335,8 @@ int run_serve(const ServeOptions& options) {
                     config.streams.size(), https ? "https" : "http", o.api_bind.c_str(), api.server->port());
         std::fflush(stdout);
     }
-    const ServeEnd end = serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load});
+    const ServeEnd end =
+        serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load, membership.get(), owned});
     service.wait_all();
     api.server.reset();  // no request reaches the service from here on
     return exit_code_after(service, settings, end);

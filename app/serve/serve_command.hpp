@@ -25,6 +25,7 @@ struct ServeOptions {
     std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed
     int shard_plan = 0;               // `serve shard-plan COUNT`: print each stream's shard of COUNT and exit
     std::string peers;                // --peers: the other shards' APIs (app/serve/fleet/fleet.hpp)
+    std::string store;                // --store: etcd's client URLs (app/serve/fleet/fleet_membership.hpp)
 };
 
 // The API port of --demo when none is given.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "common/free_memory.hpp"
@@ -50,6 +51,34 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
             spdlog::warn("stream '{}', added through the API, belongs to shard {}/{} now, which refused it ({}): kept in its api-state file",
                          name, owner, fleet.shard_count(), r.status);
         }
+    }
+}
+
+// With a store: the streams this shard serves follow the live shards and its lease (a lost
+// shard's streams start here, a returning one's stop here, all stop when fenced).
+// The streams running now, claimed in the store (let go once they stop).
+void claim_running(const ServeLoop& loop) {
+    std::set<std::string> running;
+    for (const auto& s : loop.service.list()) running.insert(s["name"].get<std::string>());
+    loop.membership->set_running(std::move(running));
+}
+
+void follow_the_fleet(const ServeLoop& loop) {
+    FleetMembership& m = *loop.membership;
+    const PeerLeases peers = loop.fleet ? loop.fleet->peer_leases(m.lapsed_at()) : PeerLeases{};
+    const bool awaited = m.awaits_peers();
+    const bool changed = m.update(peers);
+    if (!awaited && m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
+    if (m.awaits_claims()) m.look_again();  // a shard lets a stream go: start it as soon as it has
+    if (!changed) return;
+    try {
+        loop.service.apply(loop.owned());
+        claim_running(loop);
+        m.look_again();
+        spdlog::info("fleet: shard {}/{} {}: {} stream(s) here now", m.index(), m.count(), FleetMembership::mode_name(m.mode()),
+                     loop.service.size());
+    } catch (const std::exception& e) {
+        spdlog::error("fleet: the streams of shard {}/{} could not follow the fleet: {}", m.index(), m.count(), redact_credentials(e.what()));
     }
 }
 
@@ -95,6 +124,7 @@ ServeEnd serve_until_stopped(const ServeLoop& loop) {
     auto next_status = next_look + std::chrono::seconds(10);
     auto next_trim = next_look + std::chrono::seconds(60);
     auto next_handover = next_look + std::chrono::seconds(3);
+    auto next_claims = next_look;
     ServeEnd end;
     int& stops = end.stops;
     for (;;) {
@@ -116,6 +146,13 @@ ServeEnd serve_until_stopped(const ServeLoop& loop) {
         if (loop.fleet && loop.fleet->has_peers() && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
             next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
             hand_over_streams(loop.changes, *loop.fleet);
+        }
+        if (loop.membership && loop.membership->has_store() && stops == 0) {
+            follow_the_fleet(loop);
+            if (std::chrono::steady_clock::now() >= next_claims) {  // streams added or removed through the API too
+                next_claims = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+                claim_running(loop);
+            }
         }
         if (!demo && settings.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +

@@ -28,6 +28,8 @@ struct ServeLoop {
     Fleet* fleet;                       // null without the control API
     bool has_api;                       // a client can add streams: the loop does not end with them
     std::function<ServeConfig()> load;  // the file (or --demo's list) read again: this shard's streams
+    FleetMembership* membership;        // who serves what (app/serve/fleet/fleet_membership.hpp)
+    std::function<ServeConfig()> owned; // the list last loaded: the streams this shard serves now
 };
 
 // How the loop ended.

@@ -78,6 +78,14 @@ DecoderPlacementRule placement(const std::string& text) {
     throw BadSetting{"expected auto, nvdec or load"};
 }
 
+// A key prefix of etcd: "/name[/name...]", printable, no trailing slash.
+std::string store_prefix(const std::string& text) {
+    const bool printable = std::all_of(text.begin(), text.end(), [](char c) { return c > 0x20 && c < 0x7f; });
+    if (text.size() < 2 || text.size() > 128 || text[0] != '/' || text.back() == '/' || !printable)
+        throw BadSetting{"expected a key prefix such as /vfilter or /site-a/vfilter"};
+    return text;
+}
+
 struct Key {
     const char* name;
     const char* env;  // nullptr: the file only
@@ -103,6 +111,8 @@ const std::vector<Key>& keys() {
         {"gpu-frames", nullptr, [](ServeSettings& s, const std::string& v) { s.gpu_frames = whole(v, 2, 1024); }},
         {"min-free", "VFILTER_MIN_FREE", [](ServeSettings& s, const std::string& v) { s.min_free = free_space(v); }},
         {"watch-config", "VFILTER_WATCH_CONFIG", [](ServeSettings& s, const std::string& v) { s.watch_config_s = number(v, 0, 86400); }},
+        {"store-lease", nullptr, [](ServeSettings& s, const std::string& v) { s.store_lease_s = whole(v, 2, 3600); }},
+        {"store-prefix", nullptr, [](ServeSettings& s, const std::string& v) { s.store_prefix = store_prefix(v); }},
         {"api-state", "VFILTER_API_STATE", [](ServeSettings& s, const std::string& v) { s.api_state = path(v); }},
         {"stats-json", "VFILTER_STATS_JSON", [](ServeSettings& s, const std::string& v) { s.stats_json = path(v); }},
         {"decoder-placement", nullptr, [](ServeSettings& s, const std::string& v) { s.decoder_placement = placement(v); }},

@@ -39,6 +39,8 @@ struct ServeSettings {
     int gpu_frames = 24;
     FreeSpaceFloor min_free;
     double watch_config_s = 0;            // 0: the file is read again on SIGHUP only
+    int store_lease_s = 5;                // --store: a shard's lease, the time a lost shard's cameras wait
+    std::string store_prefix = "/vfilter";  // --store: the fleet's keys (several fleets may share an etcd)
     std::string api_state;
     std::string stats_json;
     DecoderPlacementRule decoder_placement = DecoderPlacementRule::ByKind;

@@ -213,10 +213,11 @@ void StreamService::start_locked(StreamConfig s, int sharing) {
 void StreamService::add(StreamConfig s) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (closing_) throw ServiceError(503, "vfilter serve is stopping");
-    if (shard_count_ > 1 && shard_of(s.name, shard_count_) != shard_index_)
-        throw ServiceError(409, "stream '" + s.name + "' belongs to shard " + std::to_string(shard_of(s.name, shard_count_)) + "/" +
-                                    std::to_string(shard_count_) + ", not to this one (" + std::to_string(shard_index_) + "/" +
-                                    std::to_string(shard_count_) + ")");
+    const int owner = owner_of_ ? owner_of_(s.name) : shard_count_ > 1 ? shard_of(s.name, shard_count_) : shard_index_;
+    const std::string of = "/" + std::to_string(shard_count_);
+    if (owner != shard_index_)
+        throw ServiceError(409, "stream '" + s.name + "' belongs to " + (owner < 0 ? "no shard now" : "shard " + std::to_string(owner) + of) +
+                                    ", not to this one (" + std::to_string(shard_index_) + of + ")");
     if (streams_.count(s.name)) throw ServiceError(409, "stream '" + s.name + "' exists (DELETE it first, or use another name)");
     if (streams_.size() >= max_streams_)
         throw ServiceError(503, "this serve runs " + std::to_string(max_streams_) + " streams already (serve: max-streams)");

@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,8 +49,11 @@ public:
     // 404, 400, 403 (a file= its sender may not read), 409. `files`: where the chain's kernel files may be.
     void set_filter(const std::string& name, const std::string& chain, const KernelFiles& files = {});
     StreamFields defaults() const;  // the file's defaults: a copy, apply() may change them
-    // This process serves shard `index` of `count`: add() refuses streams of other shards (409).
-    void set_shard(int index, int count) { shard_index_ = index, shard_count_ = count; }
+    // This process serves shard `index` of `count`: add() refuses streams of other shards (409),
+    // the shard `owner_of` names (the live shards' with a store) or, without it, shard_of's.
+    void set_shard(int index, int count, std::function<int(const std::string&)> owner_of = {}) {
+        shard_index_ = index, shard_count_ = count, owner_of_ = std::move(owner_of);
+    }
     // GPU streams are placed on these GPUs, fewest streams first (empty: the default GPU), and
     // those that may decode on NVDEC (hwdec auto) on NVDEC or the CPU by load (app/serve/decoder_balance.hpp).
     // Before any stream starts: the streams' load callbacks hold the placement it makes.
@@ -85,6 +89,7 @@ private:
     mutable std::mutex mutex_;
     bool closing_ = false;
     int shard_index_ = 0, shard_count_ = 1;
+    std::function<int(const std::string&)> owner_of_;
     std::vector<int> gpus_;
     std::map<int, int> gpu_load_;  // streams placed per GPU, until removed
     std::unique_ptr<DecoderBalance> decoders_;  // with GPUs: where streams decode

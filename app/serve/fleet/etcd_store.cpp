@@ -60,6 +60,12 @@ int64_t number_of(const Json& object, const char* field) {
     throw StoreError(std::string("the store's answer has a field ") + field + " that is not a number", true);
 }
 
+// A true boolean field; anything else (absent, another type) is false.
+bool flag_of(const Json& object, const char* field) {
+    const auto it = object.find(field);
+    return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
 Json parse_answer(const std::string& body) {
     Json answer = Json::parse(body, nullptr, false);
     if (answer.is_discarded() || !answer.is_object()) throw StoreError("the store's answer is not a JSON object", true);
@@ -178,6 +184,21 @@ std::vector<StoreEntry> EtcdStore::read_prefix(const std::string& prefix, int64_
         entries.push_back(std::move(e));
     }
     return entries;
+}
+
+bool EtcdStore::create(const std::string& key, const std::string& value, int64_t lease) {
+    Json put{{"key", base64(key)}, {"value", base64(value)}};
+    if (lease != 0) put["lease"] = std::to_string(lease);
+    const Json compare{{"key", base64(key)}, {"result", "EQUAL"}, {"target", "CREATE"}, {"create_revision", "0"}};
+    const Json answer = parse_answer(call("/v3/kv/txn", Json{{"compare", Json::array({compare})}, {"success", Json::array({{{"request_put", put}}})}}.dump()));
+    return flag_of(answer, "succeeded");
+}
+
+bool EtcdStore::remove_if(const std::string& key, const std::string& value) {
+    const Json compare{{"key", base64(key)}, {"result", "EQUAL"}, {"target", "VALUE"}, {"value", base64(value)}};
+    const Json remove{{"request_delete_range", {{"key", base64(key)}}}};
+    const Json answer = parse_answer(call("/v3/kv/txn", Json{{"compare", Json::array({compare})}, {"success", Json::array({remove})}}.dump()));
+    return flag_of(answer, "succeeded");
 }
 
 void EtcdStore::remove(const std::string& key) { call("/v3/kv/deleterange", Json{{"key", base64(key)}}.dump()); }

@@ -56,6 +56,10 @@ public:
     // Every key that starts with `prefix`, with its value and lease, in key order (at most `limit`).
     std::vector<StoreEntry> read_prefix(const std::string& prefix, int64_t limit = 10000);
     void remove(const std::string& key);
+    // Writes key = value (bound to `lease`) only where the key does not exist: false when it does.
+    bool create(const std::string& key, const std::string& value, int64_t lease = 0);
+    // Deletes the key only while it holds `value`: false when it holds another or none.
+    bool remove_if(const std::string& key, const std::string& value);
 
     const std::vector<HttpAddress>& members() const { return members_; }
 

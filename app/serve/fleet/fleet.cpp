@@ -47,6 +47,7 @@ struct Fleet::Answer {
     std::string instance, pod;
     int index = -1, count = 0;
     nlohmann::json streams;
+    bool holds_lease = false;
 };
 
 std::vector<PeerSource> parse_peers(const std::string& list, bool https) {
@@ -106,7 +107,22 @@ Fleet::~Fleet() {
     thread_.join();
 }
 
-int Fleet::owner_of(const std::string& name) const { return o_.shard_count > 1 ? shard_of(name, o_.shard_count) : 0; }
+int Fleet::owner_of(const std::string& name) const {
+    if (o_.membership) return o_.membership->owner_of(name);
+    return o_.shard_count > 1 ? shard_of(name, o_.shard_count) : 0;
+}
+
+PeerLeases Fleet::peer_leases(std::chrono::steady_clock::time_point since) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    PeerLeases p;
+    p.peers = has_peers() ? o_.shard_count - 1 : 0;
+    for (const auto& [k, s] : shards_) {
+        if (!s.reachable || s.asked_at <= since) continue;
+        ++p.answered_since;
+        p.holding += s.holds_lease;
+    }
+    return p;
+}
 
 void Fleet::run() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -114,8 +130,17 @@ void Fleet::run() {
         lock.unlock();
         refresh();
         lock.lock();
-        wake_.wait_for(lock, o_.refresh_every, [this] { return stopping_; });
+        wake_.wait_for(lock, o_.refresh_every, [this] { return stopping_ || refresh_soon_; });
+        refresh_soon_ = false;
     }
+}
+
+void Fleet::refresh_soon() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        refresh_soon_ = true;
+    }
+    wake_.notify_all();
 }
 
 std::vector<std::pair<std::string, std::string>> Fleet::peer_headers() const {
@@ -185,6 +210,7 @@ Fleet::Answer Fleet::ask(const HttpAddress& at) const {
         a.index = j.at("shard").at("index").get<int>();
         a.count = j.at("shard").at("count").get<int>();
         a.streams = j.at("streams");
+        a.holds_lease = j.contains("store") && j["store"].is_object() && j["store"].value("lease", false) == true;
         if (!a.streams.is_array()) throw std::runtime_error("streams");
         for (const nlohmann::json& stream : a.streams)  // each read by name later: checked here, once
             if (!stream.is_object() || !stream.contains("name") || !stream["name"].is_string()) throw std::runtime_error("stream");
@@ -200,6 +226,7 @@ void Fleet::refresh() {
 }
 
 void Fleet::refresh_now() {
+    const auto asked_at = std::chrono::steady_clock::now();
     const std::vector<HttpAddress> addresses = resolve();
     std::vector<std::future<Answer>> asked;
     for (const HttpAddress& at : addresses) asked.push_back(std::async(std::launch::async, [this, at] { return ask(at); }));
@@ -245,7 +272,9 @@ void Fleet::refresh_now() {
         s.pod = a.pod;
         s.streams = a.streams;
         s.ever_seen = s.reachable = true;
+        s.holds_lease = a.holds_lease;
         s.seen_at = std::chrono::steady_clock::now();
+        s.asked_at = asked_at;
         s.error.clear();
     }
     for (auto& [k, s] : shards_) {
@@ -261,7 +290,8 @@ nlohmann::json Fleet::describe_self() const {
     return {{"instance", instance_},
             {"pod", o_.pod},
             {"shard", {{"index", o_.shard_index}, {"count", o_.shard_count}}},
-            {"streams", local_streams_()}};
+            {"streams", local_streams_()},
+            {"store", o_.membership ? o_.membership->describe() : nlohmann::json()}};
 }
 
 nlohmann::json Fleet::view() {

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/serve/fleet/fleet_membership.hpp"
 #include "app/serve/fleet/peer_forwarder.hpp"
 #include "common/http_client.hpp"
 #include "common/http_server.hpp"
@@ -57,6 +58,7 @@ struct FleetOptions {
     int timeout_ms = 1500;              // a peer that does not answer within this is unreachable
     ForwardLimits forwards;             // requests passed to peers at once (app/serve/fleet/peer_forwarder.hpp)
     int forward_deadline_ms = 9000;     // a forwarded request's whole time, its wait for a thread included
+    const FleetMembership* membership = nullptr;  // who serves what (--store: the live shards); outlives the fleet
 };
 
 // The header a forwarded request carries.
@@ -84,6 +86,11 @@ public:
     // GET /streams?scope=fleet: {"shard", "pod", "shards": [...], "streams": [...]}. Asks the peers
     // again when the last answers are older than a second.
     nlohmann::json view();
+    // Asks the peers again now rather than at the next refresh (a lease that lapsed wants to know
+    // whether the store answers them).
+    void refresh_soon();
+    // What the other shards said of their leases in answers to refreshes begun after `since`.
+    PeerLeases peer_leases(std::chrono::steady_clock::time_point since) const;
     // Prometheus lines: shards reachable and not, from this process's side.
     std::string metrics() const;
 
@@ -107,7 +114,8 @@ private:
         std::string pod;
         nlohmann::json streams = nlohmann::json::array();
         bool ever_seen = false, reachable = false;
-        std::chrono::steady_clock::time_point seen_at;
+        bool holds_lease = false;  // as its last answer said (--store)
+        std::chrono::steady_clock::time_point seen_at, asked_at;
         std::string error;
     };
     struct Answer;  // one peer's answer to a refresh
@@ -134,6 +142,7 @@ private:
     std::map<std::string, std::string> warned_;  // address -> the last warning logged for it
     std::chrono::steady_clock::time_point refreshed_at_{};
     bool stopping_ = false;
+    bool refresh_soon_ = false;
     std::condition_variable wake_;
     std::thread thread_;
     PeerForwarder forwarder_;  // last: its tasks use what is above (stopped first)

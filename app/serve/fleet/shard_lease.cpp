@@ -83,6 +83,39 @@ bool ShardLease::store_answers() const {
 
 std::string ShardLease::key_of(int index) const { return settings_.prefix + "/shards/" + std::to_string(index); }
 
+void ShardLease::renew_now() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        renew_now_ = true;
+    }
+    wake_.notify_all();
+}
+
+void ShardLease::set_claims(std::set<std::string> names) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wanted_claims_ = std::move(names);
+}
+
+std::map<std::string, int> ShardLease::claims() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return claims_;
+}
+
+uint64_t ShardLease::version() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return version_;
+}
+
+int64_t ShardLease::grants() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return grants_;
+}
+
+void ShardLease::wait_for_first_try(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait_for(lock, timeout, [this] { return tried_ || stopping_; });
+}
+
 void ShardLease::run() {
     name_this_thread("vf-lease");
     std::unique_lock<std::mutex> lock(mutex_);
@@ -90,7 +123,12 @@ void ShardLease::run() {
         lock.unlock();
         renew_once();
         lock.lock();
-        wake_.wait_for(lock, renew_period(settings_.ttl_s), [this] { return stopping_; });
+        if (!tried_) {
+            tried_ = true;
+            wake_.notify_all();
+        }
+        wake_.wait_for(lock, renew_period(settings_.ttl_s), [this] { return stopping_ || renew_now_; });
+        renew_now_ = false;
     }
 }
 
@@ -115,6 +153,7 @@ void ShardLease::renew_once() {
         }
         {
             std::lock_guard<std::mutex> lock(mutex_);
+            if (lease_ != lease) ++grants_;
             lease_ = lease;
             valid_until_ = sent + lasts;
         }
@@ -124,13 +163,16 @@ void ShardLease::renew_once() {
                         lease);
             alive.insert(std::lower_bound(alive.begin(), alive.end(), settings_.index), settings_.index);
         }
+        std::map<std::string, int> claims = sync_claims(lease);
         bool changed, was_answering;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             was_answering = store_answers_;
             store_answers_ = true;
             changed = alive != alive_;
+            if (changed || claims != claims_) ++version_;
             alive_ = alive;
+            claims_ = std::move(claims);
         }
         if (!was_answering) spdlog::info("shard {}: the store answers; live shards: {}", settings_.index, alive.size());
         if (changed && on_change_) on_change_(alive);
@@ -144,6 +186,30 @@ void ShardLease::renew_once() {
         }
         if (was_answering) spdlog::warn("shard {}: the store does not answer ({}): cameras stay where they are", settings_.index, e.what());
     }
+}
+
+// The claims made and let go as set_claims() asks (a claim is made only where none exists), then
+// every shard's claims: those bound to a lease, of a known shard; anything else is ignored.
+std::map<std::string, int> ShardLease::sync_claims(int64_t lease) {
+    const std::string prefix = settings_.prefix + "/claims/";
+    const std::string mine = std::to_string(settings_.index);
+    std::set<std::string> wanted;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        wanted = wanted_claims_;
+    }
+    std::map<std::string, int> claims;
+    for (const StoreEntry& e : store_->read_prefix(prefix)) {
+        const std::string name = e.key.substr(prefix.size());
+        const bool digits = !e.value.empty() && e.value.size() <= 6 && std::all_of(e.value.begin(), e.value.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (e.lease == 0 || !digits || std::stoi(e.value) >= settings_.count) continue;
+        claims[name] = std::stoi(e.value);
+    }
+    for (const auto& [name, shard] : std::map<std::string, int>(claims))
+        if (shard == settings_.index && !wanted.count(name) && store_->remove_if(prefix + name, mine)) claims.erase(name);
+    for (const std::string& name : wanted)
+        if (!claims.count(name) && store_->create(prefix + name, mine, lease)) claims[name] = settings_.index;
+    return claims;
 }
 
 // The shards whose keys live: PREFIX/shards/K for K in 0..count-1 with that K in its value.

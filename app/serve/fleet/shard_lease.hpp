@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -49,6 +50,22 @@ public:
     // stop). Without, the key stays until the lease runs out (as when the process is killed).
     void stop(bool revoke);
 
+    // Tries a renewal now rather than at the next period.
+    void renew_now();
+    // Leases granted so far: one more each time a lapsed lease was taken anew.
+    int64_t grants() const;
+    // Waits until the first renewal was tried (answered or failed), up to `timeout`.
+    void wait_for_first_try(std::chrono::milliseconds timeout);
+
+    // The streams this shard runs, each claimed in the store with its lease (PREFIX/claims/NAME =
+    // its index) so that no other shard starts one before it has let it go; claims of streams no
+    // longer listed are let go at the next renewal (or renew_now()).
+    void set_claims(std::set<std::string> names);
+    // Every shard's claims as last read: stream name -> shard.
+    std::map<std::string, int> claims() const;
+    // One more each time the live shards or the claims read differ from the read before.
+    uint64_t version() const;
+
     // The live shards as last read (empty before the store first answered).
     std::vector<int> alive() const;
     // Until when this shard's lease surely lives (the epoch of Clock before the first grant).
@@ -65,6 +82,7 @@ private:
     void run();
     void renew_once();
     std::vector<int> read_alive();
+    std::map<std::string, int> sync_claims(int64_t lease);
     std::string key_of(int index) const;
 
     std::shared_ptr<EtcdStore> store_;
@@ -78,6 +96,12 @@ private:
     Clock::time_point valid_until_{};
     std::vector<int> alive_;
     bool store_answers_ = false;
+    bool tried_ = false;
+    bool renew_now_ = false;
+    int64_t grants_ = 0;
+    std::set<std::string> wanted_claims_;
+    std::map<std::string, int> claims_;
+    uint64_t version_ = 0;
     std::set<std::string> foreign_keys_warned_;
     std::thread thread_;
 };

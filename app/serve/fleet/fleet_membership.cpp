@@ -1,0 +1,183 @@
+#include "fleet_membership.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "app/serve/fleet/etcd_store.hpp"
+#include "app/serve/serve_config.hpp"
+
+namespace vf {
+
+FleetMembership::FleetMembership(int index, int count) : index_(index), count_(count) {}
+
+FleetMembership::FleetMembership(int index, int count, std::shared_ptr<EtcdStore> store, ShardLeaseSettings lease)
+    : index_(index), count_(count), lapsed_at_(std::chrono::steady_clock::now()) {
+    lease.index = index;
+    lease.count = count;
+    const int ttl_s = lease.ttl_s;
+    ttl_s_ = ttl_s;
+    decide_within_ = ShardLease::margin(ttl_s) / 4;
+    lease_ = std::make_unique<ShardLease>(std::move(store), std::move(lease));
+    // The streams start as the first answer says: a lease, or none within a call's time.
+    lease_->wait_for_first_try(std::chrono::seconds(ttl_s));
+}
+
+FleetMembership::~FleetMembership() = default;
+
+const char* FleetMembership::mode_name(Mode m) {
+    switch (m) {
+    case Mode::Own: return "own";
+    case Mode::Leased: return "leased";
+    case Mode::Frozen: return "frozen";
+    case Mode::Fenced: return "fenced";
+    }
+    return "?";
+}
+
+namespace {
+
+std::vector<int> joined(std::vector<int> a, const std::vector<int>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    return a;
+}
+
+const char* why_mode(FleetMembership::Mode m) {
+    switch (m) {
+    case FleetMembership::Mode::Leased: return "its lease is held";
+    case FleetMembership::Mode::Frozen: return "the store is out of every shard's reach: cameras stay where they are";
+    case FleetMembership::Mode::Own: return "the store does not answer: serving this shard's own streams";
+    case FleetMembership::Mode::Fenced: return "its lease lapsed while the fleet may go on without it: its streams stop";
+    }
+    return "";
+}
+
+}  // namespace
+
+bool FleetMembership::update(const PeerLeases& peers) {
+    if (!lease_) return false;
+    const auto now = std::chrono::steady_clock::now();
+    const bool held = lease_->holds_lease();
+    const std::vector<int> alive = lease_->alive();
+    const int64_t grants = lease_->grants();
+    const uint64_t version = lease_->version();
+    std::map<std::string, int> claims = lease_->claims();
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Mode was = mode_;
+    const std::vector<int> live_was = live_;
+    if (held) {
+        if (grants > grants_seen_ && grants_seen_ > 0) {
+            // A new lease after one lapsed: the store was lost, maybe for every shard. The shards
+            // live before keep their streams for a lease's time, while they take their leases anew.
+            grace_until_ = now + std::chrono::seconds(ttl_s_);
+            grace_live_ = live_;
+        }
+        grants_seen_ = grants;
+        retried_ = false;
+        lapsed_at_ = {};
+        decide_by_ = {};
+        mode_ = Mode::Leased;
+        live_ = now < grace_until_ ? joined(alive, grace_live_) : alive;
+    } else {
+        PeerLeases since = peers;
+        if (lapsed_at_ == std::chrono::steady_clock::time_point{}) {  // lapsed just now: what the peers said was said before
+            lapsed_at_ = now;
+            decide_by_ = now + decide_within_;
+            since.answered_since = since.holding = 0;
+        }
+        if (mode_ == Mode::Frozen && since.holding > 0 && !retried_) {
+            retried_ = true;  // the store answers a peer again: try it too before giving way
+            decide_by_ = now + decide_within_;
+            lease_->renew_now();
+        }
+        const bool all_answered = since.peers > 0 && since.answered_since == since.peers;
+        const bool waiting = count_ > 1 && since.peers > 0 && now < decide_by_ && mode_ != Mode::Fenced;
+        if (waiting && (since.holding > 0 || !all_answered))
+            ;  // as it was, for the peers' word or the lease's retry
+        else if (since.holding > 0)
+            mode_ = Mode::Fenced;  // the store answers them: this shard is the one cut off
+        else if (count_ == 1 || all_answered || (since.peers == 0 && grants_seen_ == 0))
+            mode_ = grants_seen_ > 0 ? Mode::Frozen : Mode::Own;  // nobody takes over without a store
+        else
+            mode_ = Mode::Fenced;  // the others may take over: stop writing before they can
+    }
+    const bool read_again = version != version_seen_;
+    version_seen_ = version;
+    claims_ = std::move(claims);
+    if (mode_ == was && live_ == live_was && !(read_again && mode_ == Mode::Leased)) return false;
+    if (mode_ != was) spdlog::warn("shard {}/{}: {} ({})", index_, count_, mode_name(mode_), why_mode(mode_));
+    return true;
+}
+
+bool FleetMembership::awaits_peers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lease_ && lapsed_at_ != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() < decide_by_;
+}
+
+FleetMembership::Mode FleetMembership::mode() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return mode_;
+}
+
+std::chrono::steady_clock::time_point FleetMembership::lapsed_at() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lapsed_at_;
+}
+
+int FleetMembership::owner_of(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switch (mode_) {
+    case Mode::Own: return shard_of(name, count_);
+    case Mode::Leased:
+    case Mode::Frozen: return owner_among(name, live_);
+    case Mode::Fenced: return -1;
+    }
+    return -1;
+}
+
+nlohmann::json FleetMembership::describe() const {
+    if (!lease_) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    // A lease that still runs while the store no longer answers is not the store answering.
+    return {{"lease", lease_->holds_lease() && lease_->store_answers()}, {"mode", mode_name(mode_)}, {"live", live_}};
+}
+
+bool FleetMembership::may_run(const std::string& name) const {
+    if (owner_of(name) != index_) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (mode_ != Mode::Leased) return true;  // no store to hold claims in
+    const auto claim = claims_.find(name);
+    return claim == claims_.end() || claim->second == index_;
+}
+
+bool FleetMembership::awaits_claims() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (mode_ != Mode::Leased) return false;
+    for (const auto& [name, shard] : claims_)
+        if (shard != index_ && owner_among(name, live_) == index_) return true;
+    return false;
+}
+
+void FleetMembership::set_running(std::set<std::string> names) {
+    if (lease_) lease_->set_claims(std::move(names));
+}
+
+void FleetMembership::look_again() {
+    if (lease_) lease_->renew_now();
+}
+
+ServeConfig owned_streams(ServeConfig whole, const FleetMembership& membership) {
+    std::vector<StreamConfig> mine;
+    for (StreamConfig& s : whole.streams)
+        if (membership.may_run(s.name)) mine.push_back(std::move(s));
+    whole.streams = std::move(mine);
+    return whole;
+}
+
+void FleetMembership::leave() {
+    if (lease_) lease_->stop(true);
+}
+
+}  // namespace vf

@@ -1,0 +1,108 @@
+// Which streams this shard serves (docs/kubernetes.md, "Failover"). Without a store, the file's
+// streams of its own shard (shard_of: fixed by the name). With --store, the streams whose owner
+// among the live shards (owner_among over the shards whose leases live, shard_lease.hpp) is this
+// one, so that a lost shard's cameras move to the others and come back when it returns.
+//
+// When its lease lapses (the store out of reach), a shard cannot know by itself whether the store
+// is lost for every shard (then nobody takes anything over, and the cameras should keep recording
+// where they are) or only for it (then the others take its cameras once its lease runs out, and it
+// must have stopped writing by then). Its peers (--peers, app/serve/fleet/fleet.hpp) tell: it
+// writes on ("frozen": the last live set kept) only once every peer has answered since the lease
+// lapsed and none of them holds a lease; otherwise it serves nothing ("fenced") until its lease is
+// back. It waits for their word up to a quarter of the lease's margin (the lease surely lives that long:
+// shard_lease.hpp), so that a store lost for all does not stop every camera for a moment. Before the store ever answered it serves its own shard's streams, unless a peer holds a
+// lease (the fleet runs on the store and this shard would double the others' recordings).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/serve/fleet/shard_lease.hpp"
+#include "app/serve/serve_config.hpp"
+
+namespace vf {
+
+class EtcdStore;
+
+// What the peers said of their leases, as the fleet last heard (Fleet::peer_leases).
+struct PeerLeases {
+    int peers = 0;             // other shards the fleet knows of (0: no --peers)
+    int answered_since = 0;    // of them, those that answered after the moment asked about
+    int holding = 0;           // of those, the ones that hold a lease
+};
+
+class FleetMembership {
+public:
+    enum class Mode { Own, Leased, Frozen, Fenced };
+
+    // Without a store: its own shard's streams, always.
+    FleetMembership(int index, int count);
+    // With one: leases in `store` (the lease's thread starts here).
+    FleetMembership(int index, int count, std::shared_ptr<EtcdStore> store, ShardLeaseSettings lease);
+    ~FleetMembership();
+    FleetMembership(const FleetMembership&) = delete;
+    FleetMembership& operator=(const FleetMembership&) = delete;
+
+    int index() const { return index_; }
+    int count() const { return count_; }
+    bool has_store() const { return lease_ != nullptr; }
+
+    // Decides the mode from the lease and what the peers said (`peers` as asked about the moment
+    // lapsed_at() gives); true when it changed, or the live shards did, since the last call.
+    bool update(const PeerLeases& peers);
+    Mode mode() const;
+    // Since when the lease has not been held (the epoch while it is, or before the first).
+    std::chrono::steady_clock::time_point lapsed_at() const;
+    // The shard that serves `name` now (as this process sees it), or -1 for none (fenced).
+    int owner_of(const std::string& name) const;
+    bool serves(const std::string& name) const { return owner_of(name) == index_; }
+    // Whether this shard may run `name` now: it serves it, and no other shard holds its claim
+    // (one that served it before and has not let it go yet).
+    bool may_run(const std::string& name) const;
+    // The streams this shard runs now: claimed in the store, the others let go.
+    void set_running(std::set<std::string> names);
+    // Streams this shard serves whose claim another shard still holds (waiting for it).
+    bool awaits_claims() const;
+    // Asks the store again now (claims awaited).
+    void look_again();
+
+    bool holds_lease() const { return lease_ && lease_->holds_lease(); }
+    // Whether the lease lapsed and the peers' word is awaited (the fleet should ask them now).
+    bool awaits_peers() const;
+    // /fleet/shard's "store" member: {"lease": bool, "mode": "...", "live": [...]} (null without one).
+    nlohmann::json describe() const;
+    // Ends the lease at once (a clean stop: the others take over now).
+    void leave();
+
+    static const char* mode_name(Mode m);
+
+private:
+    const int index_, count_;
+    std::chrono::milliseconds decide_within_{0};  // after a lapse, how long to wait for the peers' word
+    std::unique_ptr<ShardLease> lease_;
+    mutable std::mutex mutex_;
+    Mode mode_ = Mode::Own;
+    std::vector<int> live_;  // the live set ownership is computed over (Leased, Frozen)
+    std::chrono::steady_clock::time_point lapsed_at_{};  // the epoch while the lease is held
+    std::chrono::steady_clock::time_point decide_by_{};  // a lapse's decision waits for the peers until then
+    bool retried_ = false;                                // a frozen shard retried once a peer held a lease
+    int64_t grants_seen_ = 0;                             // leases granted that update() has seen
+    int ttl_s_ = 0;
+    std::chrono::steady_clock::time_point grace_until_{};  // after a new lease: the shards live before count as live
+    std::vector<int> grace_live_;
+    uint64_t version_seen_ = 0;          // the lease's reads update() has seen
+    std::map<std::string, int> claims_;  // as last read: stream -> shard
+};
+
+// The streams of `whole` that this shard serves now.
+ServeConfig owned_streams(ServeConfig whole, const FleetMembership& membership);
+
+}  // namespace vf
