@@ -336,7 +336,8 @@ int run_serve(const ServeOptions& options) {
         std::fflush(stdout);
     }
     const ServeEnd end =
-        serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load, membership.get(), owned});
+        serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load, membership.get(), owned,
+                                      [&names] { return names.get(); }});
     service.wait_all();
     api.server.reset();  // no request reaches the service from here on
     return exit_code_after(service, settings, end);

@@ -56,11 +56,15 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
 
 // With a store: the streams this shard serves follow the live shards and its lease (a lost
 // shard's streams start here, a returning one's stop here, all stop when fenced).
-// The streams running now, claimed in the store (let go once they stop).
-void claim_running(const ServeLoop& loop) {
-    std::set<std::string> running;
-    for (const auto& s : loop.service.list()) running.insert(s["name"].get<std::string>());
-    loop.membership->set_running(std::move(running));
+// The claims this shard wants: the streams it should claim, and those it still runs (let go
+// only once stopped). Asks the store again when they changed or some are still awaited.
+void claim_streams(const ServeLoop& loop) {
+    FleetMembership& m = *loop.membership;
+    const std::vector<std::string> names = loop.names();
+    std::set<std::string> wanted = loop.service.names();
+    for (const std::string& n : names)
+        if (m.should_claim(n)) wanted.insert(n);
+    if (m.set_wanted(std::move(wanted)) || m.awaits_claims(names)) m.look_again();
 }
 
 void follow_the_fleet(const ServeLoop& loop) {
@@ -69,12 +73,9 @@ void follow_the_fleet(const ServeLoop& loop) {
     const bool awaited = m.awaits_peers();
     const bool changed = m.update(peers);
     if (!awaited && m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
-    if (m.awaits_claims()) m.look_again();  // a shard lets a stream go: start it as soon as it has
     if (!changed) return;
     try {
         loop.service.apply(loop.owned());
-        claim_running(loop);
-        m.look_again();
         spdlog::info("fleet: shard {}/{} {}: {} stream(s) here now", m.index(), m.count(), FleetMembership::mode_name(m.mode()),
                      loop.service.size());
     } catch (const std::exception& e) {
@@ -124,7 +125,6 @@ ServeEnd serve_until_stopped(const ServeLoop& loop) {
     auto next_status = next_look + std::chrono::seconds(10);
     auto next_trim = next_look + std::chrono::seconds(60);
     auto next_handover = next_look + std::chrono::seconds(3);
-    auto next_claims = next_look;
     ServeEnd end;
     int& stops = end.stops;
     for (;;) {
@@ -149,10 +149,7 @@ ServeEnd serve_until_stopped(const ServeLoop& loop) {
         }
         if (loop.membership && loop.membership->has_store() && stops == 0) {
             follow_the_fleet(loop);
-            if (std::chrono::steady_clock::now() >= next_claims) {  // streams added or removed through the API too
-                next_claims = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-                claim_running(loop);
-            }
+            claim_streams(loop);
         }
         if (!demo && settings.watch_config_s > 0 && stops == 0 && std::chrono::steady_clock::now() >= next_look) {
             next_look = std::chrono::steady_clock::now() +

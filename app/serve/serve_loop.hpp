@@ -30,6 +30,7 @@ struct ServeLoop {
     std::function<ServeConfig()> load;  // the file (or --demo's list) read again: this shard's streams
     FleetMembership* membership;        // who serves what (app/serve/fleet/fleet_membership.hpp)
     std::function<ServeConfig()> owned; // the list last loaded: the streams this shard serves now
+    std::function<std::vector<std::string>()> names;  // every stream of the list last loaded, every shard's
 };
 
 // How the loop ended.

@@ -111,7 +111,7 @@ const std::vector<Key>& keys() {
         {"gpu-frames", nullptr, [](ServeSettings& s, const std::string& v) { s.gpu_frames = whole(v, 2, 1024); }},
         {"min-free", "VFILTER_MIN_FREE", [](ServeSettings& s, const std::string& v) { s.min_free = free_space(v); }},
         {"watch-config", "VFILTER_WATCH_CONFIG", [](ServeSettings& s, const std::string& v) { s.watch_config_s = number(v, 0, 86400); }},
-        {"store-lease", nullptr, [](ServeSettings& s, const std::string& v) { s.store_lease_s = whole(v, 2, 3600); }},
+        {"store-lease", nullptr, [](ServeSettings& s, const std::string& v) { s.store_lease_s = whole(v, 3, 3600); }},
         {"store-prefix", nullptr, [](ServeSettings& s, const std::string& v) { s.store_prefix = store_prefix(v); }},
         {"api-state", "VFILTER_API_STATE", [](ServeSettings& s, const std::string& v) { s.api_state = path(v); }},
         {"stats-json", "VFILTER_STATS_JSON", [](ServeSettings& s, const std::string& v) { s.stats_json = path(v); }},

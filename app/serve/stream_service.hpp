@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -74,6 +75,13 @@ public:
     bool ready() const;                       // no stream is still opening
     bool all_ended() const;                   // every stream is stopped or failed (true when none)
     size_t size() const;
+    // The names of the streams it runs (ended ones until removed included).
+    std::set<std::string> names() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::set<std::string> all;
+        for (const auto& entry : streams_) all.insert(entry.first);
+        return all;
+    }
     // Stops every stream (abandon: discard what is in flight) and waits for all of them.
     void stop_all(bool abandon = false);
     void wait_all();

@@ -120,7 +120,7 @@ TEST(ShardLease, ThreeShardsSeeEachOtherAndALostOneGoesWithinItsLease) {
     SKIP_WITHOUT_ETCD();
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
-    const int ttl = 2;
+    const int ttl = 3;
     ShardLease a(store_at(etcd.port()), shard(0, 3, ttl)), b(store_at(etcd.port()), shard(1, 3, ttl)), c(store_at(etcd.port()), shard(2, 3, ttl));
     const std::vector<int> all = {0, 1, 2};
     ASSERT_GE(wait_until([&] { return a.alive() == all && b.alive() == all && c.alive() == all; }, 5), 0);
@@ -176,14 +176,14 @@ TEST(ShardLease, KeysWrittenBySomethingElseAreIgnored) {
     store->put("/vfilter/shards/x", R"({"shard": 1})", lease);      // not an index
     store->put("/vfilter/shards/1", R"({"shard": 1})");             // no lease: never goes
     store->put("/vfilter/shards/2", "not json\x1b[31m", lease);     // not a shard's value
-    ShardLease a(store_at(etcd.port()), shard(0, 3, 2));
+    ShardLease a(store_at(etcd.port()), shard(0, 3, 3));
     ASSERT_GE(wait_until([&] { return !a.alive().empty(); }, 5), 0);
-    std::this_thread::sleep_for(ShardLease::renew_period(2));
+    std::this_thread::sleep_for(ShardLease::renew_period(3));
     EXPECT_EQ(a.alive(), std::vector<int>{0});
 }
 
 TEST(ShardLease, AStoreOutOfReachAtStartLeavesNoLeaseAndNoShardsSeen) {
-    ShardLease a(store_at(test::free_port(), 300), shard(0, 3, 2));
+    ShardLease a(store_at(test::free_port(), 300), shard(0, 3, 3));
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     EXPECT_FALSE(a.holds_lease());
     EXPECT_FALSE(a.store_answers());

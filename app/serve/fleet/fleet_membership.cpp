@@ -76,6 +76,7 @@ bool FleetMembership::update(const PeerLeases& peers) {
         }
         grants_seen_ = grants;
         retried_ = false;
+        if (leased_since_ == std::chrono::steady_clock::time_point{}) leased_since_ = now;
         lapsed_at_ = {};
         decide_by_ = {};
         mode_ = Mode::Leased;
@@ -107,7 +108,11 @@ bool FleetMembership::update(const PeerLeases& peers) {
     version_seen_ = version;
     claims_ = std::move(claims);
     if (mode_ == was && live_ == live_was && !(read_again && mode_ == Mode::Leased)) return false;
-    if (mode_ != was) spdlog::warn("shard {}/{}: {} ({})", index_, count_, mode_name(mode_), why_mode(mode_));
+    if (mode_ != was) {
+        std::string live;
+        for (int k : live_) live += (live.empty() ? "" : ",") + std::to_string(k);
+        spdlog::warn("shard {}/{}: {} ({}; live shards {})", index_, count_, mode_name(mode_), why_mode(mode_), live.empty() ? "none" : live);
+    }
     return true;
 }
 
@@ -141,7 +146,15 @@ nlohmann::json FleetMembership::describe() const {
     if (!lease_) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
     // A lease that still runs while the store no longer answers is not the store answering.
-    return {{"lease", lease_->holds_lease() && lease_->store_answers()}, {"mode", mode_name(mode_)}, {"live", live_}};
+    return {{"lease", lease_->renewed_recently()}, {"mode", mode_name(mode_)}, {"live", live_}};
+}
+
+bool FleetMembership::should_claim(const std::string& name) const {
+    if (owner_of(name) != index_) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool settled = leased_since_ != std::chrono::steady_clock::time_point{} &&
+                         std::chrono::steady_clock::now() >= leased_since_ + std::chrono::seconds(ttl_s_);
+    return settled || shard_of(name, count_) == index_;
 }
 
 bool FleetMembership::may_run(const std::string& name) const {
@@ -149,19 +162,31 @@ bool FleetMembership::may_run(const std::string& name) const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (mode_ != Mode::Leased) return true;  // no store to hold claims in
     const auto claim = claims_.find(name);
-    return claim == claims_.end() || claim->second == index_;
+    if (claim == claims_.end())  // after a new lease the claims are made anew: what ran runs on meanwhile
+        return std::chrono::steady_clock::now() < grace_until_;
+    return claim->second == index_;
 }
 
-bool FleetMembership::awaits_claims() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (mode_ != Mode::Leased) return false;
-    for (const auto& [name, shard] : claims_)
-        if (shard != index_ && owner_among(name, live_) == index_) return true;
+bool FleetMembership::awaits_claims(const std::vector<std::string>& names) const {
+    if (!lease_) return false;
+    for (const std::string& name : names) {
+        if (!should_claim(name)) continue;
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto claim = claims_.find(name);
+        if (mode_ == Mode::Leased && (claim == claims_.end() || claim->second != index_)) return true;
+    }
     return false;
 }
 
-void FleetMembership::set_running(std::set<std::string> names) {
-    if (lease_) lease_->set_claims(std::move(names));
+bool FleetMembership::set_wanted(std::set<std::string> names) {
+    if (!lease_) return false;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (names == wanted_) return false;
+        wanted_ = names;
+    }
+    lease_->set_claims(std::move(names));
+    return true;
 }
 
 void FleetMembership::look_again() {

@@ -64,13 +64,18 @@ public:
     // The shard that serves `name` now (as this process sees it), or -1 for none (fenced).
     int owner_of(const std::string& name) const;
     bool serves(const std::string& name) const { return owner_of(name) == index_; }
-    // Whether this shard may run `name` now: it serves it, and no other shard holds its claim
-    // (one that served it before and has not let it go yet).
+    // Whether this shard should claim `name` in the store: it serves it, and it is its own shard's
+    // or the shard has held its lease for a lease's time (the others have had the time to take
+    // theirs: a fleet starting shard by shard does not move streams about).
+    bool should_claim(const std::string& name) const;
+    // Whether this shard may run `name` now: it serves it and, with a store, holds its claim (a
+    // stream starts only once claimed, and the one that ran it has let it go).
     bool may_run(const std::string& name) const;
-    // The streams this shard runs now: claimed in the store, the others let go.
-    void set_running(std::set<std::string> names);
-    // Streams this shard serves whose claim another shard still holds (waiting for it).
-    bool awaits_claims() const;
+    // The streams to hold claims on: those to claim and those still running. Claims of anything
+    // else are let go. True when they differ from the last call's.
+    bool set_wanted(std::set<std::string> names);
+    // Streams this shard should claim that it does not hold yet.
+    bool awaits_claims(const std::vector<std::string>& names) const;
     // Asks the store again now (claims awaited).
     void look_again();
 
@@ -100,6 +105,8 @@ private:
     std::vector<int> grace_live_;
     uint64_t version_seen_ = 0;          // the lease's reads update() has seen
     std::map<std::string, int> claims_;  // as last read: stream -> shard
+    std::set<std::string> wanted_;       // as set_wanted() last gave them
+    std::chrono::steady_clock::time_point leased_since_{};  // the first lease (for should_claim)
 };
 
 // The streams of `whole` that this shard serves now.

@@ -27,8 +27,9 @@ std::chrono::milliseconds ShardLease::margin(int ttl_s) {
 }
 
 std::chrono::milliseconds ShardLease::renew_period(int ttl_s) {
-    // Three tries a TTL, so that one lost renewal does not cost the lease.
-    return std::chrono::milliseconds(std::max(200, ttl_s * 1000 / 3));
+    // Four tries a TTL, so that one lost renewal does not cost the lease, and a renewal counts as
+    // recent (renewed_recently) for less time than a lapsed lease has run since its last one.
+    return std::chrono::milliseconds(std::max(200, ttl_s * 1000 / 4));
 }
 
 ShardLease::ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings, AliveChanged on_change)
@@ -36,7 +37,7 @@ ShardLease::ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings sett
     if (settings_.count < 1 || settings_.index < 0 || settings_.index >= settings_.count)
         throw Error(ErrorCategory::Usage, "shard " + std::to_string(settings_.index) + " of " + std::to_string(settings_.count) +
                                               ": the index runs from 0 to the count less one");
-    if (settings_.ttl_s < 2 || settings_.ttl_s > 3600) throw Error(ErrorCategory::Usage, "the lease's time runs from 2 to 3600 seconds");
+    if (settings_.ttl_s < 3 || settings_.ttl_s > 3600) throw Error(ErrorCategory::Usage, "the lease's time runs from 3 to 3600 seconds");
     thread_ = std::thread([this] { run(); });
 }
 
@@ -74,6 +75,11 @@ std::vector<int> ShardLease::alive() const {
 ShardLease::Clock::time_point ShardLease::valid_until() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return valid_until_;
+}
+
+bool ShardLease::renewed_recently() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return Clock::now() < valid_until_ && Clock::now() - renewed_at_ < renew_period(settings_.ttl_s) * 3 / 2;
 }
 
 bool ShardLease::store_answers() const {
@@ -156,6 +162,7 @@ void ShardLease::renew_once() {
             if (lease_ != lease) ++grants_;
             lease_ = lease;
             valid_until_ = sent + lasts;
+            renewed_at_ = Clock::now();
         }
         std::vector<int> alive = read_alive();
         if (std::find(alive.begin(), alive.end(), settings_.index) == alive.end()) {  // its key deleted by hand

@@ -1,0 +1,205 @@
+// A fleet of three `vfilter serve` processes coordinated through a real etcd on loopback
+// (--store, docs/kubernetes.md "Failover"), nine streams, leases of 2 s. Checked as an operator
+// meets it: a killed shard's streams run on the others within the lease time and come back when it
+// returns, never on two shards at once; a shard cut off from the store stops its streams before
+// anyone else starts them; a store lost for every shard leaves every stream where it runs; a store
+// out of reach at start leaves a shard serving its own streams.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/child_process.hpp"
+#include "support/etcd_server.hpp"
+#include "support/http_client.hpp"
+#include "support/run_command.hpp"
+#include "support/shard_names.hpp"
+#include "support/tcp_relay.hpp"
+
+namespace vf::serve_failover_test {
+namespace {
+
+using namespace test;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kToken = "failover-token-0123456789";
+constexpr int kLease = 3;
+
+std::set<std::string> streams_of(int port) {
+    const std::string req = "GET /streams HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " + kToken + "\r\n\r\n";
+    const std::string response = http_exchange(port, req);
+    const size_t at = response.find("\r\n\r\n");
+    std::set<std::string> names;
+    if (response.rfind("HTTP/1.1 200", 0) != 0 || at == std::string::npos) return names;
+    const nlohmann::json list = nlohmann::json::parse(response.substr(at + 4), nullptr, false);
+    if (list.is_array())
+        for (const auto& s : list) names.insert(s["name"].get<std::string>());
+    return names;
+}
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+class Failover : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!EtcdServer::available()) GTEST_SKIP() << "etcd is not installed (scripts/install_deps.sh --test installs etcd-server)";
+        dir = temp_dir();
+        std::string yaml = "defaults: {output: 'null', filter: sobel}\nstreams:\n";
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < 3; ++j) {
+                const std::string name = name_in_shard("cam" + std::to_string(j) + "-", k, 3);
+                yaml += "  - {name: " + name + ", input: 'pattern://?size=96x64&rate=25&motion=checker'}\n";
+                of_shard[k].insert(name);
+            }
+        std::ofstream(dir + "/streams.yaml") << yaml << "serve:\n  store-lease: " << kLease << "\n";
+        for (int& p : ports) p = free_port();
+        for (int k = 0; k < 3; ++k) peers += (k ? "," : "") + std::string("http://127.0.0.1:") + std::to_string(ports[k]);
+    }
+    std::unique_ptr<ChildProcess> start(int k, const std::string& store, bool with_peers = true) {
+        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/3",
+                                         "--api-port", std::to_string(ports[k]), "--api-token", kToken, "--store", store};
+        if (with_peers) args.insert(args.end(), {"--peers", peers});
+        auto p = std::make_unique<ChildProcess>(args, dir + "/serve-" + std::to_string(k) + "-" + std::to_string(++started) + ".log");
+        EXPECT_TRUE(p->wait_for_log("control API: http://", 30)) << p->log();
+        return p;
+    }
+    // Each shard's streams, asked in `order` (a stream handed over shows on the second asked only
+    // after it left the first: asking the one it goes to first sees no false double).
+    std::map<int, std::set<std::string>> snapshot(std::vector<int> order = {0, 1, 2}) {
+        std::map<int, std::set<std::string>> s;
+        for (int k : order) s[k] = streams_of(ports[k]);
+        return s;
+    }
+    // Fails the test when a stream runs on two shards at once; true when every stream of the file
+    // runs on exactly one shard and each of `where`'s streams runs on its shard.
+    bool settled(const std::map<int, std::set<std::string>>& s, const std::map<std::string, int>& where = {}) {
+        std::map<std::string, int> seen;
+        for (const auto& [k, names] : s)
+            for (const std::string& n : names) {
+                EXPECT_EQ(seen.count(n), 0u) << n << " runs on shards " << seen[n] << " and " << k;
+                seen[n] = k;
+            }
+        for (const auto& [n, k] : where)
+            if (!seen.count(n) || seen[n] != k) return false;
+        return seen.size() == 9;
+    }
+    std::map<std::string, int> home() const {
+        std::map<std::string, int> w;
+        for (int k = 0; k < 3; ++k)
+            for (const std::string& n : of_shard[k]) w[n] = k;
+        return w;
+    }
+
+    std::string dir, peers;
+    int ports[3] = {0, 0, 0};
+    int started = 0;
+    std::set<std::string> of_shard[3];
+};
+
+TEST_F(Failover, AKilledShardsStreamsRunOnTheOthersWithinTheLeaseAndComeBackWhenItReturns) {
+    EtcdServer etcd;
+    ASSERT_TRUE(etcd.started());
+    std::unique_ptr<ChildProcess> pods[3];
+    for (int k = 0; k < 3; ++k) pods[k] = start(k, etcd.url());
+    Clock::time_point t0 = Clock::now();
+    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(settled(snapshot(), home())) << "the streams never ran each on its own shard";
+
+    pods[2]->signal(SIGKILL);
+    pods[2]->wait(5);
+    t0 = Clock::now();
+    double taken = -1;
+    while (since(t0) < kLease + 8) {
+        auto s = snapshot({0, 1});
+        s[2] = {};
+        if (settled(s)) {
+            taken = since(t0);
+            break;
+        }
+        std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_GE(taken, 0) << "shard 2's streams did not move to the others";
+    EXPECT_LE(taken, kLease + 3.0) << "the lease time plus a read and a start";
+
+    pods[2] = start(2, etcd.url());  // returns: its streams come back, never on two shards at once
+    t0 = Clock::now();
+    double back = -1;
+    while (since(t0) < 10 && back < 0) {
+        if (settled(snapshot({2, 0, 1}), home())) back = since(t0);
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_GE(back, 0) << "shard 2's streams did not come back";
+}
+
+TEST_F(Failover, AShardCutOffFromTheStoreStopsItsStreamsBeforeTheOthersStartThem) {
+    EtcdServer etcd;
+    ASSERT_TRUE(etcd.started());
+    TcpRelay relay(etcd.port());
+    std::unique_ptr<ChildProcess> pods[3];
+    pods[0] = start(0, "http://127.0.0.1:" + std::to_string(relay.port()));
+    for (int k = 1; k < 3; ++k) pods[k] = start(k, etcd.url());
+    Clock::time_point t0 = Clock::now();
+    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(settled(snapshot(), home()));
+
+    relay.partition(true);
+    t0 = Clock::now();
+    double stopped = -1, taken = -1;
+    while (since(t0) < kLease + 8 && taken < 0) {
+        const auto s = snapshot({1, 2, 0});  // the others first: a double seen is a real one
+        settled(s);
+        if (stopped < 0 && s.at(0).empty()) stopped = since(t0);
+        std::set<std::string> elsewhere;
+        for (int k : {1, 2})
+            for (const std::string& n : s.at(k))
+                if (of_shard[0].count(n)) elsewhere.insert(n);
+        if (elsewhere == of_shard[0]) taken = since(t0);
+        std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_GE(stopped, 0) << "the cut-off shard kept its streams";
+    ASSERT_GE(taken, 0) << "the others never took its streams";
+    EXPECT_LE(stopped, kLease + 0.5);
+    EXPECT_LT(stopped, taken);
+    relay.partition(false);
+}
+
+TEST_F(Failover, AStoreLostForEveryShardLeavesEveryStreamWhereItRuns) {
+    EtcdServer etcd;
+    ASSERT_TRUE(etcd.started());
+    std::unique_ptr<ChildProcess> pods[3];
+    for (int k = 0; k < 3; ++k) pods[k] = start(k, etcd.url());
+    Clock::time_point t0 = Clock::now();
+    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(settled(snapshot(), home()));
+    etcd.pause();
+    t0 = Clock::now();
+    int checks = 0;
+    while (since(t0) < 3 * kLease + 2) {  // past every lease
+        EXPECT_TRUE(settled(snapshot(), home())) << "a stream stopped or moved while the store was lost";
+        ++checks;
+        std::this_thread::sleep_for(100ms);
+    }
+    etcd.resume();
+    t0 = Clock::now();
+    while (since(t0) < 2 * kLease + 1) {  // leases taken anew: nothing moves
+        EXPECT_TRUE(settled(snapshot(), home())) << "a stream stopped or moved when the store came back";
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_GT(checks, 20);
+}
+
+TEST_F(Failover, AStoreOutOfReachAtStartLeavesAShardServingItsOwnStreams) {
+    auto pod = start(1, "http://127.0.0.1:" + std::to_string(free_port()), false);
+    const Clock::time_point t0 = Clock::now();
+    while (streams_of(ports[1]) != of_shard[1] && since(t0) < 10) std::this_thread::sleep_for(100ms);
+    EXPECT_EQ(streams_of(ports[1]), of_shard[1]) << pod->log();
+}
+
+}  // namespace
+}  // namespace vf::serve_failover_test
