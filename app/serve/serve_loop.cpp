@@ -56,6 +56,27 @@ void hand_over_streams(ApiChanges& changes, Fleet& fleet) {
 
 // With a store: the streams this shard serves follow the live shards and its lease (a lost
 // shard's streams start here, a returning one's stop here, all stop when fenced).
+// Each stream started or stopped by a change of the fleet, with the reason; counted for /metrics.
+void log_moves(FleetMembership& m, const std::set<std::string>& before, const std::set<std::string>& after) {
+    int64_t taken = 0, handed = 0;
+    for (const std::string& n : after)
+        if (!before.count(n) && shard_of(n, m.count()) != m.index()) {
+            ++taken;
+            spdlog::info("stream '{}' of shard {}/{} runs here: that shard's lease lapsed", n, shard_of(n, m.count()), m.count());
+        }
+    for (const std::string& n : before) {
+        if (after.count(n)) continue;
+        const int owner = m.owner_of(n);
+        if (owner >= 0 && owner != m.index()) {
+            handed += shard_of(n, m.count()) == owner;
+            spdlog::info("stream '{}' stopped here: shard {}/{} serves it now", n, owner, m.count());
+        } else if (owner < 0) {
+            spdlog::warn("stream '{}' stopped here: this shard is fenced (its lease lapsed)", n);
+        }
+    }
+    m.count_moves(taken, handed);
+}
+
 // The claims this shard wants: the streams it should claim, and those it still runs (let go
 // only once stopped). Asks the store again when they changed or some are still awaited.
 void claim_streams(const ServeLoop& loop) {
@@ -75,7 +96,9 @@ void follow_the_fleet(const ServeLoop& loop) {
     if (!awaited && m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
     if (!changed) return;
     try {
+        const std::set<std::string> before = loop.service.names();
         loop.service.apply(loop.owned());
+        log_moves(m, before, loop.service.names());
         spdlog::info("fleet: shard {}/{} {}: {} stream(s) here now", m.index(), m.count(), FleetMembership::mode_name(m.mode()),
                      loop.service.size());
     } catch (const std::exception& e) {

@@ -43,6 +43,28 @@ std::set<std::string> streams_of(int port) {
     return names;
 }
 
+// A counter of GET /metrics (0 when absent).
+double metric(int port, const std::string& name) {
+    const std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " + kToken + "\r\n\r\n";
+    const std::string text = http_exchange(port, req);
+    const size_t at = text.find("\n" + name + " ");
+    return at == std::string::npos ? 0 : std::atof(text.c_str() + at + name.size() + 2);
+}
+
+// GET /streams?scope=fleet's streams: name -> {shard it runs on, its home shard}.
+std::map<std::string, std::pair<int, int>> fleet_list(int port) {
+    const std::string req = "GET /streams?scope=fleet HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " + kToken + "\r\n\r\n";
+    const std::string response = http_exchange(port, req);
+    const size_t at = response.find("\r\n\r\n");
+    std::map<std::string, std::pair<int, int>> list;
+    if (at == std::string::npos) return list;
+    const nlohmann::json j = nlohmann::json::parse(response.substr(at + 4), nullptr, false);
+    if (j.is_object() && j["streams"].is_array())
+        for (const auto& s : j["streams"])
+            if (s.value("reachable", false)) list[s["name"].get<std::string>()] = {s["shard"].get<int>(), s["home"].get<int>()};
+    return list;
+}
+
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 class Failover : public ::testing::Test {
@@ -126,6 +148,14 @@ TEST_F(Failover, AKilledShardsStreamsRunOnTheOthersWithinTheLeaseAndComeBackWhen
     }
     ASSERT_GE(taken, 0) << "shard 2's streams did not move to the others";
     EXPECT_LE(taken, kLease + 3.0) << "the lease time plus a read and a start";
+    EXPECT_EQ(metric(ports[0], "vfilter_fleet_takeovers_total") + metric(ports[1], "vfilter_fleet_takeovers_total"), 3);
+    std::this_thread::sleep_for(2500ms);  // the fleet lists refreshed
+    for (const std::string& n : of_shard[2]) {
+        const auto where = fleet_list(ports[0]);
+        ASSERT_TRUE(where.count(n)) << n << " is not in the fleet list";
+        EXPECT_NE(where.at(n).first, 2) << n;
+        EXPECT_EQ(where.at(n).second, 2) << n << ": its home is shard 2";
+    }
 
     pods[2] = start(2, etcd.url());  // returns: its streams come back, never on two shards at once
     t0 = Clock::now();
@@ -135,6 +165,7 @@ TEST_F(Failover, AKilledShardsStreamsRunOnTheOthersWithinTheLeaseAndComeBackWhen
         std::this_thread::sleep_for(100ms);
     }
     EXPECT_GE(back, 0) << "shard 2's streams did not come back";
+    EXPECT_EQ(metric(ports[0], "vfilter_fleet_handbacks_total") + metric(ports[1], "vfilter_fleet_handbacks_total"), 3);
 }
 
 TEST_F(Failover, AShardCutOffFromTheStoreStopsItsStreamsBeforeTheOthersStartThem) {

@@ -308,9 +308,10 @@ nlohmann::json Fleet::view() {
         if (one_at_a_time.owns_lock()) refresh_now();
     }
     nlohmann::json shards = nlohmann::json::array(), streams = nlohmann::json::array();
-    const auto add_streams = [&streams](const nlohmann::json& list, int index, const std::string& pod, bool reachable) {
+    const auto add_streams = [&streams, this](const nlohmann::json& list, int index, const std::string& pod, bool reachable) {
         for (nlohmann::json s : list) {
             s["shard"] = index;
+            s["home"] = shard_of(s["name"].get<std::string>(), o_.shard_count);  // where it runs while its shard lives
             s["pod"] = pod;
             s["reachable"] = reachable;
             streams.push_back(std::move(s));
@@ -366,6 +367,17 @@ std::string Fleet::metrics() const {
         const bool up = k == o_.shard_index || shards_.at(k).reachable;
         set.add("vfilter_fleet_shard_up", "gauge", "1 while the shard answers this process (--peers), 0 while it does not.", up ? 1 : 0,
                 metric_label("shard", std::to_string(k)));
+    }
+    if (o_.membership && o_.membership->has_store()) {
+        const FleetMembership& m = *o_.membership;
+        set.add("vfilter_fleet_lease_held", "gauge", "1 while this shard holds its lease in the store (--store), 0 while it does not.",
+                m.holds_lease() ? 1 : 0);
+        set.add("vfilter_fleet_takeovers_total", "counter", "Streams of another shard started here because that shard's lease lapsed.",
+                static_cast<double>(m.takeovers()));
+        set.add("vfilter_fleet_handbacks_total", "counter", "Streams of another shard stopped here because that shard is live again.",
+                static_cast<double>(m.handbacks()));
+        set.add("vfilter_fleet_fenced", "gauge", "1 while this shard serves nothing because its lease lapsed and the fleet may go on without it.",
+                m.mode() == FleetMembership::Mode::Fenced ? 1 : 0);
     }
     const std::map<int, PeerForwarder::Counts> forwards = forwarder_.counts();
     for (int k = 0; k < o_.shard_count; ++k) {

@@ -89,8 +89,14 @@ public:
 
     static const char* mode_name(Mode m);
 
+    // Streams moved, as the serve loop counts them after applying a change (fleet metrics).
+    void count_moves(int64_t taken_over, int64_t handed_back) { takeovers_ += taken_over, handbacks_ += handed_back; }
+    int64_t takeovers() const { return takeovers_; }
+    int64_t handbacks() const { return handbacks_; }
+
 private:
     const int index_, count_;
+    std::atomic<int64_t> takeovers_{0}, handbacks_{0};
     std::chrono::milliseconds decide_within_{0};  // after a lapse, how long to wait for the peers' word
     std::unique_ptr<ShardLease> lease_;
     mutable std::mutex mutex_;
