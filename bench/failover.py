@@ -136,7 +136,8 @@ def main():
             back = wait(lambda: set(mine) <= running_on(k), 30)
             handbacks.append(back if back is not None else float("inf"))
             print(f"kill {i + 1}: shard {k}, {len(mine)} cameras: recording again after "
-                  f"{', '.join(f'{x:.2f}' for x in takeovers[-len(mine):])} s; back on shard {k} after {back:.2f} s", flush=True)
+                  f"{', '.join(f'{x:.2f}' for x in takeovers[-len(mine):])} s; back on shard {k} after "
+                  f"{'never (30 s)' if back is None else f'{back:.2f} s'}", flush=True)
             wait(home, 30)
     finally:
         for p in procs:

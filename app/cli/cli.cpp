@@ -92,11 +92,8 @@ Command parse_command_line(int argc, char** argv) {
         ->default_str("127.0.0.1")->envname("VFILTER_API_BIND");
     serve->add_option("--api-token", so.api_token,
                       "admin token (16+ characters) that changes through the API must carry; prefer VFILTER_API_TOKEN or "
-                      "--api-token-file, since a command line shows in ps")
+                      "a file (serve: api-token-file, VFILTER_API_TOKEN_FILE), since a command line shows in ps")
         ->envname("VFILTER_API_TOKEN");
-    serve->add_option("--api-token-file", so.api_token_file,
-                      "read the admin token from this file's first line (a systemd LoadCredential or a Kubernetes Secret)")
-        ->envname("VFILTER_API_TOKEN_FILE");
     CLI::Option* tls_cert = serve->add_option("--tls-cert", so.tls_cert,
                       "PEM certificate of the API (and any intermediate CA's after it): the API port then speaks HTTPS "
                       "only (TLS 1.2 and later), and --peers are called over HTTPS; with --tls-key")

@@ -73,10 +73,10 @@ std::string host_name() {
 }
 
 // The admin token from its option or file, checked (16+ characters).
-void resolve_admin_token(ServeOptions& o) {
-    if (!o.api_token_file.empty()) {
-        if (!o.api_token.empty()) fail(ErrorCategory::Usage, "give the admin token once: --api-token or --api-token-file");
-        o.api_token = read_token_file(o.api_token_file, "--api-token-file");
+void resolve_admin_token(ServeOptions& o, const ServeSettings& settings) {
+    if (!settings.api_token_file.empty()) {
+        if (!o.api_token.empty()) fail(ErrorCategory::Usage, "give the admin token once: --api-token or api-token-file");
+        o.api_token = read_token_file(settings.api_token_file, "api-token-file");
     }
     if (!o.api_token.empty()) check_token(o.api_token, "--api-token");
 }
@@ -91,7 +91,7 @@ std::string viewer_token_of(const ServeOptions& o, const ServeSettings& settings
     }
     if (viewer.empty()) return viewer;
     check_token(viewer, "the viewer token");
-    if (o.api_token.empty()) fail(ErrorCategory::Usage, "a viewer token needs an admin token too (--api-token or --api-token-file)");
+    if (o.api_token.empty()) fail(ErrorCategory::Usage, "a viewer token needs an admin token too (--api-token or api-token-file)");
     if (viewer == o.api_token) fail(ErrorCategory::Usage, "the viewer token must differ from the admin token");
     return viewer;
 }
@@ -269,11 +269,11 @@ int run_serve(const ServeOptions& options) {
     ServeOptions o = options;
     const bool demo = o.demo_streams > 0;
     if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
-    resolve_admin_token(o);
+    const ServeSettings settings = settings_of(o);
+    resolve_admin_token(o, settings);
     if (o.api_port >= 0 && !is_loopback_address(o.api_bind) && o.api_token.empty())
         fail(ErrorCategory::Usage, "--api-bind " + o.api_bind + " exposes the control API beyond this machine: give it a token "
                                    "(--api-token or VFILTER_API_TOKEN)");
-    const ServeSettings settings = settings_of(o);
     const std::string viewer_token = viewer_token_of(o, settings);
     const ClientAccess access = checked_client_access(
         ClientAccess{settings.media_root, settings.recordings_root, settings.kernel_dir, settings.output_hosts});

@@ -19,7 +19,6 @@ struct ServeOptions {
     int api_port = -1;                // < 0: no API (nor /metrics)
     std::string api_bind = "127.0.0.1";
     std::string api_token;            // the admin token: needed for /streams when set; required off loopback
-    std::string api_token_file;       // --api-token-file: the admin token from a file (systemd credential, Secret)
     std::string tls_cert, tls_key;    // --tls-cert/--tls-key (PEM): the API speaks HTTPS only, and peers are called over it
     int shard_index = 0, shard_count = 1;  // --shard I/N: only the file's streams of shard I
     std::string gpus = "all";         // --gpus all | 0,1,...: where GPU streams are placed

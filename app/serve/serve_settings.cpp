@@ -102,6 +102,7 @@ const std::vector<Key>& keys() {
         {"output-hosts", "VFILTER_OUTPUT_HOSTS", [](ServeSettings& s, const std::string& v) { s.output_hosts = names(v); }},
         {"api-hosts", "VFILTER_API_HOST", [](ServeSettings& s, const std::string& v) { s.api_hosts = names(v); }},
         {"tls-ca", "VFILTER_TLS_CA", [](ServeSettings& s, const std::string& v) { s.tls_ca = path(v); }},
+        {"api-token-file", "VFILTER_API_TOKEN_FILE", [](ServeSettings& s, const std::string& v) { s.api_token_file = path(v); }},
         {"viewer-token-file", "VFILTER_VIEWER_TOKEN_FILE",
          [](ServeSettings& s, const std::string& v) { s.viewer_token_file = path(v); }},
         {"max-streams", nullptr, [](ServeSettings& s, const std::string& v) { s.max_streams = whole(v, 1, 100000); }},

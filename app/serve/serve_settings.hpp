@@ -31,6 +31,7 @@ struct ServeSettings {
     std::vector<std::string> output_hosts;
     std::vector<std::string> api_hosts;   // further names of this server a request's Host may give
     std::string tls_ca;                   // the CAs peers' certificates must come from ("": the system's)
+    std::string api_token_file;           // the admin token's file (a systemd credential, a Kubernetes Secret)
     std::string viewer_token_file;        // a token that may look, not change
     int max_streams = 512;
     int max_previews = 8;

@@ -202,7 +202,7 @@ TEST_F(ServeSecurity, APageOfAnotherSiteCannotDriveTheServiceNorRebindItsName) {
 TEST_F(ServeSecurity, TheViewerLooksTheAdminChangesAndTokensAreReadFromFiles) {
     std::ofstream(dir + "/admin.token") << kAdmin << "\n";
     std::ofstream(dir + "/viewer.token") << kViewer << "\n";
-    const int port = start({"--api-token-file", dir + "/admin.token"}, "  viewer-token-file: " + dir + "/viewer.token\n");
+    const int port = start({}, "  api-token-file: " + dir + "/admin.token\n  viewer-token-file: " + dir + "/viewer.token\n");
     ASSERT_GT(port, 0) << serve->log();
     EXPECT_EQ(request(port, "GET", "/streams").status, 401);
     EXPECT_EQ(request(port, "GET", "/streams", "", with_token(kViewer)).status, 200);
