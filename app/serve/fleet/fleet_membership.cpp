@@ -106,8 +106,9 @@ bool FleetMembership::update(const PeerLeases& peers) {
     }
     const bool read_again = version != version_seen_;
     version_seen_ = version;
+    const bool claim_ripe = note_new_claims(claims);
     claims_ = std::move(claims);
-    if (mode_ == was && live_ == live_was && !(read_again && mode_ == Mode::Leased)) return false;
+    if (mode_ == was && live_ == live_was && !claim_ripe && !(read_again && mode_ == Mode::Leased)) return false;
     if (mode_ != was) {
         std::string live;
         for (int k : live_) live += (live.empty() ? "" : ",") + std::to_string(k);
@@ -149,6 +150,41 @@ nlohmann::json FleetMembership::describe() const {
     return {{"lease", lease_->renewed_recently()}, {"mode", mode_name(mode_)}, {"live", live_}};
 }
 
+namespace {
+
+int64_t wall_second(std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
+
+// A stream just claimed starts in a later second of the wall clock than its claim: the shard that
+// had it finalised its last segment before letting the claim go, and that segment's name (dated
+// to the second, as recordings should be) then cannot be the new one's. True when such a wait
+// has just ended (the streams to run changed). mutex_ held.
+bool FleetMembership::note_new_claims(const std::map<std::string, int>& claims) {
+    const auto now = std::chrono::system_clock::now();
+    const bool in_grace = std::chrono::steady_clock::now() < grace_until_;  // claims made anew for what runs
+    for (const auto& [name, shard] : claims) {
+        if (in_grace) break;
+        const auto had = claims_.find(name);
+        if (shard == index_ && (had == claims_.end() || had->second != index_)) claimed_at_[name] = now;
+    }
+    bool ripe = false;
+    for (auto it = claimed_at_.begin(); it != claimed_at_.end();) {
+        const auto claim = claims.find(it->first);
+        if (claim == claims.end() || claim->second != index_) {
+            it = claimed_at_.erase(it);
+        } else if (wall_second(now) > wall_second(it->second)) {
+            ripe = true;
+            it = claimed_at_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    return ripe;
+}
+
 bool FleetMembership::should_claim(const std::string& name) const {
     if (owner_of(name) != index_) return false;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -161,6 +197,7 @@ bool FleetMembership::may_run(const std::string& name) const {
     if (owner_of(name) != index_) return false;
     std::lock_guard<std::mutex> lock(mutex_);
     if (mode_ != Mode::Leased) return true;  // no store to hold claims in
+    if (claimed_at_.count(name)) return false;  // claimed this second: from the next one
     const auto claim = claims_.find(name);
     if (claim == claims_.end())  // after a new lease the claims are made anew: what ran runs on meanwhile
         return std::chrono::steady_clock::now() < grace_until_;

@@ -95,6 +95,8 @@ public:
     int64_t handbacks() const { return handbacks_; }
 
 private:
+    bool note_new_claims(const std::map<std::string, int>& claims);
+
     const int index_, count_;
     std::atomic<int64_t> takeovers_{0}, handbacks_{0};
     std::chrono::milliseconds decide_within_{0};  // after a lapse, how long to wait for the peers' word
@@ -112,6 +114,7 @@ private:
     uint64_t version_seen_ = 0;          // the lease's reads update() has seen
     std::map<std::string, int> claims_;  // as last read: stream -> shard
     std::set<std::string> wanted_;       // as set_wanted() last gave them
+    std::map<std::string, std::chrono::system_clock::time_point> claimed_at_;  // claimed, not run yet (note_new_claims)
     std::chrono::steady_clock::time_point leased_since_{};  // the first lease (for should_claim)
 };
 
