@@ -88,11 +88,39 @@ function checkPod(where, spec, gpu) {
   return writable;
 }
 
+// The failover component's etcd (docs/kubernetes.md, "Failover"): hardened as vfilter's pods,
+// three members that name each other, a headless Service, and the client URLs vfilter is given.
+function checkStore(where, d, docs) {
+  const pod = d.spec.template.spec;
+  if (pod.automountServiceAccountToken !== false) problem(where, "automountServiceAccountToken is not false");
+  const sc = pod.securityContext ?? {};
+  if (sc.runAsNonRoot !== true || sc.seccompProfile?.type !== "RuntimeDefault") problem(where, "etcd does not run as non-root with RuntimeDefault seccomp");
+  const c = pod.containers[0];
+  const csc = c.securityContext ?? {};
+  if (csc.readOnlyRootFilesystem !== true || csc.allowPrivilegeEscalation !== false || !csc.capabilities?.drop?.includes("ALL"))
+    problem(where, "etcd's container is not hardened");
+  for (const kind of ["requests", "limits"])
+    for (const r of ["cpu", "memory"]) if (!c.resources?.[kind]?.[r]) problem(where, `etcd: resources.${kind}.${r} is not stated`);
+  if (d.spec.replicas !== 3) problem(where, `${d.spec.replicas} etcd members (three survive the loss of one)`);
+  const members = [...Array(d.spec.replicas).keys()].map((k) => `etcd-${k}=http://etcd-${k}.${d.spec.serviceName}:2380`).join(",");
+  if (!c.command.includes(`--initial-cluster=${members}`)) problem(where, "the members' --initial-cluster does not name every member");
+  const governing = docs.find((x) => x.kind === "Service" && x.metadata.name === d.spec.serviceName);
+  if (!governing || governing.spec.clusterIP !== "None" || governing.spec.publishNotReadyAddresses !== true)
+    problem(where, `no headless Service ${d.spec.serviceName} listing members before they are ready`);
+  if (c.readinessProbe?.httpGet?.path !== "/health") problem(where, "etcd's readiness is not its /health");
+  const vfilter = docs.find((x) => x.kind === "StatefulSet" && x.metadata.name === "vfilter");
+  const store = vfilter ? env(vfilter.spec.template.spec.containers[0], "VFILTER_STORE")?.value : undefined;
+  const clients = [...Array(d.spec.replicas).keys()].map((k) => `http://etcd-${k}.${d.spec.serviceName}:2379`).join(",");
+  if (store !== clients) problem(where, `vfilter's VFILTER_STORE '${store}' is not the members' client URLs ${clients}`);
+}
+
 function checkWorkloads(overlay, docs, gpu) {
   let workloads = 0;
   for (const d of docs) {
     const where = `${overlay} ${d.kind}/${d.metadata?.name}`;
-    if (d.kind === "StatefulSet") {
+    if (d.kind === "StatefulSet" && d.metadata?.name === "etcd") {
+      checkStore(where, d, docs);
+    } else if (d.kind === "StatefulSet") {
       ++workloads;
       const writable = checkPod(where, d.spec, gpu);
       const c = d.spec.template.spec.containers[0];
