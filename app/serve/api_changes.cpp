@@ -76,9 +76,7 @@ ApiChanges::ApiChanges(std::string path, ClientAccess access) : path_(std::move(
     std::stringstream text;
     text << in.rdbuf();
     const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-    const bool fits = j.is_object() && j.value("version", 0) == 1 && j.contains("added") && j["added"].is_object() &&
-                      j.contains("removed") && j["removed"].is_object() && j.contains("filters") && j["filters"].is_object();
-    if (!fits) {
+    if (!is_state(j)) {
         // Never lost, never in the way: the cameras of the file start, the broken copy is kept.
         char stamp[32];
         const std::time_t now = std::time(nullptr);
@@ -94,6 +92,31 @@ ApiChanges::ApiChanges(std::string path, ClientAccess access) : path_(std::move(
     filters_ = j["filters"];
     spdlog::info("api-state {}: {} stream(s) added, {} removed and {} re-filtered through the API", path_, added_.size(),
                  removed_.size(), filters_.size());
+}
+
+bool ApiChanges::is_state(const nlohmann::json& j) {
+    const auto object_at = [&j](const char* key) { return j.contains(key) && j[key].is_object(); };
+    return j.is_object() && j.contains("version") && j["version"] == 1 && object_at("added") && object_at("removed") &&
+           object_at("filters");
+}
+
+uint64_t ApiChanges::version() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return version_;
+}
+
+bool ApiChanges::adopt(const nlohmann::json& state) {
+    if (!is_state(state)) {
+        spdlog::error("the fleet's store holds API changes that are not such: ignored");
+        return false;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (added_ == state["added"] && removed_ == state["removed"] && filters_ == state["filters"]) return false;
+    added_ = state["added"];
+    removed_ = state["removed"];
+    filters_ = state["filters"];
+    save_locked();
+    return true;
 }
 
 nlohmann::json ApiChanges::state() const {
@@ -157,7 +180,7 @@ ServeConfig ApiChanges::over(const ServeConfig& file) {
                           redact_credentials(e.what()));
         }
     }
-    if (changed) save_locked();
+    if (changed) ++version_, save_locked();
     return out;
 }
 
@@ -168,6 +191,7 @@ void ApiChanges::added(const StreamConfig& stream, const nlohmann::json& entry) 
     added_[stream.name] = std::move(e);
     removed_.erase(stream.name);
     filters_.erase(stream.name);
+    ++version_;
     save_locked();
 }
 
@@ -177,6 +201,7 @@ void ApiChanges::removed(const std::string& name) {
     filters_.erase(name);
     const auto in_file = file_entries_.find(name);
     if (in_file != file_entries_.end()) removed_[name] = in_file->second;
+    ++version_;
     save_locked();
 }
 
@@ -189,6 +214,7 @@ void ApiChanges::filter_set(const std::string& name, const std::string& chain) {
         if (in_file == file_entries_.end()) return;
         filters_[name] = {{"filter", chain}, {"entry", in_file->second}};
     }
+    ++version_;
     save_locked();
 }
 
@@ -203,7 +229,7 @@ std::vector<nlohmann::json> ApiChanges::added_elsewhere(int index, int count) co
 
 void ApiChanges::forget(const std::string& name) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (added_.erase(name)) save_locked();
+    if (added_.erase(name)) ++version_, save_locked();
 }
 
 }  // namespace vf

@@ -37,9 +37,15 @@ public:
     void forget(const std::string& name);  // handed over
 
     nlohmann::json state() const;  // what the file holds
+    // One more with each change recorded here (not with adopt()).
+    uint64_t version() const;
+    // Takes `state` (what state() gives, from the fleet's store: another shard's changes) in place
+    // of its own, saving it; false when it is the same or not a state of API changes (logged).
+    bool adopt(const nlohmann::json& state);
 
 private:
     void save_locked() const;
+    static bool is_state(const nlohmann::json& j);
 
     std::string path_;
     ClientAccess access_;
@@ -48,6 +54,7 @@ private:
     nlohmann::json removed_ = nlohmann::json::object();  // name -> the file entry's fingerprint when removed
     nlohmann::json filters_ = nlohmann::json::object();  // name -> {"filter", "entry": fingerprint}
     std::map<std::string, std::string> file_entries_;    // the last file applied: name -> fingerprint
+    uint64_t version_ = 0;
 };
 
 }  // namespace vf

@@ -21,6 +21,7 @@
 #include "app/serve/fleet/etcd_store.hpp"
 #include "app/serve/fleet/fleet.hpp"
 #include "app/serve/fleet/fleet_membership.hpp"
+#include "app/serve/fleet/store_changes.hpp"
 #include "app/serve/http/api_guard.hpp"
 #include "app/serve/http/control_api.hpp"
 #include "app/serve/serve_loop.hpp"
@@ -142,9 +143,9 @@ std::vector<PeerSource> peers_of(const ServeOptions& o, bool https) {
 
 // Who serves which stream: the shard's own streams, or with --store those it owns among the live
 // shards (its lease taken here, within a call's time: the streams start as the store answers).
-std::unique_ptr<FleetMembership> make_membership(const ServeOptions& o, const ServeSettings& settings) {
-    if (o.store.empty()) return std::make_unique<FleetMembership>(o.shard_index, o.shard_count);
-    auto store = std::make_shared<EtcdStore>(EtcdStore::parse_endpoints(o.store));
+std::unique_ptr<FleetMembership> make_membership(const ServeOptions& o, const ServeSettings& settings,
+                                                 const std::shared_ptr<EtcdStore>& store) {
+    if (!store) return std::make_unique<FleetMembership>(o.shard_index, o.shard_count);
     ShardLeaseSettings lease;
     lease.address = host_name();
     lease.ttl_s = settings.store_lease_s;
@@ -288,16 +289,23 @@ int run_serve(const ServeOptions& options) {
     const std::shared_ptr<const HttpsTrust> peer_trust = https ? std::make_shared<const HttpsTrust>(settings.tls_ca, "serve: tls-ca") : nullptr;
     ApiChanges changes(settings.api_state, access);
     StreamNames names;
-    const std::unique_ptr<FleetMembership> membership = make_membership(o, settings);
+    // --store: the fleet's store, the API's changes kept there (outliving the lease's thread that
+    // syncs them), and the lease.
+    const std::shared_ptr<EtcdStore> store = o.store.empty() ? nullptr : std::make_shared<EtcdStore>(EtcdStore::parse_endpoints(o.store));
+    const std::unique_ptr<StoreChanges> stored_changes = store ? std::make_unique<StoreChanges>(store, settings.store_prefix, changes) : nullptr;
+    const std::unique_ptr<FleetMembership> membership = make_membership(o, settings, store);
+    if (stored_changes) membership->after_renewal([&stored_changes] { stored_changes->sync(); });
     // A bad file changes nothing: exit 2. Every stream is checked, this shard's or not.
-    ServeConfig whole;  // the list as last loaded, every shard's
-    const auto load = [&] {
-        ServeConfig loaded = changes.over(demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config));
-        names.set(loaded);
-        whole = loaded;
-        return owned_streams(std::move(loaded), *membership);
+    ServeConfig file_config, whole;  // the file as last loaded; with the API's changes, every shard's streams
+    const auto rebuild = [&] {
+        whole = changes.over(file_config);
+        names.set(whole);
+        return owned_streams(whole, *membership);
     };
-    const auto owned = [&] { return owned_streams(whole, *membership); };
+    const auto load = [&] {
+        file_config = demo ? demo_serve_config(o.demo_streams) : load_serve_config(o.config);
+        return rebuild();
+    };
     const ServeConfig config = load();
     const std::string source = demo ? "--demo" : o.config;
     if (o.shard_count > 1)
@@ -336,8 +344,8 @@ int run_serve(const ServeOptions& options) {
         std::fflush(stdout);
     }
     const ServeEnd end =
-        serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load, membership.get(), owned,
-                                      [&names] { return names.get(); }});
+        serve_until_stopped(ServeLoop{o, settings, service, manager, signals, changes, fleet.get(), api.server != nullptr, load, membership.get(),
+                                      [&names] { return names.get(); }, stored_changes.get(), rebuild});
     service.wait_all();
     api.server.reset();  // no request reaches the service from here on
     return exit_code_after(service, settings, end);

@@ -94,10 +94,11 @@ void follow_the_fleet(const ServeLoop& loop) {
     const bool awaited = m.awaits_peers();
     const bool changed = m.update(peers);
     if (!awaited && m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
-    if (!changed) return;
+    const bool pulled = loop.stored_changes && loop.stored_changes->take_pulled();  // another shard's API changes
+    if (!changed && !pulled) return;
     try {
         const std::set<std::string> before = loop.service.names();
-        loop.service.apply(loop.owned());
+        loop.service.apply(loop.rebuild());  // the API's changes over the file: streams added through it stay
         log_moves(m, before, loop.service.names());
         spdlog::info("fleet: shard {}/{} {}: {} stream(s) here now", m.index(), m.count(), FleetMembership::mode_name(m.mode()),
                      loop.service.size());
@@ -166,7 +167,8 @@ ServeEnd serve_until_stopped(const ServeLoop& loop) {
             spdlog::debug("free memory given back in {:.1f} ms",
                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
         }
-        if (loop.fleet && loop.fleet->has_peers() && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
+        const bool stored = loop.membership && loop.membership->has_store();  // the store shares the API's changes instead
+        if (loop.fleet && loop.fleet->has_peers() && !stored && stops == 0 && std::chrono::steady_clock::now() >= next_handover) {
             next_handover = std::chrono::steady_clock::now() + std::chrono::seconds(5);
             hand_over_streams(loop.changes, *loop.fleet);
         }

@@ -10,6 +10,7 @@
 #include "app/run/stop_signals.hpp"
 #include "app/serve/api_changes.hpp"
 #include "app/serve/fleet/fleet.hpp"
+#include "app/serve/fleet/store_changes.hpp"
 #include "app/serve/serve_command.hpp"
 #include "app/serve/serve_config.hpp"
 #include "app/serve/service_manager.hpp"
@@ -29,8 +30,9 @@ struct ServeLoop {
     bool has_api;                       // a client can add streams: the loop does not end with them
     std::function<ServeConfig()> load;  // the file (or --demo's list) read again: this shard's streams
     FleetMembership* membership;        // who serves what (app/serve/fleet/fleet_membership.hpp)
-    std::function<ServeConfig()> owned; // the list last loaded: the streams this shard serves now
     std::function<std::vector<std::string>()> names;  // every stream of the list last loaded, every shard's
+    StoreChanges* stored_changes;       // --store: the API's changes of every shard (null without)
+    std::function<ServeConfig()> rebuild;  // the list rebuilt from the file last loaded and the API's changes
 };
 
 // How the loop ended.

@@ -168,6 +168,38 @@ TEST_F(Failover, AKilledShardsStreamsRunOnTheOthersWithinTheLeaseAndComeBackWhen
     EXPECT_EQ(metric(ports[0], "vfilter_fleet_handbacks_total") + metric(ports[1], "vfilter_fleet_handbacks_total"), 3);
 }
 
+TEST_F(Failover, AStreamAddedThroughTheApiLivesOnWhenItsShardIsLost) {
+    EtcdServer etcd;
+    ASSERT_TRUE(etcd.started());
+    std::unique_ptr<ChildProcess> pods[3];
+    for (int k = 0; k < 3; ++k) pods[k] = start(k, etcd.url());
+    Clock::time_point t0 = Clock::now();
+    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(settled(snapshot(), home()));
+    const std::string name = name_in_shard("added-", 1, 3);  // shard 1's, added through shard 0
+    const std::string body = R"({"name": ")" + name + R"(", "input": "pattern://?size=96x64&rate=25", "output": "null"})";
+    const std::string req = "POST /streams HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " + kToken +
+                            "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    std::string added = http_exchange(ports[0], req);
+    for (int i = 0; i < 50 && added.rfind("HTTP/1.1 503", 0) == 0; ++i) {  // shard 0 has not heard from shard 1 yet
+        std::this_thread::sleep_for(100ms);
+        added = http_exchange(ports[0], req);
+    }
+    ASSERT_EQ(added.rfind("HTTP/1.1 201", 0), 0u) << added;
+    EXPECT_TRUE(streams_of(ports[1]).count(name)) << "the stream runs on its shard";
+    std::this_thread::sleep_for(2s);  // the change reaches the store with shard 1's next renewal
+    pods[1]->signal(SIGKILL);
+    pods[1]->wait(5);
+    t0 = Clock::now();
+    double taken = -1;
+    while (since(t0) < kLease + 8 && taken < 0) {
+        if (streams_of(ports[0]).count(name) || streams_of(ports[2]).count(name)) taken = since(t0);
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_GE(taken, 0) << "the stream added through the API died with its shard";
+    EXPECT_LE(taken, kLease + 3.0);
+}
+
 TEST_F(Failover, AShardCutOffFromTheStoreStopsItsStreamsBeforeTheOthersStartThem) {
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -84,6 +85,10 @@ public:
     bool awaits_peers() const;
     // /fleet/shard's "store" member: {"lease": bool, "mode": "...", "live": [...]} (null without one).
     nlohmann::json describe() const;
+    // Work for the lease's thread after each renewal (ShardLease::set_after_renewal).
+    void after_renewal(std::function<void()> work) {
+        if (lease_) lease_->set_after_renewal(std::move(work));
+    }
     // Ends the lease at once (a clean stop: the others take over now).
     void leave();
 

@@ -89,6 +89,11 @@ bool ShardLease::store_answers() const {
 
 std::string ShardLease::key_of(int index) const { return settings_.prefix + "/shards/" + std::to_string(index); }
 
+void ShardLease::set_after_renewal(std::function<void()> work) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    after_renewal_ = std::move(work);
+}
+
 void ShardLease::renew_now() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -171,6 +176,12 @@ void ShardLease::renew_once() {
             alive.insert(std::lower_bound(alive.begin(), alive.end(), settings_.index), settings_.index);
         }
         std::map<std::string, int> claims = sync_claims(lease);
+        std::function<void()> after;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            after = after_renewal_;
+        }
+        if (after) after();
         bool changed, was_answering;
         {
             std::lock_guard<std::mutex> lock(mutex_);

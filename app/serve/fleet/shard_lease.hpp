@@ -50,6 +50,9 @@ public:
     // stop). Without, the key stays until the lease runs out (as when the process is killed).
     void stop(bool revoke);
 
+    // Runs `work` on the lease's thread after each renewal the store answered (before the first
+    // renewal). It may call the store; a StoreError it throws counts as the store not answering.
+    void set_after_renewal(std::function<void()> work);
     // Tries a renewal now rather than at the next period.
     void renew_now();
     // Leases granted so far: one more each time a lapsed lease was taken anew.
@@ -102,6 +105,7 @@ private:
     bool store_answers_ = false;
     bool tried_ = false;
     bool renew_now_ = false;
+    std::function<void()> after_renewal_;
     int64_t grants_ = 0;
     std::set<std::string> wanted_claims_;
     std::map<std::string, int> claims_;
