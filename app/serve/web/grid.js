@@ -80,7 +80,10 @@ function updateTile(tile, s, shardCount) {
   n.querySelector(".state").textContent = state;
   const badge = n.querySelector(".shard");
   badge.hidden = shardCount < 2;
-  badge.textContent = "shard " + s.shard + (s.pod ? " · " + s.pod : "");
+  // Where it runs, and where it belongs when that shard is lost (serve --store): "shard 0 (of 2)".
+  const away = s.home !== undefined && s.home !== s.shard;
+  badge.textContent = "shard " + s.shard + (away ? " (of " + s.home + ")" : "") + (s.pod ? " · " + s.pod : "");
+  badge.title = away ? "runs on shard " + s.shard + " while shard " + s.home + ", where it belongs, is lost" : "";
   n.hidden = shardFilter.value !== "" && shardFilter.value !== String(s.shard);
   // A stream waiting for its camera says why and when it tries again.
   let reason = s.last_error ? s.last_error : "";
