@@ -344,6 +344,11 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     } else {
         const int result = 1 - next;
         for (int p = 0; p < l.planes; ++p) s.result[p] = s.plane(result, p), s.result_linesize[p] = s.linesize[p];
+        // Alpha is no channel, so no kernel writes it: it is downloaded from where it was read.
+        if (const int alpha = alpha_plane(l.format); alpha >= 0) {
+            s.result[alpha] = on_device ? in->data[alpha] : s.plane(0, alpha);
+            s.result_linesize[alpha] = on_device ? in->linesize[alpha] : s.linesize[alpha];
+        }
     }
     s.in = std::move(in);
     s.out = std::move(out);

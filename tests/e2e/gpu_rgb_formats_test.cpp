@@ -1,0 +1,32 @@
+// RGB filtered as RGB through the command line on the GPU: the CPU test's cases
+// (tests/e2e/rgb_formats_test.cpp) with --device cuda, the same per-plane reference, format and
+// alpha checks. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "kernels/cuda_backend.hpp"
+#include "support/rgb_check.hpp"
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+TEST(GpuRgbFormats, EveryFormatIsFilteredPerColourPlaneAndKeptOnTheGpu) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    for (AVPixelFormat format : rgb_formats())
+        for (const char* filter : {"sobel", "gaussian=sigma=1.3", "unsharp=5:5:1.5", "avgblur=sizeX=3"})
+            EXPECT_EQ(check_rgb_through_cli(format, filter, "cuda"), 3) << filter << " on " << av_get_pix_fmt_name(format);
+}
+
+TEST(GpuRgbFormats, FfmpegsDefaultsFilterEveryColourPlaneOnTheGpu) {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
+    for (AVPixelFormat format : {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGRA, AV_PIX_FMT_GBRP10LE, AV_PIX_FMT_GBRAP16LE})
+        for (const char* filter : {"sobel", "avgblur=sizeX=2"})
+            EXPECT_EQ(check_rgb_through_cli(format, filter, "cuda", {"--compat", "ffmpeg"}), 3)
+                << filter << " on " << av_get_pix_fmt_name(format);
+}
+
+}  // namespace
+}  // namespace vf

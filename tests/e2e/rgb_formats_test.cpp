@@ -1,0 +1,54 @@
+// RGB filtered as RGB through the command line on the CPU: every RGB format, packed and planar, 8
+// to 16 bits, keeps its format, gets the filter on each of its G, B and R planes (vfilter's
+// defaults too: a bare sobel or unsharp filters every colour plane, not a luma) and passes alpha
+// and rgb0's padding through; an encoder without RGB gets the format ffmpeg would give it.
+#include <gtest/gtest.h>
+
+#include "support/clip_writer.hpp"
+#include "support/rgb_check.hpp"
+#include "support/run_command.hpp"
+
+namespace vf {
+namespace {
+
+using namespace test;
+
+TEST(RgbFormats, EveryFormatIsFilteredPerColourPlaneAndKeptOnTheCpu) {
+    for (AVPixelFormat format : rgb_formats())
+        for (const char* filter : {"sobel", "gaussian=sigma=1.3", "unsharp=5:5:1.5"})
+            EXPECT_EQ(check_rgb_through_cli(format, filter, "cpu"), 3) << filter << " on " << av_get_pix_fmt_name(format);
+}
+
+TEST(RgbFormats, FfmpegsDefaultsFilterEveryColourPlaneToo) {
+    for (AVPixelFormat format : {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGRA, AV_PIX_FMT_GBRP10LE})
+        for (const char* filter : {"sobel", "avgblur=sizeX=2"})
+            EXPECT_EQ(check_rgb_through_cli(format, filter, "cpu", {"--compat", "ffmpeg"}), 3)
+                << filter << " on " << av_get_pix_fmt_name(format);
+}
+
+// libx264 takes no RGB: the frames are filtered as RGB and converted once, at the encoder, to the
+// format ffmpeg itself picks for this input and encoder.
+TEST(RgbFormats, AnEncoderWithoutRgbGetsTheFormatFfmpegPicks) {
+    if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/in.nut";
+    clip.width = 97;
+    clip.height = 61;
+    clip.format = AV_PIX_FMT_RGB24;
+    clip.frames = 3;
+    clip.video_codec = "rawvideo";
+    clip.audio = false;
+    write_clip(clip);
+    const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip.path, "-c:v", "libx264", dir + "/ff.mkv"});
+    ASSERT_EQ(ff.exit_code, 0) << ff.output;
+    const CommandResult vf = run_vfilter({"-y", "-i", clip.path, "-f", "sobel", "--codec", "libx264", "-o", dir + "/vf.mkv"});
+    ASSERT_EQ(vf.exit_code, 0) << vf.output;
+    const StreamSummary expected = summarize(dir + "/ff.mkv"), got = summarize(dir + "/vf.mkv");
+    EXPECT_NE(got.format, AV_PIX_FMT_NONE);
+    EXPECT_EQ(got.format, expected.format);
+    EXPECT_EQ(read_video_frames(dir + "/vf.mkv").size(), 3u);
+}
+
+}  // namespace
+}  // namespace vf
