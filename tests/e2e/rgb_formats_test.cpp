@@ -50,5 +50,24 @@ TEST(RgbFormats, AnEncoderWithoutRgbGetsTheFormatFfmpegPicks) {
     EXPECT_EQ(read_video_frames(dir + "/vf.mkv").size(), 3u);
 }
 
+// ffmpeg's own line with -pix_fmt naming the RGB input's format: taken, and that format written.
+TEST(RgbFormats, FfmpegsLineKeepsRgbWithPixFmt) {
+    const std::string dir = temp_dir();
+    ClipSpec clip;
+    clip.path = dir + "/in.nut";
+    clip.width = 97;
+    clip.height = 61;
+    clip.format = AV_PIX_FMT_RGB24;
+    clip.frames = 2;
+    clip.video_codec = "rawvideo";
+    clip.audio = false;
+    write_clip(clip);
+    const CommandResult r = run_command({VFILTER_BIN, "ffmpeg", "-v", "error", "-y", "-i", clip.path, "-vf", "avgblur=4", "-pix_fmt", "rgb24",
+                                          "-c:v", "rawvideo", dir + "/out.nut"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(summarize(dir + "/out.nut").format, AV_PIX_FMT_RGB24);
+    EXPECT_EQ(read_video_frames(dir + "/out.nut").size(), 2u);
+}
+
 }  // namespace
 }  // namespace vf
