@@ -11,7 +11,8 @@
 
 namespace vf {
 
-// The native format of `f`, or AV_PIX_FMT_NONE for one the element does not take.
+// The native format of `f` (packed RGB: its own, filtered as its planes), or AV_PIX_FMT_NONE for
+// one the element does not take.
 AVPixelFormat av_format_of(GstVideoFormat f);
 // The element's formats, as a caps list: "{ I420, YV12, ... }".
 std::string element_formats();
@@ -27,7 +28,7 @@ void plane_pointers(const GstVideoFrame& frame, uint8_t* data[4], int linesize[4
 // An AVFrame whose planes are the mapped frame's (Y, U, V in that order whatever the buffer's
 // plane order: YV12 included). It refers to the buffer's memory: drop it before unmapping.
 AvFramePtr frame_over(const GstVideoFrame& frame);
-// Copies `src` (of the same size and format) into the mapped frame, row by row.
+// Copies `src` (of the same size and format, or packed RGB's planes) into the mapped frame.
 void copy_into(const AVFrame& src, GstVideoFrame& dst);
 
 }  // namespace vf
