@@ -11,13 +11,20 @@ namespace {
 
 using namespace test;
 
-TEST(GpuRgbFormats, EveryFormatIsFilteredPerColourPlaneAndKeptOnTheGpu) {
+void check_formats(bool deep) {
     std::string why;
     if (!cuda_device_available(&why)) GTEST_SKIP() << "GPU test skipped: " << why;
-    for (AVPixelFormat format : rgb_formats())
+    for (AVPixelFormat format : rgb_formats()) {
+        if ((av_pix_fmt_desc_get(format)->comp[0].depth > 10) != deep) continue;
         for (const char* filter : {"sobel", "gaussian=sigma=1.3", "unsharp=5:5:1.5", "avgblur=sizeX=3"})
             EXPECT_EQ(check_rgb_through_cli(format, filter, "cuda"), 3) << filter << " on " << av_get_pix_fmt_name(format);
+    }
 }
+
+TEST(GpuRgbFormats, EveryFormatIsFilteredPerColourPlaneAndKeptOnTheGpu) { check_formats(false); }
+
+// 12 and 16 bits: larger sums than the YUV formats (8 and 10 bits) ever gave the GPU rows.
+TEST(GpuRgbFormats, DeepFormatsAreFilteredPerColourPlaneOnTheGpu) { check_formats(true); }
 
 TEST(GpuRgbFormats, FfmpegsDefaultsFilterEveryColourPlaneOnTheGpu) {
     std::string why;
