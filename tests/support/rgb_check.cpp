@@ -68,10 +68,7 @@ long fourth_sample_differences(const AVFrame* a, const AVFrame* b) {
     return n;
 }
 
-int check_rgb_through_cli(AVPixelFormat format, const std::string& filter, const std::string& device,
-                          const std::vector<std::string>& extra) {
-    const std::string name = av_get_pix_fmt_name(format), what = filter + " on " + name + " (" + device + ")";
-    const std::string dir = temp_dir();
+std::string write_rgb_clip(const std::string& dir, AVPixelFormat format) {
     ClipSpec clip;
     clip.path = dir + "/in.nut";
     clip.width = 97;
@@ -82,22 +79,19 @@ int check_rgb_through_cli(AVPixelFormat format, const std::string& filter, const
     clip.audio = false;
     clip.seed = static_cast<unsigned>(format) + 7;
     write_clip(clip);
-    const std::string out = dir + "/out.nut";
-    std::vector<std::string> args = {"--device", device, "-y"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    for (const std::string& a : {std::string("-i"), clip.path, std::string("-f"), filter, std::string("--codec"), std::string("rawvideo"),
-                                 std::string("-o"), out})
-        args.push_back(a);
-    const CommandResult run = run_vfilter(args);
-    EXPECT_EQ(run.exit_code, 0) << what << ": " << run.output;
-    EXPECT_EQ(summarize(out).format, format) << what << ": the output's pixel format";
-    const std::vector<AvFramePtr> in = read_video_frames(clip.path), got = read_video_frames(out);
+    return clip.path;
+}
+
+int check_rgb_output(const std::string& clip, const std::string& out, const std::string& filter, FilterDefaults defaults,
+                     const std::string& what) {
+    const std::vector<AvFramePtr> in = read_video_frames(clip);
+    EXPECT_EQ(summarize(out).format, in.empty() ? AV_PIX_FMT_NONE : static_cast<AVPixelFormat>(in[0]->format))
+        << what << ": the output's pixel format";
+    const std::vector<AvFramePtr> got = read_video_frames(out);
     EXPECT_EQ(in.size(), 3u) << what;
     EXPECT_EQ(got.size(), in.size()) << what;
     // The filter's luma operation as planned for YUV frames: on RGB every colour plane gets it.
-    bool compat = false;
-    for (size_t a = 0; a + 1 < extra.size(); ++a) compat |= extra[a] == "--compat" && extra[a + 1] == "ffmpeg";
-    const PlaneOp op = build_chain(filter, compat ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter).at(0).ops[0];
+    const PlaneOp op = build_chain(filter, defaults).at(0).ops[0];
     int compared = 0;
     for (size_t i = 0; i < in.size() && i < got.size(); ++i) {
         const AvFramePtr expected = per_plane_reference(in[i].get(), op);
@@ -110,6 +104,22 @@ int check_rgb_through_cli(AVPixelFormat format, const std::string& filter, const
         ++compared;
     }
     return compared;
+}
+
+int check_rgb_through_cli(AVPixelFormat format, const std::string& filter, const std::string& device,
+                          const std::vector<std::string>& extra) {
+    const std::string what = filter + " on " + av_get_pix_fmt_name(format) + " (" + device + ")";
+    const std::string dir = temp_dir(), clip = write_rgb_clip(dir, format), out = dir + "/out.nut";
+    std::vector<std::string> args = {"--device", device, "-y"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    for (const std::string& a : {std::string("-i"), clip, std::string("-f"), filter, std::string("--codec"), std::string("rawvideo"),
+                                 std::string("-o"), out})
+        args.push_back(a);
+    const CommandResult run = run_vfilter(args);
+    EXPECT_EQ(run.exit_code, 0) << what << ": " << run.output;
+    bool compat = false;
+    for (size_t a = 0; a + 1 < extra.size(); ++a) compat |= extra[a] == "--compat" && extra[a + 1] == "ffmpeg";
+    return check_rgb_output(clip, out, filter, compat ? FilterDefaults::Ffmpeg : FilterDefaults::Vfilter, what);
 }
 
 }  // namespace vf::test

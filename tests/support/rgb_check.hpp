@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "config/chain_spec.hpp"
+
 extern "C" {
 #include <libavutil/frame.h>
 #include <libavutil/pixdesc.h>
@@ -17,6 +19,17 @@ namespace vf::test {
 
 // The RGB formats vfilter filters as RGB: packed (8 and 16 bits) and planar (8 to 16 bits).
 const std::vector<AVPixelFormat>& rgb_formats();
+
+// A 3-frame 97x61 rawvideo clip of random `format` samples (alpha and padding bytes too) in `dir`;
+// returns its path.
+std::string write_rgb_clip(const std::string& dir, AVPixelFormat format);
+
+// Checks `out`, written by vfilter from `clip` with `filter` (one filter) and `defaults`, with
+// gtest's EXPECTs: the clip's pixel format, each colour plane equal to the filter's luma operation
+// (as planned for YUV) applied to that plane of the clip, alpha and padding bytes unchanged.
+// Returns the frames compared.
+int check_rgb_output(const std::string& clip, const std::string& out, const std::string& filter, FilterDefaults defaults,
+                     const std::string& what);
 
 // Writes a 3-frame rawvideo clip of `format`, runs `vfilter --device DEVICE -f FILTER` on it
 // (`extra` options before the input) and checks the output against the per-plane reference with
