@@ -5,8 +5,11 @@
 #include "config/filter_registry.hpp"
 #include "media/rgb_planes.hpp"
 
+#include "media/host_memory.hpp"
+
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
+#include "pipeline/gpu_rgb_repack.hpp"
 #endif
 
 namespace vf {
@@ -45,8 +48,9 @@ ElementEngine::ElementEngine(const ElementSettings& settings, int width, int hei
     const AVPixelFormat planes = planar_rgb_for_packed(format);
     const AVPixelFormat filtered = planes != AV_PIX_FMT_NONE ? planes : format;
     if (!is_native_format(filtered)) fail(ErrorCategory::Internal, "the element negotiated a format vfilter does not filter");
-    if (planes != AV_PIX_FMT_NONE && gpu_memory) fail(ErrorCategory::Internal, "the element negotiated packed RGB in CUDA memory");
-    if (planes != AV_PIX_FMT_NONE) planes_ = std::make_unique<FramePool>(width, height, planes);
+    if (planes != AV_PIX_FMT_NONE)
+        planes_ = std::make_unique<FramePool>(width, height, planes, gpu_memory ? BufferAllocator(device_buffer_alloc) : BufferAllocator());
+    planes_on_gpu_ = gpu_memory;
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(filtered);
     geometry_.width = width;
     geometry_.height = height;
@@ -89,7 +93,16 @@ std::vector<FilterPlan> ElementEngine::chain_for(const FilterChain& compiled) co
 AvFramePtr ElementEngine::filter(AvFramePtr in) {
     if (!planes_) return stage_->process(std::move(in));
     AvFramePtr planes = planes_->get();
-    repack_rgb(in.get(), planes.get());
+    if (!planes_on_gpu_) {
+        repack_rgb(in.get(), planes.get());
+    } else {
+#ifdef VF_HAVE_CUDA
+        // On the legacy default stream, which the GPU stage waits for before it reads a device frame.
+        cuda::repack_rgb_on_gpu(in.get(), planes.get(), nullptr);
+#else
+        fail(ErrorCategory::Internal, "CUDA memory in a build without CUDA");
+#endif
+    }
     return stage_->process(std::move(planes));
 }
 

@@ -61,6 +61,7 @@ private:
     std::string description_;
     std::unique_ptr<FilterStage> stage_;
     std::unique_ptr<FramePool> planes_;  // packed RGB's planes (gbrp, gbrap), while the frames are packed RGB
+    bool planes_on_gpu_ = false;         // they and the frames are GPU memory (GStreamer's CUDA buffers)
 };
 
 }  // namespace vf

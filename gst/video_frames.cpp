@@ -54,7 +54,7 @@ std::string element_formats() {
 
 std::string element_cuda_caps(const std::string& size_fields) {
     const std::string cuda = "video/x-raw(memory:CUDAMemory), format = (string) ";
-    return cuda + "{ NV12, P010_10LE, Y42B, I422_10LE, Y444 }, width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]" + size_fields +
+    return cuda + "{ NV12, P010_10LE, Y42B, I422_10LE, Y444, RGBA, BGRA, RGBx, BGRx }, width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]" + size_fields +
            "; " + cuda + "{ I420, YV12, I420_10LE }, width = (int) [ 1, 65535 ], height = (int) [ 2, 65534, 2 ]" + size_fields;
 }
 

@@ -17,7 +17,7 @@ AVPixelFormat av_format_of(GstVideoFormat f);
 // The element's formats, as a caps list: "{ I420, YV12, ... }".
 std::string element_formats();
 // The element's caps on GStreamer's CUDA memory: the formats GStreamer 1.22's CUDA memory holds
-// (not GRAY8, not Y444_10LE), and the three-plane 4:2:0 ones at even heights only (1.22 places
+// (not GRAY8, not Y444_10LE; of packed RGB, the 4-byte RGBA, BGRA, RGBx and BGRx), and the three-plane 4:2:0 ones at even heights only (1.22 places
 // their V plane after height / 2 chroma rows, rounded down: at odd heights U's last row and V's
 // first are the same memory).
 std::string element_cuda_caps(const std::string& size_fields);

@@ -79,6 +79,20 @@ void fill_role(AVFrame* dst, const SampleSpot& to, T value) {
 
 }  // namespace
 
+RgbSampleRuns rgb_sample_runs(const AVFrame* f) {
+    const AVPixelFormat format = static_cast<AVPixelFormat>(f->format);
+    if (!rgb_repackable(format, format)) fail(ErrorCategory::Internal, "rgb_sample_runs: not an RGB layout repack_rgb takes");
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
+    RgbSampleRuns runs;
+    runs.bytes_per_sample = d->comp[0].depth > 8 ? 2 : 1;
+    for (int role = 0; role < 4; ++role) {
+        const SampleSpot s = spot_of(d, role);
+        if (s.plane == kNoSample) continue;
+        runs.role[role] = {f->data[s.plane] + s.offset, f->linesize[s.plane], s.step * runs.bytes_per_sample};
+    }
+    return runs;
+}
+
 bool is_rgb_format(AVPixelFormat f) {
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
     return d && (d->flags & AV_PIX_FMT_FLAG_RGB);
