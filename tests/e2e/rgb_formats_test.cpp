@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "support/clip_writer.hpp"
+#include "support/expected_output.hpp"
 #include "support/rgb_check.hpp"
 #include "support/run_command.hpp"
 
@@ -48,6 +49,32 @@ TEST(RgbFormats, AnEncoderWithoutRgbGetsTheFormatFfmpegPicks) {
     EXPECT_NE(got.format, AV_PIX_FMT_NONE);
     EXPECT_EQ(got.format, expected.format);
     EXPECT_EQ(read_video_frames(dir + "/vf.mkv").size(), 3u);
+}
+
+// FFmpeg filters RGB per plane too (its planes=15): under --compat ffmpeg the 3x3 gradients equal
+// the system ffmpeg's bytes on every sample but the last row and column (FFmpeg 5.1's 3x3 edge
+// quirk, docs/filters.md), on packed and planar RGB, 8 and 10 bits.
+TEST(RgbFormats, GradientsEqualFfmpegsBesideTheLastRowAndColumn) {
+    if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
+    for (AVPixelFormat format : {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR0, AV_PIX_FMT_GBRP, AV_PIX_FMT_GBRP10LE}) {
+        const std::string dir = temp_dir(), clip = write_rgb_clip(dir, format);
+        for (const char* filter : {"sobel", "prewitt", "scharr", "roberts", "sobel=planes=5:scale=2"}) {
+            const std::string what = std::string(filter) + " on " + av_get_pix_fmt_name(format);
+            const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", filter, "-c:v", "rawvideo", dir + "/ff.nut"});
+            if (ff.exit_code != 0 && ff.output.find("No such filter") != std::string::npos) GTEST_SKIP() << ff.output;
+            ASSERT_EQ(ff.exit_code, 0) << what << ": " << ff.output;
+            const CommandResult vf = run_vfilter({"--compat", "ffmpeg", "-y", "-i", clip, "-vf", filter, "--codec", "rawvideo", dir + "/vf.nut"});
+            ASSERT_EQ(vf.exit_code, 0) << what << ": " << vf.output;
+            const auto expected = read_video_frames(dir + "/ff.nut"), got = read_video_frames(dir + "/vf.nut");
+            ASSERT_EQ(expected.size(), 3u) << what;
+            ASSERT_EQ(got.size(), 3u) << what;
+            EXPECT_EQ(summarize(dir + "/vf.nut").format, format) << what;
+            for (size_t i = 0; i < got.size(); ++i) {
+                std::string where;
+                EXPECT_EQ(frame_differences(expected[i].get(), got[i].get(), true, &where), 0) << what << " frame " << i << ": " << where;
+            }
+        }
+    }
 }
 
 // ffmpeg's own line with -pix_fmt naming the RGB input's format: taken, and that format written.
