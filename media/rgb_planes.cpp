@@ -1,6 +1,7 @@
 #include "media/rgb_planes.hpp"
 
 #include <cstring>
+#include <vector>
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -77,6 +78,61 @@ void fill_role(AVFrame* dst, const SampleSpot& to, T value) {
     }
 }
 
+template <typename T>
+T* row_of(const AVFrame* f, int plane, int y) {
+    return reinterpret_cast<T*>(f->data[plane] + static_cast<std::ptrdiff_t>(y) * f->linesize[plane]);
+}
+
+// One row of a packed picture of N samples a pixel against N plane rows, written one way or the
+// other with every pointer distinct, so that the compiler moves whole vectors of pixels.
+template <typename T, int N>
+void unpack_row(const T* __restrict in, T* __restrict r0, T* __restrict r1, T* __restrict r2, T* __restrict r3, int width) {
+    for (int x = 0; x < width; ++x) {
+        r0[x] = in[N * x], r1[x] = in[N * x + 1], r2[x] = in[N * x + 2];
+        if constexpr (N == 4) r3[x] = in[N * x + 3];
+    }
+}
+template <typename T, int N>
+void pack_row(T* __restrict out, const T* __restrict r0, const T* __restrict r1, const T* __restrict r2, const T* __restrict r3,
+              int width) {
+    for (int x = 0; x < width; ++x) {
+        out[N * x] = r0[x], out[N * x + 1] = r1[x], out[N * x + 2] = r2[x];
+        if constexpr (N == 4) out[N * x + 3] = r3[x];
+    }
+}
+
+// Packed RGB of N samples a pixel to its planes (unpack) or back: a plane row for each place in
+// the pixel; a place the planes lack is written to a spare row, or read from one that is opaque.
+template <typename T, int N>
+void move_packed(const AVFrame* packed, const AVPixFmtDescriptor* pd, const AVFrame* planar, const AVPixFmtDescriptor* qd, bool unpack) {
+    int plane_at[4] = {-1, -1, -1, -1};
+    for (int role = 0; role < 4; ++role) {
+        const SampleSpot p = spot_of(pd, role), q = spot_of(qd, role);
+        if (p.plane != kNoSample && q.plane != kNoSample) plane_at[p.offset / static_cast<int>(sizeof(T))] = q.plane;
+    }
+    std::vector<T> spare(static_cast<size_t>(packed->width), static_cast<T>((1 << pd->comp[0].depth) - 1));
+    for (int y = 0; y < packed->height; ++y) {
+        T* rows[4];
+        for (int k = 0; k < 4; ++k) rows[k] = k < N && plane_at[k] >= 0 ? row_of<T>(planar, plane_at[k], y) : spare.data();
+        if (unpack) unpack_row<T, N>(row_of<T>(packed, 0, y), rows[0], rows[1], rows[2], rows[3], packed->width);
+        else pack_row<T, N>(row_of<T>(packed, 0, y), rows[0], rows[1], rows[2], rows[3], packed->width);
+    }
+}
+
+// repack_rgb between a packed layout and a planar one; false for other pairs.
+template <typename T>
+bool repack_packed_planar(const AVFrame* src, const AVPixFmtDescriptor* a, AVFrame* dst, const AVPixFmtDescriptor* b) {
+    const bool unpack = !(a->flags & AV_PIX_FMT_FLAG_PLANAR);
+    if (unpack == !(b->flags & AV_PIX_FMT_FLAG_PLANAR)) return false;
+    const AVFrame* packed = unpack ? src : dst;
+    const AVPixFmtDescriptor* pd = unpack ? a : b;
+    const int n = pd->comp[0].step / static_cast<int>(sizeof(T));
+    if (n == 3) move_packed<T, 3>(packed, pd, unpack ? dst : src, unpack ? b : a, unpack);
+    else if (n == 4) move_packed<T, 4>(packed, pd, unpack ? dst : src, unpack ? b : a, unpack);
+    else return false;
+    return true;
+}
+
 }  // namespace
 
 RgbSampleRuns rgb_sample_runs(const AVFrame* f) {
@@ -117,9 +173,10 @@ void repack_rgb(const AVFrame* src, AVFrame* dst) {
         fail(ErrorCategory::Internal, "repack_rgb: frames of different sizes or formats that are not one RGB layout");
     const AVPixFmtDescriptor *a = av_pix_fmt_desc_get(from), *b = av_pix_fmt_desc_get(to);
     const bool wide = a->comp[0].depth > 8;
+    const bool moved = wide ? repack_packed_planar<uint16_t>(src, a, dst, b) : repack_packed_planar<uint8_t>(src, a, dst, b);
     for (int role = 0; role < 4; ++role) {
         const SampleSpot in = spot_of(a, role), out = spot_of(b, role);
-        if (out.plane == kNoSample) continue;
+        if (out.plane == kNoSample || (moved && in.plane != kNoSample)) continue;
         if (in.plane != kNoSample) {
             if (wide) copy_role<uint16_t>(src, in, dst, out);
             else copy_role<uint8_t>(src, in, dst, out);
