@@ -56,7 +56,8 @@ FileSource::FileSource(const FileSourceOptions& options)
     if (live_) spdlog::debug("'{}' is a live input", options.url);
     description_ = "'" + options_.url + "' (" + format_->iformat->name + ", " + avcodec_get_name(decoder_->codec_id) +
                    " " + std::to_string(info_.width) + "x" + std::to_string(info_.height) + " " +
-                   av_get_pix_fmt_name(info_.format) + (nvdec_ ? ", NVDEC" : "") + (live_ ? ", live" : "") + ")";
+                   av_get_pix_fmt_name(info_.stored_format != AV_PIX_FMT_NONE ? info_.stored_format : info_.format) +
+                   (nvdec_ ? ", NVDEC" : "") + (live_ ? ", live" : "") + ")";
 }
 
 FileSource::~FileSource() {
