@@ -16,13 +16,13 @@ using namespace test;
 
 TEST(RgbFormats, EveryFormatIsFilteredPerColourPlaneAndKeptOnTheCpu) {
     for (AVPixelFormat format : rgb_formats())
-        for (const char* filter : {"sobel", "gaussian=sigma=1.3", "unsharp=5:5:1.5"})
+        for (const char* filter : {"sobel", "gaussian=sigma=1.3", "unsharp=5:5:1.5", "box=radius=2", "emboss", "kirsch"})
             EXPECT_EQ(check_rgb_through_cli(format, filter, "cpu"), 3) << filter << " on " << av_get_pix_fmt_name(format);
 }
 
 TEST(RgbFormats, FfmpegsDefaultsFilterEveryColourPlaneToo) {
-    for (AVPixelFormat format : {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGRA, AV_PIX_FMT_GBRP10LE})
-        for (const char* filter : {"sobel", "avgblur=sizeX=2"})
+    for (AVPixelFormat format : {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGRA, AV_PIX_FMT_GBRP10LE, AV_PIX_FMT_GBRAP16LE})
+        for (const char* filter : {"sobel", "avgblur=sizeX=2", "unsharp=5:5:1.5", "boxblur=2:1"})
             EXPECT_EQ(check_rgb_through_cli(format, filter, "cpu", {"--compat", "ffmpeg"}), 3)
                 << filter << " on " << av_get_pix_fmt_name(format);
 }

@@ -90,8 +90,13 @@ int check_rgb_output(const std::string& clip, const std::string& out, const std:
     const std::vector<AvFramePtr> got = read_video_frames(out);
     EXPECT_EQ(in.size(), 3u) << what;
     EXPECT_EQ(got.size(), in.size()) << what;
-    // The filter's luma operation as planned for YUV frames: on RGB every colour plane gets it.
-    const PlaneOp op = build_chain(filter, defaults).at(0).ops[0];
+    // The filter's luma operation as planned for YUV 4:4:4 frames of this size: on RGB every colour
+    // plane gets it.
+    FrameGeometry yuv444;
+    yuv444.width = in.empty() ? 0 : in[0]->width;
+    yuv444.height = in.empty() ? 0 : in[0]->height;
+    yuv444.log2_chroma_w = yuv444.log2_chroma_h = 0;
+    const PlaneOp op = build_chain(filter, defaults, yuv444).at(0).ops[0];
     int compared = 0;
     for (size_t i = 0; i < in.size() && i < got.size(); ++i) {
         const AvFramePtr expected = per_plane_reference(in[i].get(), op);
