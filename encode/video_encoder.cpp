@@ -47,7 +47,9 @@ AVPixelFormat encoder_pixel_format(const AVCodec* codec, const VideoInfo& video)
     const AVPixelFormat own = video.stored_format != AV_PIX_FMT_NONE ? video.stored_format : video.format;
     if (encodes(codec, own)) return own;
     if (encodes(codec, video.format)) return video.format;
-    const AVPixelFormat chosen = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, own, 0, nullptr);
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(own);
+    const int alpha = d && (d->flags & AV_PIX_FMT_FLAG_ALPHA) ? 1 : 0;  // kept where the encoder can: ffmpeg's choice too
+    const AVPixelFormat chosen = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, own, alpha, nullptr);
     if (is_rgb_format(own) && !is_rgb_format(chosen))
         spdlog::info("{} cannot encode RGB; the frames, filtered as {}, are converted once to {} for it", codec->name,
                      av_get_pix_fmt_name(video.format), av_get_pix_fmt_name(chosen));

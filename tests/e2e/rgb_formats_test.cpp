@@ -27,28 +27,33 @@ TEST(RgbFormats, FfmpegsDefaultsFilterEveryColourPlaneToo) {
                 << filter << " on " << av_get_pix_fmt_name(format);
 }
 
-// libx264 takes no RGB: the frames are filtered as RGB and converted once, at the encoder, to the
-// format ffmpeg itself picks for this input and encoder.
-TEST(RgbFormats, AnEncoderWithoutRgbGetsTheFormatFfmpegPicks) {
+// An encoder that does not take the input's format gets the one ffmpeg itself picks for this
+// input and encoder: another RGB layout, samples moved (ffv1 writes rgb24 and gbrp as bgr0, png
+// gbrp as rgb24), or YUV converted once at the encoder (libx264).
+TEST(RgbFormats, AnEncoderWithoutTheFormatGetsTheOneFfmpegPicks) {
     if (run_command({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "the ffmpeg command is not installed";
-    const std::string dir = temp_dir();
-    ClipSpec clip;
-    clip.path = dir + "/in.nut";
-    clip.width = 97;
-    clip.height = 61;
-    clip.format = AV_PIX_FMT_RGB24;
-    clip.frames = 3;
-    clip.video_codec = "rawvideo";
-    clip.audio = false;
-    write_clip(clip);
-    const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip.path, "-c:v", "libx264", dir + "/ff.mkv"});
-    ASSERT_EQ(ff.exit_code, 0) << ff.output;
-    const CommandResult vf = run_vfilter({"-y", "-i", clip.path, "-f", "sobel", "--codec", "libx264", "-o", dir + "/vf.mkv"});
-    ASSERT_EQ(vf.exit_code, 0) << vf.output;
-    const StreamSummary expected = summarize(dir + "/ff.mkv"), got = summarize(dir + "/vf.mkv");
-    EXPECT_NE(got.format, AV_PIX_FMT_NONE);
-    EXPECT_EQ(got.format, expected.format);
-    EXPECT_EQ(read_video_frames(dir + "/vf.mkv").size(), 3u);
+    const std::pair<AVPixelFormat, const char*> cases[] = {
+        {AV_PIX_FMT_RGB24, "libx264"}, {AV_PIX_FMT_RGB24, "ffv1"}, {AV_PIX_FMT_GBRP, "ffv1"}, {AV_PIX_FMT_GBRAP, "ffv1"},
+        {AV_PIX_FMT_GBRP, "png"}};
+    for (const auto& [format, codec] : cases) {
+        const std::string what = std::string(av_get_pix_fmt_name(format)) + " to " + codec;
+        const std::string dir = temp_dir(), clip = write_rgb_clip(dir, format);
+        const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip, "-c:v", codec, dir + "/ff.nut"});
+        ASSERT_EQ(ff.exit_code, 0) << what << ": " << ff.output;
+        for (const char* c : {codec, "rawvideo"}) {
+            const CommandResult vf = run_vfilter({"-y", "-i", clip, "-f", "sobel", "--codec", c, "-o", dir + "/vf-" + c + ".nut"});
+            ASSERT_EQ(vf.exit_code, 0) << what << ": " << vf.output;
+        }
+        const std::string out = dir + "/vf-" + codec + ".nut";
+        EXPECT_EQ(summarize(out).format, summarize(dir + "/ff.nut").format) << what;
+        const auto got = read_video_frames(out), raw = read_video_frames(dir + "/vf-rawvideo.nut");
+        ASSERT_EQ(got.size(), 3u) << what;
+        ASSERT_EQ(raw.size(), 3u) << what;
+        // Lossless RGB layouts hold the filtered samples themselves.
+        for (size_t i = 0; i < got.size() && std::string(codec) != "libx264"; ++i) {
+            EXPECT_EQ(frame_differences(got[i].get(), raw[i].get()), 0) << what << " frame " << i;
+        }
+    }
 }
 
 // FFmpeg filters RGB per plane too (its planes=15): under --compat ffmpeg the 3x3 gradients equal
