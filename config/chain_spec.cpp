@@ -58,6 +58,26 @@ CompiledFilter compile_filter(const FilterSpec& spec) {
     return compiled;
 }
 
+// RGB has no luma and no chroma: its three planes are colours alike. Every one of them is filtered
+// where the user named no planes (vfilter's bare sobel edges only the luma of YUV; FFmpeg's
+// defaults, planes=15, take every plane already), and a chroma option not given takes luma's
+// (unsharp's chroma amount is 0 by default, which would leave B and R as they are; boxblur's
+// chroma follows its luma in FFmpeg too).
+void plan_for_rgb(const CompiledFilter& f, OptionValues& values) {
+    static const OptionValue all_planes = 15.0, copy = std::string("copy");
+    if (!f.names_planes && values.has("planes")) {
+        values.set("planes", &all_planes);
+        if (values.has("rest")) values.set("rest", &copy);
+    }
+    const std::string chroma = "chroma_";
+    for (const OptionDef& d : f.def->options) {
+        if (d.name.compare(0, chroma.size(), chroma) != 0) continue;
+        bool given = false;
+        for (const CompiledOption& o : f.options) given |= o.name == d.name;
+        if (const OptionValue* luma = values.find("luma_" + d.name.substr(chroma.size())); luma && !given) values.set(d.name, luma);
+    }
+}
+
 FilterPlan plan_filter(const CompiledFilter& f, FilterDefaults defaults, const FrameGeometry& geometry,
                        const KernelFiles& kernel_files) {
     static const OptionValue copy = std::string("copy");
@@ -70,6 +90,7 @@ FilterPlan plan_filter(const CompiledFilter& f, FilterDefaults defaults, const F
     for (const CompiledOption& o : f.options) values.set(o.name, &o.value);
     // FFmpeg's meaning of planes: the planes left out are copied unchanged.
     if (f.names_planes && !f.names_rest && values.has("rest")) values.set("rest", &copy);
+    if (geometry.rgb) plan_for_rgb(f, values);
     return f.def->build(values);
 }
 

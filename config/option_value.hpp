@@ -39,6 +39,7 @@ using OptionValue = std::variant<double, std::string, NumberExpr, KernelMatrix>;
 struct FrameGeometry {
     int width = 0, height = 0;
     int log2_chroma_w = 1, log2_chroma_h = 1;  // 4:2:0
+    bool rgb = false;  // G, B and R planes (config/chain_spec.cpp, plan_for_rgb: every one filtered)
     bool known() const { return width > 0 && height > 0; }
 };
 

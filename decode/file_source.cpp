@@ -4,6 +4,7 @@
 #include "decode/input_open.hpp"
 #include "decode/live_input.hpp"
 #include "media/protocols.hpp"
+#include "media/rgb_planes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -43,14 +44,20 @@ FileSource::FileSource(const FileSourceOptions& options)
     const AVPixelFormat on_gpu = info_.format;  // set by open() when NVDEC decodes
     info_ = describe_video_stream(format_.get(), st);
     info_.format = nvdec_ ? on_gpu : is_native_format(decoded) ? decoded : native_format_for(decoded);
-    if (!nvdec_ && !is_native_format(decoded))
+    if (!nvdec_ && rgb_repackable(decoded, info_.format) && decoded != info_.format) {
+        info_.stored_format = decoded;  // the output writes it back where its encoder takes it
+        spdlog::debug("input pixel format {} is filtered as the planes of {}", av_get_pix_fmt_name(decoded),
+                      av_get_pix_fmt_name(info_.format));
+    } else if (!nvdec_ && !is_native_format(decoded)) {
         spdlog::info("input pixel format {} is converted to {}", av_get_pix_fmt_name(decoded), av_get_pix_fmt_name(info_.format));
+    }
     av_dict_copy(&metadata_, format_->metadata, 0);
     passthrough_.choose(format_.get(), video_index_, options.passthrough_audio);
     if (live_) spdlog::debug("'{}' is a live input", options.url);
     description_ = "'" + options_.url + "' (" + format_->iformat->name + ", " + avcodec_get_name(decoder_->codec_id) +
                    " " + std::to_string(info_.width) + "x" + std::to_string(info_.height) + " " +
-                   av_get_pix_fmt_name(info_.format) + (nvdec_ ? ", NVDEC" : "") + (live_ ? ", live" : "") + ")";
+                   av_get_pix_fmt_name(info_.stored_format != AV_PIX_FMT_NONE ? info_.stored_format : info_.format) +
+                   (nvdec_ ? ", NVDEC" : "") + (live_ ? ", live" : "") + ")";
 }
 
 FileSource::~FileSource() {

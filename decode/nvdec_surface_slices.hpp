@@ -4,6 +4,7 @@
 // safe: its owner locks.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace vf {

@@ -256,7 +256,9 @@ void OutputFile::drain_encoder() {
 void OutputFile::write_frame(const AVFrame* frame, Clock::time_point read_at) {
     const AVFrame* in = frame;
     if (frame->format != encoder_->pix_fmt) {
-        if (!converted_) converted_ = make_frame();
+        // A frame-threaded encoder (rawvideo's) may still hold the last converted frame: convert
+        // into a fresh buffer then, never under it.
+        if (!converted_ || (converted_->buf[0] && !av_frame_is_writable(converted_.get()))) converted_ = make_frame();
         converter_.convert(frame, converted_.get(), encoder_->width, encoder_->height, encoder_->pix_fmt);
         in = converted_.get();
     }

@@ -1,5 +1,7 @@
 #include "encode/video_encoder.hpp"
 
+#include "media/rgb_planes.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -31,6 +33,31 @@ int64_t parse_bitrate(const std::string& s) {
     return static_cast<int64_t>(v * mult);
 }
 
+bool encodes(const AVCodec* codec, AVPixelFormat format) {
+    if (!codec->pix_fmts) return true;
+    for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
+        if (*p == format) return true;
+    return false;
+}
+
+// The input's own format where the encoder takes it (rgb24 that was filtered as gbrp planes), then
+// the frames' format, else the encoder's nearest to the input's, as ffmpeg picks it; the frames
+// are converted to it once, at the output (output_file.cpp).
+AVPixelFormat encoder_pixel_format(const AVCodec* codec, const VideoInfo& video) {
+    const AVPixelFormat own = video.stored_format != AV_PIX_FMT_NONE ? video.stored_format : video.format;
+    if (encodes(codec, own)) return own;
+    if (encodes(codec, video.format)) return video.format;
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(own);
+    const int alpha = d && (d->flags & AV_PIX_FMT_FLAG_ALPHA) ? 1 : 0;  // kept where the encoder can: ffmpeg's choice too
+    const AVPixelFormat chosen = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, own, alpha, nullptr);
+    if (is_rgb_format(own) && !is_rgb_format(chosen))
+        spdlog::info("{} cannot encode RGB; the frames, filtered as {}, are converted once to {} for it", codec->name,
+                     av_get_pix_fmt_name(video.format), av_get_pix_fmt_name(chosen));
+    else
+        spdlog::info("{} cannot encode {}; frames are converted to {}", codec->name, av_get_pix_fmt_name(own), av_get_pix_fmt_name(chosen));
+    return chosen;
+}
+
 // Sets the encoder up for `codec` and opens it; returns FFmpeg's error code.
 int open_encoder(const AVCodec* codec, const OutputOptions& options, const VideoInfo& video, bool global_header,
                  AvCodecContextPtr& encoder) {
@@ -39,16 +66,7 @@ int open_encoder(const AVCodec* codec, const OutputOptions& options, const Video
     AVCodecContext* enc = encoder.get();
     enc->width = video.width;
     enc->height = video.height;
-    enc->pix_fmt = video.format;
-    if (codec->pix_fmts) {
-        bool supported = false;
-        for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p) supported |= *p == video.format;
-        if (!supported) {
-            enc->pix_fmt = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, video.format, 0, nullptr);
-            spdlog::info("{} cannot encode {}; frames are converted to {}", codec->name,
-                         av_get_pix_fmt_name(video.format), av_get_pix_fmt_name(enc->pix_fmt));
-        }
-    }
+    enc->pix_fmt = encoder_pixel_format(codec, video);
     // Keep the source's time base so timestamps pass through exactly; MPEG-4 part 2 cannot
     // store time bases with denominators above 65535, so it gets 1/frame rate.
     enc->time_base = video.time_base;
@@ -60,6 +78,9 @@ int open_encoder(const AVCodec* codec, const OutputOptions& options, const Video
     enc->color_primaries = video.color_primaries;
     enc->color_trc = video.color_trc;
     enc->chroma_sample_location = video.chroma_location;
+    // RGB converted to YUV (libx264, say) is no longer RGB: its colour matrix is swscale's default.
+    if (is_rgb_format(video.format) && !is_rgb_format(enc->pix_fmt) && enc->colorspace == AVCOL_SPC_RGB)
+        enc->colorspace = AVCOL_SPC_UNSPECIFIED;
     enc->thread_count = options.encoder_threads;
     if (global_header) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     // Live: a keyframe every 2 s, so fragments stay short and a viewer joining can start soon.

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "gst/video_frames.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "pipeline/gpu_rgb_repack.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>
@@ -80,6 +81,12 @@ bool PrimaryCudaContext::same(GstCudaContext* other) const { return other && gst
 
 void copy_frame_on_gpu(const AVFrame& src, GstVideoFrame& dst) {
     const AVPixelFormat format = static_cast<AVPixelFormat>(src.format);
+    if (format != av_format_of(GST_VIDEO_FRAME_FORMAT(&dst))) {  // packed RGB's planes, packed again
+        AvFramePtr packed = frame_over(dst);
+        cuda::repack_rgb_on_gpu(&src, packed.get(), nullptr);
+        VF_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        return;
+    }
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
     uint8_t* to[4];
     int stride[4];

@@ -3,9 +3,13 @@
 #include "app/run/run_parts.hpp"
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
+#include "media/rgb_planes.hpp"
+
+#include "media/host_memory.hpp"
 
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
+#include "pipeline/gpu_rgb_repack.hpp"
 #endif
 
 namespace vf {
@@ -40,12 +44,19 @@ void ElementEngine::check_filter(const FilterChain& compiled, FilterDefaults com
 
 ElementEngine::ElementEngine(const ElementSettings& settings, int width, int height, AVPixelFormat format, bool gpu_memory)
     : settings_(settings) {
-    if (!is_native_format(format)) fail(ErrorCategory::Internal, "the element negotiated a format vfilter does not filter");
-    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(format);
+    // Packed RGB (RGBA, BGRx, RGB, ...) is filtered as its planes, moved there and back exactly.
+    const AVPixelFormat planes = planar_rgb_for_packed(format);
+    const AVPixelFormat filtered = planes != AV_PIX_FMT_NONE ? planes : format;
+    if (!is_native_format(filtered)) fail(ErrorCategory::Internal, "the element negotiated a format vfilter does not filter");
+    if (planes != AV_PIX_FMT_NONE)
+        planes_ = std::make_unique<FramePool>(width, height, planes, gpu_memory ? BufferAllocator(device_buffer_alloc) : BufferAllocator());
+    planes_on_gpu_ = gpu_memory;
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(filtered);
     geometry_.width = width;
     geometry_.height = height;
     geometry_.log2_chroma_w = d->log2_chroma_w;
     geometry_.log2_chroma_h = d->log2_chroma_h;
+    geometry_.rgb = d->flags & AV_PIX_FMT_FLAG_RGB;
     std::vector<FilterPlan> chain = chain_for(settings.filter);
     if (gpu_memory && settings.device == DeviceChoice::Cpu)
         fail(ErrorCategory::Usage, "device=cpu cannot filter CUDA memory: use device=auto or cuda, or cudadownload before vfilter");
@@ -79,7 +90,21 @@ std::vector<FilterPlan> ElementEngine::chain_for(const FilterChain& compiled) co
     return chain;
 }
 
-AvFramePtr ElementEngine::filter(AvFramePtr in) { return stage_->process(std::move(in)); }
+AvFramePtr ElementEngine::filter(AvFramePtr in) {
+    if (!planes_) return stage_->process(std::move(in));
+    AvFramePtr planes = planes_->get();
+    if (!planes_on_gpu_) {
+        repack_rgb(in.get(), planes.get());
+    } else {
+#ifdef VF_HAVE_CUDA
+        // On the legacy default stream, which the GPU stage waits for before it reads a device frame.
+        cuda::repack_rgb_on_gpu(in.get(), planes.get(), nullptr);
+#else
+        fail(ErrorCategory::Internal, "CUDA memory in a build without CUDA");
+#endif
+    }
+    return stage_->process(std::move(planes));
+}
 
 void ElementEngine::set_filter(const FilterChain& compiled) {
     std::vector<FilterPlan> chain = chain_for(compiled);

@@ -30,7 +30,8 @@ public:
     // other and of the kernel asked for); throws Error(Usage) with the command line's one-line reason.
     static void check_filter(const FilterChain& chain, FilterDefaults compat, const KernelChoice& kernel);
 
-    // Ready to filter frames of this size and native format (media/av_helpers is_native_format).
+    // Ready to filter frames of this size and native format (media/av_helpers is_native_format),
+    // or packed RGB whose planes are one (media/rgb_planes.hpp).
     // gpu_memory: the frames' planes are GPU memory and the results stay there (GStreamer's CUDA
     // buffers); it needs the GPU. Throws Error: Usage for a chain that cannot run on these
     // frames, Device when the GPU was asked for (or is needed) and none answers.
@@ -38,7 +39,8 @@ public:
     ~ElementEngine();
 
     // Filters one frame (the caller's planes, read and not kept) into a frame of the engine's
-    // own; the input frame itself for a chain that changes nothing.
+    // own; the input frame itself for a chain that changes nothing. Packed RGB comes back as its
+    // planes (gbrp, gbrap: copy_into writes them back packed).
     AvFramePtr filter(AvFramePtr in);
     // A new compiled chain from the next frame; throws Error(Usage) and keeps the old one when
     // it cannot run on these frames.
@@ -58,6 +60,8 @@ private:
     bool identity_ = true;
     std::string description_;
     std::unique_ptr<FilterStage> stage_;
+    std::unique_ptr<FramePool> planes_;  // packed RGB's planes (gbrp, gbrap), while the frames are packed RGB
+    bool planes_on_gpu_ = false;         // they and the frames are GPU memory (GStreamer's CUDA buffers)
 };
 
 }  // namespace vf

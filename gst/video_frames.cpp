@@ -1,6 +1,7 @@
 #include "gst/video_frames.hpp"
 
 #include "common/error.hpp"
+#include "media/rgb_planes.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>
@@ -23,6 +24,12 @@ constexpr FormatPair kFormats[] = {
     {GST_VIDEO_FORMAT_Y444, AV_PIX_FMT_YUV444P},          {GST_VIDEO_FORMAT_GRAY8, AV_PIX_FMT_GRAY8},
     {GST_VIDEO_FORMAT_I420_10LE, AV_PIX_FMT_YUV420P10LE}, {GST_VIDEO_FORMAT_I422_10LE, AV_PIX_FMT_YUV422P10LE},
     {GST_VIDEO_FORMAT_Y444_10LE, AV_PIX_FMT_YUV444P10LE}, {GST_VIDEO_FORMAT_P010_10LE, AV_PIX_FMT_P010LE},
+    // Packed RGB, filtered as its planes (gst/element_engine.cpp); x bytes pass through.
+    {GST_VIDEO_FORMAT_RGBA, AV_PIX_FMT_RGBA},             {GST_VIDEO_FORMAT_BGRA, AV_PIX_FMT_BGRA},
+    {GST_VIDEO_FORMAT_ARGB, AV_PIX_FMT_ARGB},             {GST_VIDEO_FORMAT_ABGR, AV_PIX_FMT_ABGR},
+    {GST_VIDEO_FORMAT_RGBx, AV_PIX_FMT_RGB0},             {GST_VIDEO_FORMAT_BGRx, AV_PIX_FMT_BGR0},
+    {GST_VIDEO_FORMAT_xRGB, AV_PIX_FMT_0RGB},             {GST_VIDEO_FORMAT_xBGR, AV_PIX_FMT_0BGR},
+    {GST_VIDEO_FORMAT_RGB, AV_PIX_FMT_RGB24},             {GST_VIDEO_FORMAT_BGR, AV_PIX_FMT_BGR24},
 };
 
 void no_free(void*, uint8_t*) {}
@@ -47,7 +54,7 @@ std::string element_formats() {
 
 std::string element_cuda_caps(const std::string& size_fields) {
     const std::string cuda = "video/x-raw(memory:CUDAMemory), format = (string) ";
-    return cuda + "{ NV12, P010_10LE, Y42B, I422_10LE, Y444 }, width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]" + size_fields +
+    return cuda + "{ NV12, P010_10LE, Y42B, I422_10LE, Y444, RGBA, BGRA, RGBx, BGRx }, width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]" + size_fields +
            "; " + cuda + "{ I420, YV12, I420_10LE }, width = (int) [ 1, 65535 ], height = (int) [ 2, 65534, 2 ]" + size_fields;
 }
 
@@ -80,6 +87,11 @@ void copy_into(const AVFrame& src, GstVideoFrame& dst) {
     int stride[4];
     plane_pointers(dst, to, stride);
     if (to[0] == src.data[0] && stride[0] == src.linesize[0]) return;  // the same memory (a chain that changed nothing)
+    if (src.format != av_format_of(GST_VIDEO_FRAME_FORMAT(&dst))) {  // packed RGB's planes, packed again
+        AvFramePtr packed = frame_over(dst);
+        repack_rgb(&src, packed.get());
+        return;
+    }
     av_image_copy(to, stride, const_cast<const uint8_t**>(src.data), src.linesize, static_cast<AVPixelFormat>(src.format), src.width,
                   src.height);
 }

@@ -1,5 +1,7 @@
 #include "media/av_helpers.hpp"
 
+#include "media/rgb_planes.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <cstdarg>
@@ -49,19 +51,39 @@ bool is_native_format(AVPixelFormat f) {
     case AV_PIX_FMT_NV12: case AV_PIX_FMT_GRAY8:
     case AV_PIX_FMT_YUV420P10LE: case AV_PIX_FMT_YUV422P10LE: case AV_PIX_FMT_YUV444P10LE:
     case AV_PIX_FMT_P010LE: case AV_PIX_FMT_GRAY10LE:
+    case AV_PIX_FMT_GBRP: case AV_PIX_FMT_GBRAP:
+    case AV_PIX_FMT_GBRP10LE: case AV_PIX_FMT_GBRP12LE: case AV_PIX_FMT_GBRP16LE:
+    case AV_PIX_FMT_GBRAP10LE: case AV_PIX_FMT_GBRAP12LE: case AV_PIX_FMT_GBRAP16LE:
         return true;
     default:
         return false;
     }
 }
 
+namespace {
+
+// RGB stays RGB: packed layouts as their planes (exact), other depths at the next planar one.
+AVPixelFormat native_rgb_for(AVPixelFormat f, const AVPixFmtDescriptor* d) {
+    const AVPixelFormat planes = planar_rgb_for_packed(f);
+    if (planes != AV_PIX_FMT_NONE) return planes;
+    const bool alpha = d->flags & AV_PIX_FMT_FLAG_ALPHA;
+    const int depth = d->comp[0].depth;
+    if (depth <= 8) return alpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP;
+    if (depth <= 10) return alpha ? AV_PIX_FMT_GBRAP10LE : AV_PIX_FMT_GBRP10LE;
+    if (depth <= 12) return alpha ? AV_PIX_FMT_GBRAP12LE : AV_PIX_FMT_GBRP12LE;
+    return alpha ? AV_PIX_FMT_GBRAP16LE : AV_PIX_FMT_GBRP16LE;
+}
+
+}  // namespace
+
 AVPixelFormat native_format_for(AVPixelFormat f) {
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
     if (!d) return AV_PIX_FMT_YUV420P;
     const bool deep = d->comp[0].depth > 8;
+    if (d->flags & AV_PIX_FMT_FLAG_RGB) return native_rgb_for(f, d);
     if (d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB) && !(d->flags & AV_PIX_FMT_FLAG_PAL))
         return deep ? AV_PIX_FMT_GRAY10LE : AV_PIX_FMT_GRAY8;
-    const bool full_chroma = (d->flags & AV_PIX_FMT_FLAG_RGB) || (d->log2_chroma_w == 0 && d->log2_chroma_h == 0);
+    const bool full_chroma = d->log2_chroma_w == 0 && d->log2_chroma_h == 0;
     if (full_chroma) return deep ? AV_PIX_FMT_YUV444P10LE : AV_PIX_FMT_YUV444P;
     if (d->log2_chroma_h == 0) return deep ? AV_PIX_FMT_YUV422P10LE : AV_PIX_FMT_YUV422P;
     return deep ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
@@ -97,20 +119,33 @@ void route_ffmpeg_logs_to_spdlog(int verbosity) {
     av_log_set_callback(ffmpeg_log);
 }
 
+namespace {
+
+void allocate_once(AVFrame* dst, int width, int height, AVPixelFormat format) {
+    if (dst->data[0]) return;
+    dst->width = width;
+    dst->height = height;
+    dst->format = format;
+    VF_AV_CHECK(av_frame_get_buffer(dst, 0), ErrorCategory::Internal, "allocating a converted frame");
+}
+
+}  // namespace
+
 QuietFfmpegLogs::QuietFfmpegLogs() { ++quiet_depth; }
 QuietFfmpegLogs::~QuietFfmpegLogs() { --quiet_depth; }
 
 void FrameConverter::convert(const AVFrame* src, AVFrame* dst, int width, int height, AVPixelFormat format) {
+    if (src->width == width && src->height == height && rgb_repackable(static_cast<AVPixelFormat>(src->format), format)) {
+        allocate_once(dst, width, height, format);
+        VF_AV_CHECK(av_frame_copy_props(dst, src), ErrorCategory::Internal, "copying frame properties");
+        repack_rgb(src, dst);
+        return;
+    }
     sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),
                                     width, height, format, SWS_BICUBIC, nullptr, nullptr, nullptr));
     if (!sws_) throw Error(ErrorCategory::Input, std::string("cannot convert from ") +
                                                      av_get_pix_fmt_name(static_cast<AVPixelFormat>(src->format)));
-    if (!dst->data[0]) {
-        dst->width = width;
-        dst->height = height;
-        dst->format = format;
-        VF_AV_CHECK(av_frame_get_buffer(dst, 0), ErrorCategory::Internal, "allocating a converted frame");
-    }
+    allocate_once(dst, width, height, format);
     VF_AV_CHECK(av_frame_copy_props(dst, src), ErrorCategory::Internal, "copying frame properties");
     sws_scale(sws_.get(), src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
 }

@@ -45,7 +45,7 @@ const AVFrame* host_frame(const AVFrame& frame, AvFramePtr& holder, const std::s
 // Pixel formats the filters run on directly; anything else is converted once on input.
 bool is_native_format(AVPixelFormat f);
 // The native format an unsupported input is converted to (keeps depth and chroma resolution
-// as far as the native list allows).
+// as far as the native list allows; RGB stays RGB: packed RGB becomes its planes, exactly).
 AVPixelFormat native_format_for(AVPixelFormat f);
 
 // Routes FFmpeg's own log messages into spdlog, at the level that matches the verbosity of
@@ -65,7 +65,8 @@ public:
 // Converts frames to one format and size, reusing its context and buffers.
 class FrameConverter {
 public:
-    // Writes src converted into dst (allocating dst's buffers at the first call).
+    // Writes src converted into dst (allocating dst's buffers at the first call). Between two
+    // layouts of the same RGB samples (rgb24 and gbrp, say) the samples are moved, not converted.
     void convert(const AVFrame* src, AVFrame* dst, int width, int height, AVPixelFormat format);
 
 private:

@@ -42,17 +42,28 @@ struct PassthroughStream {
 };
 
 // The channels (Y, U, V or just Y) of an image in a native format, as plane views over the
-// given planes (host or device memory).
+// given planes (host or device memory). RGB's are G, B and R, in the order of FFmpeg's planar
+// gbrp, so a channel's number is FFmpeg's plane number (planes=, 0m, luma and chroma options) in
+// packed layouts too. Alpha is no channel: the filters pass it through (alpha_plane).
 std::vector<PlaneView> channel_views(AVPixelFormat format, int width, int height, uint8_t* const data[4],
                                      const int linesize[4]);
 inline std::vector<PlaneView> channel_views(const AVFrame* f) {
     return channel_views(static_cast<AVPixelFormat>(f->format), f->width, f->height, f->data, f->linesize);
 }
 
+// The plane of a planar format that holds alpha (gbrap's 3), or -1: the plane the engines copy
+// from input to output unchanged.
+int alpha_plane(AVPixelFormat format);
+// Copies `src`'s alpha plane into `dst` (same size and format); nothing for formats without one.
+void copy_alpha_plane(const AVFrame* src, AVFrame* dst);
+
 // Describes a video stream as the source delivers it and the sink must encode it.
 struct VideoInfo {
     int width = 0, height = 0;
     AVPixelFormat format = AV_PIX_FMT_NONE;  // always native (see is_native_format)
+    // The input's own format where `format` holds its samples in another layout (packed RGB as
+    // gbrp/gbrap planes): what an output writes where its encoder takes it. NONE: `format`.
+    AVPixelFormat stored_format = AV_PIX_FMT_NONE;
     AVRational time_base{1, 30};
     AVRational frame_rate{30, 1};
     AVRational sample_aspect_ratio{0, 1};

@@ -52,6 +52,7 @@ void CpuFrameEngine::work(Slot& s) {
                 for (size_t c = 0; c < from.size(); ++c) s.backend.apply(chain_[f].ops[c], from[c], to[c]);
                 src = dst;
             }
+            copy_alpha_plane(in.get(), out.get());  // alpha is no channel: it passes through
         } catch (...) {
             error = std::current_exception();
         }

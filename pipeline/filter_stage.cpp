@@ -101,6 +101,7 @@ void FilterStage::submit(AvFramePtr in) {
         const std::vector<PlaneView> src = channel_views(in.get());
         const std::vector<PlaneView> dst = channel_views(out.get());
         for (size_t c = 0; c < src.size(); ++c) backend_.apply(plan.ops[c], src[c], dst[c]);
+        copy_alpha_plane(in.get(), out.get());  // alpha is no channel: it passes through
         in = std::move(out);  // the previous frame returns to its pool (or its decoder)
     }
     ready_.push_back(std::move(in));

@@ -16,6 +16,7 @@ extern "C" {
 #include "kernels/cuda/prepared_chain.hpp"
 #include "kernels/cuda/workspace.hpp"
 #include "media/host_memory.hpp"
+#include "media/rgb_planes.hpp"
 #include "pipeline/batch_window.hpp"
 #include "pipeline/gpu_frame_layout.hpp"
 
@@ -169,6 +170,7 @@ struct GpuFrameFilter::Impl {
     }
     std::vector<const char*> ran;  // the row that ran, per filter and channel, for the last frame
     std::shared_ptr<const std::vector<FilterPlan>> ran_plans;  // that frame's filters
+    bool ran_rgb = false;                                      // and whether its channels were G, B, R
     std::vector<std::unique_ptr<Slot>> slots;
     int64_t submitted = 0, taken = 0;
     GpuStageTimes times;
@@ -344,6 +346,11 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     } else {
         const int result = 1 - next;
         for (int p = 0; p < l.planes; ++p) s.result[p] = s.plane(result, p), s.result_linesize[p] = s.linesize[p];
+        // Alpha is no channel, so no kernel writes it: it is downloaded from where it was read.
+        if (const int alpha = alpha_plane(l.format); alpha >= 0) {
+            s.result[alpha] = on_device ? in->data[alpha] : s.plane(0, alpha);
+            s.result_linesize[alpha] = on_device ? in->linesize[alpha] : s.linesize[alpha];
+        }
     }
     s.in = std::move(in);
     s.out = std::move(out);
@@ -386,6 +393,7 @@ AvFramePtr GpuFrameFilter::take(bool wait) {
     if (s.staged) ++m.times.staged_uploads;
     m.ran = s.ran;
     m.ran_plans = s.plans;
+    m.ran_rgb = is_rgb_format(s.layout.format);
     s.in.reset();  // back to the decoder's pool (or NVDEC's surfaces)
     s.prepared.reset();  // a chain replaced meanwhile goes with its last frame
     s.plans.reset();
@@ -399,7 +407,8 @@ double GpuFrameFilter::frames_per_launch() const {
 }
 
 std::vector<std::string> GpuFrameFilter::kernel_rows() const {
-    static const char* const kChannel[] = {"Y", "U", "V"};
+    static const char* const kYuv[] = {"Y", "U", "V"}, *const kRgb[] = {"G", "B", "R"};
+    const char* const* kChannel = impl_->ran_rgb ? kRgb : kYuv;
     std::vector<std::string> rows;
     if (!impl_->ran_plans) return rows;
     const std::vector<FilterPlan>& plans = *impl_->ran_plans;

@@ -244,13 +244,12 @@ InputProbe probe_input(const std::string& url) {
     return probe;
 }
 
-// -pix_fmt is taken when it names what vfilter writes: the input's own format (RGB inputs are
-// filtered as YUV 4:4:4, so no RGB format is).
+// -pix_fmt is taken when it names what vfilter writes: the input's own format (RGB included: it is
+// filtered as RGB and written as it came).
 void check_pixel_format(const std::string& pix_fmt, const InputProbe& input) {
     const AVPixelFormat asked = av_get_pix_fmt(pix_fmt.c_str());
     if (asked == AV_PIX_FMT_NONE) throw Refusal("-pix_fmt " + pix_fmt + ": not a pixel format (ffmpeg -pix_fmts lists them)");
-    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(asked);
-    if (input.pix_fmt.empty() || av_get_pix_fmt(input.pix_fmt.c_str()) != asked || (d && (d->flags & AV_PIX_FMT_FLAG_RGB)))
+    if (input.pix_fmt.empty() || av_get_pix_fmt(input.pix_fmt.c_str()) != asked)
         throw Refusal("-pix_fmt " + pix_fmt + ": vfilter writes the input's pixel format" +
                       (input.pix_fmt.empty() ? "" : " (" + input.pix_fmt + ")") + " and converts none yet; leave -pix_fmt out");
 }

@@ -133,7 +133,8 @@ FrameGeometry geometry_of(const VideoInfo& v) {
     geometry.width = v.width;
     geometry.height = v.height;
     if (const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(v.format))
-        geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h;
+        geometry.log2_chroma_w = desc->log2_chroma_w, geometry.log2_chroma_h = desc->log2_chroma_h,
+        geometry.rgb = desc->flags & AV_PIX_FMT_FLAG_RGB;
     return geometry;
 }
 

@@ -65,7 +65,7 @@ def _has_plain_strides(a: np.ndarray) -> bool:
 
 
 def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: Optional[str] = None,
-          layout: Optional[str] = None, threads: int = 0, compat: str = "vfilter", stream=None):
+          layout: Optional[str] = None, threads: int = 0, compat: str = "vfilter", stream=None, alpha: bool = False):
     """Filters `image` with a vfilter filter string and returns the result.
 
     image: a NumPy array (filtered on the CPU) or a GPU tensor: a PyTorch or CuPy tensor, or any
@@ -86,14 +86,16 @@ def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: O
         object with __cuda_stream__, or a cudaStream_t as an int); None: the tensor library's
         current stream (PyTorch's, CuPy's), else the default stream. The call returns once the
         work is queued; the result is ready in stream order, as any PyTorch or CuPy operation's.
+    alpha: the image's last channel is alpha (RGBA: H x W x 4): copied unchanged, the others
+        filtered. False: every channel is filtered.
     """
     return compile(filter, border=border, compat=compat)(image, out, bits=bits, layout=layout, threads=threads,
-                                                         stream=stream)
+                                                         stream=stream, alpha=alpha)
 
 
 def compile(filter: str, *, border: Optional[str] = None, compat: str = "vfilter") -> "Chain":
     """The filter string compiled once into a callable Chain: chain(image, out=None, *, bits=None,
-    layout=None, threads=0, stream=None) filters as apply(image, filter, ...) does, without reading
+    layout=None, threads=0, stream=None, alpha=False) filters as apply(image, filter, ...) does, without reading
     the string again; plans for each image size and the GPU's prepared kernels are kept inside it.
     Chains of the same string, border and compat are shared (the last few made)."""
     if not isinstance(filter, str):
@@ -133,7 +135,9 @@ class Chain:
         return f"vfilter.Chain({self._native.text!r})"
 
     def __call__(self, image, out=None, *, bits: Optional[int] = None, layout: Optional[str] = None, threads: int = 0,
-                 stream=None):
+                 stream=None, alpha: bool = False):
+        if alpha:
+            return self._with_alpha(image, out, bits, layout, threads, stream)
         native = self._native
         if not isinstance(image, np.ndarray):
             if stream is None and type(image).__module__ == "torch" and getattr(image, "is_cuda", False):
@@ -174,6 +178,26 @@ class Chain:
             result = out
         native.apply_planes(_planes(src, lay), _planes(result, lay), bits, threads)
         return result
+
+
+    def _with_alpha(self, image, out, bits, layout, threads, stream):
+        """The colour channels filtered, the last one (alpha) copied: both through vfilter, so a
+        GPU tensor's copy runs on the same stream as its filtering."""
+        lay = _layout_of(image.shape, layout)
+        axis = lay.find("c")
+        if axis < 0 or image.shape[axis] < 2:
+            raise ValueError(f"alpha=True: shape {tuple(image.shape)} ({lay}) has no channels to hold colour and alpha")
+        if isinstance(image, np.ndarray) and out is not None and not isinstance(out, np.ndarray):
+            raise TypeError("out must be a NumPy array")
+        if out is None and isinstance(image, np.ndarray):
+            out = np.empty_like(image, order="C")
+        elif out is None:
+            out = _new_like(image, None if stream is None else _stream_handle(stream, image))
+        colour = tuple(slice(0, -1) if a == axis else slice(None) for a in range(len(lay)))
+        last = tuple(slice(-1, None) if a == axis else slice(None) for a in range(len(lay)))
+        self(image[colour], out[colour], bits=bits, layout=lay, threads=threads, stream=stream)
+        _compiled("identity", "", False)(image[last], out[last], bits=bits, layout=lay, threads=threads, stream=stream)
+        return out
 
 
 def _on_gpu(obj) -> bool:

@@ -22,6 +22,7 @@ def apply(
     threads: int = ...,
     compat: Literal["vfilter", "ffmpeg"] = ...,
     stream: Optional[Any] = ...,
+    alpha: bool = ...,
 ) -> Image: ...
 def clear_cache() -> None: ...
 def compile(
@@ -44,6 +45,7 @@ class Chain:
         layout: Optional[Layout] = ...,
         threads: int = ...,
         stream: Optional[Any] = ...,
+        alpha: bool = ...,
     ) -> Image: ...
 
 def cuda_available() -> bool: ...

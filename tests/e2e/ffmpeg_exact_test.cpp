@@ -1,8 +1,8 @@
 // FFmpeg 5.1's own bytes for boxblur and unsharp under --compat ffmpeg: the ffmpeg command (the
 // distribution's 5.1, the reference) and vfilter filter the same lossless clips with the same
 // filter string, both write raw frames, and every sample must be equal: photographs and noise at
-// odd sizes, 8-bit and 10-bit 4:2:0, several radii, powers and amounts (negative too), FATE's own
-// cases (boxblur=2:1, unsharp=11:11:-1.5:11:11:-1.5) among them; on the CPU and, where one is
+// odd sizes, 8-bit and 10-bit 4:2:0 (and RGB, per plane), several radii, powers and amounts (negative
+// too), FATE's own cases (boxblur=2:1, unsharp=11:11:-1.5:11:11:-1.5) among them; on the CPU and, where one is
 // present, on the GPU. Outside --compat ffmpeg vfilter's exact arithmetic stays the default.
 #include <gtest/gtest.h>
 
@@ -139,6 +139,18 @@ TEST(FFmpegExact, UnsharpEqualsFfmpegs) {
     const int compared = compare_with_ffmpeg(kClips, filters);
     if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or unsharp";
     EXPECT_EQ(compared, 6 * 6 * 2);
+}
+
+// RGB as FFmpeg filters it: its G, B and R planes (plane 0 = G, as FFmpeg's gbrp stores them; for
+// boxblur the luma options apply to G, the chroma ones to B and R), no conversion to YUV. ffmpeg
+// writes gbrp for packed input, vfilter the input's own rgb24; their channels are compared.
+TEST(FFmpegExact, RgbEqualsFfmpegsPerPlane) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::vector<Clip> clips = {{97, 61, "rgb24", false}, {97, 61, "gbrp", true}, {320, 241, "gbrp10le", false}};
+    const std::vector<std::string> filters = {"avgblur=4", "avgblur=sizeX=2:sizeY=3", "boxblur=2:1", "boxblur=lr=3:lp=1:cr=1:cp=2"};
+    const int compared = compare_with_ffmpeg(clips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi, avgblur or boxblur";
+    EXPECT_EQ(compared, 3 * 4 * 2);
 }
 
 // Without --compat ffmpeg vfilter keeps its own default, the exact blur rounded once, which on

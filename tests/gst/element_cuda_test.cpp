@@ -1,7 +1,8 @@
 // The `vfilter` element on GStreamer's CUDA memory (needs a GPU; skips without one): frames in
 // CUDA buffers of the GPU's primary context (the context vfilter offers a pipeline) are filtered
 // in place on the GPU, and what comes out equals the same element's output on system memory with
-// the GPU byte for byte, every format it takes on CUDA memory, odd sizes included. The buffers
+// the GPU byte for byte, every format it takes on CUDA memory (packed RGB too, filtered as its planes
+// with alpha and x bytes passed through), odd sizes included. The buffers
 // stay CUDA memory on the way out. (The system-memory element equals the command line, tested in
 // element_test.cpp; the GPU rows against the CPU in the kernel tests.)
 #include <gst/app/gstappsink.h>
@@ -94,7 +95,8 @@ TEST(GstElementCuda, CudaMemoryGivesTheSystemMemoryElementsBytes) {
     // The formats GStreamer 1.22's CUDA memory holds (the element offers these on it).
     const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_NV12,
                                       GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444,      GST_VIDEO_FORMAT_I420_10LE,
-                                      GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_P010_10LE};
+                                      GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_RGBA,
+                                      GST_VIDEO_FORMAT_BGRx,      GST_VIDEO_FORMAT_BGRA,      GST_VIDEO_FORMAT_RGBx};
     uint32_t seed = 1;
     for (GstVideoFormat format : formats)
         for (const auto& [w, h] : {std::pair<int, int>{75, 41}, {75, 42}, {1920, 1080}})

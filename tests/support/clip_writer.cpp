@@ -89,6 +89,12 @@ std::vector<AvFramePtr> write_clip(const ClipSpec& spec) {
         f->height = spec.height;
         f->format = spec.format;
         check(av_frame_get_buffer(f.get(), 0), "frame buffer");
+        // RGB: random alpha, and random padding bytes (rgb0), which no channel view covers.
+        if (const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(spec.format); d && (d->flags & AV_PIX_FMT_FLAG_RGB))
+            for (int p = 0; p < 4 && f->data[p]; ++p)
+                for (int y = 0; y < spec.height; ++y)
+                    for (int x = 0; x < av_image_get_linesize(spec.format, spec.width, p); ++x)
+                        f->data[p][y * f->linesize[p] + x] = static_cast<uint8_t>(rng());
         for (const PlaneView& v : channel_views(f.get())) {
             std::uniform_int_distribution<int> d(0, v.peak());
             for (int y = 0; y < v.height; ++y)
