@@ -28,6 +28,8 @@ struct FfmpegLine {
     bool input_seen = false;  // ffmpeg's grammar: options before -i are the input's
     std::vector<std::string> outputs;
     std::string format, pix_fmt, input_codec;
+    std::vector<std::string> maps_video;  // -map of the video: 0:v or the chain's [label]
+    bool maps_audio = false;
     int verbosity = 0;
     bool progress = true;
     bool help = false;
@@ -52,24 +54,24 @@ void accept(FfmpegLine&, const std::string&, const std::string&) {}
     throw Refusal(option + " (" + what + ") is not supported yet");
 }
 
-// One linear chain: FFmpeg's [in]...[out] labels around it are dropped; a graph of several chains,
-// or labels inside, is refused.
-std::string single_chain(const std::string& option, std::string graph) {
-    if (!graph.empty() && graph.front() == '[') {
-        const size_t close = graph.find(']');
-        if (close != std::string::npos) graph.erase(0, close + 1);
-    }
-    if (!graph.empty() && graph.back() == ']') {
-        const size_t open = graph.rfind('[');
-        if (open != std::string::npos) graph.erase(open);
-    }
-    if (graph.find_first_of("[];") != std::string::npos)
-        throw Refusal(option + ": only one linear chain of filters is supported (one input, one output; no ';' "
-                               "and no [labels] inside), e.g. -vf \"gblur=sigma=2,unsharp\"");
-    return graph;
+void set_filter(FfmpegLine& l, const std::string& option, const std::string& v) {
+    if (l.fields.count("filter")) throw Refusal(option + ": one filter chain only (vfilter filters one stream)");
+    l.set("filter", v, option);
 }
 
-void set_filter(FfmpegLine& l, const std::string& option, const std::string& v) { l.set("filter", single_chain(option, v), option); }
+// -map: the input's video (0, 0:v, 0:v:0) or the chain's output label ([out]); what it selects is
+// the output's only video. Mapping only video leaves audio out, as in ffmpeg.
+void set_map(FfmpegLine& l, const std::string& option, const std::string& v) {
+    if (v == "0" || v == "0:a?" || v == "0:a") {
+        l.maps_audio = true;
+        if (v == "0") l.maps_video.push_back(v);
+        return;
+    }
+    if (v == "0:v" || v == "0:v:0" || v == "0:V" || (v.size() > 2 && v.front() == '[' && v.back() == ']'))
+        return l.maps_video.push_back(v);
+    throw Refusal(option + " " + v + ": vfilter maps the input's video (-map 0:v), the filter chain's output label "
+                  "(-map '[out]') and its audio (-map 0:a)");
+}
 
 void set_input(FfmpegLine& l, const std::string& option, const std::string& v) {
     if (l.input_seen) throw Refusal(option + ": one input only (vfilter filters one stream)");
@@ -152,6 +154,7 @@ const std::vector<FfmpegOption>& ffmpeg_options() {
         {{"-c:v", "-vcodec", "-codec:v"}, true, set_video_codec},
         {{"-c:a", "-acodec", "-codec:a"}, true, set_audio_codec},
         {{"-an"}, false, SWITCH("no-audio", "true")},
+        {{"-map"}, true, set_map},
         {{"-b:v"}, true, FIELD("bitrate")},
         {{"-crf"}, true, FIELD("crf")},
         {{"-preset"}, true, FIELD("preset")},
@@ -301,6 +304,23 @@ RunOptions typed_options(const FfmpegLine& line) {
     return stream_options_from_fields(line.fields);
 }
 
+// -map, checked against the chain: a label must be the chain's output label; one video only.
+// Maps that leave audio out give -an, as ffmpeg writes only what is mapped.
+void check_maps(FfmpegLine& line, const RunOptions& run) {
+    if (line.maps_video.empty() && !line.maps_audio) return;
+    if (line.maps_video.size() != 1)
+        throw Refusal("-map: map the video once (-map 0:v or -map '[out]'): vfilter writes one video stream");
+    const std::string& v = line.maps_video.front();
+    const std::string& label = run.filter.chain.spec().output_label();
+    if (v.front() == '[' && v != "[" + label + "]")
+        throw Refusal("-map " + v + ": " + (label.empty() ? std::string("the filter chain has no output label") :
+                                                               "the filter chain's output is [" + label + "]"));
+    const std::string by = line.given_by.count("filter") ? line.given_by.at("filter") : "";
+    const bool complex = by == "-filter_complex" || by == "-lavfi";
+    if (v.front() != '[' && !label.empty() && complex)
+        throw Refusal("-map " + v + ": the filter chain's output [" + label + "] is what is written; map it (-map '[" + label + "]')");
+}
+
 // -pix_fmt and an input's -c:v, checked against what the input is. A local file that is missing
 // is left to the run, which says so (exit 3).
 void check_against_input(FfmpegLine& line) {
@@ -352,8 +372,10 @@ Command parse_ffmpeg_command(const std::vector<std::string>& args) {
         settle_output(line);
         line.set("compat", "ffmpeg", "--compat");
         if (!line.pix_fmt.empty() || !line.input_codec.empty()) check_against_input(line);
+        if (!line.maps_video.empty() && !line.maps_audio) line.set("no-audio", "true", "-map");
         Command cmd;
         cmd.run = typed_options(line);
+        check_maps(line, cmd.run);
         cmd.process.verbosity = line.verbosity;
         cmd.process.progress = line.progress && line.verbosity >= 0;
         return cmd;

@@ -87,7 +87,8 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     return part;
 }
 
-std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c) {
+std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c,
+                                               AVRational time_base) {
     if (f.frames_on_device && c.device != Device::Cuda)
         fail(ErrorCategory::Usage, "frames on the GPU need the GPU filter stage (device cuda)");
     FilterStageOptions o;
@@ -97,6 +98,7 @@ std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<F
     o.gpu = c.gpu_device;
     o.gpu_output_on_device = f.frames_on_device;
     o.gpu_streams = gpu_frames_of(f, c);
+    o.time_base = time_base;
     return std::make_unique<FilterStage>(std::move(chain), o);
 }
 
