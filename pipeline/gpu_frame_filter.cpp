@@ -215,8 +215,8 @@ std::shared_ptr<SharedGpuStage> make_shared_gpu_stage(int device, int wait_us, s
     stage->window = std::make_unique<BatchWindow>(
         o,
         [](const BatchJob& a, const BatchJob& b) {
-            const GpuFrameFilter::Slot& x = *static_cast<const GpuJob&>(a).slot;
-            const GpuFrameFilter::Slot& y = *static_cast<const GpuJob&>(b).slot;
+            const auto& x = *static_cast<const GpuJob&>(a).slot;
+            const auto& y = *static_cast<const GpuJob&>(b).slot;
             return x.prepared == y.prepared && x.applies == y.applies;
         },
         [raw](const std::vector<BatchJob*>& jobs) { raw->launch(jobs); });
