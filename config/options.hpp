@@ -24,6 +24,17 @@ enum class NvdecDecoderKind { Ffmpeg, Vfilter };           // --hwdec: auto = NV
 enum class OverloadPolicy { Auto, Drop, Block };    // --on-overload: auto = drop for live inputs
 enum class FragmentedMode { Auto, Yes, No };        // --fragmented: auto = for live inputs to MP4/MOV files
 
+// ffmpeg's -ss, -t and -to (vfilter ffmpeg), in seconds: the part of the input that is filtered
+// and written. Input ones (before -i) count from the input's start, output ones from where the
+// input ones start; durations from the first frame kept. Unset: no limit.
+struct TimeWindow {
+    std::optional<double> input_start;      // -ss before -i: the demuxer seeks there; earlier frames are dropped
+    std::optional<double> input_duration;   // -t before -i (or -to minus -ss)
+    std::optional<double> output_start;     // -ss after -i: frames before it are decoded and dropped
+    std::optional<double> output_duration;  // -t after -i (or -to minus -ss)
+    bool limits() const { return input_start || input_duration || output_start || output_duration; }
+};
+
 // What to read and how (decode/).
 struct RunInput {
     std::string url;                      // file, URL, capture device or "-"; empty: the built-in test pattern
@@ -40,6 +51,7 @@ struct RunInput {
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once
+    TimeWindow window;                    // vfilter ffmpeg's -ss, -t, -to; unset: all of it
 };
 
 // How to filter, and where (config/, kernels/, the filter stage).
@@ -72,6 +84,12 @@ struct RunOutput {
     double hls_time_s = 2;                // .m3u8 outputs: the length of each segment
     bool hls_fmp4 = false;                // .m3u8 outputs: fragmented MP4 segments (.m4s) instead of MPEG-TS (.ts)
     int hls_window = 6;                   // .m3u8 outputs of live inputs: segments the playlist keeps; older ones are deleted
+    // vfilter ffmpeg's -s WxH and -r: frames scaled after the filters (libswscale with
+    // scale_flags, -sws_flags), and the output's frame rate as ffmpeg's video sync makes it for
+    // the container (frames dropped or repeated). 0: the frames' own size and times.
+    int scale_width = 0, scale_height = 0;
+    std::string scale_flags = "bicubic";
+    int rate_num = 0, rate_den = 1;
 };
 
 // How the stages run between input and output (pipeline/).
