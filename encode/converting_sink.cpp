@@ -11,12 +11,13 @@ extern "C" {
 namespace vf {
 namespace {
 
-// ffmpeg's scale filter's flags: `text` evaluated from none, as libavfilter/vf_scale.c does.
+// ffmpeg's scale filter's flags: `text` evaluated from none, as libavfilter/vf_scale.c does (on a
+// context of its own: an error is logged through it).
 int64_t swscale_flags(const std::string& text) {
-    const AVClass* sws_class = sws_get_class();
-    const AVOption* o = av_opt_find(&sws_class, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
-    int flags = 0;
-    if (!text.empty() && av_opt_eval_flags(&sws_class, o, text.c_str(), &flags) < 0)
+    SwsPtr s(sws_alloc_context());
+    int64_t flags = 0;
+    if (!s || av_opt_set_int(s.get(), "sws_flags", 0, 0) < 0 || av_opt_set(s.get(), "sws_flags", text.c_str(), 0) < 0 ||
+        av_opt_get_int(s.get(), "sws_flags", 0, &flags) < 0)
         fail(ErrorCategory::Usage, "-sws_flags " + text + ": not libswscale flags (e.g. bicubic, lanczos+accurate_rnd)");
     return flags;
 }

@@ -65,8 +65,7 @@ struct GpuFrameFilter::Slot {
     FilterMask applies;              // the filters enable= applies to this frame (empty: all)
 
     bool applies_filter(size_t f) const { return applies.empty() || applies[f]; }
-    // A filter enable= leaves out: its input copied to where its output would be, so the filters
-    // after it read the same images as always (and run their prepared rows).
+    // A filter enable= leaves out: its input copied to its output, so the next reads as always.
     static void copy_channel(const PlaneView& src, const PlaneView& dst, cudaStream_t st) {
         const size_t row = static_cast<size_t>(src.width) * src.step * src.bytes_per_sample;
         VF_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, row, src.height, cudaMemcpyDeviceToDevice, st));

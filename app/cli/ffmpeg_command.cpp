@@ -6,16 +6,13 @@
 #include <map>
 #include <stdexcept>
 
+#include "app/cli/ffmpeg_values.hpp"
 #include "app/run/stream_options.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
 #include "encode/video_encoder.hpp"
 #include "media/av_helpers.hpp"
 
-extern "C" {
-#include <libavutil/opt.h>
-#include <libavutil/parseutils.h>
-}
 
 namespace vf {
 namespace {
@@ -35,9 +32,8 @@ struct FfmpegLine {
     std::string format, pix_fmt, input_codec;
     std::vector<std::string> maps_video;  // -map of the video: 0:v or the chain's [label]
     bool maps_audio = false;
-    // -ss, -t and -to, before -i (the input's) and after it (the output's), in seconds.
-    std::optional<double> start[2], duration[2], end[2];
-    int width = 0, height = 0;     // -s after -i
+    FfmpegTimes times;             // -ss, -t, -to
+    FrameSize size;                // -s after -i
     AVRational rate{0, 1};         // -r after -i
     std::string sws_flags;         // -sws_flags
     int verbosity = 0;
@@ -59,12 +55,6 @@ struct FfmpegOption {
 };
 
 void accept(FfmpegLine&, const std::string&, const std::string&) {}
-
-std::string format_seconds(double s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", s);
-    return text;
-}
 
 [[noreturn]] void not_yet(const std::string& option, const char* what) {
     throw Refusal(option + " (" + what + ") is not supported yet");
@@ -115,32 +105,20 @@ void set_video_codec(FfmpegLine& l, const std::string& option, const std::string
     l.set("codec", v, option);
 }
 
-// ffmpeg's time duration syntax ([-][HH:]MM:SS[.m...] or [-]S+[.m...][s|ms|us]), in seconds.
-double read_time(const std::string& option, const std::string& v) {
-    int64_t us = 0;
-    if (av_parse_time(&us, v.c_str(), 1) < 0)
-        throw Refusal(option + " " + v + ": not a time ([HH:]MM:SS[.m...] or seconds, e.g. 90 or 1:30.5)");
-    if (us < 0) throw Refusal(option + " " + v + ": a time from the start cannot be negative");
-    return us / static_cast<double>(AV_TIME_BASE);
-}
-
 // -ss, -t, -to: the input's before -i, the output's after it.
 void set_time(FfmpegLine& l, const std::string& option, const std::string& v) {
     const int side = l.input_seen ? 1 : 0;
-    const double s = read_time(option, v);
-    if (option == "-ss") l.start[side] = s;
-    else if (option == "-t") l.duration[side] = s;
-    else l.end[side] = s;
+    const double s = ffmpeg_time(option, v);
+    if (option == "-ss") l.times.start[side] = s;
+    else if (option == "-t") l.times.duration[side] = s;
+    else l.times.end[side] = s;
 }
 
 // -s: the output's size after -i (scaled after the filters); before -i, a raw input's size.
 void set_size(FfmpegLine& l, const std::string& option, const std::string& v) {
-    int w = 0, h = 0;
-    if (av_parse_video_size(&w, &h, v.c_str()) < 0)
-        throw Refusal(option + " " + v + ": not a size (WxH, e.g. 1280x720, or a name such as hd720)");
-    if (!l.input_seen) return l.set("input-size", std::to_string(w) + "x" + std::to_string(h), option);
-    l.width = w;
-    l.height = h;
+    const FrameSize size = ffmpeg_size(option, v);
+    if (!l.input_seen) return l.set("input-size", std::to_string(size.width) + "x" + std::to_string(size.height), option);
+    l.size = size;
 }
 
 // -r: the output's frame rate after -i; before -i ffmpeg would read the input's timestamps anew.
@@ -148,19 +126,11 @@ void set_rate(FfmpegLine& l, const std::string& option, const std::string& v) {
     if (!l.input_seen)
         throw Refusal(option + " " + v + " before -i (the input's rate, its timestamps replaced) is not supported; -r after -i "
                                "sets the output's, and -framerate a capture device's");
-    AVRational r{0, 1};
-    if (av_parse_video_rate(&r, v.c_str()) < 0 || r.num <= 0 || r.den <= 0)
-        throw Refusal(option + " " + v + ": not a frame rate (e.g. 25, 30000/1001 or ntsc)");
-    l.rate = r;
+    l.rate = ffmpeg_rate(option, v);
 }
 
-// -sws_flags: libswscale's flags for -s, checked as ffmpeg's scale filter reads them.
 void set_sws_flags(FfmpegLine& l, const std::string& option, const std::string& v) {
-    const AVClass* sws_class = sws_get_class();
-    const AVOption* o = av_opt_find(&sws_class, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
-    int flags = 0;
-    if (av_opt_eval_flags(&sws_class, o, v.c_str(), &flags) < 0)
-        throw Refusal(option + " " + v + ": not libswscale flags (e.g. bicubic, lanczos+accurate_rnd)");
+    check_sws_flags(option, v);
     l.sws_flags = v;
 }
 
@@ -370,27 +340,6 @@ RunOptions typed_options(const FfmpegLine& line) {
     return stream_options_from_fields(line.fields);
 }
 
-// ffmpeg's -ss/-t/-to as the run's time window: -t wins over -to, and -to counts from the start
-// of the same side (fftools/ffmpeg_opt.c: recording_time = stop_time - start_time).
-TimeWindow time_window(const FfmpegLine& line) {
-    std::optional<double> duration[2];
-    for (int side = 0; side < 2; ++side) {
-        duration[side] = line.duration[side];
-        if (!duration[side] && line.end[side]) {
-            const double from = line.start[side].value_or(0);
-            if (*line.end[side] <= from)
-                throw Refusal("-to " + format_seconds(*line.end[side]) + ": not after -ss " + format_seconds(from) + " (ffmpeg aborts too)");
-            duration[side] = *line.end[side] - from;
-        }
-    }
-    TimeWindow w;
-    w.input_start = line.start[0];
-    w.input_duration = duration[0];
-    w.output_start = line.start[1];
-    w.output_duration = duration[1];
-    return w;
-}
-
 // -map, checked against the chain: a label must be the chain's output label; one video only.
 // Maps that leave audio out give -an, as ffmpeg writes only what is mapped.
 void check_maps(FfmpegLine& line, const RunOptions& run) {
@@ -465,9 +414,9 @@ Command parse_ffmpeg_command(const std::vector<std::string>& args) {
         Command cmd;
         cmd.run = typed_options(line);
         check_maps(line, cmd.run);
-        cmd.run.input.window = time_window(line);
-        cmd.run.output.scale_width = line.width;
-        cmd.run.output.scale_height = line.height;
+        cmd.run.input.window = ffmpeg_time_window(line.times);
+        cmd.run.output.scale_width = line.size.width;
+        cmd.run.output.scale_height = line.size.height;
         if (!line.sws_flags.empty()) cmd.run.output.scale_flags = line.sws_flags;
         cmd.run.output.rate_num = line.rate.num;
         cmd.run.output.rate_den = line.rate.den;
