@@ -85,11 +85,12 @@ protected:
     std::string dir, clip;
 };
 
-// enable= over t and over n, on two filters of one chain: each frame is filtered by exactly the
+// enable= over t, n and pos, on two filters of one chain: each frame is filtered by exactly the
 // filters whose expression holds for it, as ffmpeg does.
 TEST_F(FfmpegFilterSyntax, EnableChoosesTheFramesAsFfmpegDoes) {
     expect_same_frames({"-vf", "avgblur=3:enable='between(t,0.12,0.25)',boxblur=2:1:enable='lt(n,2)+gte(n,8)'"});
     expect_same_frames({"-vf", "unsharp=lx=5:ly=5:la=1.5:enable='not(mod(n,3))'"});
+    expect_same_frames({"-vf", "avgblur=2:enable='between(pos,40000,130000)'"});  // frames 2 to 6 start there
 }
 
 // A labelled single-input chain, mapped by its label, and -vf's [in]...[out].

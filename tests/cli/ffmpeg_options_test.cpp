@@ -131,14 +131,23 @@ TEST_F(FfmpegOptions, RateOnAVariableRateMuxer) {
     expect_same_frames({"-ss", "0.2"}, {"-r", "7", "-t", "0.8"}, 6);
 }
 
-// -r on a muxer of constant rates (rawvideo: ffmpeg's cfr, vscfr from this one-stream input)
-// repeats frames to fill the rate and drops them to keep it: the same bytes, frame for frame.
+// -r on a muxer of constant rates (rawvideo: ffmpeg's vscfr from this one-stream input, cfr from
+// one with audio) repeats frames to fill the rate and drops them to keep it: the same bytes, frame
+// for frame.
 TEST_F(FfmpegOptions, RateOnAConstantRateMuxerRepeatsAndDrops) {
-    for (const char* rate : {"60", "10", "24000/1001"}) {
-        ASSERT_NO_FATAL_FAILURE(run_both({}, {"-vf", "avgblur=1", "-r", rate, "-an", "-f", "rawvideo"}, "yuv"));
-        const std::string expected = read_all(dir + "/ffmpeg.yuv"), got = read_all(dir + "/vfilter.yuv");
-        EXPECT_EQ(got.size() / (96 * 64 * 3 / 2), expected.size() / (96 * 64 * 3 / 2)) << "frames at -r " << rate;
-        EXPECT_TRUE(got == expected) << "-r " << rate;
+    const std::string video_only = clip, with_audio = dir + "/av.mp4";
+    const CommandResult made = run_command({"ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=96x64:r=25", "-f", "lavfi",
+                                            "-i", "sine", "-frames:v", "30", "-t", "1.2", "-c:v", "libx264", "-g", "8", "-c:a", "aac",
+                                            with_audio});
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    for (const std::string& input : {video_only, with_audio}) {
+        clip = input;
+        for (const char* rate : {"60", "10", "24000/1001"}) {
+            ASSERT_NO_FATAL_FAILURE(run_both({}, {"-vf", "avgblur=1", "-r", rate, "-an", "-f", "rawvideo"}, "yuv"));
+            const std::string expected = read_all(dir + "/ffmpeg.yuv"), got = read_all(dir + "/vfilter.yuv");
+            EXPECT_EQ(got.size() / (96 * 64 * 3 / 2), expected.size() / (96 * 64 * 3 / 2)) << "frames at -r " << rate << ", " << input;
+            EXPECT_TRUE(got == expected) << "-r " << rate << ", " << input;
+        }
     }
 }
 
@@ -148,6 +157,16 @@ TEST_F(FfmpegOptions, SizeScalesAsFfmpegDoes) {
     expect_same_frames({}, {"-vf", "null", "-s", "64x40"}, 30);
     expect_same_frames({}, {"-s", "57x33", "-sws_flags", "lanczos+accurate_rnd"}, 30);
     expect_same_frames({"-ss", "0.4"}, {"-vf", "avgblur=2", "-s", "160x90", "-r", "12"}, 11);
+}
+
+// vfilter's own grammar has none of these: each points to the ffmpeg line, nothing is written.
+TEST_F(FfmpegOptions, VfiltersOwnGrammarPointsToTheFfmpegLine) {
+    for (const char* option : {"-ss", "-t", "-to", "-r", "-s"}) {
+        const CommandResult r = run_vfilter({"-i", clip, option, "1", "-o", dir + "/out.mkv"});
+        EXPECT_EQ(r.exit_code, kUsage) << r.output;
+        EXPECT_NE(r.output.find(std::string("vfilter ffmpeg -i IN ") + option), std::string::npos) << r.output;
+        EXPECT_FALSE(file_exists(dir + "/out.mkv"));
+    }
 }
 
 TEST_F(FfmpegOptions, WhatItCannotTakeIsRefused) {
