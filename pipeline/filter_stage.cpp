@@ -81,14 +81,13 @@ FramePool& FilterStage::pool_for(const AVFrame* f) {
 
 FilterMask FilterStage::filters_for(const AVFrame* f) {
     const int64_t n = frames_submitted_++;
-    if (f->pts != AV_NOPTS_VALUE && first_pts_ == AV_NOPTS_VALUE) first_pts_ = f->pts;
     bool timed = false;
     for (const FilterPlan& p : chain_) timed |= p.enable != nullptr;
     if (!timed) return {};
     // FFmpeg's variables (libavfilter/avfilter.c, ff_inlink_evaluate_timeline_at_frame).
     FrameMoment m;
     m.n = static_cast<double>(n);
-    if (f->pts != AV_NOPTS_VALUE && options_.time_base.num > 0) m.t = (f->pts - first_pts_) * av_q2d(options_.time_base);
+    if (f->pts != AV_NOPTS_VALUE && options_.time_base.num > 0) m.t = f->pts * av_q2d(options_.time_base) - options_.time_origin_s;
     if (f->pkt_pos >= 0) m.pos = static_cast<double>(f->pkt_pos);
     m.w = f->width;
     m.h = f->height;

@@ -41,8 +41,10 @@ struct FilterStageOptions {
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
     std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;
-    // The time base of the frames' pts, for enable= expressions of t ({0, 1}: t is unknown, NAN).
+    // The time base of the frames' pts, for enable= expressions of t ({0, 1}: t is unknown, NAN),
+    // and where t is 0: t = pts in seconds minus time_origin_s (FFmpeg's: the input's start time).
     AVRational time_base{0, 1};
+    double time_origin_s = 0;
 };
 
 class FilterStage {
@@ -100,8 +102,7 @@ private:
     std::unique_ptr<FrameEngine> engine_;  // several frames in flight (GPU, or the CPU stand-in)
     std::unique_ptr<FramePool> pool_;
     std::deque<AvFramePtr> ready_;  // finished, not yet taken
-    int64_t frames_submitted_ = 0;               // enable='...n...': the frame's number
-    int64_t first_pts_ = AV_NOPTS_VALUE;         // enable='...t...': t counts from the first frame
+    int64_t frames_submitted_ = 0;  // enable='...n...': the frame's number
 };
 
 }  // namespace vf

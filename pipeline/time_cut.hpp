@@ -4,8 +4,8 @@
 // start time and its -ss (fftools/ffmpeg_opt.c, ts_offset), then cut as its trim filters cut
 // (libavfilter/trim.c: a start in the stream's time base, a duration from the first frame kept),
 // first for the input's options, then for the output's, whose -ss is taken off the timestamps.
-// Frames are cut before the filters (ffmpeg cuts an output's -ss after them: enable= then sees
-// the frames from the input's start).
+// Frames are cut before the filters (ffmpeg cuts an output's -ss after them: its enable= counts
+// n from the input's -ss, vfilter's from the output's).
 #pragma once
 
 #include <cstdint>

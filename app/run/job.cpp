@@ -191,7 +191,11 @@ Job::Job(const RunOptions& o, const JobReports& reports, std::function<std::uniq
     chain = plan_chain(o.filter.chain.spec(), o.filter.compat, parts_->geometry, o.filter.kernel_files);
     if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     parts_->chain = o.filter.chain;
-    parts_->filter = make_filter_stage(o.filter, std::move(chain), context, parts_->source->video().time_base);
+    // enable='...t...' as FFmpeg's filters see t: from the input's start, or (vfilter ffmpeg's
+    // -ss/-t/-to, whose cut shifts the frames) from the input's -ss.
+    const TimeWindow& window = o.input.window;
+    const double time_origin = window.limits() ? -window.output_start.value_or(0) : parts_->source->video().start_s;
+    parts_->filter = make_filter_stage(o.filter, std::move(chain), context, parts_->source->video().time_base, time_origin);
     if (context.device == Device::Cuda)
         spdlog::info("filters run on the GPU (CUDA), {} streams in flight", gpu_frames_of(o.filter, context));
     else

@@ -89,7 +89,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
 }
 
 std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c,
-                                               AVRational time_base) {
+                                               AVRational time_base, double time_origin_s) {
     if (f.frames_on_device && c.device != Device::Cuda)
         fail(ErrorCategory::Usage, "frames on the GPU need the GPU filter stage (device cuda)");
     FilterStageOptions o;
@@ -100,6 +100,7 @@ std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<F
     o.gpu_output_on_device = f.frames_on_device;
     o.gpu_streams = gpu_frames_of(f, c);
     o.time_base = time_base;
+    o.time_origin_s = time_origin_s;
     return std::make_unique<FilterStage>(std::move(chain), o);
 }
 

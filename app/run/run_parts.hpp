@@ -36,9 +36,9 @@ struct SourcePart {
 SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContext& c, int queue_frames, int gpu_frames);
 
 // The filter stage of `chain` (built for the input's frames) as `f` asks, on c.device; the frames'
-// pts are in `time_base` (enable= expressions of t; {0, 1}: not known).
+// pts are in `time_base` and enable='...t...' counts t from `time_origin_s` ({0, 1}: t unknown).
 std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c,
-                                               AVRational time_base = {0, 1});
+                                               AVRational time_base = {0, 1}, double time_origin_s = 0);
 // Frames the filter stage keeps in flight on the GPU.
 int gpu_frames_of(const RunFilter& f, const RunContext& c);
 

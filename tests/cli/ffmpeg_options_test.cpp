@@ -122,6 +122,13 @@ TEST_F(FfmpegOptions, EndTimes) {
     expect_same_frames({"-ss", "00:00:00.4", "-to", "0.8"}, {}, 10);
 }
 
+// enable='...t...' sees ffmpeg's t: from the input's -ss, and across an output -ss (ffmpeg's
+// filters run before the output's cut).
+TEST_F(FfmpegOptions, EnableSeesFfmpegsTimeAcrossACut) {
+    expect_same_frames({"-ss", "0.2"}, {"-vf", "avgblur=2:enable='between(t,0.1,0.3)'", "-t", "0.8"}, 20);
+    expect_same_frames({}, {"-ss", "0.2", "-vf", "avgblur=2:enable='between(t,0.3,0.5)'", "-t", "0.8"}, 20);
+}
+
 // -r on a muxer of variable rates (framemd5: ffmpeg's vfr) drops frames that fall on an output
 // frame already taken and never repeats; -frames:v counts the frames written.
 TEST_F(FfmpegOptions, RateOnAVariableRateMuxer) {

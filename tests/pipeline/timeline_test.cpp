@@ -21,13 +21,14 @@ using namespace test;
 std::vector<AvFramePtr> run_stage(const std::string& chain, bool engine, std::vector<AvFramePtr>* inputs) {
     FilterStageOptions o;
     o.time_base = {1, 25};
+    o.time_origin_s = 4;
     if (engine) o.engine_factory = [](const std::vector<FilterPlan>& c) { return std::make_unique<CpuFrameEngine>(c, 3); };
     FilterStage stage(build_chain(chain), o);
     FramePool pool(53, 37, AV_PIX_FMT_YUV420P);
     std::mt19937 rng(11);
     std::vector<AvFramePtr> out;
     for (int i = 0; i < 8; ++i) {
-        AvFramePtr in = random_frame(pool, rng, 100 + i);  // t counts from the first frame
+        AvFramePtr in = random_frame(pool, rng, 100 + i);  // t counts from 4 s, the input's start
         inputs->push_back(reference_filter(in.get(), "identity"));
         stage.submit(std::move(in));
         while (AvFramePtr f = stage.take(false)) out.push_back(std::move(f));
@@ -37,9 +38,9 @@ std::vector<AvFramePtr> run_stage(const std::string& chain, bool engine, std::ve
 }
 
 TEST(Timeline, EachFrameGetsTheFiltersItsExpressionsEnable) {
-    // box on frames 1, 3..5 (n == 1, or 0.12 <= t <= 0.2); sobel on the even ones; gaussian always.
+    // box on frames 1, 3..5 (n == 1, or 0.11 <= t <= 0.21); sobel on the even ones; gaussian always.
     const std::string chain =
-        "box=radius=1:enable='eq(n,1)+between(t,0.12,0.2)',sobel=enable='not(mod(n,2))',gaussian=sigma=1";
+        "box=radius=1:enable='eq(n,1)+between(t,0.11,0.21)',sobel=enable='not(mod(n,2))',gaussian=sigma=1";
     for (const bool engine : {false, true}) {
         std::vector<AvFramePtr> inputs;
         const std::vector<AvFramePtr> got = run_stage(chain, engine, &inputs);
