@@ -125,9 +125,7 @@ FilterPlan plan_filter(const CompiledFilter& f, FilterDefaults defaults, const F
     for (const CompiledOption& o : f.options) values.set(o.name, &o.value);
     // FFmpeg's meaning of planes: the planes left out are copied unchanged.
     if (f.names_planes && !f.names_rest && values.has("rest")) values.set("rest", &copy);
-    FilterPlan plan = f.def->build(values);
-    if (f.enable) plan.enable = timeline_condition(*f.enable);
-    return plan;
+    return f.def->build(values);
 }
 
 }  // namespace
@@ -152,7 +150,10 @@ std::vector<FilterPlan> plan_chain(const ChainSpec& spec, FilterDefaults default
                                    const KernelFiles& kernel_files) {
     std::vector<FilterPlan> plans;
     plans.reserve(spec.filters().size());
-    for (const CompiledFilter& f : spec.filters()) plans.push_back(plan_filter(f, defaults, geometry, kernel_files));
+    for (const CompiledFilter& f : spec.filters()) {
+        plans.push_back(plan_filter(f, defaults, geometry, kernel_files));
+        if (f.enable) plans.back().enable = timeline_condition(*f.enable);
+    }
     return plans;
 }
 

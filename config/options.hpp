@@ -12,6 +12,7 @@
 
 #include "config/filter_registry.hpp"
 #include "config/quantities.hpp"
+#include "config/time_window.hpp"
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
@@ -23,17 +24,6 @@ enum class HwDecode { None, Cuda, Auto };
 enum class NvdecDecoderKind { Ffmpeg, Vfilter };           // --hwdec: auto = NVDEC when it can decode the stream
 enum class OverloadPolicy { Auto, Drop, Block };    // --on-overload: auto = drop for live inputs
 enum class FragmentedMode { Auto, Yes, No };        // --fragmented: auto = for live inputs to MP4/MOV files
-
-// ffmpeg's -ss, -t and -to (vfilter ffmpeg), in seconds: the part of the input that is filtered
-// and written. Input ones (before -i) count from the input's start, output ones from where the
-// input ones start; durations from the first frame kept. Unset: no limit.
-struct TimeWindow {
-    std::optional<double> input_start;      // -ss before -i: the demuxer seeks there; earlier frames are dropped
-    std::optional<double> input_duration;   // -t before -i (or -to minus -ss)
-    std::optional<double> output_start;     // -ss after -i: frames before it are decoded and dropped
-    std::optional<double> output_duration;  // -t after -i (or -to minus -ss)
-    bool limits() const { return input_start || input_duration || output_start || output_duration; }
-};
 
 // What to read and how (decode/).
 struct RunInput {
@@ -77,6 +67,12 @@ struct RunOutput {
     std::string bitrate;
     std::optional<int> encoder_threads;   // unset: the encoder's choice (x264: 1.5 per core)
     bool no_audio = false;                // leave audio and subtitles out
+    // vfilter ffmpeg's -s WxH and -r: frames scaled after the filters (libswscale with
+    // scale_flags, -sws_flags), and the output's frame rate as ffmpeg's video sync makes it for
+    // the container (frames dropped or repeated). 0: the frames' own size and times.
+    int scale_width = 0, scale_height = 0;
+    std::string scale_flags = "bicubic";
+    int rate_num = 0, rate_den = 1;
     FragmentedMode fragmented = FragmentedMode::Auto;
     double segment_s = 0;                 // > 0: a new output file every this many seconds
     std::optional<double> retain_s;       // --segment: finished recordings older than this are deleted
@@ -84,12 +80,6 @@ struct RunOutput {
     double hls_time_s = 2;                // .m3u8 outputs: the length of each segment
     bool hls_fmp4 = false;                // .m3u8 outputs: fragmented MP4 segments (.m4s) instead of MPEG-TS (.ts)
     int hls_window = 6;                   // .m3u8 outputs of live inputs: segments the playlist keeps; older ones are deleted
-    // vfilter ffmpeg's -s WxH and -r: frames scaled after the filters (libswscale with
-    // scale_flags, -sws_flags), and the output's frame rate as ffmpeg's video sync makes it for
-    // the container (frames dropped or repeated). 0: the frames' own size and times.
-    int scale_width = 0, scale_height = 0;
-    std::string scale_flags = "bicubic";
-    int rate_num = 0, rate_den = 1;
 };
 
 // How the stages run between input and output (pipeline/).
