@@ -30,15 +30,17 @@ struct FfmpegLine {
     bool input_seen = false;  // ffmpeg's grammar: options before -i are the input's
     std::vector<std::string> outputs;
     std::string format, pix_fmt, input_codec;
-    std::vector<std::string> maps_video;  // -map of the video: 0:v or the chain's [label]
-    bool maps_audio = false;
-    FfmpegTimes times;             // -ss, -t, -to
-    FrameSize size;                // -s after -i
-    AVRational rate{0, 1};         // -r after -i
-    std::string sws_flags;         // -sws_flags
     int verbosity = 0;
     bool progress = true;
     bool help = false;
+    // What the run takes beyond the stream option table (ffmpeg's alone: vfilter has no option
+    // for these), set on its RunOptions once the table's fields are read.
+    std::vector<std::string> maps_video;  // -map of the video: 0:v or the chain's [label]
+    bool maps_audio = false;
+    FfmpegTimes times;      // -ss, -t, -to
+    FrameSize size;         // -s after -i
+    AVRational rate{0, 1};  // -r after -i
+    std::string sws_flags;  // -sws_flags
 
     void set(const std::string& field, const std::string& value, const std::string& option) {
         fields[field] = value;
@@ -341,8 +343,7 @@ RunOptions typed_options(const FfmpegLine& line) {
 }
 
 // -map, checked against the chain: a label must be the chain's output label; one video only.
-// Maps that leave audio out give -an, as ffmpeg writes only what is mapped.
-void check_maps(FfmpegLine& line, const RunOptions& run) {
+void check_maps(const FfmpegLine& line, const RunOptions& run) {
     if (line.maps_video.empty() && !line.maps_audio) return;
     if (line.maps_video.size() != 1)
         throw Refusal("-map: map the video once (-map 0:v or -map '[out]'): vfilter writes one video stream");
@@ -355,6 +356,18 @@ void check_maps(FfmpegLine& line, const RunOptions& run) {
     const bool complex = by == "-filter_complex" || by == "-lavfi";
     if (v.front() != '[' && !label.empty() && complex)
         throw Refusal("-map " + v + ": the filter chain's output [" + label + "] is what is written; map it (-map '[" + label + "]')");
+}
+
+// -map, -ss/-t/-to, -s, -sws_flags and -r: RunOptions that no stream option sets.
+void set_beyond_the_table(const FfmpegLine& line, RunOptions& run) {
+    check_maps(line, run);
+    if (!line.maps_video.empty() && !line.maps_audio) run.output.no_audio = true;  // ffmpeg writes only what is mapped
+    run.input.window = ffmpeg_time_window(line.times);
+    run.output.scale_width = line.size.width;
+    run.output.scale_height = line.size.height;
+    if (!line.sws_flags.empty()) run.output.scale_flags = line.sws_flags;
+    run.output.rate_num = line.rate.num;
+    run.output.rate_den = line.rate.den;
 }
 
 // -pix_fmt and an input's -c:v, checked against what the input is. A local file that is missing
@@ -410,16 +423,9 @@ Command parse_ffmpeg_command(const std::vector<std::string>& args) {
         settle_output(line);
         line.set("compat", "ffmpeg", "--compat");
         if (!line.pix_fmt.empty() || !line.input_codec.empty()) check_against_input(line);
-        if (!line.maps_video.empty() && !line.maps_audio) line.set("no-audio", "true", "-map");
         Command cmd;
         cmd.run = typed_options(line);
-        check_maps(line, cmd.run);
-        cmd.run.input.window = ffmpeg_time_window(line.times);
-        cmd.run.output.scale_width = line.size.width;
-        cmd.run.output.scale_height = line.size.height;
-        if (!line.sws_flags.empty()) cmd.run.output.scale_flags = line.sws_flags;
-        cmd.run.output.rate_num = line.rate.num;
-        cmd.run.output.rate_den = line.rate.den;
+        set_beyond_the_table(line, cmd.run);
         cmd.process.verbosity = line.verbosity;
         cmd.process.progress = line.progress && line.verbosity >= 0;
         return cmd;
