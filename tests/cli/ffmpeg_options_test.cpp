@@ -158,6 +158,23 @@ TEST_F(FfmpegOptions, RateOnAConstantRateMuxerRepeatsAndDrops) {
     }
 }
 
+// The frames' times in an MP4 (ffmpeg's cfr) as ffprobe reads them: -r's repeats and drops
+// placed where ffmpeg places them.
+TEST_F(FfmpegOptions, RateInAnMp4HasFfmpegsFrameTimes) {
+    for (const char* rate : {"50", "10"}) {
+        ASSERT_NO_FATAL_FAILURE(run_both({}, {"-vf", "avgblur=1", "-r", rate, "-c:v", "libx264", "-an"}, "mp4"));
+        std::string times[2];
+        for (int i = 0; i < 2; ++i) {
+            const CommandResult probe = run_command({"ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
+                                                     "-of", "csv=p=0", dir + (i == 0 ? "/ffmpeg.mp4" : "/vfilter.mp4")});
+            ASSERT_EQ(probe.exit_code, 0) << probe.output;
+            times[i] = probe.output;
+        }
+        EXPECT_GT(times[0].size(), 40u) << times[0];
+        EXPECT_EQ(times[1], times[0]) << "-r " << rate;
+    }
+}
+
 // -s scales after the filters with ffmpeg's scale filter's libswscale setup: the same bytes, with
 // ffmpeg's default (bicubic) and with -sws_flags.
 TEST_F(FfmpegOptions, SizeScalesAsFfmpegDoes) {
