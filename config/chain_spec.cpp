@@ -53,7 +53,7 @@ const OptionDef& option_named(const FilterDef& def, const std::string& key) {
     refuse_chain("filter '" + def.name + "': unknown option '" + key + "'" + (names.empty() ? "; it takes no options" : "; options: " + names));
 }
 
-// The names FFmpeg's enable= expressions may use, in the order moment_values gives them.
+// The names FFmpeg's enable= expressions may use, in the order timeline_condition gives their values.
 const std::vector<std::string>& timeline_names() {
     static const std::vector<std::string> names = {"t", "n", "pos", "w", "h"};
     return names;

@@ -50,7 +50,6 @@ size_t unquoted_equals(const std::string& text) {
     return std::string::npos;
 }
 
-
 // What vfilter runs instead of a graph it cannot: one input through one linear chain to one output.
 const char* const kOneChain =
     "vfilter filters one input through one linear chain to one output, e.g. [in]gblur=sigma=2,sobel[out]";
