@@ -1,5 +1,7 @@
 #include "config/chain_spec.hpp"
 
+#include <cmath>
+
 #include "common/error.hpp"
 #include "config/filter_registry.hpp"
 #include "config/filter_spec.hpp"
@@ -9,8 +11,28 @@ namespace {
 
 [[noreturn]] void refuse_chain(const std::string& msg) { fail(ErrorCategory::Usage, msg); }
 
+// What to use instead of one of FFmpeg's filters that vfilter lacks, where something else does it.
+std::string instead_of(const std::string& name) {
+    static const std::vector<std::pair<std::vector<std::string>, std::string>> kInstead = {
+        {{"split", "overlay", "blend", "hstack", "vstack", "xstack", "concat", "interleave", "merge"},
+         "vfilter filters one input through one linear chain to one output"},
+        {{"scale", "zscale", "scale_cuda", "scale_npp"}, "scale with vfilter ffmpeg's -s WxH (after the filters)"},
+        {{"fps", "framerate"}, "set the output rate with vfilter ffmpeg's -r"},
+        {{"trim", "select"}, "cut with vfilter ffmpeg's -ss, -t, -to or -frames:v"},
+        {{"format", "hwupload", "hwdownload", "hwupload_cuda"}, "vfilter keeps the input's format and uploads frames itself"},
+    };
+    for (const auto& [names, what] : kInstead)
+        for (const std::string& n : names)
+            if (n == name) return "; " + what;
+    return "";
+}
+
 const FilterDef& filter_named(const std::string& name) {
+    // FFmpeg's filters that pass frames through unchanged.
+    if (name == "null" || name == "copy") return *find_filter("identity");
     if (const FilterDef* def = find_filter(name)) return *def;
+    if (const std::string instead = instead_of(name); !instead.empty())
+        refuse_chain("filter '" + name + "' is not one of vfilter's" + instead);
     std::string names;
     for (const auto& f : filter_table()) names += (names.empty() ? "" : ", ") + f.name;
     refuse_chain("unknown filter '" + name + "'; available: " + names);
@@ -29,6 +51,38 @@ const OptionDef& option_named(const FilterDef& def, const std::string& key) {
     std::string names;
     for (const auto& od : def.options) names += (names.empty() ? "" : ", ") + od.name;
     refuse_chain("filter '" + def.name + "': unknown option '" + key + "'" + (names.empty() ? "; it takes no options" : "; options: " + names));
+}
+
+// The names FFmpeg's enable= expressions may use, in the order timeline_condition gives their values.
+const std::vector<std::string>& timeline_names() {
+    static const std::vector<std::string> names = {"t", "n", "pos", "w", "h"};
+    return names;
+}
+
+// FFmpeg's options of every filter (libavfilter/avfilter.c): enable= is taken (timeline editing);
+// the thread options are refused, as vfilter sets threads for the whole run. False for the others.
+bool generic_option(const std::string& filter, const std::string& key, const std::string& text, CompiledFilter* compiled) {
+    if (key == "enable") {
+        NumberExpr expr;
+        std::string why;
+        if (!NumberExpr::parse(text, timeline_names(), &expr, &why))
+            refuse_chain("filter '" + filter + "': enable='" + text + "' " + why + " (it may use t, n, pos, w, h, e.g. 'between(t,10,20)')");
+        compiled->enable = std::move(expr);
+        return true;
+    }
+    if (key == "threads" || key == "thread_type")
+        refuse_chain("filter '" + filter + "': " + key + "= is not taken; vfilter sets its filter threads for the whole run "
+                     "(--threads; vfilter ffmpeg: -filter_threads)");
+    if (key == "extra_hw_frames")
+        refuse_chain("filter '" + filter + "': extra_hw_frames= is not taken; vfilter keeps its GPU frames itself");
+    return false;
+}
+
+// enable='expr' as the plan's condition: FFmpeg applies the filter where |expr| >= 0.5.
+std::shared_ptr<const TimelineCondition> timeline_condition(const NumberExpr& expr) {
+    return std::make_shared<const TimelineCondition>([expr](const FrameMoment& m) {
+        return std::fabs(expr.value_of({m.t, m.n, m.pos, m.w, m.h})) >= 0.5;
+    });
 }
 
 CompiledFilter compile_filter(const FilterSpec& spec) {
@@ -50,6 +104,7 @@ CompiledFilter compile_filter(const FilterSpec& spec) {
         }
         for (const auto& [alias, name] : def.aliases)
             if (key == alias) key = name;
+        if (generic_option(spec.name, key, text, &compiled)) continue;
         compiled.names_planes |= key == "planes";
         compiled.names_rest |= key == "rest";
         const OptionDef& d = option_named(def, key);
@@ -97,9 +152,10 @@ FilterPlan plan_filter(const CompiledFilter& f, FilterDefaults defaults, const F
 }  // namespace
 
 std::shared_ptr<const ChainSpec> compile_chain(const std::string& text) {
+    FilterChainText chain = parse_filter_chain(text);
     std::vector<CompiledFilter> filters;
-    for (const FilterSpec& spec : parse_filter_specs(text)) filters.push_back(compile_filter(spec));
-    return std::make_shared<const ChainSpec>(text, std::move(filters));
+    for (const FilterSpec& spec : chain.filters) filters.push_back(compile_filter(spec));
+    return std::make_shared<const ChainSpec>(text, std::move(filters), chain.input_label, chain.output_label);
 }
 
 const std::shared_ptr<const ChainSpec>& identity_chain() {
@@ -115,7 +171,10 @@ std::vector<FilterPlan> plan_chain(const ChainSpec& spec, FilterDefaults default
                                    const KernelFiles& kernel_files) {
     std::vector<FilterPlan> plans;
     plans.reserve(spec.filters().size());
-    for (const CompiledFilter& f : spec.filters()) plans.push_back(plan_filter(f, defaults, geometry, kernel_files));
+    for (const CompiledFilter& f : spec.filters()) {
+        plans.push_back(plan_filter(f, defaults, geometry, kernel_files));
+        if (f.enable) plans.back().enable = timeline_condition(*f.enable);
+    }
     return plans;
 }
 

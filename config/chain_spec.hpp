@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,17 +33,26 @@ struct CompiledFilter {
     const FilterDef* def = nullptr;       // in filter_table(), which lives as long as the process
     std::vector<CompiledOption> options;  // as given, in order; defaults are added when planned
     bool names_planes = false, names_rest = false;
+    // FFmpeg's timeline editing (enable=): an expression of t, n, pos, w, h; the filter applies
+    // to the frames where it is not 0 (FFmpeg's |value| >= 0.5). Unset: every frame.
+    std::optional<NumberExpr> enable;
 };
 
 class ChainSpec {
 public:
-    ChainSpec(std::string text, std::vector<CompiledFilter> filters) : text_(std::move(text)), filters_(std::move(filters)) {}
+    ChainSpec(std::string text, std::vector<CompiledFilter> filters, std::string input_label = "", std::string output_label = "")
+        : text_(std::move(text)), filters_(std::move(filters)), input_label_(std::move(input_label)),
+          output_label_(std::move(output_label)) {}
     const std::string& text() const { return text_; }
     const std::vector<CompiledFilter>& filters() const { return filters_; }
+    // FFmpeg's labels around the chain ([in]sobel[out]): "" where none was written.
+    const std::string& input_label() const { return input_label_; }
+    const std::string& output_label() const { return output_label_; }
 
 private:
     std::string text_;
     std::vector<CompiledFilter> filters_;
+    std::string input_label_, output_label_;
 };
 
 // Parses `text` (once) and checks every filter and option against the table: unknown names,

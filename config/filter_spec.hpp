@@ -17,12 +17,21 @@ struct FilterSpec {
     std::vector<std::pair<std::string, std::string>> options;  // in the order written; key "" = by position
 };
 
-// Throws Error(Usage) with the offending position on malformed input.
+// A chain as written: its filters and the labels around it ("" where none was given).
+struct FilterChainText {
+    std::string input_label, output_label;
+    std::vector<FilterSpec> filters;
+};
+
+// Throws Error(Usage) with the offending position on malformed input; a graph of several inputs,
+// outputs or chains (';', labels inside the chain) is refused naming what vfilter runs instead.
+FilterChainText parse_filter_chain(const std::string& text);
+// The filters of parse_filter_chain(text).
 std::vector<FilterSpec> parse_filter_specs(const std::string& text);
 
-// How many times parse_filter_specs has run in this process: a filter string is parsed once per
-// change at every door (the command line, serve's entries and API, GStreamer, Python), and the
-// tests count it.
+// How many times a filter string has been parsed (parse_filter_chain) in this process: a filter
+// string is parsed once per change at every door (the command line, serve's entries and API,
+// GStreamer, Python), and the tests count it.
 uint64_t filter_parse_count();
 
 }  // namespace vf

@@ -126,6 +126,16 @@ bool NumberExpr::evaluate(const std::vector<double>& values, double* value, std:
     return true;
 }
 
+double NumberExpr::value_of(const std::vector<double>& values) const {
+    if (!parsed_) return NAN;
+#ifdef VF_HAVE_AV_EXPR
+    return av_expr_eval(parsed_->expr, values.data(), nullptr);
+#else
+    (void)values;
+    return parsed_->value;
+#endif
+}
+
 bool evaluate_number(const std::string& text, double* value, std::string* why, const ExprVariables& variables) {
     if (!acceptable_text(text, why)) return false;
 #ifdef VF_HAVE_AV_EXPR

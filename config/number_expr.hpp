@@ -32,6 +32,9 @@ public:
     // Its value for `values` (in the order of the names it was parsed with); false with the reason
     // when that is not finite.
     bool evaluate(const std::vector<double>& values, double* value, std::string* why) const;
+    // Its value for `values` as FFmpeg computes it, NAN and infinities included (enable=: a NAN
+    // time gives NAN, which disables).
+    double value_of(const std::vector<double>& values) const;
     const std::string& text() const { return text_; }
 
 private:

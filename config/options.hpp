@@ -12,6 +12,7 @@
 
 #include "config/filter_registry.hpp"
 #include "config/quantities.hpp"
+#include "config/time_window.hpp"
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
@@ -40,6 +41,7 @@ struct RunInput {
     NvdecDecoderKind nvdec_decoder = NvdecDecoderKind::Ffmpeg;  // what drives NVDEC for H.264
     std::optional<bool> wait_for_input;   // an input that cannot be opened yet is retried as a reconnect;
                                           // unset: serve waits, a single run fails at once
+    TimeWindow window;                    // vfilter ffmpeg's -ss, -t, -to; unset: all of it
 };
 
 // How to filter, and where (config/, kernels/, the filter stage).
@@ -65,6 +67,12 @@ struct RunOutput {
     std::string bitrate;
     std::optional<int> encoder_threads;   // unset: the encoder's choice (x264: 1.5 per core)
     bool no_audio = false;                // leave audio and subtitles out
+    // vfilter ffmpeg's -s WxH and -r: frames scaled after the filters (libswscale with
+    // scale_flags, -sws_flags), and the output's frame rate as ffmpeg's video sync makes it for
+    // the container (frames dropped or repeated). 0: the frames' own size and times.
+    int scale_width = 0, scale_height = 0;
+    std::string scale_flags = "bicubic";
+    int rate_num = 0, rate_den = 1;
     FragmentedMode fragmented = FragmentedMode::Auto;
     double segment_s = 0;                 // > 0: a new output file every this many seconds
     std::optional<double> retain_s;       // --segment: finished recordings older than this are deleted

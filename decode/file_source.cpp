@@ -39,6 +39,7 @@ FileSource::FileSource(const FileSourceOptions& options)
     : options_(options), watchdog_(input_timeout(options.url, options.timeout_s), &stop_requested_), packet_(make_packet()) {
     if (!options_.nvdec_device) options_.nvdec_device = std::make_shared<NvdecDevice>(options_.gpu_index, 0);
     open();
+    if (options_.seek_s > 0) seek_input(format_.get(), options_.seek_s, options_.url);
     const AVStream* st = format_->streams[video_index_];
     const AVPixelFormat decoded = static_cast<AVPixelFormat>(st->codecpar->format);
     const AVPixelFormat on_gpu = info_.format;  // set by open() when NVDEC decodes

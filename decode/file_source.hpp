@@ -35,6 +35,7 @@ struct FileSourceOptions {
     double timeout_s = -1;  // give up on an input silent this long; <0: 10 s for network inputs, none for local ones
     LiveInputOptions live;  // transport, capture device settings, low latency
     bool realtime = false;  // pace frames by their timestamps (like ffmpeg -re); makes the input live
+    double seek_s = 0;      // > 0: seek there (from the input's start) before reading, as ffmpeg's -ss before -i
     int reconnect_max = -1;         // live inputs: attempts per outage (-1: forever, 0: never)
     double reconnect_delay_s = 1;   // first wait; doubles per attempt up to 30 s
     // The NVDEC state of GPU gpu_index (its gate and shared decoders, decode/nvdec_device.hpp),

@@ -6,6 +6,8 @@
 
 #include "media/protocols.hpp"
 
+#include <spdlog/spdlog.h>
+
 namespace vf {
 
 double input_timeout(const std::string& url, double timeout_s) {
@@ -69,6 +71,13 @@ AvInputPtr open_demuxer(const std::string& input, const LiveInputOptions& live, 
     return format;
 }
 
+void seek_input(AVFormatContext* ctx, double seek_s, const std::string& url) {
+    int64_t ts = std::llround(seek_s * AV_TIME_BASE);
+    if (ctx->start_time != AV_NOPTS_VALUE) ts += ctx->start_time;
+    if (avformat_seek_file(ctx, -1, INT64_MIN, ts, ts, 0) < 0)
+        spdlog::warn("'{}' could not seek to {:.3f} s: reading from its start", url, seek_s);
+}
+
 VideoInfo describe_video_stream(const AVFormatContext* ctx, const AVStream* st) {
     auto* c = const_cast<AVFormatContext*>(ctx);
     auto* s = const_cast<AVStream*>(st);
@@ -84,6 +93,8 @@ VideoInfo describe_video_stream(const AVFormatContext* ctx, const AVStream* st) 
     info.color_primaries = st->codecpar->color_primaries;
     info.color_trc = st->codecpar->color_trc;
     info.chroma_location = st->codecpar->chroma_location;
+    info.input_streams = static_cast<int>(ctx->nb_streams);
+    if (ctx->start_time != AV_NOPTS_VALUE) info.start_s = ctx->start_time / static_cast<double>(AV_TIME_BASE);
     if (st->duration > 0) info.duration_s = st->duration * av_q2d(st->time_base);
     else if (ctx->duration > 0) info.duration_s = ctx->duration / static_cast<double>(AV_TIME_BASE);
     info.expected_frames = st->nb_frames;

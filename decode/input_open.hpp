@@ -24,6 +24,11 @@ AvInputPtr open_demuxer(const std::string& url, const LiveInputOptions& live, co
 // The --timeout error: "input 'URL' sent nothing for N s while DOING (--timeout); ...".
 std::string silent_message(const std::string& url, double timeout_s, const char* doing);
 
+// ffmpeg's -ss before -i: seeks the demuxer to the key frame at or before `seek_s` from the
+// input's start (the frames before `seek_s` are then dropped: pipeline/time_cut.hpp). Where the
+// input cannot seek, a warning, and it is read from its start, as ffmpeg does.
+void seek_input(AVFormatContext* ctx, double seek_s, const std::string& url);
+
 // The stream's size, time base, frame rate, aspect, colour and expected length; the pixel format
 // is left to the caller (it depends on where the frames are decoded).
 VideoInfo describe_video_stream(const AVFormatContext* ctx, const AVStream* st);

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,9 +102,23 @@ struct PlaneOp {
 constexpr int kMaxChannels = 3;     // Y, U, V (gray has one)
 constexpr int kMaxKernelSize = 127; // largest kernel side accepted
 
+// Where a frame is, as FFmpeg's timeline editing (enable=) sees it: t its time in seconds from the
+// input's start (NAN: unknown), n its number from 0, pos its byte offset in the input (NAN:
+// unknown), w and h its size.
+struct FrameMoment {
+    double t = NAN, n = 0, pos = NAN, w = 0, h = 0;
+};
+
+// Whether a filter applies to the frame at a moment; made where the chain is planned.
+using TimelineCondition = std::function<bool(const FrameMoment&)>;
+
 struct FilterPlan {
     std::string description;                 // e.g. "gaussian sigma=3.2 size=27"
     std::array<PlaneOp, kMaxChannels> ops{};
+    // enable=: the frames this filter applies to; the others pass it unchanged. Unset: every frame.
+    std::shared_ptr<const TimelineCondition> enable;
+
+    bool applies_to(const FrameMoment& m) const { return !enable || (*enable)(m); }
 
     bool is_identity() const {
         for (const auto& op : ops)

@@ -73,6 +73,8 @@ struct VideoInfo {
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
     double duration_s = 0;        // 0 when unknown
+    int input_streams = 1;        // streams in the input, of any kind (ffmpeg's -r sync depends on it)
+    double start_s = 0;           // the input's start time (FFmpeg's start_time, which -ss counts from); 0 when unknown
     int64_t expected_frames = 0;  // 0 when unknown
 
     // One frame interval in `time_base` (at least 1 tick): where a frame without a timestamp, or

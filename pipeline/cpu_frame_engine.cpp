@@ -38,6 +38,7 @@ void CpuFrameEngine::work(Slot& s) {
         AvFramePtr out = std::move(s.out);
         AvFramePtr spare = std::move(s.spare);
         const int64_t index = s.index;
+        const FilterMask applies = std::move(s.applies);
         lock.unlock();
         std::exception_ptr error;
         try {
@@ -46,10 +47,13 @@ void CpuFrameEngine::work(Slot& s) {
             // ordered so the last filter writes `out`; the input is only read.
             const AVFrame* src = in.get();
             const size_t n = chain_.size();
+            const PlaneOp copy;
             for (size_t f = 0; f < n; ++f) {
                 AVFrame* dst = (n - 1 - f) % 2 == 0 ? out.get() : spare.get();
                 const std::vector<PlaneView> from = channel_views(src), to = channel_views(dst);
-                for (size_t c = 0; c < from.size(); ++c) s.backend.apply(chain_[f].ops[c], from[c], to[c]);
+                // A filter enable= leaves out copies its input, so the ping-pong stays the same.
+                const bool on = applies.empty() || applies[f];
+                for (size_t c = 0; c < from.size(); ++c) s.backend.apply(on ? chain_[f].ops[c] : copy, from[c], to[c]);
                 src = dst;
             }
             copy_alpha_plane(in.get(), out.get());  // alpha is no channel: it passes through
@@ -66,7 +70,7 @@ void CpuFrameEngine::work(Slot& s) {
     }
 }
 
-void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool) {
+void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool, const FilterMask& applies) {
     if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "frame engine: submit with every slot busy");
     if (on_submit_) on_submit_(submitted_);
     Slot& s = *slots_[static_cast<size_t>(submitted_ % capacity())];
@@ -79,6 +83,7 @@ void CpuFrameEngine::submit(AvFramePtr in, FramePool& pool) {
         s.out = std::move(out);
         s.spare = std::move(spare);
         s.index = submitted_;
+        s.applies = applies;
         s.done = false;
         s.error = nullptr;
         s.has_work = true;

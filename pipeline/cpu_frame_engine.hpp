@@ -29,7 +29,8 @@ public:
 
     int capacity() const override { return static_cast<int>(slots_.size()); }
     int in_flight() const override { return static_cast<int>(submitted_ - taken_); }
-    void submit(AvFramePtr in, FramePool& pool) override;
+    using FrameEngine::submit;
+    void submit(AvFramePtr in, FramePool& pool, const FilterMask& applies) override;
     AvFramePtr take(bool wait) override;
     void set_chain(std::vector<FilterPlan> chain) override;
     int max_in_flight() const { return max_in_flight_; }
@@ -40,6 +41,7 @@ private:
         std::condition_variable cv;
         bool has_work = false, done = false, quit = false;
         int64_t index = 0;
+        FilterMask applies;
         AvFramePtr in, out, spare;
         std::exception_ptr error;
         CpuBackend backend{1};  // per slot: a backend's scratch is not shared between threads

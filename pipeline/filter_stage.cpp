@@ -79,13 +79,31 @@ FramePool& FilterStage::pool_for(const AVFrame* f) {
     return *pool_;
 }
 
+FilterMask FilterStage::filters_for(const AVFrame* f) {
+    const int64_t n = frames_submitted_++;
+    bool timed = false;
+    for (const FilterPlan& p : chain_) timed |= p.enable != nullptr;
+    if (!timed) return {};
+    // FFmpeg's variables (libavfilter/avfilter.c, ff_inlink_evaluate_timeline_at_frame).
+    FrameMoment m;
+    m.n = static_cast<double>(n);
+    if (f->pts != AV_NOPTS_VALUE && options_.time_base.num > 0) m.t = f->pts * av_q2d(options_.time_base) - options_.time_origin_s;
+    if (f->pkt_pos >= 0) m.pos = static_cast<double>(f->pkt_pos);
+    m.w = f->width;
+    m.h = f->height;
+    FilterMask applies(chain_.size());
+    for (size_t i = 0; i < chain_.size(); ++i) applies[i] = chain_[i].applies_to(m);
+    return applies;
+}
+
 void FilterStage::submit(AvFramePtr in) {
     if (chain_pending_) take_pending_chain();
+    const FilterMask applies = filters_for(in.get());
     // Device frames (NVDEC) always go through the GPU stage: at least to come back to the host.
     if (engine_ && (!chain_.empty() || in->format == AV_PIX_FMT_CUDA || options_.gpu_output_on_device)) {
         if (engine_->in_flight() == engine_->capacity()) ready_.push_back(engine_->take(true));  // backpressure
         FramePool& pool = pool_for(in.get());
-        engine_->submit(std::move(in), pool);
+        engine_->submit(std::move(in), pool, applies);
         return;
     }
     if (engine_)  // keep the order: what is in flight leaves first
@@ -95,7 +113,9 @@ void FilterStage::submit(AvFramePtr in) {
         return;
     }
     FramePool& pool = pool_for(in.get());
-    for (const FilterPlan& plan : chain_) {
+    for (size_t i = 0; i < chain_.size(); ++i) {
+        if (!applies.empty() && !applies[i]) continue;  // enable= leaves the frame as it is here
+        const FilterPlan& plan = chain_[i];
         AvFramePtr out = pool.get();
         VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
         const std::vector<PlaneView> src = channel_views(in.get());

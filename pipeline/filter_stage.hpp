@@ -41,6 +41,10 @@ struct FilterStageOptions {
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
     std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;
+    // The time base of the frames' pts, for enable= expressions of t ({0, 1}: t is unknown, NAN),
+    // and where t is 0: t = pts in seconds minus time_origin_s (FFmpeg's: the input's start time).
+    AVRational time_base{0, 1};
+    double time_origin_s = 0;
 };
 
 class FilterStage {
@@ -84,6 +88,9 @@ private:
     FramePool& pool_for(const AVFrame* f);
     void make_engine();
     void take_pending_chain();
+    // The filters of the chain enable= applies to `f` (empty: all, as when no filter has enable=);
+    // counts the frame (FFmpeg's n).
+    FilterMask filters_for(const AVFrame* f);
 
     FilterStageOptions options_;
     std::vector<FilterPlan> chain_;
@@ -95,6 +102,7 @@ private:
     std::unique_ptr<FrameEngine> engine_;  // several frames in flight (GPU, or the CPU stand-in)
     std::unique_ptr<FramePool> pool_;
     std::deque<AvFramePtr> ready_;  // finished, not yet taken
+    int64_t frames_submitted_ = 0;  // enable='...n...': the frame's number
 };
 
 }  // namespace vf

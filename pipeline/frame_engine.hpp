@@ -17,13 +17,20 @@
 
 namespace vf {
 
+// Which filters of a chain apply to one frame, by their place in the chain (FFmpeg's enable=);
+// empty: every filter.
+using FilterMask = std::vector<bool>;
+
 class FrameEngine {
 public:
     virtual ~FrameEngine() = default;
     virtual int capacity() const = 0;
     virtual int in_flight() const = 0;
-    // Starts filtering `in` into a frame from `pool` (matching the input's size and layout).
-    virtual void submit(AvFramePtr in, FramePool& pool) = 0;
+    // Starts filtering `in` into a frame from `pool` (matching the input's size and layout), with
+    // the filters of the chain that `applies` marks (enable=); the others pass it unchanged. Empty:
+    // every filter.
+    virtual void submit(AvFramePtr in, FramePool& pool, const FilterMask& applies) = 0;
+    void submit(AvFramePtr in, FramePool& pool) { submit(std::move(in), pool, FilterMask{}); }
     // The oldest frame in flight once finished; with wait=false nullptr while it still runs;
     // nullptr when nothing is in flight. Rethrows the error that stopped a frame.
     virtual AvFramePtr take(bool wait) = 0;

@@ -63,12 +63,24 @@ struct GpuFrameFilter::Slot {
     int launch_frames = 1;           // frames filtered by the launch that filtered this one
     GpuJob job;
     bool waiting = false;            // in the batch window, not launched yet (or not yet seen launched)
+    FilterMask applies;              // the filters enable= applies to this frame (empty: all)
+
+    bool applies_filter(size_t f) const { return applies.empty() || applies[f]; }
+    // A filter enable= leaves out: its input copied to its output, so the next reads as always.
+    static void copy_channel(const PlaneView& src, const PlaneView& dst, cudaStream_t st) {
+        const size_t row = static_cast<size_t>(src.width) * src.step * src.bytes_per_sample;
+        VF_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, row, src.height, cudaMemcpyDeviceToDevice, st));
+    }
 
     // Kernels of the frame on the slot's own stream, one launch per filter and channel.
     void filter() {
         cudaStream_t st = stream.get();
         for (size_t f = 0; f < steps.size(); ++f)
             for (size_t c = 0; c < steps[f].src.size(); ++c) {
+                if (!applies_filter(f)) {
+                    copy_channel(steps[f].src[c], steps[f].dst[c], st);
+                    continue;
+                }
                 const cuda::PreparedOp& op = prepared->op(f, c);
                 op.launch(steps[f].src[c], steps[f].dst[c], st, workspace);
                 ran[f * kMaxChannels + c] = op.row();
@@ -204,7 +216,9 @@ std::shared_ptr<SharedGpuStage> make_shared_gpu_stage(int device, int wait_us, s
     stage->window = std::make_unique<BatchWindow>(
         o,
         [](const BatchJob& a, const BatchJob& b) {
-            return static_cast<const GpuJob&>(a).slot->prepared == static_cast<const GpuJob&>(b).slot->prepared;
+            const auto& x = *static_cast<const GpuJob&>(a).slot;
+            const auto& y = *static_cast<const GpuJob&>(b).slot;
+            return x.prepared == y.prepared && x.applies == y.applies;
         },
         [raw](const std::vector<BatchJob*>& jobs) { raw->launch(jobs); });
     return stage;
@@ -228,6 +242,10 @@ void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
     const std::vector<FilterStep>& steps = slots.front()->steps;
     for (size_t f = 0; f < steps.size(); ++f)
         for (size_t c = 0; c < steps[f].src.size(); ++c) {
+            if (!slots.front()->applies_filter(f)) {  // the same for the whole group
+                for (GpuFrameFilter::Slot* s : slots) GpuFrameFilter::Slot::copy_channel(s->steps[f].src[c], s->steps[f].dst[c], st);
+                continue;
+            }
             for (size_t i = 0; i < slots.size(); ++i) src[i] = slots[i]->steps[f].src[c], dst[i] = slots[i]->steps[f].dst[c];
             const cuda::PreparedOp& op = prepared.op(f, c);
             op.launch_batch(src.data(), dst.data(), n, st, lane.workspace);
@@ -276,7 +294,7 @@ int GpuFrameFilter::capacity() const { return static_cast<int>(impl_->slots.size
 int GpuFrameFilter::in_flight() const { return static_cast<int>(impl_->submitted - impl_->taken); }
 const GpuStageTimes& GpuFrameFilter::times() const { return impl_->times; }
 
-void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
+void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool, const FilterMask& applies) {
     Impl& m = *impl_;
     m.make_current();
     if (in_flight() >= capacity()) fail(ErrorCategory::Internal, "GPU stage: submit with every stream busy");
@@ -336,6 +354,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     }
     s.uploaded.record(st);
     s.ran.assign(chain.size() * kMaxChannels, nullptr);
+    s.applies = applies;
     s.prepared = std::move(prepared);
     s.plans = m.chain;
     AvFramePtr out = pool.get();
@@ -357,7 +376,7 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool) {
     ++m.submitted;
     if (m.shared) {
         s.job.producer = &m;
-        s.job.group = std::hash<const void*>{}(s.prepared.get());
+        s.job.group = std::hash<const void*>{}(s.prepared.get()) ^ std::hash<FilterMask>{}(s.applies);
         s.job.engine = &m;
         s.job.slot = &s;
         s.waiting = true;

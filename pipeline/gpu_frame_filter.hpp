@@ -63,7 +63,10 @@ public:
     // Queues upload, filters and download of `in` on the next free stream; the output frame
     // comes from `pool` (which must match the input's size and layout). Needs in_flight() <
     // capacity(): take the oldest first.
-    void submit(AvFramePtr in, FramePool& pool) override;
+    // A filter `applies` leaves out is a copy of its planes on the slot's stream: decided on the
+    // host from the frame's time and number, so nothing waits for the GPU.
+    using FrameEngine::submit;
+    void submit(AvFramePtr in, FramePool& pool, const FilterMask& applies) override;
     // The oldest frame in flight once it is finished; with wait=false, nullptr while it is still
     // running. nullptr when nothing is in flight.
     AvFramePtr take(bool wait) override;

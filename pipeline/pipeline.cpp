@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "pipeline/bounded_queue.hpp"
+#include "pipeline/time_cut.hpp"
 
 namespace vf {
 namespace {
@@ -123,6 +124,8 @@ void Pipeline::abort_all(Run& run) {
 
 void Pipeline::decode_loop(Run& run) {
     StageClock& clock = progress_.decode;
+    std::optional<TimeCut> cut;
+    if (options_.window.limits()) cut.emplace(options_.window, source_.video(), source_.passthrough());
     for (;;) {
         if (options_.max_frames > 0 && run.frames_in >= options_.max_frames) break;
         const Clock::time_point t = Clock::now();
@@ -130,6 +133,11 @@ void Pipeline::decode_loop(Run& run) {
         const int64_t took = ns_since(t);
         clock.busy_ns += took;
         if (!item) break;
+        if (cut) {
+            const TimeCut::Verdict v = cut->admit(*item);
+            if (v == TimeCut::Verdict::End) break;
+            if (v == TimeCut::Verdict::Drop) continue;
+        }
         const bool video = std::holds_alternative<VideoFrame>(*item);
         if (video) std::get<VideoFrame>(*item).decoded_at = t + std::chrono::nanoseconds(took);
         if (video) clock.per_item.add(took / 1e6);

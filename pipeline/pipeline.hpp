@@ -23,6 +23,7 @@ struct PipelineOptions {
     // --on-overload drop: when the filter stage is behind (its queue full), a decoded frame is
     // dropped instead of making the input wait, so latency on a live feed cannot grow.
     bool drop_when_behind = false;
+    TimeWindow window;  // vfilter ffmpeg's -ss, -t, -to: frames outside are dropped (pipeline/time_cut.hpp)
 };
 
 // Live counters for the progress display and the metrics endpoint; read from other threads.

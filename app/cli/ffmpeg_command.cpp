@@ -6,11 +6,13 @@
 #include <map>
 #include <stdexcept>
 
+#include "app/cli/ffmpeg_values.hpp"
 #include "app/run/stream_options.hpp"
 #include "common/error.hpp"
 #include "common/redact.hpp"
 #include "encode/video_encoder.hpp"
 #include "media/av_helpers.hpp"
+
 
 namespace vf {
 namespace {
@@ -31,6 +33,14 @@ struct FfmpegLine {
     int verbosity = 0;
     bool progress = true;
     bool help = false;
+    // What the run takes beyond the stream option table (ffmpeg's alone: vfilter has no option
+    // for these), set on its RunOptions once the table's fields are read.
+    std::vector<std::string> maps_video;  // -map of the video: 0:v or the chain's [label]
+    bool maps_audio = false;
+    FfmpegTimes times;      // -ss, -t, -to
+    FrameSize size;         // -s after -i
+    AVRational rate{0, 1};  // -r after -i
+    std::string sws_flags;  // -sws_flags
 
     void set(const std::string& field, const std::string& value, const std::string& option) {
         fields[field] = value;
@@ -52,24 +62,24 @@ void accept(FfmpegLine&, const std::string&, const std::string&) {}
     throw Refusal(option + " (" + what + ") is not supported yet");
 }
 
-// One linear chain: FFmpeg's [in]...[out] labels around it are dropped; a graph of several chains,
-// or labels inside, is refused.
-std::string single_chain(const std::string& option, std::string graph) {
-    if (!graph.empty() && graph.front() == '[') {
-        const size_t close = graph.find(']');
-        if (close != std::string::npos) graph.erase(0, close + 1);
-    }
-    if (!graph.empty() && graph.back() == ']') {
-        const size_t open = graph.rfind('[');
-        if (open != std::string::npos) graph.erase(open);
-    }
-    if (graph.find_first_of("[];") != std::string::npos)
-        throw Refusal(option + ": only one linear chain of filters is supported (one input, one output; no ';' "
-                               "and no [labels] inside), e.g. -vf \"gblur=sigma=2,unsharp\"");
-    return graph;
+void set_filter(FfmpegLine& l, const std::string& option, const std::string& v) {
+    if (l.fields.count("filter")) throw Refusal(option + ": one filter chain only (vfilter filters one stream)");
+    l.set("filter", v, option);
 }
 
-void set_filter(FfmpegLine& l, const std::string& option, const std::string& v) { l.set("filter", single_chain(option, v), option); }
+// -map: the input's video (0, 0:v, 0:v:0) or the chain's output label ([out]); what it selects is
+// the output's only video. Mapping only video leaves audio out, as in ffmpeg.
+void set_map(FfmpegLine& l, const std::string& option, const std::string& v) {
+    if (v == "0" || v == "0:a?" || v == "0:a") {
+        l.maps_audio = true;
+        if (v == "0") l.maps_video.push_back(v);
+        return;
+    }
+    if (v == "0:v" || v == "0:v:0" || v == "0:V" || (v.size() > 2 && v.front() == '[' && v.back() == ']'))
+        return l.maps_video.push_back(v);
+    throw Refusal(option + " " + v + ": vfilter maps the input's video (-map 0:v), the filter chain's output label "
+                  "(-map '[out]') and its audio (-map 0:a)");
+}
 
 void set_input(FfmpegLine& l, const std::string& option, const std::string& v) {
     if (l.input_seen) throw Refusal(option + ": one input only (vfilter filters one stream)");
@@ -95,6 +105,35 @@ void set_video_codec(FfmpegLine& l, const std::string& option, const std::string
         throw Refusal(option + ": " + e.what());
     }
     l.set("codec", v, option);
+}
+
+// -ss, -t, -to: the input's before -i, the output's after it.
+void set_time(FfmpegLine& l, const std::string& option, const std::string& v) {
+    const int side = l.input_seen ? 1 : 0;
+    const double s = ffmpeg_time(option, v);
+    if (option == "-ss") l.times.start[side] = s;
+    else if (option == "-t") l.times.duration[side] = s;
+    else l.times.end[side] = s;
+}
+
+// -s: the output's size after -i (scaled after the filters); before -i, a raw input's size.
+void set_size(FfmpegLine& l, const std::string& option, const std::string& v) {
+    const FrameSize size = ffmpeg_size(option, v);
+    if (!l.input_seen) return l.set("input-size", std::to_string(size.width) + "x" + std::to_string(size.height), option);
+    l.size = size;
+}
+
+// -r: the output's frame rate after -i; before -i ffmpeg would read the input's timestamps anew.
+void set_rate(FfmpegLine& l, const std::string& option, const std::string& v) {
+    if (!l.input_seen)
+        throw Refusal(option + " " + v + " before -i (the input's rate, its timestamps replaced) is not supported; -r after -i "
+                               "sets the output's, and -framerate a capture device's");
+    l.rate = ffmpeg_rate(option, v);
+}
+
+void set_sws_flags(FfmpegLine& l, const std::string& option, const std::string& v) {
+    check_sws_flags(option, v);
+    l.sws_flags = v;
 }
 
 void set_audio_codec(FfmpegLine&, const std::string& option, const std::string& v) {
@@ -152,6 +191,7 @@ const std::vector<FfmpegOption>& ffmpeg_options() {
         {{"-c:v", "-vcodec", "-codec:v"}, true, set_video_codec},
         {{"-c:a", "-acodec", "-codec:a"}, true, set_audio_codec},
         {{"-an"}, false, SWITCH("no-audio", "true")},
+        {{"-map"}, true, set_map},
         {{"-b:v"}, true, FIELD("bitrate")},
         {{"-crf"}, true, FIELD("crf")},
         {{"-preset"}, true, FIELD("preset")},
@@ -174,13 +214,14 @@ const std::vector<FfmpegOption>& ffmpeg_options() {
         {{"-stats"}, false, [](FfmpegLine& l, const std::string&, const std::string&) { l.progress = true; }},
         {{"-h", "-help", "--help", "-?"}, false, [](FfmpegLine& l, const std::string&, const std::string&) { l.help = true; }},
         // Taken and meaning nothing here: vfilter prints no banner, reads no keys, converts no
-        // pixel formats, scales nothing, and its output is the same bytes on every run.
+        // pixel formats, and its output is the same bytes on every run.
         {{"-hide_banner", "-nostdin", "-bitexact", "-noauto_conversion_filters"}, false, accept},
-        {{"-cpuflags", "-thread_type", "-sws_flags"}, true, accept},
-        {{"-ss", "-sseof"}, true, REFUSE("seeking")},
-        {{"-t", "-to"}, true, REFUSE("a duration; -frames:v N stops after N frames")},
-        {{"-r"}, true, REFUSE("frame rate conversion")},
-        {{"-s"}, true, REFUSE("scaling")},
+        {{"-cpuflags", "-thread_type"}, true, accept},
+        {{"-ss", "-t", "-to"}, true, set_time},
+        {{"-s"}, true, set_size},
+        {{"-r"}, true, set_rate},
+        {{"-sws_flags"}, true, set_sws_flags},
+        {{"-sseof"}, true, REFUSE("seeking from the end; use -ss")},
     };
     return table;
 }
@@ -300,6 +341,34 @@ RunOptions typed_options(const FfmpegLine& line) {
     return stream_options_from_fields(line.fields);
 }
 
+// -map, checked against the chain: a label must be the chain's output label; one video only.
+void check_maps(const FfmpegLine& line, const RunOptions& run) {
+    if (line.maps_video.empty() && !line.maps_audio) return;
+    if (line.maps_video.size() != 1)
+        throw Refusal("-map: map the video once (-map 0:v or -map '[out]'): vfilter writes one video stream");
+    const std::string& v = line.maps_video.front();
+    const std::string& label = run.filter.chain.spec().output_label();
+    if (v.front() == '[' && v != "[" + label + "]")
+        throw Refusal("-map " + v + ": " + (label.empty() ? std::string("the filter chain has no output label") :
+                                                               "the filter chain's output is [" + label + "]"));
+    const std::string by = line.given_by.count("filter") ? line.given_by.at("filter") : "";
+    const bool complex = by == "-filter_complex" || by == "-lavfi";
+    if (v.front() != '[' && !label.empty() && complex)
+        throw Refusal("-map " + v + ": the filter chain's output [" + label + "] is what is written; map it (-map '[" + label + "]')");
+}
+
+// -map, -ss/-t/-to, -s, -sws_flags and -r: RunOptions that no stream option sets.
+void set_beyond_the_table(const FfmpegLine& line, RunOptions& run) {
+    check_maps(line, run);
+    if (!line.maps_video.empty() && !line.maps_audio) run.output.no_audio = true;  // ffmpeg writes only what is mapped
+    run.input.window = ffmpeg_time_window(line.times);
+    run.output.scale_width = line.size.width;
+    run.output.scale_height = line.size.height;
+    if (!line.sws_flags.empty()) run.output.scale_flags = line.sws_flags;
+    run.output.rate_num = line.rate.num;
+    run.output.rate_den = line.rate.den;
+}
+
 // -pix_fmt and an input's -c:v, checked against what the input is. A local file that is missing
 // is left to the run, which says so (exit 3).
 void check_against_input(FfmpegLine& line) {
@@ -319,10 +388,12 @@ const char* const kHelp =
     "(before -i: only the input's own codec), -c:a copy, -an, -b:v, -crf, -preset, -frames:v/-vframes,\n"
     "-threads (the decoder's before -i, the encoder's after), -filter_threads, -y, -n, -hide_banner,\n"
     "-nostdin, -nostats, -stats, -loglevel/-v, -bitexact, -flags/-fflags +bitexact, -hwaccel cuda|auto|none,\n"
-    "-pix_fmt (the input's own), -re, -rtsp_transport,\n"
-    "-video_size, -framerate, -input_format; -cpuflags, -thread_type, -sws_flags are taken and ignored.\n"
-    "-f framecrc/framemd5/rawvideo get the rawvideo encoder, as with ffmpeg.\n"
-    "Refused, naming the option: -ss, -t, -to, -r, -s and any other option.\n"
+    "-pix_fmt (the input's own), -re, -rtsp_transport, -video_size, -framerate, -input_format,\n"
+    "-ss/-t/-to (before -i: a seek, then the frames before it dropped; after -i: decoded and dropped),\n"
+    "-s WxH (scaled after the filters, bicubic or -sws_flags), -r RATE (after -i: frames dropped or repeated\n"
+    "as ffmpeg's video sync does for the container), -map 0:v / -map '[label]' of the chain's output;\n"
+    "-cpuflags and -thread_type are taken and ignored. -f framecrc/framemd5/rawvideo get the rawvideo\n"
+    "encoder, as with ffmpeg. Refused, naming the option: -sseof, -r before -i and any other option.\n"
     "Example: vfilter ffmpeg -y -i in.mp4 -vf sobel -c:v libx264 -crf 20 out.mp4\n";
 
 Command exit_with(int code) {
@@ -353,6 +424,7 @@ Command parse_ffmpeg_command(const std::vector<std::string>& args) {
         if (!line.pix_fmt.empty() || !line.input_codec.empty()) check_against_input(line);
         Command cmd;
         cmd.run = typed_options(line);
+        set_beyond_the_table(line, cmd.run);
         cmd.process.verbosity = line.verbosity;
         cmd.process.progress = line.progress && line.verbosity >= 0;
         return cmd;

@@ -43,9 +43,22 @@ bool spelled_like_ffmpeg(const std::string& w) {
     return true;
 }
 
+// ffmpeg's options that vfilter takes in an ffmpeg line only (vfilter ffmpeg), with what each is.
+struct LineOnly {
+    const char* ffmpeg;
+    const char* what;
+};
+const LineOnly kFfmpegLineOnly[] = {
+    {"-ss", "a start time"}, {"-t", "a duration"}, {"-to", "an end time"}, {"-r", "an output frame rate"}, {"-s", "an output size"},
+};
+
 }  // namespace
 
 std::string ffmpeg_option_error(const std::string& word) {
+    for (const LineOnly& s : kFfmpegLineOnly)
+        if (word == s.ffmpeg)
+            return "'" + word + "' is ffmpeg's option (" + s.what + "); vfilter takes it in an ffmpeg line: vfilter ffmpeg -i IN " +
+                   word + " VALUE ... OUT";
     if (word == "-vf" || !spelled_like_ffmpeg(word)) return "";
     for (const Spelling& s : kSpellings)
         if (word == s.ffmpeg)

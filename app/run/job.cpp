@@ -192,7 +192,11 @@ Job::Job(const RunOptions& o, const JobReports& reports, std::function<std::uniq
     chain = plan_chain(o.filter.chain.spec(), o.filter.compat, parts_->geometry, o.filter.kernel_files);
     if (const std::string why = forced_kernel_problem(chain, o.filter.kernel); !why.empty()) fail(ErrorCategory::Usage, why);
     parts_->chain = o.filter.chain;
-    parts_->filter = make_filter_stage(o.filter, std::move(chain), context);
+    // enable='...t...' as FFmpeg's filters see t: from the input's start, or (vfilter ffmpeg's
+    // -ss/-t/-to, whose cut shifts the frames) from the input's -ss.
+    const TimeWindow& window = o.input.window;
+    const double time_origin = window.limits() ? -window.output_start.value_or(0) : parts_->source->video().start_s;
+    parts_->filter = make_filter_stage(o.filter, std::move(chain), context, parts_->source->video().time_base, time_origin);
     if (context.device == Device::Cuda)
         spdlog::info("filters run on the GPU (CUDA), {} streams in flight", gpu_frames_of(o.filter, context));
     else
@@ -202,17 +206,23 @@ Job::Job(const RunOptions& o, const JobReports& reports, std::function<std::uniq
     // The sink.
     if (make_sink) {
         parts_->sink = make_sink(parts_->source->video());
-    } else if (context.null_output) {
-        parts_->sink = std::make_unique<NullSink>();
     } else {
-        parts_->sink = std::make_unique<OutputFile>(out, parts_->source->video(), parts_->source->passthrough(),
-                                                    parts_->source->metadata());
+        // vfilter ffmpeg's -s and -r: the output is made for the frames they give.
+        const VideoInfo& video = parts_->source->video();
+        const OutputConversion conversion = output_conversion(o, video, context.null_output);
+        const VideoInfo written = conversion.any() ? converted_info(video, conversion) : video;
+        if (context.null_output)
+            parts_->sink = std::make_unique<NullSink>();
+        else
+            parts_->sink = std::make_unique<OutputFile>(out, written, parts_->source->passthrough(), parts_->source->metadata());
+        if (conversion.any()) parts_->sink = std::make_unique<ConvertingSink>(std::move(parts_->sink), video, conversion);
     }
     spdlog::info("output: {}", parts_->sink->describe());
     PipelineOptions po;
     po.queue_frames = static_cast<size_t>(queue_frames_);
-    po.max_frames = o.pipeline.max_frames;
+    po.max_frames = o.output.rate_num > 0 ? 0 : o.pipeline.max_frames;  // with -r, the frames written are counted
     po.drop_when_behind = drop_when_behind_;
+    po.window = o.input.window;
     parts_->pipeline = std::make_unique<Pipeline>(*parts_->source, *parts_->filter, *parts_->sink, po);
     parts_->metrics = std::make_unique<LiveMetrics>(*parts_->pipeline, *parts_->source, *parts_->sink);
     parts_->metrics_ready = parts_->metrics.get();

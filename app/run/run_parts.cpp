@@ -66,6 +66,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.allowed_protocols = in.allow_protocols;
     s.timeout_s = in.timeout_s.value_or(-1);
     s.hwdec = hwdec;
+    s.seek_s = in.window.input_start.value_or(0);
     s.live.rtsp_transport = in.rtsp_transport;
     s.live.input_size = in.size;
     s.live.input_fps = in.fps;
@@ -87,7 +88,8 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     return part;
 }
 
-std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c) {
+std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c,
+                                               AVRational time_base, double time_origin_s) {
     if (f.frames_on_device && c.device != Device::Cuda)
         fail(ErrorCategory::Usage, "frames on the GPU need the GPU filter stage (device cuda)");
     FilterStageOptions o;
@@ -97,7 +99,26 @@ std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<F
     o.gpu = c.gpu_device;
     o.gpu_output_on_device = f.frames_on_device;
     o.gpu_streams = gpu_frames_of(f, c);
+    o.time_base = time_base;
+    o.time_origin_s = time_origin_s;
     return std::make_unique<FilterStage>(std::move(chain), o);
+}
+
+OutputConversion output_conversion(const RunOptions& o, const VideoInfo& video, bool null_output) {
+    OutputConversion c;
+    c.width = o.output.scale_width;
+    c.height = o.output.scale_height;
+    c.scale_flags = o.output.scale_flags;
+    if (o.output.rate_num > 0) {
+        c.rate = AVRational{o.output.rate_num, o.output.rate_den};
+        const AVOutputFormat* f = av_guess_format(null_output ? "null" : o.output.format.empty() ? nullptr : o.output.format.c_str(),
+                                                  o.output.path.c_str(), nullptr);
+        c.sync = default_video_sync(f, video.input_streams == 1);
+        c.max_frames = o.pipeline.max_frames;  // -frames:v counts the frames written
+        c.filtered = o.filter.chain.shared() != identity_chain();
+        c.duration_s = o.input.window.output_duration.value_or(0);
+    }
+    return c;
 }
 
 OutputOptions output_options(const RunOutput& out, const RunInput& in, const RunContext& c) {

@@ -8,6 +8,7 @@
 
 #include "config/options.hpp"
 #include "decode/source.hpp"
+#include "encode/converting_sink.hpp"
 #include "encode/output_options.hpp"
 #include "kernels/plan.hpp"
 #include "pipeline/filter_stage.hpp"
@@ -34,8 +35,10 @@ struct SourcePart {
 };
 SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContext& c, int queue_frames, int gpu_frames);
 
-// The filter stage of `chain` (built for the input's frames) as `f` asks, on c.device.
-std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c);
+// The filter stage of `chain` (built for the input's frames) as `f` asks, on c.device; the frames'
+// pts are in `time_base` and enable='...t...' counts t from `time_origin_s` ({0, 1}: t unknown).
+std::unique_ptr<FilterStage> make_filter_stage(const RunFilter& f, std::vector<FilterPlan> chain, const RunContext& c,
+                                               AVRational time_base = {0, 1}, double time_origin_s = 0);
 // Frames the filter stage keeps in flight on the GPU.
 int gpu_frames_of(const RunFilter& f, const RunContext& c);
 
@@ -44,6 +47,10 @@ void check_retention_fits(const RunOutput& out);
 
 // The encoder's and muxer's options of `out`; `live` and what follows from it are set once the
 // source is open (output_options_for_input).
+// vfilter ffmpeg's -s and -r for frames of `video` written to `out` (the container decides -r's
+// video sync, as in ffmpeg); nothing to do when neither is set.
+OutputConversion output_conversion(const RunOptions& o, const VideoInfo& video, bool null_output);
+
 OutputOptions output_options(const RunOutput& out, const RunInput& in, const RunContext& c);
 // What the input decides of the output: live inputs get fragments (auto) and the input's timeout.
 void output_options_for_input(OutputOptions& o, const RunOutput& out, const RunInput& in, bool live);

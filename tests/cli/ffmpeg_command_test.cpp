@@ -160,11 +160,11 @@ TEST_F(FfmpegLine, StartedAsFfmpegTakesItsGrammar) {
 }
 
 TEST_F(FfmpegLine, WhatItCannotDoIsRefusedNamingTheOption) {
-    expect_refused({"-ss", "5", "-i", clip, dir + "/out.mp4"}, "-ss (seeking) is not supported yet");
+    expect_refused({"-sseof", "-5", "-i", clip, dir + "/out.mp4"}, "-sseof (seeking from the end; use -ss) is not supported yet");
     expect_refused({"-i", clip, "-vf", "split[a][b];[a][b]hstack", dir + "/out.mp4"}, "-vf");
     expect_refused({"-i", clip, "-pix_fmt", "rgb24", dir + "/out.mp4"}, "-pix_fmt rgb24");
     expect_refused({"-i", clip, "-foo", "1", dir + "/out.mp4"}, "-foo");
-    expect_refused({"-i", clip, "-r", "10", dir + "/out.mp4"}, "-r");
+    expect_refused({"-r", "10", "-i", clip, dir + "/out.mp4"}, "-r 10 before -i");
     expect_refused({"-i", clip, "-c:v", "nosuchcodec", dir + "/out.mp4"}, "-c:v: unknown video codec 'nosuchcodec'");
     expect_refused({"-i", clip, "-vf", "nosuchfilter", dir + "/out.mp4"}, "-vf");
     expect_refused({"-i", clip, dir + "/a.mp4", dir + "/out.mp4"}, "one output only");

@@ -92,4 +92,58 @@ TEST(ChainSpec, RefusesAtCompileNamingFilterAndOption) {
         EXPECT_EQ(refusal(bad).find('\n'), std::string::npos) << bad;
 }
 
+// FFmpeg's labels around one chain are kept apart from it; a graph of several inputs, outputs or
+// chains is refused saying what vfilter runs.
+TEST(ChainSpec, LabelsAroundOneChain) {
+    const auto spec = compile_chain("[0:v] gblur=sigma=2 , sobel [v]");
+    EXPECT_EQ(spec->input_label(), "0:v");
+    EXPECT_EQ(spec->output_label(), "v");
+    ASSERT_EQ(spec->filters().size(), 2u);
+    EXPECT_EQ(spec->filters()[1].def->name, "sobel");
+    EXPECT_EQ(compile_chain("sobel")->output_label(), "");
+    EXPECT_EQ(compile_chain("null")->filters().at(0).def->name, "identity");  // FFmpeg's pass-through
+    for (const auto& [graph, named] : std::vector<std::pair<std::string, std::string>>{
+             {"[a][b]overlay", "2 inputs ([a][b])"},
+             {"split[a][b]", "2 outputs ([a][b])"},
+             {"sobel[x];[x]gblur", "';' joins several chains"},
+             {"sobel[x],gblur", "a label inside the chain"},
+             {"[in]", "no filter between its labels"},
+             {"overlay", "filter 'overlay' is not one of vfilter's; vfilter filters one input"},
+             {"fps=10", "-r"}}) {
+        try {
+            compile_chain(graph);
+            ADD_FAILURE() << "accepted: " << graph;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << graph << ": " << e.what();
+        }
+    }
+}
+
+// enable= is compiled once into the plan's condition, FFmpeg's |value| >= 0.5 over t, n, pos, w, h.
+TEST(ChainSpec, EnableBecomesThePlansCondition) {
+    const std::vector<FilterPlan> plans = build_chain("sobel=enable='between(t,1,2)*lt(n,40)',gblur");
+    ASSERT_EQ(plans.size(), 2u);
+    ASSERT_TRUE(plans[0].enable);
+    EXPECT_FALSE(plans[1].enable);
+    FrameMoment m;
+    m.t = 1.5, m.n = 39;
+    EXPECT_TRUE(plans[0].applies_to(m));
+    m.n = 40;
+    EXPECT_FALSE(plans[0].applies_to(m));
+    m.n = 0, m.t = NAN;  // a frame without a time: FFmpeg's NAN disables
+    EXPECT_FALSE(plans[0].applies_to(m));
+    EXPECT_TRUE(plans[1].applies_to(m));
+    m.pos = 4000, m.w = 640;
+    EXPECT_TRUE(build_chain("sobel=enable='gte(pos,4000)*eq(w,640)'")[0].applies_to(m));
+    for (const std::string& bad : std::vector<std::string>{"sobel=enable=", "sobel=enable='st(0,1)'", "sobel=enable='x+1'",
+                                                           "sobel=enable='" + std::string(300, '1') + "'"}) {
+        try {
+            compile_chain(bad);
+            ADD_FAILURE() << "accepted: " << bad;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("enable="), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace vf
