@@ -94,10 +94,20 @@ ApiChanges::ApiChanges(std::string path, ClientAccess access) : path_(std::move(
                  removed_.size(), filters_.size());
 }
 
+// Every entry of the shape over() reads: an added entry an object, a removal a fingerprint, a
+// filter {"filter", "entry"} of strings (another shard's state, read from the store, is checked
+// as the file is; each added entry is checked again as a client's when applied).
 bool ApiChanges::is_state(const nlohmann::json& j) {
     const auto object_at = [&j](const char* key) { return j.contains(key) && j[key].is_object(); };
-    return j.is_object() && j.contains("version") && j["version"] == 1 && object_at("added") && object_at("removed") &&
-           object_at("filters");
+    if (!j.is_object() || !j.contains("version") || j["version"] != 1 || !object_at("added") || !object_at("removed") || !object_at("filters"))
+        return false;
+    for (const auto& [name, entry] : j["added"].items())
+        if (!entry.is_object()) return false;
+    for (const auto& [name, fp] : j["removed"].items())
+        if (!fp.is_string()) return false;
+    for (const auto& [name, f] : j["filters"].items())
+        if (!f.is_object() || !f.contains("filter") || !f["filter"].is_string() || !f.contains("entry") || !f["entry"].is_string()) return false;
+    return true;
 }
 
 uint64_t ApiChanges::version() const {
@@ -105,12 +115,13 @@ uint64_t ApiChanges::version() const {
     return version_;
 }
 
-bool ApiChanges::adopt(const nlohmann::json& state) {
+bool ApiChanges::adopt(const nlohmann::json& state, uint64_t if_version) {
     if (!is_state(state)) {
         spdlog::error("the fleet's store holds API changes that are not such: ignored");
         return false;
     }
     std::lock_guard<std::mutex> lock(mutex_);
+    if (version_ != if_version) return false;  // a change made here meanwhile: it goes to the store first
     if (added_ == state["added"] && removed_ == state["removed"] && filters_ == state["filters"]) return false;
     added_ = state["added"];
     removed_ = state["removed"];

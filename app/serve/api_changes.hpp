@@ -40,8 +40,9 @@ public:
     // One more with each change recorded here (not with adopt()).
     uint64_t version() const;
     // Takes `state` (what state() gives, from the fleet's store: another shard's changes) in place
-    // of its own, saving it; false when it is the same or not a state of API changes (logged).
-    bool adopt(const nlohmann::json& state);
+    // of its own, saving it, while version() is still `if_version`; false when it is the same, a
+    // change was made here since, or it is not a state of API changes (logged).
+    bool adopt(const nlohmann::json& state, uint64_t if_version);
 
 private:
     void save_locked() const;

@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <sstream>
 
@@ -106,22 +108,33 @@ ServeSettings settings_of(const ServeOptions& o) {
     return settings;
 }
 
-// Every stream of the list, every shard's (the fleet view lists them), set again at each load.
+// Every stream of the list, every shard's (the fleet view lists them), and where each records
+// (its recordings listed), set again at each load.
 class StreamNames {
 public:
     void set(const ServeConfig& whole) {
         std::lock_guard<std::mutex> lock(mutex_);
         names_.clear();
-        for (const StreamConfig& s : whole.streams) names_.push_back(s.name);
+        sources_.clear();
+        for (const StreamConfig& s : whole.streams) {
+            names_.push_back(s.name);
+            sources_[s.name] = RecordingsSource{s.options.output.path, s.options.output.segment_s > 0};
+        }
     }
     std::vector<std::string> get() const {
         std::lock_guard<std::mutex> lock(mutex_);
         return names_;
     }
+    std::optional<RecordingsSource> source(const std::string& name) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = sources_.find(name);
+        return it == sources_.end() ? std::nullopt : std::optional<RecordingsSource>(it->second);
+    }
 
 private:
     mutable std::mutex mutex_;
     std::vector<std::string> names_;
+    std::map<std::string, RecordingsSource> sources_;
 };
 
 // `serve shard-plan COUNT`: which pod serves each stream; nothing starts.
@@ -162,7 +175,7 @@ void configure_service(StreamService& service, const ServeOptions& o, const Serv
     service.set_max_streams(settings.max_streams);
     service.set_max_preview_encoders(settings.max_preview_encoders);
     if (membership.has_store())
-        service.set_shard(o.shard_index, o.shard_count, [&membership](const std::string& name) { return membership.owner_of(name); });
+        service.set_shard(o.shard_index, o.shard_count, [&membership](const std::string& name) { return membership.admits(name); });
     else
         service.set_shard(o.shard_index, o.shard_count);
 #ifdef VF_HAVE_CUDA
@@ -215,7 +228,8 @@ struct ControlServer {
 };
 
 ControlServer start_control_api(const ServeOptions& o, const ServeSettings& settings, const std::string& viewer_token,
-                                const ClientAccess& access, StreamService& service, Fleet* fleet, ApiChanges* changes) {
+                                const ClientAccess& access, StreamService& service, Fleet* fleet, ApiChanges* changes,
+                                const StreamNames& names) {
     ControlServer api;
     if (o.api_port < 0) return api;
     HttpServerOptions ho;
@@ -232,6 +246,7 @@ ControlServer start_control_api(const ServeOptions& o, const ServeSettings& sett
     ao.bind = o.api_bind;
     ao.hosts = settings.api_hosts;
     ao.access = access;
+    ao.recordings = [&names](const std::string& name) { return names.source(name); };
     ho.workers = control_api_workers(ao);
     api.control = std::make_unique<ControlApi>(service, ao, fleet, changes);
     // Refused on their head, before a body is read; the probes never wait behind workers.
@@ -328,7 +343,7 @@ int run_serve(const ServeOptions& options) {
     std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
     if (o.api_port >= 0) fleet = make_fleet(o, peers, peer_trust, service, names, *membership);
     report_streams_added_elsewhere(changes, o, !peers.empty());
-    ControlServer api = start_control_api(o, settings, viewer_token, access, service, fleet.get(), &changes);
+    ControlServer api = start_control_api(o, settings, viewer_token, access, service, fleet.get(), &changes, names);
     try {
         service.apply(config);  // checked whole before anything starts: a refusal is a bad file (exit 2)
     } catch (const ServiceError& e) {

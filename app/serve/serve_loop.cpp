@@ -83,8 +83,17 @@ void claim_streams(const ServeLoop& loop) {
     FleetMembership& m = *loop.membership;
     const std::vector<std::string> names = loop.names();
     std::set<std::string> wanted = loop.service.names();
+    // No more than the process may run (serve: max-streams): a take-over starts what fits, and
+    // the rest wait for room, unclaimed, rather than failing the whole take-over.
+    size_t waiting = 0;
     for (const std::string& n : names)
-        if (m.should_claim(n)) wanted.insert(n);
+        if (!wanted.count(n) && m.should_claim(n)) {
+            if (wanted.size() < static_cast<size_t>(loop.settings.max_streams))
+                wanted.insert(n);
+            else
+                ++waiting;
+        }
+    if (waiting > 0) spdlog::debug("fleet: {} stream(s) this shard serves wait for room (serve: max-streams)", waiting);
     if (m.set_wanted(std::move(wanted)) || m.awaits_claims(names)) m.look_again();
 }
 
@@ -92,7 +101,8 @@ void follow_the_fleet(const ServeLoop& loop) {
     FleetMembership& m = *loop.membership;
     const PeerLeases peers = loop.fleet ? loop.fleet->peer_leases(m.lapsed_at()) : PeerLeases{};
     const bool awaited = m.awaits_peers();
-    const bool changed = m.update(peers);
+    const bool elsewhere_changed = loop.fleet && m.set_elsewhere(loop.fleet->streams_elsewhere());
+    const bool changed = m.update(peers) || elsewhere_changed;
     if (!awaited && m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
     const bool pulled = loop.stored_changes && loop.stored_changes->take_pulled();  // another shard's API changes
     if (!changed && !pulled) return;

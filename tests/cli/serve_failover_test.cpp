@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -83,8 +84,10 @@ protected:
         for (int& p : ports) p = free_port();
         for (int k = 0; k < 3; ++k) peers += (k ? "," : "") + std::string("http://127.0.0.1:") + std::to_string(ports[k]);
     }
-    std::unique_ptr<ChildProcess> start(int k, const std::string& store, bool with_peers = true) {
-        std::vector<std::string> args = {VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", std::to_string(k) + "/3",
+    // `env`: VAR=VALUE for the process (the config's ${VAR}); `config`: another file than streams.yaml.
+    std::unique_ptr<ChildProcess> start(int k, const std::string& store, bool with_peers = true, const std::string& env = "X=1",
+                                        const std::string& config = "streams.yaml") {
+        std::vector<std::string> args = {"env", env, VFILTER_BIN, "serve", "--config", dir + "/" + config, "--shard", std::to_string(k) + "/3",
                                          "--api-port", std::to_string(ports[k]), "--api-token", kToken, "--store", store};
         if (with_peers) args.insert(args.end(), {"--peers", peers});
         auto p = std::make_unique<ChildProcess>(args, dir + "/serve-" + std::to_string(k) + "-" + std::to_string(++started) + ".log");
@@ -262,6 +265,66 @@ TEST_F(Failover, AStoreOutOfReachAtStartLeavesAShardServingItsOwnStreams) {
     const Clock::time_point t0 = Clock::now();
     while (streams_of(ports[1]) != of_shard[1] && since(t0) < 10) std::this_thread::sleep_for(100ms);
     EXPECT_EQ(streams_of(ports[1]), of_shard[1]) << pod->log();
+}
+
+
+// GET /streams/NAME/recordings?scope=fleet: one list of a camera's segments over the shards that
+// recorded it (each shard its own folder here, as pods have their own volumes), each file with the
+// shard that holds it; nothing of the folder but the camera's own segments.
+TEST_F(Failover, ACamerasRecordingsFromEveryShardAreOneList) {
+    EtcdServer etcd;
+    ASSERT_TRUE(etcd.started());
+    const std::string name = name_in_shard("rec-", 0, 3);
+    std::ofstream(dir + "/rec.yaml") << "defaults: {codec: libx264, preset: ultrafast, segment: 1}\nstreams:\n  - {name: " << name
+                                     << ", input: 'pattern://?size=96x64&rate=25', output: '${REC_DIR}/" << name
+                                     << "-%Y%m%d-%H%M%S.mkv'}\nserve: {store-lease: " << kLease << "}\n";
+    std::unique_ptr<ChildProcess> pods[3];
+    for (int k = 0; k < 3; ++k) {
+        std::filesystem::create_directories(dir + "/rec-" + std::to_string(k));
+        pods[k] = start(k, etcd.url(), true, "REC_DIR=" + dir + "/rec-" + std::to_string(k), "rec.yaml");
+    }
+    std::ofstream(dir + "/rec-0/notes.txt") << "not a recording\n";
+    const auto files_in = [&](int k) {
+        std::set<std::string> f;
+        for (const auto& e : std::filesystem::directory_iterator(dir + "/rec-" + std::to_string(k)))
+            if (e.path().extension() == ".mkv") f.insert(e.path().filename().string());
+        return f;
+    };
+    Clock::time_point t0 = Clock::now();
+    while (files_in(0).size() < 2 && since(t0) < 20) std::this_thread::sleep_for(100ms);
+    ASSERT_GE(files_in(0).size(), 2u) << "shard 0 never recorded";
+    pods[0]->signal(SIGKILL);
+    pods[0]->wait(5);
+    t0 = Clock::now();
+    int survivor = -1;
+    while (survivor < 0 && since(t0) < kLease + 10) {
+        for (int k : {1, 2})
+            if (files_in(k).size() >= 2) survivor = k;
+        std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_GE(survivor, 0) << "no survivor recorded the camera";
+    pods[0] = start(0, etcd.url(), true, "REC_DIR=" + dir + "/rec-0", "rec.yaml");
+    t0 = Clock::now();
+    while (!streams_of(ports[0]).count(name) && since(t0) < 15) std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(2500ms);  // the fleet's lists refreshed
+    const std::string req = "GET /streams/" + name + "/recordings?scope=fleet HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                            "Authorization: Bearer " + kToken + "\r\n\r\n";
+    const std::string response = http_exchange(ports[3 - survivor], req);  // asked of the shard that holds none
+    ASSERT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
+    const nlohmann::json list = nlohmann::json::parse(response.substr(response.find("\r\n\r\n") + 4));
+    EXPECT_TRUE(list["unreachable"].empty()) << list.dump();
+    std::map<int, std::set<std::string>> listed;
+    for (const auto& r : list["recordings"]) {
+        ASSERT_EQ(r["shards"].size(), 1u) << r.dump();
+        listed[r["shards"][0].get<int>()].insert(r["file"].get<std::string>());
+        EXPECT_GT(r["bytes"].get<int64_t>(), 0) << r.dump();
+    }
+    const std::set<std::string> on_0 = files_in(0), on_survivor = files_in(survivor);
+    for (const std::string& f : on_0) EXPECT_TRUE(listed[0].count(f) || f == *on_0.rbegin()) << f << " of shard 0 not listed";
+    for (const std::string& f : on_survivor) EXPECT_TRUE(listed[survivor].count(f)) << f << " of shard " << survivor << " not listed";
+    EXPECT_FALSE(listed[0].count("notes.txt"));
+    EXPECT_GE(listed[0].size(), 2u);
+    EXPECT_GE(listed[survivor].size(), 2u);
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ EtcdServer::EtcdServer() {
     process_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{"etcd", "--name", "vf-test", "--data-dir", dir_ + "/data", "--listen-client-urls", url_,
                                  "--advertise-client-urls", url_, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                                 "--initial-cluster", "vf-test=" + peer, "--log-level", "warn"},
+                                 "--initial-cluster", "vf-test=" + peer, "--log-level", "warn",
+                                 "--unsafe-no-fsync"},
         dir_ + "/etcd.log");
     for (int i = 0; i < 100 && !started_; ++i) {  // up to 10 s: a busy machine starts it slowly
         const CommandResult health = run_command({"curl", "-s", "-m", "1", url_ + "/health"});

@@ -112,6 +112,15 @@ int Fleet::owner_of(const std::string& name) const {
     return o_.shard_count > 1 ? shard_of(name, o_.shard_count) : 0;
 }
 
+std::set<std::string> Fleet::streams_elsewhere() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<std::string> names;
+    for (const auto& [k, s] : shards_)
+        if (s.reachable)
+            for (const nlohmann::json& stream : s.streams) names.insert(stream["name"].get<std::string>());
+    return names;
+}
+
 PeerLeases Fleet::peer_leases(std::chrono::steady_clock::time_point since) const {
     std::lock_guard<std::mutex> lock(mutex_);
     PeerLeases p;
@@ -250,6 +259,10 @@ void Fleet::refresh_now() {
             continue;
         }
         if (a.instance == instance_) continue;  // the list names this process
+        if (a.index < 0 || a.index >= a.count) {
+            warn_once(a.at, "names shard " + std::to_string(a.index) + " of " + std::to_string(a.count) + ": left out");
+            continue;
+        }
         if (a.count != o_.shard_count) {
             warn_once(a.at, "serves shard " + shard_text(a.index, a.count) + ", but this process counts " +
                                 std::to_string(o_.shard_count) + " shards (a rescale under way?): left out");

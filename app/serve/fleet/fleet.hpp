@@ -24,6 +24,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +90,11 @@ public:
     // Asks the peers again now rather than at the next refresh (a lease that lapsed wants to know
     // whether the store answers them).
     void refresh_soon();
+    // The streams the other shards ran when they last answered (those that answer now).
+    std::set<std::string> streams_elsewhere() const;
+    // GET `target` of every other shard at once, signed, each within the fleet's timeout: each
+    // shard's answer (JSON), or null where none came (app/serve/fleet/fleet_ask.cpp).
+    std::map<int, nlohmann::json> ask_every_shard(const std::string& target);
     // What the other shards said of their leases in answers to refreshes begun after `since`.
     PeerLeases peer_leases(std::chrono::steady_clock::time_point since) const;
     // Prometheus lines: shards reachable and not, from this process's side.

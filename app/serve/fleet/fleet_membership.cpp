@@ -93,7 +93,9 @@ bool FleetMembership::update(const PeerLeases& peers) {
             decide_by_ = now + decide_within_;
             lease_->renew_now();
         }
-        const bool all_answered = since.peers > 0 && since.answered_since == since.peers;
+        // The store lost for all: a peer answered since the lapse and none of those holds a lease
+        // (a peer that does not answer cannot take anything over).
+        const bool all_answered = since.peers > 0 && since.answered_since > 0;
         const bool waiting = count_ > 1 && since.peers > 0 && now < decide_by_ && mode_ != Mode::Fenced;
         if (waiting && (since.holding > 0 || !all_answered))
             ;  // as it was, for the peers' word or the lease's retry
@@ -147,7 +149,7 @@ nlohmann::json FleetMembership::describe() const {
     if (!lease_) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
     // A lease that still runs while the store no longer answers is not the store answering.
-    return {{"lease", lease_->renewed_recently()}, {"mode", mode_name(mode_)}, {"live", live_}};
+    return {{"lease", lease_->holds_lease() && lease_->store_answers()}, {"mode", mode_name(mode_)}, {"live", live_}};
 }
 
 namespace {
@@ -193,10 +195,25 @@ bool FleetMembership::should_claim(const std::string& name) const {
     return settled || shard_of(name, count_) == index_;
 }
 
+int FleetMembership::admits(const std::string& name) const {
+    const int owner = owner_of(name);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto claim = claims_.find(name);
+    if (mode_ != Mode::Leased || claim == claims_.end()) return owner;
+    return claim->second >= 0 ? claim->second : -1;
+}
+
+bool FleetMembership::set_elsewhere(std::set<std::string> names) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (names == elsewhere_) return false;
+    elsewhere_ = std::move(names);
+    return mode_ == Mode::Own || mode_ == Mode::Frozen;
+}
+
 bool FleetMembership::may_run(const std::string& name) const {
     if (owner_of(name) != index_) return false;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (mode_ != Mode::Leased) return true;  // no store to hold claims in
+    if (mode_ != Mode::Leased) return !elsewhere_.count(name);  // no claims without a store: what the peers run stays theirs
     if (claimed_at_.count(name)) return false;  // claimed this second: from the next one
     const auto claim = claims_.find(name);
     if (claim == claims_.end())  // after a new lease the claims are made anew: what ran runs on meanwhile

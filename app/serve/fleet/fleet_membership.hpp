@@ -69,6 +69,12 @@ public:
     // or the shard has held its lease for a lease's time (the others have had the time to take
     // theirs: a fleet starting shard by shard does not move streams about).
     bool should_claim(const std::string& name) const;
+    // The shard that may add `name` through the API now: its owner, or the shard still holding its
+    // claim (a hand-over under way), -1 for none.
+    int admits(const std::string& name) const;
+    // The streams other shards run, as the fleet last heard (the peers' lists): a shard that serves
+    // without a lease (own, frozen) leaves them alone. True when they changed.
+    bool set_elsewhere(std::set<std::string> names);
     // Whether this shard may run `name` now: it serves it and, with a store, holds its claim (a
     // stream starts only once claimed, and the one that ran it has let it go).
     bool may_run(const std::string& name) const;
@@ -119,6 +125,7 @@ private:
     uint64_t version_seen_ = 0;          // the lease's reads update() has seen
     std::map<std::string, int> claims_;  // as last read: stream -> shard
     std::set<std::string> wanted_;       // as set_wanted() last gave them
+    std::set<std::string> elsewhere_;    // as set_elsewhere() last gave them
     std::map<std::string, std::chrono::system_clock::time_point> claimed_at_;  // claimed, not run yet (note_new_claims)
     std::chrono::steady_clock::time_point leased_since_{};  // the first lease (for should_claim)
 };

@@ -27,8 +27,8 @@ std::chrono::milliseconds ShardLease::margin(int ttl_s) {
 }
 
 std::chrono::milliseconds ShardLease::renew_period(int ttl_s) {
-    // Four tries a TTL, so that one lost renewal does not cost the lease, and a renewal counts as
-    // recent (renewed_recently) for less time than a lapsed lease has run since its last one.
+    // Four tries a TTL, so that one lost renewal does not cost the lease, and a peer's failed call
+    // (store_answers) shows before a lease renewed at another phase lapses.
     return std::chrono::milliseconds(std::max(200, ttl_s * 1000 / 4));
 }
 
@@ -75,11 +75,6 @@ std::vector<int> ShardLease::alive() const {
 ShardLease::Clock::time_point ShardLease::valid_until() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return valid_until_;
-}
-
-bool ShardLease::renewed_recently() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return Clock::now() < valid_until_ && Clock::now() - renewed_at_ < renew_period(settings_.ttl_s) * 3 / 2;
 }
 
 bool ShardLease::store_answers() const {
@@ -167,7 +162,6 @@ void ShardLease::renew_once() {
             if (lease_ != lease) ++grants_;
             lease_ = lease;
             valid_until_ = sent + lasts;
-            renewed_at_ = Clock::now();
         }
         std::vector<int> alive = read_alive();
         if (std::find(alive.begin(), alive.end(), settings_.index) == alive.end()) {  // its key deleted by hand
@@ -176,12 +170,6 @@ void ShardLease::renew_once() {
             alive.insert(std::lower_bound(alive.begin(), alive.end(), settings_.index), settings_.index);
         }
         std::map<std::string, int> claims = sync_claims(lease);
-        std::function<void()> after;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            after = after_renewal_;
-        }
-        if (after) after();
         bool changed, was_answering;
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -194,6 +182,7 @@ void ShardLease::renew_once() {
         }
         if (!was_answering) spdlog::info("shard {}: the store answers; live shards: {}", settings_.index, alive.size());
         if (changed && on_change_) on_change_(alive);
+        run_after_renewal();
     } catch (const StoreError& e) {
         bool was_answering;
         {
@@ -208,26 +197,62 @@ void ShardLease::renew_once() {
 
 // The claims made and let go as set_claims() asks (a claim is made only where none exists), then
 // every shard's claims: those bound to a lease, of a known shard; anything else is ignored.
+// A claim's value: "SHARD:LEASE" (the lease in hex). A claim is this process's only when bound to
+// its own lease: another process started with the same index (a replacement pod beside the old
+// one) never takes this one's claims for its own, nor this one its.
 std::map<std::string, int> ShardLease::sync_claims(int64_t lease) {
     const std::string prefix = settings_.prefix + "/claims/";
-    const std::string mine = std::to_string(settings_.index);
+    char lease_hex[20];
+    std::snprintf(lease_hex, sizeof lease_hex, "%llx", static_cast<unsigned long long>(lease));
+    const std::string mine = std::to_string(settings_.index) + ":" + lease_hex;
     std::set<std::string> wanted;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         wanted = wanted_claims_;
     }
     std::map<std::string, int> claims;
+    std::set<std::string> own;  // bound to this process's lease
     for (const StoreEntry& e : store_->read_prefix(prefix)) {
+        if (e.key.size() <= prefix.size() || e.key.compare(0, prefix.size(), prefix) != 0 || e.lease == 0) continue;
         const std::string name = e.key.substr(prefix.size());
-        const bool digits = !e.value.empty() && e.value.size() <= 6 && std::all_of(e.value.begin(), e.value.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (e.lease == 0 || !digits || std::stoi(e.value) >= settings_.count) continue;
-        claims[name] = std::stoi(e.value);
+        const size_t colon = e.value.find(':');
+        const std::string index = e.value.substr(0, colon);
+        const bool digits = !index.empty() && index.size() <= 6 && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits || std::stoi(index) >= settings_.count) continue;
+        const bool is_mine = e.lease == lease && e.value == mine;
+        claims[name] = is_mine ? settings_.index : std::stoi(index) == settings_.index ? -2 : std::stoi(index);  // -2: this index, another process
+        if (is_mine) own.insert(name);
     }
-    for (const auto& [name, shard] : std::map<std::string, int>(claims))
-        if (shard == settings_.index && !wanted.count(name) && store_->remove_if(prefix + name, mine)) claims.erase(name);
-    for (const std::string& name : wanted)
-        if (!claims.count(name) && store_->create(prefix + name, mine, lease)) claims[name] = settings_.index;
+    // A bounded number of writes a renewal, so that the next renewal never waits long behind
+    // them (a shard taking hundreds of cameras claims them over a few renewals, asked again at once).
+    int writes = 0;
+    for (const std::string& name : own)
+        if (!wanted.count(name) && writes++ < kClaimWrites && store_->remove_if(prefix + name, mine)) claims.erase(name);
+    for (const std::string& name : wanted) {
+        if (claims.count(name)) continue;
+        if (writes++ >= kClaimWrites) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            renew_now_ = true;  // the rest at once, after this renewal
+            break;
+        }
+        if (store_->create(prefix + name, mine, lease)) claims[name] = settings_.index;
+    }
     return claims;
+}
+
+// The after-renewal work, once what the renewal read is published: its failure is its own.
+void ShardLease::run_after_renewal() {
+    std::function<void()> after;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        after = after_renewal_;
+    }
+    if (!after) return;
+    try {
+        after();
+    } catch (const std::exception& e) {
+        spdlog::warn("shard {}: after its renewal: {}", settings_.index, e.what());
+    }
 }
 
 // The shards whose keys live: PREFIX/shards/K for K in 0..count-1 with that K in its value.
@@ -236,6 +261,7 @@ std::vector<int> ShardLease::read_alive() {
     const std::string prefix = settings_.prefix + "/shards/";
     std::vector<int> alive;
     for (const StoreEntry& e : store_->read_prefix(prefix)) {
+        if (e.key.size() <= prefix.size() || e.key.compare(0, prefix.size(), prefix) != 0) continue;  // not what was asked
         const std::string tail = e.key.substr(prefix.size());
         int index = -1;
         if (!tail.empty() && tail.size() <= 6 && std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; }))

@@ -74,9 +74,6 @@ public:
     // Until when this shard's lease surely lives (the epoch of Clock before the first grant).
     Clock::time_point valid_until() const;
     bool holds_lease() const { return Clock::now() < valid_until(); }
-    // Whether the lease was renewed within the last period and a half: the store answers this
-    // shard now (what its peers ask when their own lease lapsed).
-    bool renewed_recently() const;
     // Whether the store answered the last call (false before the first).
     bool store_answers() const;
     // The part of the TTL kept back for clocks that run at different rates and for the owner's
@@ -89,6 +86,8 @@ private:
     void renew_once();
     std::vector<int> read_alive();
     std::map<std::string, int> sync_claims(int64_t lease);
+    void run_after_renewal();
+    static constexpr int kClaimWrites = 32;  // claims made or let go a renewal
     std::string key_of(int index) const;
 
     std::shared_ptr<EtcdStore> store_;
@@ -100,7 +99,6 @@ private:
     bool stopping_ = false;
     int64_t lease_ = 0;
     Clock::time_point valid_until_{};
-    Clock::time_point renewed_at_{};  // when the last renewal's answer came
     std::vector<int> alive_;
     bool store_answers_ = false;
     bool tried_ = false;

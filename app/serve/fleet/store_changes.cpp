@@ -50,6 +50,7 @@ bool StoreChanges::pull() {
     nlohmann::json state = {{"version", 1}, {"added", nlohmann::json::object()}, {"removed", nlohmann::json::object()},
                             {"filters", nlohmann::json::object()}};
     for (const StoreEntry& e : store_->read_prefix(prefix_)) {
+        if (e.key.size() <= prefix_.size() || e.key.compare(0, prefix_.size(), prefix_) != 0) continue;  // not what was asked
         const std::string tail = e.key.substr(prefix_.size());
         const size_t slash = tail.find('/');
         const std::string kind = slash == std::string::npos ? "" : tail.substr(0, slash), name = tail.substr(slash + 1);
@@ -60,8 +61,18 @@ bool StoreChanges::pull() {
         state[kind][name] = std::move(value);
     }
     if (read == stored_) return false;
+    if (read.empty() && !stored_.empty()) {  // every key gone at once: an etcd wiped, not a fleet's changes
+        spdlog::warn("the fleet's store lost every API change (an etcd restored empty?): this shard's are written back");
+        published_version_ = ~uint64_t{0};
+        stored_.clear();
+        return false;
+    }
+    if (!changes_.adopt(state, published_version_)) {
+        if (changes_.version() == published_version_) stored_ = read;  // the same as here (or refused: logged)
+        return false;  // else a change made here meanwhile: published first, at the next sync
+    }
     stored_ = read;
-    return changes_.adopt(state);
+    return true;
 }
 
 void StoreChanges::sync() {

@@ -174,6 +174,8 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
     const std::string name = rest.substr(0, slash);
     const std::string tail = slash == std::string::npos ? "" : rest.substr(slash);
     if (!valid_stream_name(name)) return error_answer(404, "no such resource: a stream's name is made of A-Z, a-z, 0-9, _ and -");
+    if (tail == "/recordings")  // every shard's, not the owner's alone
+        return answer_recordings(req, name, options_.recordings, fleet_, fleet_ ? fleet_->shard_index() : 0);
     if (const int owner = forward_to(req, name); owner >= 0) {
         if (tail != "/preview.mjpg" && tail != "/live.mp4") return fleet_->forward(owner, req, false);
         std::shared_ptr<void> slot;  // a relayed stream takes a place here too: it holds a worker
@@ -207,7 +209,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
         for (const nlohmann::json& j : service_.list())
             if (j["name"] == name) return json_answer(200, j);
     }
-    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, snapshot.jpg, preview.mjpg or live.mp4");
+    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, recordings, snapshot.jpg, preview.mjpg or live.mp4");
 }
 
 HttpResponse ControlApi::answer(const HttpRequest& req) {

@@ -20,6 +20,7 @@
 #include "app/serve/client_access.hpp"
 #include "app/serve/fleet/fleet.hpp"
 #include "app/serve/http/api_guard.hpp"
+#include "app/serve/http/recordings_api.hpp"
 #include "app/serve/stream_service.hpp"
 #include "common/http_server.hpp"
 
@@ -34,6 +35,7 @@ struct ControlApiOptions {
     std::string bind = "127.0.0.1";  // the server's address, and further names of it (serve: api-hosts)
     std::vector<std::string> hosts;
     ClientAccess access;          // what a client's streams may read, write and load
+    RecordingsLookup recordings;  // where each stream of the list records (GET /streams/NAME/recordings)
 };
 
 // HTTP worker threads the API server needs: requests and every preview stream at once.
