@@ -21,13 +21,7 @@ work="$prefix/src"
 mkdir -p "$work"
 export DEBIAN_FRONTEND=noninteractive
 
-if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  # Add source lines matching the binary ones: deb822 files (Debian 12, Ubuntu 24.04) or sources.list.
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && sed -e 's/^Types: deb$/Types: deb-src/' "$f" >"/etc/apt/sources.list.d/vfilter-src-$(basename "$f")"
-  done
-  [ -f /etc/apt/sources.list ] && grep "^deb " /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/vfilter-src.list
-fi
+"$here/scripts/enable_deb_src.sh" || [ $? = 10 ]
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends dpkg-dev nasm libffmpeg-nvenc-dev pkg-config build-essential \
   ca-certificates xz-utils >/dev/null
