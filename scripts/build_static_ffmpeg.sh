@@ -52,7 +52,10 @@ components=(
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
   --enable-filter=sobel,prewitt,scharr,roberts,kirsch,convolution,gblur,avgblur,boxblur,unsharp
   --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise
-  --enable-indev=lavfi)
+  --enable-indev=lavfi
+  # FFmpeg's own tests of these filters (tests/e2e/fate_filter_test.cpp): FATE's pgmyuv frames,
+  # framecrc output, and the avgblur refcmp tests' comparison.
+  --enable-decoder=pgmyuv --enable-muxer=framecrc,framemd5 --enable-filter=psnr,ssim,metadata,split)
 network=--disable-network
 if [ "$profile" = container ]; then
   # Cameras and streams: RTSP/RTP, RTMP, UDP, TCP, HTTP (no TLS: rtsps, rtmps and https need a
