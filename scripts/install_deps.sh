@@ -38,8 +38,8 @@ build_pkgs=(build-essential cmake pkg-config
 test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis systemd util-linux
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-libav
-  nginx-light libnginx-mod-rtmp
-  podman runc debootstrap catatonit curl yamllint openssl xz-utils)
+  nginx-light libnginx-mod-rtmp xz-utils
+  podman runc debootstrap catatonit curl yamllint openssl)
 # A node already installed (NodeSource's nodejs carries npm) is used as it is: Debian's npm
 # package would conflict with it.
 command -v npm >/dev/null || test_pkgs+=(nodejs npm)
