@@ -35,10 +35,10 @@ build_pkgs=(build-essential cmake pkg-config
 # disks of the retention tests).
 # GStreamer's development packages build the `vfilter` element (gst/, docs/gstreamer.md; the
 # build leaves it out where they are missing); gstreamer1.0-tools and -libav run its tests.
-test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis systemd util-linux
+test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis systemd util-linux xz-utils
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-libav
-  nginx-light libnginx-mod-rtmp xz-utils
+  nginx-light libnginx-mod-rtmp
   podman runc debootstrap catatonit curl yamllint openssl)
 # A node already installed (NodeSource's nodejs carries npm) is used as it is: Debian's npm
 # package would conflict with it.
