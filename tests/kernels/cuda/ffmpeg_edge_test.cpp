@@ -15,7 +15,7 @@
 namespace vf::gpu_test {
 namespace {
 
-const char* const kFamily[] = {
+const char* const kThreeByThreeFamily[] = {
     "sobel",
     "prewitt",
     "scharr",
@@ -26,9 +26,9 @@ const char* const kFamily[] = {
     "convolution=1 -2 3 -4 5 -6 7 -8 9:1 2 1 2 4 2 1 2 1:1 2 1 2 4 2 1 2 1:1 2 1 2 4 2 1 2 1:1/5:1/5:1/5:1/5:128:128:128:128",
 };
 
-const Size kSizes[] = {{1, 1}, {2, 2}, {16, 5}, {32, 17}, {35, 19}, {97, 61}, {320, 241}};
+const Size kEdgeSizes[] = {{1, 1}, {2, 2}, {16, 5}, {32, 17}, {35, 19}, {97, 61}, {320, 241}};
 
-PlaneOp ffmpeg_plan(const char* spec) {
+PlaneOp ffmpeg_edge_plan(const char* spec) {
     return build_chain(spec, FilterDefaults::Ffmpeg, FrameGeometry{97, 61, 1, 1})[0].ops[0];
 }
 
@@ -36,13 +36,13 @@ TEST(FfmpegEdge, EveryRowTakingTheFamilyMatchesTheReference) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(63);
     int tested = 0;
-    for (const char* spec : kFamily) {
-        const PlaneOp op = ffmpeg_plan(spec);
+    for (const char* spec : kThreeByThreeFamily) {
+        const PlaneOp op = ffmpeg_edge_plan(spec);
         ASSERT_EQ(op.border, Border::MirrorRepeat) << spec << ": --compat ffmpeg's border";
         for (const cuda::Variant& row : cuda::dispatch_table())
             for (int depth : {8, 10})
                 for (bool aligned : {false, true})
-                    for (const Size s : kSizes) {
+                    for (const Size s : kEdgeSizes) {
                         const TestPlane probe(s.w, s.h, depth, 1, 0, 0, aligned);
                         if (!cuda::row_takes(row, op, device_like(probe), device_like(probe))) continue;
                         const Outcome o = run_row(row.name, op, s.w, s.h, depth, rng(), 1, 0, 0, aligned);
@@ -59,10 +59,10 @@ TEST(FfmpegEdge, EveryRowTakingTheFamilyMatchesTheReference) {
 TEST(FfmpegEdge, AutoIsExactOnTheFamily) {
     SKIP_WITHOUT_GPU();
     std::mt19937 rng(64);
-    for (const char* spec : kFamily)
+    for (const char* spec : kThreeByThreeFamily)
         for (int depth : {8, 10})
-            for (const Size s : kSizes) {
-                const Outcome o = run_case(ffmpeg_plan(spec), s.w, s.h, depth, KernelChoice{}, rng());
+            for (const Size s : kEdgeSizes) {
+                const Outcome o = run_case(ffmpeg_edge_plan(spec), s.w, s.h, depth, KernelChoice{}, rng());
                 expect_exact(o, std::string(spec) + " auto (" + o.ran + ") on " + std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
                                     std::to_string(depth) + "-bit");
             }
