@@ -12,7 +12,9 @@
 //   fate-filter-refcmp-{psnr,ssim}-{rgb,yuv} (fate-run.sh's refcmp_metadata): the graph has two
 //     inputs; vfilter runs only its avgblur=4 step, on testsrc2's frames in the test's pixel
 //     format, and the ffmpeg command compares (psnr or ssim, metadata=print) and FATE's awk
-//     script checks the numbers against the reference file.
+//     script checks the numbers against the reference file (within FATE's fuzz, as FATE does).
+//     The rgb24 ones skip, saying why, while vfilter writes rgb24 input as yuv444p: they compare
+//     as soon as vfilter writes rgb24 (RGB filtered as RGB).
 // Each runs on the CPU (VFILTER_DEVICE=cpu) and again on the GPU where one is present. The
 // ffmpeg command runs FATE's full lines too: that it gives the reference shows the inputs right.
 #include <gtest/gtest.h>
