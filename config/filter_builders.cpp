@@ -22,6 +22,12 @@ OptionDef border_option() {
     return {"border", OptionType::Choice, "mirror", 0, 0, {"mirror", "replicate", "zero"},
             "what pixels outside the picture read as: mirror (dcb|abcd|cba), replicate (aaa|abcd|ddd), zero", false};
 }
+OptionDef ffmpeg_border_option() {
+    return {"border", OptionType::Choice, "mirror", 0, 0, {"mirror", "replicate", "zero", "ffmpeg"},
+            "what pixels outside the picture read as: mirror (dcb|abcd|cba), replicate (aaa|abcd|ddd), zero, or ffmpeg "
+            "(FFmpeg 5.1's: a 3x3 kernel reads cb|abcd|dc, mirrored at the top and left and the edge repeated at the "
+            "bottom and right; larger kernels mirror)", false};
+}
 OptionDef planes_option(const std::string& def) {
     return {"planes", OptionType::Planes, def, 0, 0, {},
             "channels to filter: luma, chroma, all, or a bit mask (1=Y 2=U 4=V)", false};
@@ -36,6 +42,7 @@ Border parse_border(const OptionValues& o) {
     if (b == "replicate") return Border::Replicate;
     if (b == "zero") return Border::Zero;
     if (b == "reflect") return Border::Reflect;
+    if (b == "ffmpeg") return Border::MirrorRepeat;  // 3x3 kernels; convolution's larger ones mirror (below)
     return Border::Mirror;
 }
 
@@ -92,7 +99,7 @@ std::vector<OptionDef> gradient_options() {
             {"scale", OptionType::Number, "1", 0, 65535, {}, "multiply the magnitude by this", false},
             {"delta", OptionType::Number, "0", -65535, 65535, {}, "then add this", false},
             rest_option("neutral"),
-            border_option()};
+            ffmpeg_border_option()};
 }
 
 // compass: gx turned to 8 directions, the largest response kept (GradientOp).
@@ -297,7 +304,11 @@ FilterPlan build_convolution(const OptionValues& o) {
         const OptionValue *rdiv_given = pick("rdiv"), *bias_given = pick("bias");
         const double rdiv = rdiv_given ? std::get<double>(*rdiv_given) : 0.0;
         const double bias = bias_given ? std::get<double>(*bias_given) : 0.0;
-        plan.ops[c] = convolve_op(km.width, km.height, km.values, rdiv == 0 ? default_rdiv(km.values) : rdiv, bias, border);
+        // border=ffmpeg: FFmpeg 5.1 folds its 3x3 square kernels' edge its own way, every other size
+        // and row or column kernel about the edge sample (avpriv_mirror).
+        const bool ffmpeg_3x3 = km.width == 3 && km.height == 3 && mode != "row" && mode != "column";
+        const Border plane_border = border == Border::MirrorRepeat && !ffmpeg_3x3 ? Border::Mirror : border;
+        plan.ops[c] = convolve_op(km.width, km.height, km.values, rdiv == 0 ? default_rdiv(km.values) : rdiv, bias, plane_border);
         any = true;
     }
     if (!any) usage("convolution: no matrix given; use m='0 -1 0 -1 5 -1 0 -1 0' or file=kernel.txt");

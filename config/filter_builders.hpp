@@ -11,6 +11,9 @@
 namespace vf {
 
 OptionDef border_option();
+// The border of FFmpeg's convolution filters: border_option's rules and `ffmpeg`, FFmpeg 5.1's
+// edge for the kernel's size (Border::MirrorRepeat for 3x3, mirror for larger ones).
+OptionDef ffmpeg_border_option();
 // FFmpeg's unsharp and boxblur: `exact` (the default) or FFmpeg 5.1's own integer arithmetic.
 OptionDef arithmetic_option(const std::string& exact, const std::string& ffmpeg);
 OptionDef planes_option(const std::string& def);

@@ -9,13 +9,13 @@ namespace {
 
 
 // One of FFmpeg's 3x3 gradient filters: its options in FFmpeg's order (planes, scale, delta), and
-// FFmpeg's default of filtering every plane under --compat ffmpeg.
+// FFmpeg's defaults under --compat ffmpeg: every plane filtered, FFmpeg 5.1's edge.
 FilterDef gradient_filter(const std::string& name, const std::string& help, std::array<int, 9> gx, std::array<int, 9> gy,
                           float divisor, bool compass = false) {
     FilterDef f(name, help, gradient_options(),
                 [=](const OptionValues& o) { return gradient_plan(name, o, gx, gy, divisor, compass); });
     f.positions = {"planes", "scale", "delta"};
-    f.ffmpeg_defaults = {{"planes", "15"}};
+    f.ffmpeg_defaults = {{"planes", "15"}, {"border", "ffmpeg"}};
     return f;
 }
 
@@ -150,8 +150,10 @@ void add_kernel_filters(std::vector<FilterDef>& t) {
                   {"rdiv", OptionType::Number, "0", 0, 1e9, {}, "multiply the sum by this; 0 = 1/sum of coefficients", true},
                   {"bias", OptionType::Number, "0", -1e9, 1e9, {}, "then add this", true},
                   {"mode", OptionType::Choice, "square", 0, 0, {"square", "row", "column"}, "how m= is shaped", true},
-                  border_option()},
+                  ffmpeg_border_option()},
                  build_convolution});
+    // FFmpeg 5.1's edge for 3x3 matrices: --compat ffmpeg gives its bytes on the last row and column too.
+    t.back().ffmpeg_defaults = {{"border", "ffmpeg"}};
     // FFmpeg's order: 0m..3m, 0rdiv..3rdiv, 0bias..3bias, 0mode..3mode (plane 3 is alpha, which
     // vfilter's formats do not have: accepted and unused, as FFmpeg does on formats without it).
     for (const char* name : {"m", "rdiv", "bias", "mode"})

@@ -24,6 +24,7 @@ enum class HwDecode { None, Cuda, Auto };
 enum class NvdecDecoderKind { Ffmpeg, Vfilter };           // --hwdec: auto = NVDEC when it can decode the stream
 enum class OverloadPolicy { Auto, Drop, Block };    // --on-overload: auto = drop for live inputs
 enum class FragmentedMode { Auto, Yes, No };        // --fragmented: auto = for live inputs to MP4/MOV files
+enum class OutputTimeBase { Input, FrameRate };     // --time-base: the input's, or 1/frame rate (ffmpeg's)
 
 // What to read and how (decode/).
 struct RunInput {
@@ -34,6 +35,7 @@ struct RunInput {
     std::string allow_protocols;          // empty: file,pipe for local inputs, network protocols for URLs
     std::string rtsp_transport = "tcp";   // tcp | udp
     std::string size, format;             // capture devices: size and pixel format or codec to ask for
+    std::string decoder;                  // the video decoder by name (ffmpeg's -c:v before -i); empty: the stream's own
     double fps = 0;                       // capture devices: frame rate to ask for
     bool realtime = false;                // pace the input by its timestamps (ffmpeg -re)
     int reconnect_max = -1;               // live inputs: attempts per outage; -1 forever, 0 never
@@ -80,6 +82,8 @@ struct RunOutput {
     double hls_time_s = 2;                // .m3u8 outputs: the length of each segment
     bool hls_fmp4 = false;                // .m3u8 outputs: fragmented MP4 segments (.m4s) instead of MPEG-TS (.ts)
     int hls_window = 6;                   // .m3u8 outputs of live inputs: segments the playlist keeps; older ones are deleted
+    bool bitexact = false;                // no library versions or dates in the output (ffmpeg's -bitexact)
+    OutputTimeBase time_base = OutputTimeBase::Input;
 };
 
 // How the stages run between input and output (pipeline/).

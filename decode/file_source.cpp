@@ -71,10 +71,17 @@ FileSource::~FileSource() {
 }
 
 void FileSource::open() {
-    format_ = open_demuxer(options_.url, options_.live, options_.allowed_protocols, watchdog_);
+    const AVCodec* forced = nullptr;
+    if (!options_.video_decoder.empty()) {
+        forced = avcodec_find_decoder_by_name(options_.video_decoder.c_str());
+        if (!forced || forced->type != AVMEDIA_TYPE_VIDEO)
+            fail(ErrorCategory::Usage, "--decoder '" + options_.video_decoder + "': not a video decoder of this FFmpeg (ffmpeg -decoders lists them)");
+    }
+    format_ = open_demuxer(options_.url, options_.live, options_.allowed_protocols, watchdog_, forced);
     AVFormatContext* ctx = format_.get();
     const AVCodec* codec = nullptr;
     video_index_ = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (forced && video_index_ >= 0) codec = forced;
     if (video_index_ == AVERROR_STREAM_NOT_FOUND)
         fail(ErrorCategory::Input, "input '" + options_.url + "' has no video stream");
     if (video_index_ < 0 || !codec)

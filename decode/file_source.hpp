@@ -32,6 +32,7 @@ struct FileSourceOptions {
     HwDecode hwdec = HwDecode::None;        // Auto: NVDEC when it can decode the stream
     int hw_frames_held = 16;        // decoded frames the pipeline may hold at once (NVDEC surfaces)
     std::string allowed_protocols;  // empty: the default of media/protocols.hpp
+    std::string video_decoder;      // a decoder by name instead of the stream's own (ffmpeg's -c:v before -i)
     double timeout_s = -1;  // give up on an input silent this long; <0: 10 s for network inputs, none for local ones
     LiveInputOptions live;  // transport, capture device settings, low latency
     bool realtime = false;  // pace frames by their timestamps (like ffmpeg -re); makes the input live

@@ -23,7 +23,7 @@ std::string silent_message(const std::string& url, double timeout_s, const char*
 }
 
 AvInputPtr open_demuxer(const std::string& input, const LiveInputOptions& live, const std::string& allowed_protocols,
-                        IoWatchdog& watchdog) {
+                        IoWatchdog& watchdog, const AVCodec* video_decoder) {
     std::string device;
     const bool capture = is_capture_device(input, &device);
     const std::string url = input == "-" ? "pipe:0" : capture ? device : input;
@@ -35,6 +35,10 @@ AvInputPtr open_demuxer(const std::string& input, const LiveInputOptions& live, 
         fail(ErrorCategory::Internal, "out of memory opening an input");
     }
     ctx->interrupt_callback = watchdog.callback();
+    if (video_decoder) {  // the demuxer labels its streams with it, and probing decodes with it
+        ctx->video_codec_id = video_decoder->id;
+        ctx->video_codec = video_decoder;
+    }
     try {
         av_dict_set(&open_options, "protocol_whitelist",
                     protocol_whitelist(capture ? device : input, allowed_protocols).c_str(), 0);

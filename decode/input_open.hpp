@@ -17,9 +17,10 @@ namespace vf {
 double input_timeout(const std::string& url, double timeout_s);
 
 // Opens and probes `url`. Throws Error(Input) with a one-line reason (unreadable, silent past
-// the watchdog's deadline, no streams) and Error(Usage) for a refused protocol.
+// the watchdog's deadline, no streams) and Error(Usage) for a refused protocol. A `video_decoder`
+// decodes the video streams instead of their own codec's (ffmpeg's -c:v before -i), from probing on.
 AvInputPtr open_demuxer(const std::string& url, const LiveInputOptions& live, const std::string& allowed_protocols,
-                        IoWatchdog& watchdog);
+                        IoWatchdog& watchdog, const AVCodec* video_decoder = nullptr);
 
 // The --timeout error: "input 'URL' sent nothing for N s while DOING (--timeout); ...".
 std::string silent_message(const std::string& url, double timeout_s, const char* doing);

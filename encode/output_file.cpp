@@ -70,6 +70,7 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, write_path_.c_str()), ErrorCategory::Internal,
                 "creating the muxer");
     mux_->interrupt_callback = watchdog_.callback();
+    if (options.bitexact) mux_->flags |= AVFMT_FLAG_BITEXACT;
     if (io_) {
         io_->install(mux_);
         // A live HLS recording that starts again goes on in its playlist (check_output_path

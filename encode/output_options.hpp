@@ -27,6 +27,8 @@ struct OutputOptions {
     bool live = false;        // the input is live: keyframes every 2 s for fragments, segments and viewers
     bool low_latency = false; // no B-frames, no look-ahead (x264 tune zerolatency), packets flushed at once
     int encoder_threads = 0;  // 0: the encoder's own choice (x264: 1.5 per core)
+    bool bitexact = false;    // no library versions or dates in the container or the stream (ffmpeg's -bitexact)
+    bool time_base_from_frame_rate = false;  // 1/frame rate, ffmpeg's time base; else the input's (timestamps exact)
     double timeout_s = kDefaultNetworkTimeoutS;  // a network output that accepts nothing this long fails
 };
 

@@ -67,9 +67,10 @@ int open_encoder(const AVCodec* codec, const OutputOptions& options, const Video
     enc->width = video.width;
     enc->height = video.height;
     enc->pix_fmt = encoder_pixel_format(codec, video);
-    // Keep the source's time base so timestamps pass through exactly; MPEG-4 part 2 cannot
-    // store time bases with denominators above 65535, so it gets 1/frame rate.
-    enc->time_base = video.time_base;
+    // Keep the source's time base so timestamps pass through exactly, or take ffmpeg's, 1/frame
+    // rate (timestamps rounded to it), when asked; MPEG-4 part 2 cannot store time bases with
+    // denominators above 65535, so it gets 1/frame rate.
+    enc->time_base = options.time_base_from_frame_rate ? av_inv_q(video.frame_rate) : video.time_base;
     if (codec->id == AV_CODEC_ID_MPEG4 && enc->time_base.den > 65535) enc->time_base = av_inv_q(video.frame_rate);
     enc->framerate = video.frame_rate;
     enc->sample_aspect_ratio = video.sample_aspect_ratio;
@@ -83,6 +84,7 @@ int open_encoder(const AVCodec* codec, const OutputOptions& options, const Video
         enc->colorspace = AVCOL_SPC_UNSPECIFIED;
     enc->thread_count = options.encoder_threads;
     if (global_header) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (options.bitexact) enc->flags |= AV_CODEC_FLAG_BITEXACT;
     // Live: a keyframe every 2 s, so fragments stay short and a viewer joining can start soon.
     if (options.live) enc->gop_size = std::max(1, static_cast<int>(std::lround(2 * av_q2d(video.frame_rate))));
     if (options.low_latency) enc->max_b_frames = 0;

@@ -6,8 +6,11 @@
 namespace vf {
 
 // Reflect is the half-sample reflection (cba|abcd|dcb, the edge sample repeated once), FFmpeg's
-// boxblur's edge: only FFmpeg's boxblur arithmetic (OpKind::BoxPasses) takes it.
-enum class Border { Mirror, Replicate, Zero, Reflect };
+// boxblur's edge: only FFmpeg's boxblur arithmetic (OpKind::BoxPasses) takes it. MirrorRepeat
+// (cb|abcd|dc: mirrored at the start, the edge sample repeated at the end) is FFmpeg 5.1's edge
+// for its 3x3 convolutions (sobel, prewitt, scharr, roberts, kirsch, convolution 3x3:
+// libavfilter/vf_convolution.c setup_3x3 reads |i|, and 2n - 1 - i past the end).
+enum class Border { Mirror, Replicate, Zero, Reflect, MirrorRepeat };
 
 const char* border_name(Border b);
 
@@ -27,6 +30,13 @@ inline int border_index(int i, int n, Border b) {
         int m = i % period;
         if (m < 0) m += period;
         return m < n ? m : period - 1 - m;
+    }
+    case Border::MirrorRepeat: {
+        // One fold each way, as FFmpeg's; beyond that (radii wider than the plane, which FFmpeg's
+        // 3x3 never reaches) the nearest edge sample.
+        int m = i < 0 ? -i : i;
+        if (m >= n) m = 2 * n - 1 - m;
+        return m < 0 ? 0 : (m >= n ? n - 1 : m);
     }
     case Border::Mirror:
     default: {

@@ -13,6 +13,7 @@ const char* border_name(Border b) {
     case Border::Replicate: return "replicate";
     case Border::Zero: return "zero";
     case Border::Reflect: return "reflect";
+    case Border::MirrorRepeat: return "mirror-repeat";
     }
     return "?";
 }

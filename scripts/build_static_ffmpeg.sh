@@ -21,13 +21,7 @@ work="$prefix/src"
 mkdir -p "$work"
 export DEBIAN_FRONTEND=noninteractive
 
-if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  # Add source lines matching the binary ones: deb822 files (Debian 12, Ubuntu 24.04) or sources.list.
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && sed -e 's/^Types: deb$/Types: deb-src/' "$f" >"/etc/apt/sources.list.d/vfilter-src-$(basename "$f")"
-  done
-  [ -f /etc/apt/sources.list ] && grep "^deb " /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/vfilter-src.list
-fi
+"$here/scripts/enable_deb_src.sh" || [ $? = 10 ]
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends dpkg-dev nasm libffmpeg-nvenc-dev pkg-config build-essential \
   ca-certificates xz-utils >/dev/null
@@ -58,7 +52,10 @@ components=(
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
   --enable-filter=sobel,prewitt,scharr,roberts,kirsch,convolution,gblur,avgblur,boxblur,unsharp
   --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise
-  --enable-indev=lavfi)
+  --enable-indev=lavfi
+  # FFmpeg's own tests of these filters (tests/e2e/fate_filter_test.cpp): FATE's pgmyuv frames,
+  # framecrc output, and the avgblur refcmp tests' comparison.
+  --enable-decoder=pgmyuv --enable-muxer=framecrc,framemd5 --enable-filter=psnr,ssim,metadata,split)
 network=--disable-network
 if [ "$profile" = container ]; then
   # Cameras and streams: RTSP/RTP, RTMP, UDP, TCP, HTTP (no TLS: rtsps, rtmps and https need a

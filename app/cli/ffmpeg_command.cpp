@@ -29,7 +29,7 @@ struct FfmpegLine {
     std::map<std::string, std::string> given_by;
     bool input_seen = false;  // ffmpeg's grammar: options before -i are the input's
     std::vector<std::string> outputs;
-    std::string format, pix_fmt, input_codec;
+    std::string format, pix_fmt;
     int verbosity = 0;
     bool progress = true;
     bool help = false;
@@ -94,8 +94,8 @@ void set_format(FfmpegLine& l, const std::string& option, const std::string& v) 
 }
 
 void set_video_codec(FfmpegLine& l, const std::string& option, const std::string& v) {
-    if (!l.input_seen) {
-        l.input_codec = v;
+    if (!l.input_seen) {  // the input's decoder (FATE's -c:v pgmyuv: .pgm files that hold YUV)
+        l.set("decoder", v, option);
         return;
     }
     if (v == "copy") throw Refusal(option + " copy: filtered frames are encoded; name an encoder (libx264, ffv1, rawvideo, ...)");
@@ -145,10 +145,16 @@ void set_threads(FfmpegLine& l, const std::string& option, const std::string& v)
     l.set(l.input_seen ? "encoder-threads" : "decoder-threads", v == "auto" ? "0" : v, option);
 }
 
-void set_flags(FfmpegLine&, const std::string& option, const std::string& v) {
+// ffmpeg's -bitexact and +bitexact flags: no library versions in the output (framecrc's
+// #software line, a container's encoder tag), as ffmpeg writes it; before -i they are the
+// decoder's and the demuxer's, which vfilter's are already.
+void set_flags(FfmpegLine& l, const std::string& option, const std::string& v) {
     if (v != "+bitexact" && v != "bitexact")
         throw Refusal(option + " " + v + ": only +bitexact is taken (vfilter's output is the same bytes on every run)");
+    if (l.input_seen) l.set("bitexact", "true", option);
 }
+
+void set_bitexact(FfmpegLine& l, const std::string& option, const std::string&) { set_flags(l, option, "+bitexact"); }
 
 void set_hwaccel(FfmpegLine& l, const std::string& option, const std::string& v) {
     if (v == "cuda" || v == "nvdec") l.set("hwdec", "cuda", option);
@@ -215,7 +221,8 @@ const std::vector<FfmpegOption>& ffmpeg_options() {
         {{"-h", "-help", "--help", "-?"}, false, [](FfmpegLine& l, const std::string&, const std::string&) { l.help = true; }},
         // Taken and meaning nothing here: vfilter prints no banner, reads no keys, converts no
         // pixel formats, and its output is the same bytes on every run.
-        {{"-hide_banner", "-nostdin", "-bitexact", "-noauto_conversion_filters"}, false, accept},
+        {{"-bitexact"}, false, set_bitexact},
+        {{"-hide_banner", "-nostdin", "-noauto_conversion_filters"}, false, accept},
         {{"-cpuflags", "-thread_type"}, true, accept},
         {{"-ss", "-t", "-to"}, true, set_time},
         {{"-s"}, true, set_size},
@@ -257,19 +264,25 @@ FfmpegLine read_words(const std::vector<std::string>& args) {
     return line;
 }
 
-// What the input is, read before the run: its video's pixel format and codec by name ("" where
-// it cannot be read: a stream, a pipe, a missing file, which the run itself reports).
+// What the input is, read before the run: its video's pixel format as `decoder` (empty: its own)
+// gives it ("" where it cannot be read: a stream, a pipe, a missing file, which the run itself
+// reports).
 struct InputProbe {
-    std::string pix_fmt, codec;
+    std::string pix_fmt;
 };
 
-InputProbe probe_input(const std::string& url) {
+InputProbe probe_input(const std::string& url, const std::string& decoder) {
     InputProbe probe;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(url, ec)) return probe;
     AVFormatContext* ctx = nullptr;
     AVDictionary* options = nullptr;
     av_dict_set(&options, "protocol_whitelist", "file", 0);
+    ctx = avformat_alloc_context();
+    if (const AVCodec* forced = decoder.empty() ? nullptr : avcodec_find_decoder_by_name(decoder.c_str()); ctx && forced) {
+        ctx->video_codec_id = forced->id;
+        ctx->video_codec = forced;
+    }
     const int opened = avformat_open_input(&ctx, url.c_str(), nullptr, &options);
     av_dict_free(&options);
     if (opened < 0) return probe;
@@ -278,7 +291,6 @@ InputProbe probe_input(const std::string& url) {
         if (s >= 0) {
             const AVCodecParameters* par = ctx->streams[s]->codecpar;
             if (const char* n = av_get_pix_fmt_name(static_cast<AVPixelFormat>(par->format))) probe.pix_fmt = n;
-            probe.codec = avcodec_get_name(par->codec_id);
         }
     }
     avformat_close_input(&ctx);
@@ -293,14 +305,6 @@ void check_pixel_format(const std::string& pix_fmt, const InputProbe& input) {
     if (input.pix_fmt.empty() || av_get_pix_fmt(input.pix_fmt.c_str()) != asked)
         throw Refusal("-pix_fmt " + pix_fmt + ": vfilter writes the input's pixel format" +
                       (input.pix_fmt.empty() ? "" : " (" + input.pix_fmt + ")") + " and converts none yet; leave -pix_fmt out");
-}
-
-// -c:v before -i forces ffmpeg's decoder; taken when it names the decoder vfilter picks anyway.
-void check_input_codec(const std::string& codec, const InputProbe& input) {
-    const AVCodec* asked = avcodec_find_decoder_by_name(codec.c_str());
-    if (!asked || input.codec.empty() || avcodec_get_name(asked->id) != input.codec)
-        throw Refusal("-c:v " + codec + " before -i (forcing the input's decoder) is not supported yet" +
-                      (input.codec.empty() ? "" : ": the input is " + input.codec + "; leave it out"));
 }
 
 // ffmpeg's default encoder for a container that stores raw frames (framecrc, framemd5, rawvideo,
@@ -369,15 +373,15 @@ void set_beyond_the_table(const FfmpegLine& line, RunOptions& run) {
     run.output.rate_den = line.rate.den;
 }
 
-// -pix_fmt and an input's -c:v, checked against what the input is. A local file that is missing
-// is left to the run, which says so (exit 3).
+// -pix_fmt, checked against what the input is (decoded by -c:v's decoder where one is given
+// before -i). A local file that is missing is left to the run, which says so (exit 3).
 void check_against_input(FfmpegLine& line) {
     const std::string& url = line.fields["input"].text;
     std::error_code ec;
     if (url != "-" && url.find("://") == std::string::npos && !std::filesystem::exists(url, ec)) return;
-    const InputProbe input = probe_input(url);
-    if (!line.pix_fmt.empty()) check_pixel_format(line.pix_fmt, input);
-    if (!line.input_codec.empty()) check_input_codec(line.input_codec, input);
+    const auto decoder = line.fields.find("decoder");
+    const InputProbe input = probe_input(url, decoder == line.fields.end() ? "" : decoder->second.text);
+    check_pixel_format(line.pix_fmt, input);
 }
 
 const char* const kHelp =
@@ -385,7 +389,7 @@ const char* const kHelp =
     "under the name ffmpeg). Filter strings get FFmpeg's defaults (--compat ffmpeg). Options before -i are\n"
     "the input's, after it the output's; the output comes last (- for stdout, -f null - to discard).\n"
     "Taken: -i, -vf/-filter:v/-lavfi/-filter_complex (one linear chain), -f FORMAT, -c:v/-vcodec ENCODER\n"
-    "(before -i: only the input's own codec), -c:a copy, -an, -b:v, -crf, -preset, -frames:v/-vframes,\n"
+    "(before -i: the input's decoder, e.g. pgmyuv), -c:a copy, -an, -b:v, -crf, -preset, -frames:v/-vframes,\n"
     "-threads (the decoder's before -i, the encoder's after), -filter_threads, -y, -n, -hide_banner,\n"
     "-nostdin, -nostats, -stats, -loglevel/-v, -bitexact, -flags/-fflags +bitexact, -hwaccel cuda|auto|none,\n"
     "-pix_fmt (the input's own), -re, -rtsp_transport, -video_size, -framerate, -input_format,\n"
@@ -421,7 +425,8 @@ Command parse_ffmpeg_command(const std::vector<std::string>& args) {
         }
         settle_output(line);
         line.set("compat", "ffmpeg", "--compat");
-        if (!line.pix_fmt.empty() || !line.input_codec.empty()) check_against_input(line);
+        line.set("time-base", "frame-rate", "ffmpeg's time base");
+        if (!line.pix_fmt.empty()) check_against_input(line);
         Command cmd;
         cmd.run = typed_options(line);
         set_beyond_the_table(line, cmd.run);

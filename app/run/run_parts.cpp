@@ -71,6 +71,7 @@ SourcePart make_source(const RunInput& in, const RunOutput& out, const RunContex
     s.live.input_size = in.size;
     s.live.input_fps = in.fps;
     s.live.input_format = in.format;
+    s.video_decoder = in.decoder;
     s.live.low_latency = c.low_latency;
     s.realtime = in.realtime;
     s.reconnect_max = in.reconnect_max;
@@ -139,6 +140,8 @@ OutputOptions output_options(const RunOutput& out, const RunInput& in, const Run
     o.preset = preset_of(out, c.low_latency);
     o.bitrate = out.bitrate;
     o.encoder_threads = out.encoder_threads.value_or(0);
+    o.bitexact = out.bitexact;
+    o.time_base_from_frame_rate = out.time_base == OutputTimeBase::FrameRate;
     return o;
 }
 

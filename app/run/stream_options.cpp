@@ -182,6 +182,9 @@ const std::vector<StreamOption>& stream_option_table() {
          FieldType::Number, [](RunOptions& o, const FieldValue& v) { o.input.fps = number(v, 0, 1000); }},
         {"--input-format", "capture devices: pixel format or codec to ask for (yuyv422, mjpeg, ...)", nullptr, nullptr, false,
          FieldType::Text, [](RunOptions& o, const FieldValue& v) { o.input.format = text(v); }},
+        {"--decoder", "the input's video decoder by name, instead of the stream's own (ffmpeg's -c:v before -i; e.g. pgmyuv for "
+         "FFmpeg's test frames, .pgm files that hold YUV 4:2:0)", nullptr, nullptr, false,
+         FieldType::Text, [](RunOptions& o, const FieldValue& v) { o.input.decoder = text(v); }, FieldSetter::Operator},
         {"--realtime", "read the input at its own pace, as if live (like ffmpeg -re)", nullptr, nullptr, true,
          FieldType::Boolean, [](RunOptions& o, const FieldValue& v) { o.input.realtime = boolean(v); }},
         {"--on-overload",
@@ -203,6 +206,14 @@ const std::vector<StreamOption>& stream_option_table() {
          "output container when the name does not say (default: from the extension; flv for rtmp://, rtsp for rtsp://, mpegts for "
          "srt://, udp:// and - (stdout))",
          nullptr, nullptr, false, FieldType::Text, [](RunOptions& o, const FieldValue& v) { o.output.format = text(v); }},
+        {"--bitexact", "write no library versions or dates into the output (ffmpeg's -bitexact): the same bytes from every build",
+         nullptr, nullptr, true, FieldType::Boolean, [](RunOptions& o, const FieldValue& v) { o.output.bitexact = boolean(v); }},
+        {"--time-base",
+         "the output's time base: input (the input's, every timestamp kept exactly) or frame-rate (1/frame rate, ffmpeg's; "
+         "timestamps rounded to it)",
+         "input", nullptr, false, FieldType::Text, [](RunOptions& o, const FieldValue& v) {
+             o.output.time_base = choice<OutputTimeBase>(v, {{"input", OutputTimeBase::Input}, {"frame-rate", OutputTimeBase::FrameRate}});
+         }},
         {"--fragmented",
          "MP4/MOV written as 1 s fragments in place, playable up to the last one if vfilter is killed; auto = for live inputs", "auto",
          nullptr, false,

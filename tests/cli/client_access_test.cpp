@@ -108,7 +108,7 @@ TEST_F(ClientFields, OutputsAreNullFilesUnderTheRecordingsRootOrListedHosts) {
 }
 
 TEST_F(ClientFields, OperatorOnlyFieldsAreRefusedByName) {
-    for (const char* field : {"allow-protocols", "overwrite", "queue"}) {
+    for (const char* field : {"allow-protocols", "overwrite", "queue", "decoder"}) {
         const std::string r = refusal({{field, "1"}});
         EXPECT_NE(r.find(std::string("field '") + field + "' is set only in serve's config file"), std::string::npos) << r;
     }

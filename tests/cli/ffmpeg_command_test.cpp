@@ -84,7 +84,8 @@ std::vector<std::string> fate_line(const std::string& program, const std::string
     return line;
 }
 
-// FATE's line run by the system ffmpeg and by vfilter ffmpeg: the same frames, checksum for checksum.
+// FATE's line run by the system ffmpeg and by vfilter ffmpeg: the same frames, checksum for
+// checksum, and the same file, header and timestamps included (ffmpeg's time base, -bitexact).
 void expect_fate_checksums_equal(const std::string& pix_fmt, const std::string& filter) {
     const std::string dir = temp_dir();
     make_clip(dir + "/src.nut", pix_fmt);
@@ -97,6 +98,7 @@ void expect_fate_checksums_equal(const std::string& pix_fmt, const std::string& 
     ASSERT_EQ(got.size(), expected.size()) << read_all(dir + "/vfilter.crc");
     for (size_t i = 0; i < expected.size(); ++i)
         EXPECT_EQ(size_and_checksum(got[i]), size_and_checksum(expected[i])) << filter << " on " << pix_fmt << ", frame " << i;
+    EXPECT_EQ(read_all(dir + "/vfilter.crc"), read_all(dir + "/ffmpeg.crc")) << filter << " on " << pix_fmt << ": the whole framecrc";
 }
 
 TEST(FfmpegCommand, FateBoxblurLineGivesFfmpegsChecksums) {

@@ -1,9 +1,11 @@
-// FFmpeg 5.1's own bytes for boxblur and unsharp under --compat ffmpeg: the ffmpeg command (the
-// distribution's 5.1, the reference) and vfilter filter the same lossless clips with the same
-// filter string, both write raw frames, and every sample must be equal: photographs and noise at
-// odd sizes, 8-bit and 10-bit 4:2:0 (and RGB, per plane), several radii, powers and amounts (negative
-// too), FATE's own cases (boxblur=2:1, unsharp=11:11:-1.5:11:11:-1.5) among them; on the CPU and, where one is
-// present, on the GPU. Outside --compat ffmpeg vfilter's exact arithmetic stays the default.
+// FFmpeg 5.1's own bytes for boxblur, unsharp and the 3x3 family (sobel, prewitt, scharr,
+// roberts, kirsch, convolution 3x3, whose last row and column FFmpeg reads its own way) under
+// --compat ffmpeg: the ffmpeg command (the distribution's 5.1, the reference) and vfilter filter
+// the same lossless clips with the same filter string, both write raw frames, and every sample
+// must be equal: photographs and noise at odd sizes, 8-bit and 10-bit 4:2:0 (and RGB, per plane), several radii, powers
+// and amounts (negative too), FATE's own cases (boxblur=2:1, unsharp=11:11:-1.5:11:11:-1.5) among
+// them; on the CPU and, where one is present, on the GPU. Outside --compat ffmpeg vfilter's exact
+// arithmetic and its mirror edge stay the default.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -151,6 +153,23 @@ TEST(FFmpegExact, RgbEqualsFfmpegsPerPlane) {
     const int compared = compare_with_ffmpeg(clips, filters);
     if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi, avgblur or boxblur";
     EXPECT_EQ(compared, 3 * 4 * 2);
+}
+
+// FFmpeg 5.1's 3x3 edge (border=ffmpeg, the default under --compat ffmpeg): every sample, the last
+// row and column included, on noisy testsrc2 at odd sizes (chroma planes of odd sizes too).
+TEST(FFmpegExact, ThreeByThreeFamilyEqualsFfmpegsEdgeIncluded) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::string m = "1 -2 3 -4 5 -6 7 -8 9";
+    const std::vector<std::string> filters = {
+        "sobel", "prewitt", "scharr", "roberts", "kirsch", "sobel=planes=1:scale=2:delta=10", "kirsch=planes=6:scale=0.5",
+        "convolution=0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:1:1:1:1:3:3:3:0",
+        "convolution=" + m + ":1 2 1 2 4 2 1 2 1:-1 -1 -1 -1 8 -1 -1 -1 -1:0 0 0 0 1 0 0 0 0:1/5:1/16:1:1:128:0:0:0",
+    };
+    const std::vector<Clip> clips = {{97, 61, "yuv420p", true}, {97, 61, "yuv420p10le", true}, {35, 19, "yuv420p", true},
+                                     {35, 19, "yuv420p10le", true}, {321, 243, "yuv420p", true}};
+    const int compared = compare_with_ffmpeg(clips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or one of the 3x3 filters";
+    EXPECT_EQ(compared, 5 * 9 * 2);
 }
 
 // Without --compat ffmpeg vfilter keeps its own default, the exact blur rounded once, which on

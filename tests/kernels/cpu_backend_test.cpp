@@ -55,7 +55,7 @@ const char* kSpecs[] = {
 };
 
 const Size kSizes[] = {{1, 1}, {2, 3}, {33, 17}, {17, 64}, {127, 5}, {3, 200}};
-const Border kBorders[] = {Border::Mirror, Border::Replicate, Border::Zero};
+const Border kBorders[] = {Border::Mirror, Border::Replicate, Border::Zero, Border::MirrorRepeat};
 
 PlaneOp with_border(PlaneOp op, Border b) {
     op.border = b;

@@ -37,7 +37,8 @@ struct Outcome {
     std::string ran;  // the dispatch table's row that ran
 };
 
-inline constexpr Border kBorders[] = {Border::Mirror, Border::Replicate, Border::Zero};
+// MirrorRepeat: FFmpeg 5.1's 3x3 edge (kernels/border.hpp), which every row takes like the others.
+inline constexpr Border kBorders[] = {Border::Mirror, Border::Replicate, Border::Zero, Border::MirrorRepeat};
 
 // Runs op on the GPU with `kernel` (auto, a family or a row) on a w x h plane of random samples
 // (layout: step, offset, shift, rows aligned for vector access or not) and compares with the reference.

@@ -48,17 +48,29 @@ __device__ __forceinline__ void store_sample(const DevPlane& p, int x, int y, fl
 }
 
 // The border rule as the kernels take it: 0 mirror, 1 replicate, 2 zero, 3 reflect (FFmpeg's
-// boxblur's edge: only its row, box-passes, is given it).
+// boxblur's edge: only its row, box-passes, is given it), 4 mirror-repeat (FFmpeg's 3x3 edge).
 inline int border_mode(Border b) {
-    return b == Border::Mirror ? 0 : (b == Border::Replicate ? 1 : (b == Border::Reflect ? 3 : 2));
+    switch (b) {
+    case Border::Mirror: return 0;
+    case Border::Replicate: return 1;
+    case Border::Zero: return 2;
+    case Border::Reflect: return 3;
+    case Border::MirrorRepeat: return 4;
+    }
+    return 0;
 }
 
 // Same as vf::border_index (kernels/border.hpp); kept in step by the GPU tests.
-// mode: 0 mirror, 1 replicate, 2 zero, 3 reflect.
+// mode: 0 mirror, 1 replicate, 2 zero, 3 reflect, 4 mirror-repeat.
 __device__ __forceinline__ int border_index_dev(int i, int n, int mode) {
     if (i >= 0 && i < n) return i;
     if (mode == 2) return -1;
     if (mode == 1) return i < 0 ? 0 : n - 1;
+    if (mode == 4) {
+        int m = i < 0 ? -i : i;
+        if (m >= n) m = 2 * n - 1 - m;
+        return m < 0 ? 0 : (m >= n ? n - 1 : m);
+    }
     if (mode == 3) {
         int m = i % (2 * n);
         if (m < 0) m += 2 * n;

@@ -96,9 +96,9 @@ template <int R>
 constexpr bool kHaloFromStrip = kHalo<R> == 4;
 
 // The halo of a strip that starts at the plane's left edge (x == 0), from the strip's own 16
-// samples (words L .. L + 3 of w, already loaded): samples -H .. -1 are samples H .. 1 (mirror),
-// sample 0 (replicate) or 0 (zero border). Halo bytes the filter does not reach (beyond R) get
-// in-plane samples too, which meet zero taps.
+// samples (words L .. L + 3 of w, already loaded): samples -H .. -1 are samples H .. 1 (mirror
+// and mirror-repeat), sample 0 (replicate) or 0 (zero border). Halo bytes the filter does not
+// reach (beyond R) get in-plane samples too, which meet zero taps.
 template <int R>
 __device__ __forceinline__ void halo_from_strip_left(uint32_t (&w)[kWords<R>], int border) {
     constexpr int L = kHalo<R> / 4;
@@ -106,12 +106,12 @@ __device__ __forceinline__ void halo_from_strip_left(uint32_t (&w)[kWords<R>], i
     for (int i = 0; i < L; ++i) {
         const uint32_t mirror = __byte_perm(w[2 * L - 1 - i], w[2 * L - i], 0x1234);
         const uint32_t replicate = __byte_perm(w[L], 0, 0x0000);
-        w[i] = border == 0 ? mirror : (border == 1 ? replicate : 0u);
+        w[i] = border == 0 || border == 4 ? mirror : (border == 1 ? replicate : 0u);
     }
 }
 
 // The same at the right edge (x + 16 == width): samples 16 .. 15 + H are samples 14 .. 15 - H
-// (mirror), sample 15 (replicate) or 0.
+// (mirror), 15 .. 16 - H (mirror-repeat), sample 15 (replicate) or 0.
 template <int R>
 __device__ __forceinline__ void halo_from_strip_right(uint32_t (&w)[kWords<R>], int border) {
     constexpr int L = kHalo<R> / 4;
@@ -119,7 +119,8 @@ __device__ __forceinline__ void halo_from_strip_right(uint32_t (&w)[kWords<R>], 
     for (int i = 0; i < L; ++i) {
         const uint32_t mirror = __byte_perm(w[L + 2 - i], w[L + 3 - i], 0x3456);
         const uint32_t replicate = __byte_perm(w[L + 3], 0, 0x3333);
-        w[L + 4 + i] = border == 0 ? mirror : (border == 1 ? replicate : 0u);
+        const uint32_t repeat = __byte_perm(w[L + 3 - i], 0, 0x0123);
+        w[L + 4 + i] = border == 0 ? mirror : border == 1 ? replicate : border == 4 ? repeat : 0u;
     }
 }
 
