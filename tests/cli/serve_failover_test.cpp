@@ -275,7 +275,7 @@ TEST_F(Failover, ACamerasRecordingsFromEveryShardAreOneList) {
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
     const std::string name = name_in_shard("rec-", 0, 3);
-    std::ofstream(dir + "/rec.yaml") << "defaults: {codec: libx264, preset: ultrafast, segment: 1}\nstreams:\n  - {name: " << name
+    std::ofstream(dir + "/rec.yaml") << "defaults: {codec: libx264, preset: ultrafast, segment: 2}\nstreams:\n  - {name: " << name
                                      << ", input: 'pattern://?size=96x64&rate=25', output: '${REC_DIR}/" << name
                                      << "-%Y%m%d-%H%M%S.mkv'}\nserve: {store-lease: " << kLease << "}\n";
     std::unique_ptr<ChildProcess> pods[3];
