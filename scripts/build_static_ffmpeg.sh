@@ -54,8 +54,10 @@ components=(
   --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise
   --enable-indev=lavfi
   # FFmpeg's own tests of these filters (tests/e2e/fate_filter_test.cpp): FATE's pgmyuv frames,
-  # framecrc output, and the avgblur refcmp tests' comparison.
-  --enable-decoder=pgmyuv --enable-muxer=framecrc,framemd5 --enable-filter=psnr,ssim,metadata,split)
+  # framecrc output, and the avgblur refcmp tests' comparison (to -f null, which takes
+  # wrapped_avframe frames).
+  --enable-decoder=pgmyuv --enable-muxer=framecrc,framemd5 --enable-filter=psnr,ssim,metadata,split
+  --enable-encoder=wrapped_avframe)
 network=--disable-network
 if [ "$profile" = container ]; then
   # Cameras and streams: RTSP/RTP, RTMP, UDP, TCP, HTTP (no TLS: rtsps, rtmps and https need a

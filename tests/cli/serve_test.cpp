@@ -81,6 +81,8 @@ TEST_F(Serve, BadConfigIsRefusedBeforeAnythingStarts) {
     auto q = serve({}, "q.log");
     EXPECT_EQ(q->wait(30), 2) << q->log();
     EXPECT_NE(q->log().find("streams.yaml:"), std::string::npos) << q->log();
+    // The token may come from the file's serve: block (api-token-file): a good file, and none there.
+    write("streams.yaml", "streams:\n  - {name: a, input: " + dir + "/a.mkv, output: " + dir + "/a-out.mkv}\n");
     auto r = run_vfilter({"serve", "--config", dir + "/streams.yaml", "--api-port", "0", "--api-bind", "0.0.0.0"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("give it a token"), std::string::npos) << r.output;

@@ -27,7 +27,7 @@ def test_filter_table_has_options_with_ranges_and_help():
     scale = next(o for o in sobel["options"] if o["name"] == "scale")
     assert scale["type"] == "number" and scale["max"] == 65535 and scale["help"]
     border = next(o for o in sobel["options"] if o["name"] == "border")
-    assert border["choices"] == ["mirror", "replicate", "zero"]
+    assert border["choices"] == ["mirror", "replicate", "zero", "ffmpeg"]
 
 
 # Every chain on 8-bit samples; on 10-bit, a gradient, a separable blur, a dense kernel and a chain.

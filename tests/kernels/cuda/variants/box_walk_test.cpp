@@ -2,6 +2,8 @@
 // How it works: kernels/cuda/variants/box_walk.cu.
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include <random>
 
 #include "support/gpu_check.hpp"
@@ -45,7 +47,8 @@ TEST(BoxWalk, BothWalksExactAgainstReference) {
                     ++tested;
                 }
     }
-    EXPECT_EQ(tested, 8 * 10 * 3 * 2 - 2 * 3 * 2);
+    const int borders = static_cast<int>(std::size(kBorders));
+    EXPECT_EQ(tested, 8 * 10 * borders * 2 - 2 * borders * 2);
     PlaneOp big = build_chain("box=radius=31")[0].ops[0];
     for (Border b : kBorders) {
         big.border = b;
