@@ -206,7 +206,7 @@ TEST_F(Failover, AStreamAddedThroughTheApiLivesOnWhenItsShardIsLost) {
 TEST_F(Failover, AShardCutOffFromTheStoreStopsItsStreamsBeforeTheOthersStartThem) {
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
-    TcpRelay relay(etcd.port());
+    TcpRelay relay(etcd.host(), etcd.port());
     std::unique_ptr<ChildProcess> pods[3];
     pods[0] = start(0, "http://127.0.0.1:" + std::to_string(relay.port()));
     for (int k = 1; k < 3; ++k) pods[k] = start(k, etcd.url());

@@ -26,9 +26,11 @@ using test::EtcdServer;
 #define SKIP_WITHOUT_ETCD() \
     if (!EtcdServer::available()) GTEST_SKIP() << "etcd is not installed (scripts/install_deps.sh --test installs etcd-server)"
 
-std::shared_ptr<EtcdStore> store_at(int port, int timeout_ms = 1000) {
-    return std::make_shared<EtcdStore>(EtcdStore::parse_endpoints("http://127.0.0.1:" + std::to_string(port)), timeout_ms);
+std::shared_ptr<EtcdStore> store_at(const std::string& url, int timeout_ms = 1000) {
+    return std::make_shared<EtcdStore>(EtcdStore::parse_endpoints(url), timeout_ms);
 }
+
+std::string loopback(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -56,7 +58,7 @@ TEST(EtcdStore, KeysAndLeasesAreWhatEtcdKeeps) {
     SKIP_WITHOUT_ETCD();
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
-    auto store = store_at(etcd.port());
+    auto store = store_at(etcd.url());
     store->put("/f/a", "one");
     store->put("/f/b", std::string("bytes \x01\xc3\xa9/\0end", 14));
     store->put("/f0", "outside the prefix");
@@ -82,7 +84,7 @@ TEST(EtcdStore, AStoreThatDoesNotAnswerFailsEachCallWithinItsBound) {
     SKIP_WITHOUT_ETCD();
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
-    auto store = store_at(etcd.port(), 500);
+    auto store = store_at(etcd.url(), 500);
     store->put("/k", "v");
     etcd.pause();
     Clock::time_point start = Clock::now();
@@ -98,7 +100,7 @@ TEST(EtcdStore, AStoreThatDoesNotAnswerFailsEachCallWithinItsBound) {
     ASSERT_EQ(read.size(), 1u);
     EXPECT_TRUE(read[0].value == "v" || read[0].value == "w") << read[0].value;
 
-    auto nobody = store_at(test::free_port(), 500);
+    auto nobody = store_at(loopback(test::free_port()), 500);
     start = Clock::now();
     EXPECT_THROW(nobody->grant_lease(5), StoreError);
     EXPECT_LT(seconds_since(start), 1.5);
@@ -121,7 +123,7 @@ TEST(ShardLease, ThreeShardsSeeEachOtherAndALostOneGoesWithinItsLease) {
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
     const int ttl = 3;
-    ShardLease a(store_at(etcd.port()), shard(0, 3, ttl)), b(store_at(etcd.port()), shard(1, 3, ttl)), c(store_at(etcd.port()), shard(2, 3, ttl));
+    ShardLease a(store_at(etcd.url()), shard(0, 3, ttl)), b(store_at(etcd.url()), shard(1, 3, ttl)), c(store_at(etcd.url()), shard(2, 3, ttl));
     const std::vector<int> all = {0, 1, 2};
     ASSERT_GE(wait_until([&] { return a.alive() == all && b.alive() == all && c.alive() == all; }, 5), 0);
     EXPECT_TRUE(a.holds_lease());
@@ -141,10 +143,10 @@ TEST(ShardLease, AShardCutOffFromTheStoreStopsHoldingItsLeaseBeforeTheOthersTake
     SKIP_WITHOUT_ETCD();
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
-    test::TcpRelay relay(etcd.port());
+    test::TcpRelay relay(etcd.host(), etcd.port());
     const int ttl = 3;
-    ShardLease cut(store_at(relay.port()), shard(0, 3, ttl)), b(store_at(etcd.port()), shard(1, 3, ttl)),
-        c(store_at(etcd.port()), shard(2, 3, ttl));
+    ShardLease cut(store_at(loopback(relay.port())), shard(0, 3, ttl)), b(store_at(etcd.url()), shard(1, 3, ttl)),
+        c(store_at(etcd.url()), shard(2, 3, ttl));
     const std::vector<int> all = {0, 1, 2};
     ASSERT_GE(wait_until([&] { return cut.alive() == all && b.alive() == all && c.alive() == all; }, 5), 0);
 
@@ -170,20 +172,20 @@ TEST(ShardLease, KeysWrittenBySomethingElseAreIgnored) {
     SKIP_WITHOUT_ETCD();
     EtcdServer etcd;
     ASSERT_TRUE(etcd.started());
-    auto store = store_at(etcd.port());
+    auto store = store_at(etcd.url());
     const int64_t lease = store->grant_lease(30);
     store->put("/vfilter/shards/7", R"({"shard": 7})", lease);      // beyond the fleet's count
     store->put("/vfilter/shards/x", R"({"shard": 1})", lease);      // not an index
     store->put("/vfilter/shards/1", R"({"shard": 1})");             // no lease: never goes
     store->put("/vfilter/shards/2", "not json\x1b[31m", lease);     // not a shard's value
-    ShardLease a(store_at(etcd.port()), shard(0, 3, 3));
+    ShardLease a(store_at(etcd.url()), shard(0, 3, 3));
     ASSERT_GE(wait_until([&] { return !a.alive().empty(); }, 5), 0);
     std::this_thread::sleep_for(ShardLease::renew_period(3));
     EXPECT_EQ(a.alive(), std::vector<int>{0});
 }
 
 TEST(ShardLease, AStoreOutOfReachAtStartLeavesNoLeaseAndNoShardsSeen) {
-    ShardLease a(store_at(test::free_port(), 300), shard(0, 3, 3));
+    ShardLease a(store_at(loopback(test::free_port()), 300), shard(0, 3, 3));
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     EXPECT_FALSE(a.holds_lease());
     EXPECT_FALSE(a.store_answers());

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <thread>
 
 #include "support/run_command.hpp"
@@ -21,10 +22,16 @@ EtcdServer::EtcdServer() {
         return;
     }
     dir_ = made;
+    // An address of its own on loopback (127.x.y.z): a port another test's etcd took between
+    // free_port() and this one's bind can never be answered by that etcd in this one's place.
+    std::random_device random;
+    const std::string host = "127." + std::to_string(1 + random() % 250) + "." + std::to_string(random() % 250) + "." +
+                             std::to_string(1 + random() % 250);
     client_port_ = free_port();
     const int peer_port = free_port();
-    url_ = "http://127.0.0.1:" + std::to_string(client_port_);
-    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
+    url_ = "http://" + host + ":" + std::to_string(client_port_);
+    host_ = host;
+    const std::string peer = "http://" + host + ":" + std::to_string(peer_port);
     process_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{"etcd", "--name", "vf-test", "--data-dir", dir_ + "/data", "--listen-client-urls", url_,
                                  "--advertise-client-urls", url_, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
@@ -33,7 +40,7 @@ EtcdServer::EtcdServer() {
         dir_ + "/etcd.log");
     for (int i = 0; i < 100 && !started_; ++i) {  // up to 10 s: a busy machine starts it slowly
         const CommandResult health = run_command({"curl", "-s", "-m", "1", url_ + "/health"});
-        started_ = health.exit_code == 0 && health.output.find("\"health\":\"true\"") != std::string::npos;
+        started_ = health.exit_code == 0 && health.output.find("\"health\":\"true\"") != std::string::npos && process_->running();
         if (!started_) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     if (!started_) ADD_FAILURE() << "etcd did not start within 10 s: " << process_->log();

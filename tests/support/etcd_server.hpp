@@ -20,7 +20,8 @@ public:
     EtcdServer(const EtcdServer&) = delete;
     EtcdServer& operator=(const EtcdServer&) = delete;
 
-    const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+    const std::string& url() const { return url_; }  // http://127.X.Y.Z:PORT
+    const std::string& host() const { return host_; }
     int port() const { return client_port_; }
     bool started() const { return started_; }
     void pause();
@@ -28,7 +29,7 @@ public:
 
 private:
     std::string dir_;
-    std::string url_;
+    std::string url_, host_;
     int client_port_ = 0;
     bool started_ = false;
     std::unique_ptr<ChildProcess> process_;

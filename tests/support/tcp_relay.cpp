@@ -10,7 +10,7 @@
 
 namespace vf::test {
 
-TcpRelay::TcpRelay(int target_port) : target_port_(target_port) {
+TcpRelay::TcpRelay(std::string target_host, int target_port) : target_host_(std::move(target_host)), target_port_(target_port) {
     listener_ = listen_on_loopback(64, &port_);
     acceptor_ = std::thread([this] { accept_loop(); });
 }
@@ -38,7 +38,7 @@ void TcpRelay::accept_loop() {
         sockaddr_in to{};
         to.sin_family = AF_INET;
         to.sin_port = htons(static_cast<uint16_t>(target_port_));
-        to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        inet_pton(AF_INET, target_host_.c_str(), &to.sin_addr);
         if (connect(server, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
             close(client);
             close(server);

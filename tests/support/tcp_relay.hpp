@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace vf::test {
 
 class TcpRelay {
 public:
-    explicit TcpRelay(int target_port);
+    TcpRelay(std::string target_host, int target_port);  // an IPv4 address
     ~TcpRelay();
     TcpRelay(const TcpRelay&) = delete;
     TcpRelay& operator=(const TcpRelay&) = delete;
@@ -25,6 +26,7 @@ private:
     void accept_loop();
     void pump(int a, int b);
 
+    std::string target_host_;
     int target_port_;
     int listener_ = -1;
     int port_ = 0;
