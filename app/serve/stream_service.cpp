@@ -214,8 +214,7 @@ void StreamService::add(StreamConfig s) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (closing_) throw ServiceError(503, "vfilter serve is stopping");
     const int owner = owner_of_ ? owner_of_(s.name) : shard_count_ > 1 ? shard_of(s.name, shard_count_) : shard_index_;
-    const std::string of = "/" + std::to_string(shard_count_);
-    if (owner != shard_index_)
+    if (const std::string of = "/" + std::to_string(shard_count_); owner != shard_index_)
         throw ServiceError(409, "stream '" + s.name + "' belongs to " + (owner < 0 ? "no shard now" : "shard " + std::to_string(owner) + of) +
                                     ", not to this one (" + std::to_string(shard_index_) + of + ")");
     if (streams_.count(s.name)) throw ServiceError(409, "stream '" + s.name + "' exists (DELETE it first, or use another name)");
