@@ -13,8 +13,7 @@
 //     inputs; vfilter runs only its avgblur=4 step, on testsrc2's frames in the test's pixel
 //     format, and the ffmpeg command compares (psnr or ssim, metadata=print) and FATE's awk
 //     script checks the numbers against the reference file (within FATE's fuzz, as FATE does).
-//     The rgb24 ones skip, saying why, while vfilter writes rgb24 input as yuv444p: they compare
-//     as soon as vfilter writes rgb24 (RGB filtered as RGB).
+//     The rgb24 ones need vfilter to write rgb24 input as rgb24 (RGB filtered as RGB).
 // Each runs on the CPU (VFILTER_DEVICE=cpu) and again on the GPU where one is present. The
 // ffmpeg command runs FATE's full lines too: that it gives the reference shows the inputs right.
 #include <gtest/gtest.h>
@@ -249,9 +248,8 @@ TEST_P(FateRefcmp, AvgblurByVfilterMetricsByFfmpeg) {
         const auto frames = read_video_frames(enc);
         ASSERT_EQ(frames.size(), 5u);
         const char* written = av_get_pix_fmt_name(static_cast<AVPixelFormat>(frames[0]->format));
-        if (pix_fmt != written)  // the rgb24 tests, until RGB is filtered as RGB
-            GTEST_SKIP() << test << ": vfilter writes " << pix_fmt << " input as " << written << ", so FFmpeg's " << refcmp
-                         << " cannot be compared plane for plane; this passes once RGB is filtered as RGB";
+        ASSERT_EQ(written, pix_fmt) << test << ": vfilter must write " << pix_fmt << " input as " << pix_fmt
+                                    << " (RGB filtered as RGB) for FFmpeg's " << refcmp << " to compare plane for plane";
         made = run_command({"ffmpeg", "-v", "error", "-y", "-i", enc, "-c:v", "copy", "-f", "rawvideo", enc + ".raw"});
         ASSERT_EQ(made.exit_code, 0) << made.output;
         Words compare_args = {"-auto_conversion_filters"};
