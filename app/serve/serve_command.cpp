@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -306,7 +307,11 @@ int run_serve(const ServeOptions& options) {
     StreamNames names;
     // --store: the fleet's store, the API's changes kept there (outliving the lease's thread that
     // syncs them), and the lease.
-    const std::shared_ptr<EtcdStore> store = o.store.empty() ? nullptr : std::make_shared<EtcdStore>(EtcdStore::parse_endpoints(o.store));
+    // A call to the store within a sixth of the lease (at most a second): a shard finds the store
+    // gone, and says so to its peers, before a lease renewed at another phase lapses.
+    const int store_call_ms = std::clamp(settings.store_lease_s * 1000 / 6, 200, 1000);
+    const std::shared_ptr<EtcdStore> store =
+        o.store.empty() ? nullptr : std::make_shared<EtcdStore>(EtcdStore::parse_endpoints(o.store), store_call_ms);
     const std::unique_ptr<StoreChanges> stored_changes = store ? std::make_unique<StoreChanges>(store, settings.store_prefix, changes) : nullptr;
     const std::unique_ptr<FleetMembership> membership = make_membership(o, settings, store);
     if (stored_changes) membership->after_renewal([&stored_changes] { stored_changes->sync(); });

@@ -100,10 +100,11 @@ void claim_streams(const ServeLoop& loop) {
 void follow_the_fleet(const ServeLoop& loop) {
     FleetMembership& m = *loop.membership;
     const PeerLeases peers = loop.fleet ? loop.fleet->peer_leases(m.lapsed_at()) : PeerLeases{};
-    const bool awaited = m.awaits_peers();
     const bool elsewhere_changed = loop.fleet && m.set_elsewhere(loop.fleet->streams_elsewhere());
     const bool changed = m.update(peers) || elsewhere_changed;
-    if (!awaited && m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
+    // While a lapsed lease waits for the peers' word, they are asked again and again: a peer whose
+    // own call to the store is still under way says it holds its lease until that call fails.
+    if (m.awaits_peers() && loop.fleet) loop.fleet->refresh_soon();
     const bool pulled = loop.stored_changes && loop.stored_changes->take_pulled();  // another shard's API changes
     if (!changed && !pulled) return;
     try {
@@ -164,7 +165,10 @@ ServeEnd serve_until_stopped(const ServeLoop& loop) {
     for (;;) {
         // Once the streams can only end (no API to add one, or stopping), their end is looked for
         // every 20 ms: a run of files ended up to 200 ms after its last stream.
-        const int sig = loop.signals.next(std::chrono::milliseconds(!loop.has_api || stops > 0 ? 20 : 200));
+        // Every 20 ms too while a lapsed lease waits for the peers' word (a fence decided late
+        // leaves its streams less time to finish before another shard may start them).
+        const bool deciding = loop.membership && loop.membership->awaits_peers();
+        const int sig = loop.signals.next(std::chrono::milliseconds(!loop.has_api || stops > 0 || deciding ? 20 : 200));
         manager.keep_alive();
         if (manager.present() && stops == 0 && std::chrono::steady_clock::now() >= next_status) {
             next_status = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -17,7 +17,7 @@ FleetMembership::FleetMembership(int index, int count, std::shared_ptr<EtcdStore
     lease.count = count;
     const int ttl_s = lease.ttl_s;
     ttl_s_ = ttl_s;
-    decide_within_ = ShardLease::margin(ttl_s) / 4;
+    decide_within_ = ShardLease::margin(ttl_s) / 2;
     lease_ = std::make_unique<ShardLease>(std::move(store), std::move(lease));
     // The streams start as the first answer says: a lease, or none within a call's time.
     lease_->wait_for_first_try(std::chrono::seconds(ttl_s));

@@ -9,7 +9,7 @@
 // must have stopped writing by then). Its peers (--peers, app/serve/fleet/fleet.hpp) tell: it
 // writes on ("frozen": the last live set kept) only once every peer has answered since the lease
 // lapsed and none of them holds a lease; otherwise it serves nothing ("fenced") until its lease is
-// back. It waits for their word up to a quarter of the lease's margin (the lease surely lives that long:
+// back. It waits for their word up to half the lease's margin (the lease surely lives that long:
 // shard_lease.hpp), so that a store lost for all does not stop every camera for a moment. Before the store ever answered it serves its own shard's streams, unless a peer holds a
 // lease (the fleet runs on the store and this shard would double the others' recordings).
 #pragma once
