@@ -61,7 +61,10 @@ def segments_since(folder, name, t_wall):
     for f in os.listdir(folder):
         if f.startswith(name + "-") and not f.endswith(".partial"):
             p = os.path.join(folder, f)
-            st = os.stat(p)
+            try:
+                st = os.stat(p)
+            except FileNotFoundError:  # renamed while listed (a segment finalised)
+                continue
             if st.st_mtime >= t_wall and st.st_size > 4096:
                 found.append(p)
     return found
