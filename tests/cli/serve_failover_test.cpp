@@ -114,6 +114,12 @@ protected:
             if (!seen.count(n) || seen[n] != k) return false;
         return seen.size() == 9;
     }
+    // Waits until every stream runs on its own shard; false after 20 s.
+    bool wait_home() {
+        const Clock::time_point t0 = Clock::now();
+        while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
+        return settled(snapshot(), home());
+    }
     std::map<std::string, int> home() const {
         std::map<std::string, int> w;
         for (int k = 0; k < 3; ++k)
@@ -132,9 +138,8 @@ TEST_F(Failover, AKilledShardsStreamsRunOnTheOthersWithinTheLeaseAndComeBackWhen
     ASSERT_TRUE(etcd.started());
     std::unique_ptr<ChildProcess> pods[3];
     for (int k = 0; k < 3; ++k) pods[k] = start(k, etcd.url());
-    Clock::time_point t0 = Clock::now();
-    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
-    ASSERT_TRUE(settled(snapshot(), home())) << "the streams never ran each on its own shard";
+    ASSERT_TRUE(wait_home()) << "the streams never ran each on its own shard";
+    Clock::time_point t0;
 
     pods[2]->signal(SIGKILL);
     pods[2]->wait(5);
@@ -176,9 +181,8 @@ TEST_F(Failover, AStreamAddedThroughTheApiLivesOnWhenItsShardIsLost) {
     ASSERT_TRUE(etcd.started());
     std::unique_ptr<ChildProcess> pods[3];
     for (int k = 0; k < 3; ++k) pods[k] = start(k, etcd.url());
-    Clock::time_point t0 = Clock::now();
-    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
-    ASSERT_TRUE(settled(snapshot(), home()));
+    ASSERT_TRUE(wait_home()) << "the streams never ran each on its own shard";
+    Clock::time_point t0;
     const std::string name = name_in_shard("added-", 1, 3);  // shard 1's, added through shard 0
     const std::string body = R"({"name": ")" + name + R"(", "input": "pattern://?size=96x64&rate=25", "output": "null"})";
     const std::string req = "POST /streams HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " + kToken +
@@ -210,9 +214,8 @@ TEST_F(Failover, AShardCutOffFromTheStoreStopsItsStreamsBeforeTheOthersStartThem
     std::unique_ptr<ChildProcess> pods[3];
     pods[0] = start(0, "http://127.0.0.1:" + std::to_string(relay.port()));
     for (int k = 1; k < 3; ++k) pods[k] = start(k, etcd.url());
-    Clock::time_point t0 = Clock::now();
-    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
-    ASSERT_TRUE(settled(snapshot(), home()));
+    ASSERT_TRUE(wait_home()) << "the streams never ran each on its own shard";
+    Clock::time_point t0;
 
     relay.partition(true);
     t0 = Clock::now();
@@ -240,9 +243,8 @@ TEST_F(Failover, AStoreLostForEveryShardLeavesEveryStreamWhereItRuns) {
     ASSERT_TRUE(etcd.started());
     std::unique_ptr<ChildProcess> pods[3];
     for (int k = 0; k < 3; ++k) pods[k] = start(k, etcd.url());
-    Clock::time_point t0 = Clock::now();
-    while (!settled(snapshot(), home()) && since(t0) < 20) std::this_thread::sleep_for(100ms);
-    ASSERT_TRUE(settled(snapshot(), home()));
+    ASSERT_TRUE(wait_home()) << "the streams never ran each on its own shard";
+    Clock::time_point t0;
     etcd.pause();
     t0 = Clock::now();
     int checks = 0;
