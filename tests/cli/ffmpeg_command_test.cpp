@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "support/clip_writer.hpp"
+#include "support/ffmpeg_output.hpp"
 #include "support/run_command.hpp"
 
 namespace vf::ffmpeg_command_test {
@@ -19,13 +20,6 @@ using namespace test;
 
 constexpr int kUsage = 2, kOutput = 4;
 
-std::string read_all(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // vfilter ffmpeg ARGS, as a user types it.
 CommandResult run_ffmpeg_line(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {VFILTER_BIN, "ffmpeg"};
@@ -33,23 +27,12 @@ CommandResult run_ffmpeg_line(const std::vector<std::string>& args) {
     return run_command(argv);
 }
 
-bool ffmpeg_missing() { return run_command({"ffmpeg", "-version"}).exit_code != 0; }
-
 // Runs argv with its standard output into `stdout_file` (stderr kept apart from it, as a shell's
 // redirection does: ffmpeg and vfilter log there).
 CommandResult run_to_file(const std::vector<std::string>& argv, const std::string& stdout_file) {
     std::string line;
     for (const std::string& a : argv) line += "'" + a + "' ";
     return run_command({"sh", "-c", line + "> '" + stdout_file + "'"});
-}
-
-// The frame lines of a framecrc file (no # header): stream, dts, pts, duration, size, checksum.
-std::vector<std::string> frame_lines(const std::string& path) {
-    std::vector<std::string> lines;
-    std::istringstream in(read_all(path));
-    for (std::string l; std::getline(in, l);)
-        if (!l.empty() && l[0] != '#') lines.push_back(l);
-    return lines;
 }
 
 // The size and checksum of a frame line: what the samples are, whatever the timestamps.
@@ -94,20 +77,20 @@ void expect_fate_checksums_equal(const std::string& pix_fmt, const std::string& 
     const CommandResult vf = run_to_file(fate_line(VFILTER_BIN, dir + "/src.nut", filter), dir + "/vfilter.crc");
     ASSERT_EQ(vf.exit_code, 0) << vf.output;
     const std::vector<std::string> expected = frame_lines(dir + "/ffmpeg.crc"), got = frame_lines(dir + "/vfilter.crc");
-    ASSERT_EQ(expected.size(), 4u) << read_all(dir + "/ffmpeg.crc");
-    ASSERT_EQ(got.size(), expected.size()) << read_all(dir + "/vfilter.crc");
+    ASSERT_EQ(expected.size(), 4u) << read_file(dir + "/ffmpeg.crc");
+    ASSERT_EQ(got.size(), expected.size()) << read_file(dir + "/vfilter.crc");
     for (size_t i = 0; i < expected.size(); ++i)
         EXPECT_EQ(size_and_checksum(got[i]), size_and_checksum(expected[i])) << filter << " on " << pix_fmt << ", frame " << i;
-    EXPECT_EQ(read_all(dir + "/vfilter.crc"), read_all(dir + "/ffmpeg.crc")) << filter << " on " << pix_fmt << ": the whole framecrc";
+    EXPECT_EQ(read_file(dir + "/vfilter.crc"), read_file(dir + "/ffmpeg.crc")) << filter << " on " << pix_fmt << ": the whole framecrc";
 }
 
 TEST(FfmpegCommand, FateBoxblurLineGivesFfmpegsChecksums) {
-    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    if (ffmpeg_command_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
     expect_fate_checksums_equal("yuv420p", "boxblur=2:1");
 }
 
 TEST(FfmpegCommand, FateUnsharpLinesGiveFfmpegsChecksums) {
-    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    if (ffmpeg_command_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
     expect_fate_checksums_equal("yuv420p", "unsharp=11:11:-1.5:11:11:-1.5");
     expect_fate_checksums_equal("yuv420p10le", "unsharp=11:11:-1.5:11:11:-1.5");
 }
@@ -139,7 +122,7 @@ protected:
 
 // A user's file (H.264 and AAC in MP4, made by ffmpeg) through a user's line: every frame written.
 TEST_F(FfmpegLine, TypicalUserLineWritesEveryFrame) {
-    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    if (ffmpeg_command_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
     const std::string input = dir + "/in.mp4";
     const CommandResult made = run_command({"ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=96x64:r=25", "-f", "lavfi",
                                             "-i", "sine", "-frames:v", "10", "-t", "0.4", "-c:v", "libx264", "-c:a", "aac", input});
@@ -183,7 +166,7 @@ TEST_F(FfmpegLine, NeverOverwriteLeavesTheFileUntouched) {
     std::ofstream(out, std::ios::binary) << "precious bytes";
     const CommandResult r = run_ffmpeg_line({"-n", "-i", clip, "-vf", "sobel", out});
     EXPECT_EQ(r.exit_code, kOutput) << r.output;
-    EXPECT_EQ(read_all(out), "precious bytes");
+    EXPECT_EQ(read_file(out), "precious bytes");
 }
 
 TEST_F(FfmpegLine, HelpNamesTheGrammar) {

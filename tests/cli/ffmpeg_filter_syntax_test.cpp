@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/ffmpeg_output.hpp"
 #include "support/run_command.hpp"
 
 namespace vf::ffmpeg_filter_syntax_test {
@@ -16,31 +17,13 @@ using namespace test;
 
 constexpr int kUsage = 2;
 
-bool ffmpeg_missing() { return run_command({"ffmpeg", "-version"}).exit_code != 0; }
-
-std::string read_all(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// The per-frame lines of a framemd5 file (no # header): stream, dts, pts, duration, size, md5.
-std::vector<std::string> frame_lines(const std::string& path) {
-    std::vector<std::string> lines;
-    std::istringstream in(read_all(path));
-    for (std::string l; std::getline(in, l);)
-        if (!l.empty() && l[0] != '#') lines.push_back(l);
-    return lines;
-}
-
 // The md5 of a frame line.
 std::string checksum(const std::string& line) { return line.substr(line.rfind(',') + 1); }
 
 class FfmpegFilterSyntax : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+        if (ffmpeg_command_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
         dir = temp_dir();
         clip = dir + "/src.nut";
         // testsrc2 under noise (a photograph's texture) at an odd size, lossless, 10 frames at 25 fps.
@@ -66,7 +49,7 @@ protected:
         ASSERT_EQ(ran_vf.exit_code, 0) << ran_vf.output;
         const std::vector<std::string> expected = frame_lines(dir + "/ffmpeg.md5"), got = frame_lines(dir + "/vfilter.md5");
         ASSERT_EQ(expected.size(), 10u);
-        ASSERT_EQ(got.size(), expected.size()) << read_all(dir + "/vfilter.md5");
+        ASSERT_EQ(got.size(), expected.size()) << read_file(dir + "/vfilter.md5");
         for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(checksum(got[i]), checksum(expected[i])) << "frame " << i;
     }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/ffmpeg_output.hpp"
 #include "support/run_command.hpp"
 
 namespace vf::ffmpeg_options_test {
@@ -19,15 +20,6 @@ namespace {
 using namespace test;
 
 constexpr int kUsage = 2;
-
-bool ffmpeg_missing() { return run_command({"ffmpeg", "-version"}).exit_code != 0; }
-
-std::string read_all(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 // A frame of a framemd5 file: its time in seconds (pts times the file's #tb) and its checksum.
 // Times are compared in seconds: the time base an output is written in is the muxer's choice.
@@ -41,7 +33,7 @@ std::ostream& operator<<(std::ostream& os, const FrameSeen& f) { return os << f.
 
 std::vector<FrameSeen> frames_of(const std::string& path) {
     std::vector<FrameSeen> frames;
-    std::istringstream in(read_all(path));
+    std::istringstream in(read_file(path));
     int num = 0, den = 1;
     for (std::string l; std::getline(in, l);) {
         if (l.rfind("#tb 0:", 0) == 0) std::sscanf(l.c_str(), "#tb 0: %d/%d", &num, &den);
@@ -56,7 +48,7 @@ std::vector<FrameSeen> frames_of(const std::string& path) {
 class FfmpegOptions : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+        if (ffmpeg_command_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
         dir = temp_dir();
         clip = dir + "/in.mp4";
         // 30 frames at 25 fps, a key frame every 8: a seek to 0.5 s lands on frame 8 (0.32 s).
@@ -94,11 +86,11 @@ protected:
         after.insert(after.end(), {"-an", "-bitexact", "-f", "framemd5"});
         ASSERT_NO_FATAL_FAILURE(run_both(before, after, "md5"));
         std::vector<FrameSeen> expected = frames_of(dir + "/ffmpeg.md5"), got = frames_of(dir + "/vfilter.md5");
-        ASSERT_EQ(expected.size(), frames) << read_all(dir + "/ffmpeg.md5");
+        ASSERT_EQ(expected.size(), frames) << read_file(dir + "/ffmpeg.md5");
         if (!times)
             for (auto* list : {&expected, &got})
                 for (FrameSeen& f : *list) f.t = 0;
-        EXPECT_EQ(got, expected) << read_all(dir + "/vfilter.md5");
+        EXPECT_EQ(got, expected) << read_file(dir + "/vfilter.md5");
     }
 
     std::string dir, clip;
@@ -151,7 +143,7 @@ TEST_F(FfmpegOptions, RateOnAConstantRateMuxerRepeatsAndDrops) {
         clip = input;
         for (const char* rate : {"60", "10", "24000/1001"}) {
             ASSERT_NO_FATAL_FAILURE(run_both({}, {"-vf", "avgblur=1", "-r", rate, "-an", "-f", "rawvideo"}, "yuv"));
-            const std::string expected = read_all(dir + "/ffmpeg.yuv"), got = read_all(dir + "/vfilter.yuv");
+            const std::string expected = read_file(dir + "/ffmpeg.yuv"), got = read_file(dir + "/vfilter.yuv");
             EXPECT_EQ(got.size() / (96 * 64 * 3 / 2), expected.size() / (96 * 64 * 3 / 2)) << "frames at -r " << rate << ", " << input;
             EXPECT_TRUE(got == expected) << "-r " << rate << ", " << input;
         }

@@ -32,8 +32,8 @@ std::chrono::milliseconds ShardLease::renew_period(int ttl_s) {
     return std::chrono::milliseconds(std::max(200, ttl_s * 1000 / 4));
 }
 
-ShardLease::ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings, AliveChanged on_change)
-    : store_(std::move(store)), settings_(std::move(settings)), on_change_(std::move(on_change)) {
+ShardLease::ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings)
+    : store_(std::move(store)), settings_(std::move(settings)) {
     if (settings_.count < 1 || settings_.index < 0 || settings_.index >= settings_.count)
         throw Error(ErrorCategory::Usage, "shard " + std::to_string(settings_.index) + " of " + std::to_string(settings_.count) +
                                               ": the index runs from 0 to the count less one");
@@ -181,7 +181,6 @@ void ShardLease::renew_once() {
             claims_ = std::move(claims);
         }
         if (!was_answering) spdlog::info("shard {}: the store answers; live shards: {}", settings_.index, alive.size());
-        if (changed && on_change_) on_change_(alive);
         run_after_renewal();
     } catch (const StoreError& e) {
         bool was_answering;

@@ -38,10 +38,8 @@ struct ShardLeaseSettings {
 class ShardLease {
 public:
     using Clock = std::chrono::steady_clock;
-    // Called on the lease's thread whenever the set of live shards changes (sorted indices).
-    using AliveChanged = std::function<void(const std::vector<int>& alive)>;
-
-    ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings, AliveChanged on_change = {});
+    // Reads are polled (alive(), claims(), version()): the serve loop asks when it looks.
+    ShardLease(std::shared_ptr<EtcdStore> store, ShardLeaseSettings settings);
     ~ShardLease();  // stop(true)
     ShardLease(const ShardLease&) = delete;
     ShardLease& operator=(const ShardLease&) = delete;
@@ -92,7 +90,6 @@ private:
 
     std::shared_ptr<EtcdStore> store_;
     const ShardLeaseSettings settings_;
-    const AliveChanged on_change_;
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
