@@ -327,6 +327,17 @@ TEST_F(Failover, ACamerasRecordingsFromEveryShardAreOneList) {
     EXPECT_FALSE(listed[0].count("notes.txt"));
     EXPECT_GE(listed[0].size(), 2u);
     EXPECT_GE(listed[survivor].size(), 2u);
+    // What a client may not ask: a name outside the list or not a name, other parameters, no token.
+    const auto status = [&](const std::string& target, const std::string& auth) {
+        const std::string r = http_exchange(ports[1], "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + auth + "\r\n");
+        return r.size() > 12 ? std::atoi(r.c_str() + 9) : -1;
+    };
+    const std::string bearer = "Authorization: Bearer " + kToken + "\r\n";
+    EXPECT_EQ(status("/streams/unknown/recordings", bearer), 404);
+    EXPECT_EQ(status("/streams/..%2F..%2Fetc/recordings", bearer), 404);
+    EXPECT_EQ(status("/streams/" + name + "/recordings?scope=all", bearer), 400);
+    EXPECT_EQ(status("/streams/" + name + "/recordings?path=/etc", bearer), 400);
+    EXPECT_EQ(status("/streams/" + name + "/recordings", ""), 401);
 }
 
 }  // namespace
