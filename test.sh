@@ -22,7 +22,19 @@ slowest_tests() {  # build dir: its last ctest run's slowest tests, from ctest's
   # awk, not head: head leaving early would end sort with SIGPIPE, and pipefail would fail the run
   awk 'NF == 3 { printf "  %8.1f  %s\n", $3, $1 }' "$costs" | sort -rn | awk 'NR <= 10'
 }
-trap 'echo "== stage times: ${stage_times[*]:-none}; ${SECONDS} s in all"' EXIT
+failure_digest() {  # build dir: where each failed test of its last run failed, a few lines each
+  local log="$1/Testing/Temporary/LastTest.log"
+  [ -f "$log" ] || return 0
+  # CI shows a run's tail only, so the assertions that failed are repeated here, bounded.
+  awk '/^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; left = 0 }
+       left > 0 && n < 18 { buf[n++] = substr($0, 1, 240); left-- }
+       / Failure$/ && n < 18 { buf[n++] = substr($0, 1, 240); left = 5 }
+       /^Test Failed|^Test Timed|\*\*\*Failed|^Test Not Run/ && name != "" {
+         print "== " name " failed:"; for (i = 0; i < n; i++) print "   " buf[i]; name = "" }' "$log" | awk 'NR <= 60'
+}
+status=0
+trap 'for d in "${VF_BUILD_DIR:-build}" build-asan build-tsan; do [ "$status" = 0 ] || failure_digest "$d"; done
+      echo "== stage times: ${stage_times[*]:-none}; ${SECONDS} s in all"' EXIT
 scripts/install_deps.sh --test
 scripts/install_python_deps.sh  # the Python module and its tests (docs/python.md)
 scripts/install_web_test_deps.sh  # Chromium and playwright-core for serve's page (tests/web)
@@ -34,7 +46,6 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   cmake --build build-cpu-only -j "$(nproc)" --target vfilter >/dev/null
 fi
 stage_done "building"
-status=0
 (cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "$@") || status=$?
 slowest_tests "${VF_BUILD_DIR:-build}"
 stage_done "testing"
@@ -46,6 +57,7 @@ if [ "${VF_SKIP_SANITIZERS:-0}" != 1 ]; then
   slowest_tests build-asan
   stage_done "AddressSanitizer"
   [ "$status" = 0 ] || exit "$status"
-  scripts/sanitize.sh thread
+  scripts/sanitize.sh thread || status=$?
   stage_done "ThreadSanitizer"
+  [ "$status" = 0 ] || exit "$status"
 fi

@@ -2,12 +2,15 @@
 """Failover of a fleet of `vfilter serve` shards through etcd (docs/kubernetes.md, "Failover").
 
 Starts a real etcd on loopback and SHARDS serve processes (--store, --peers), CAMERAS live
-cameras (built-in pattern:// inputs at 25 fps, 320x180) recorded in SEGMENT-second segments
-(libx264) into one shared folder. Then KILLS times: a shard chosen in turn is killed with SIGKILL;
+cameras (built-in pattern:// inputs at 25 fps, 320x180, numbered by the wall clock: clock=wall, so
+that every shard reads the same frame at the same moment) recorded unfiltered (identity) in
+SEGMENT-second segments (libx264) into one shared folder. Then KILLS times: a shard chosen in turn is killed with SIGKILL;
 for each of its cameras, the seconds from the kill until a survivor writes a new segment of it
 with frames in it ("recording again"); the shard is started again and the seconds until each of
 its cameras is recorded by it again (hand-back). Prints one line a kill and a JSON summary (p50,
-p95, worst) with --json FILE. Every segment written is decoded with ffmpeg at the end.
+p95, worst) with --json FILE. Every segment written is decoded with ffmpeg at the end, and each
+camera's frame numbers read back in order: every frame missing (a gap) or written twice between
+two segments is counted, so the take-overs' gaps and the hand-backs' (none expected) are measured.
 
     python3 bench/failover.py --vfilter build/vfilter [--shards 3] [--cameras 12] [--kills 5]
 """
@@ -70,6 +73,33 @@ def segments_since(folder, name, t_wall):
     return found
 
 
+def frame_numbers(path):
+    """The frame numbers a segment's frames show (pattern clock=wall: 20 blocks, white for 1)."""
+    w, h = 320, 180
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "gray", "-"],
+                         capture_output=True).stdout
+    block, y = w // 20, max(8, h // 10) // 2
+    return [sum(1 << i for i in range(20) if raw[k * w * h + y * w + i * block + block // 2] > 128) for k in range(len(raw) // (w * h))]
+
+
+def junctions(rec, cameras):
+    """Over every camera's segments in time order: the gaps (seconds missing, > 0) and the frames written twice."""
+    gaps, doubled = [], 0
+    for k in range(cameras):
+        numbers = []
+        for f in sorted(f for f in os.listdir(rec) if f.startswith(f"cam{k}-") and f.endswith(".mp4")):
+            numbers += frame_numbers(os.path.join(rec, f))
+        for prev, cur in zip(numbers, numbers[1:]):
+            step = (cur - prev) % (1 << 20)
+            if step == 1:
+                continue
+            if step == 0 or step > (1 << 19):
+                doubled += 1
+            else:
+                gaps.append((step - 1) / 25)
+    return gaps, doubled
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vfilter", default="build/vfilter")
@@ -91,9 +121,9 @@ def main():
                              "--log-level", "warn"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     config = os.path.join(work, "cams.yaml")
     with open(config, "w") as f:
-        f.write(f"defaults: {{filter: sobel, codec: libx264, preset: ultrafast, segment: {a.segment}}}\nstreams:\n")
+        f.write(f"defaults: {{filter: identity, codec: libx264, preset: ultrafast, segment: {a.segment}}}\nstreams:\n")
         for k in range(a.cameras):
-            f.write(f"  - {{name: cam{k}, input: 'pattern://?size=320x180&rate=25&motion=ball', "
+            f.write(f"  - {{name: cam{k}, input: 'pattern://?size=320x180&rate=25&motion=ball&clock=wall', "
                     f"output: '{rec}/cam{k}-%Y%m%d-%H%M%S.mp4'}}\n")
         f.write(f"serve: {{store-lease: {a.lease}, recordings-root: '{rec}'}}\n")
     plan = shard_plan(a.vfilter, config, a.shards)
@@ -155,11 +185,14 @@ def main():
         etcd.kill()
     bad = [f for f in sorted(os.listdir(rec)) if f.endswith(".mp4") and subprocess.run(
         ["ffmpeg", "-v", "error", "-i", os.path.join(rec, f), "-f", "null", "-"], capture_output=True, text=True).stderr.strip()]
+    gaps, doubled = junctions(rec, a.cameras)
     q = statistics.quantiles(takeovers, n=20) if len(takeovers) > 1 else takeovers * 19
     summary = {"lease_s": a.lease, "shards": a.shards, "cameras": a.cameras, "kills": a.kills, "takeover_s": {
         "p50": statistics.median(takeovers), "p95": q[18], "worst": max(takeovers), "n": len(takeovers)},
         "handback_s": {"p50": statistics.median(handbacks), "worst": max(handbacks)},
-        "segments": len([f for f in os.listdir(rec) if f.endswith(".mp4")]), "segments_not_decoding": bad}
+        "segments": len([f for f in os.listdir(rec) if f.endswith(".mp4")]), "segments_not_decoding": bad,
+        "gaps": {"count": len(gaps), "expected": len(takeovers), "seconds": sorted(round(g, 2) for g in gaps)},
+        "frames_written_twice": doubled}
     print(json.dumps(summary, indent=1))
     if a.json:
         with open(a.json, "w") as f:

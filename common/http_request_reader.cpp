@@ -115,6 +115,7 @@ HttpRequest RequestReader::request(const std::string& peer) {
     r.forwarded_by = std::string(message["X-Vfilter-Forwarded-By"]);
     r.host = header(bh::field::host);
     r.origin = header(bh::field::origin);
+    r.last_event_id = std::string(message["Last-Event-ID"]);
     r.peer = peer;
     if (parser_.is_done()) r.body = std::move(message.body());
     return r;

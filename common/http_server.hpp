@@ -32,6 +32,7 @@ struct HttpRequest {
     std::string forwarded_by;   // X-Vfilter-Forwarded-By: the serve process that passed this on (app/serve/fleet/fleet.hpp)
     std::string host;           // the Host header, as sent
     std::string origin;         // the Origin header ("" when absent)
+    std::string last_event_id;  // Last-Event-ID: where a Server-Sent Events reader that reconnects was ("" when absent)
     std::string peer;           // the client's IP address, as text
 };
 

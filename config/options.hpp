@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "config/filter_registry.hpp"
+#include "media/recording_window.hpp"
 #include "config/quantities.hpp"
 #include "config/time_window.hpp"
 #include "kernels/gpu_kernel.hpp"
@@ -84,6 +86,8 @@ struct RunOutput {
     int hls_window = 6;                   // .m3u8 outputs of live inputs: segments the playlist keeps; older ones are deleted
     bool bitexact = false;                // no library versions or dates in the output (ffmpeg's -bitexact)
     OutputTimeBase time_base = OutputTimeBase::Input;
+    // serve's clips alone (clips.only): encoded for the clips around events, the file not written.
+    bool packets_only = false;
 };
 
 // How the stages run between input and output (pipeline/).
@@ -102,6 +106,8 @@ struct StreamPlacement {
     bool nvdec_share = false;        // vfilter's NVDEC decoders shared by a GPU's streams of one size
     bool decoder_movable = false;    // may move between NVDEC and the CPU at a key frame (placed by load)
     bool nvdec_wait_on_cpu = false;  // with nvdec_share: decodes on the CPU until its shared decoder has room
+    // A camera handed between shards (serve with a store): when its frames are written (null: always).
+    std::shared_ptr<RecordingWindow> recording_window;
 };
 
 // A whole run of one stream: what the user asks of it (the four parts) and what serve decided for

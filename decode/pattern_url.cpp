@@ -10,7 +10,7 @@ namespace vf {
 namespace {
 
 constexpr const char* kPrefix = "pattern://";
-constexpr const char* kTakes = "pattern:// takes size=WxH, rate=FPS, motion=ball|bars|checker, seed=N, e.g. "
+constexpr const char* kTakes = "pattern:// takes size=WxH, rate=FPS, motion=ball|bars|checker, seed=N, clock=start|wall, e.g. "
                                "pattern://?size=1280x720&rate=30&motion=ball";
 
 [[noreturn]] void refuse(const std::string& what) { fail(ErrorCategory::Usage, "input " + what + " (" + kTakes + ")"); }
@@ -66,6 +66,9 @@ PatternOptions parse_pattern_url(const std::string& url) {
             else if (value == "bars") o.motion = PatternMotion::Bars;
             else if (value == "checker") o.motion = PatternMotion::Checker;
             else refuse("'motion=" + value + "': expected ball, bars or checker");
+        } else if (key == "clock") {
+            if (value == "wall") o.wall_clock = true;
+            else if (value != "start") refuse("'clock=" + value + "': expected start (frames from the start) or wall (numbered by the wall clock)");
         } else if (key == "seed") {
             o.seed = static_cast<unsigned>(number(key, value, 0, 1000000));
         } else {
@@ -73,6 +76,14 @@ PatternOptions parse_pattern_url(const std::string& url) {
         }
     }
     return o;
+}
+
+int64_t number_in_strip(const uint8_t* luma, int stride, int width, int height) {
+    const int block = width / kPatternStripBits, y = pattern_strip_height(height) / 2;
+    int64_t n = 0;
+    for (int i = 0; i < kPatternStripBits; ++i)
+        if (luma[static_cast<size_t>(y) * stride + i * block + block / 2] > 128) n |= int64_t{1} << i;
+    return n;
 }
 
 }  // namespace vf

@@ -28,6 +28,7 @@ SyntheticSource::SyntheticSource(const PatternOptions& p, BufferAllocator alloc)
     : SyntheticSource(p.width, p.height, p.rate, -1, AV_PIX_FMT_YUV420P, alloc) {
     motion_ = p.motion;
     live_ = true;
+    wall_clock_ = p.wall_clock;
     phase_ = static_cast<int>(p.seed % 100000) * 97;
     noise_ ^= p.seed * 0x85EBCA6Bu;
     if (!noise_) noise_ = 1;
@@ -55,14 +56,44 @@ void SyntheticSource::pace() {
                                                                                  std::chrono::milliseconds(50)));
 }
 
+int64_t SyntheticSource::pace_by_wall_clock() {
+    using namespace std::chrono;
+    const int rate = info_.frame_rate.num;
+    // Frame N is taken half a frame after N/rate: a moment on the whole second, where a hand-over
+    // cuts, then falls between two frames rather than on one.
+    const auto number_now = [rate] { return (duration_cast<microseconds>(system_clock::now().time_since_epoch()).count() * rate - 500000) / 1000000; };
+    // The frame after the last one given, or the one due now when the reader fell behind.
+    int64_t n = first_number_ < 0 ? number_now() + 1 : std::max(first_number_ + next_, number_now());
+    while (!stop_requested_ && number_now() < n) std::this_thread::sleep_for(milliseconds(2));
+    if (first_number_ < 0) first_number_ = n;
+    next_ = n - first_number_;
+    // The frame was "taken" when it was due, however late this reader came for it: so do two
+    // processes reading this camera agree on each frame's moment (a hand-over's cut).
+    const int64_t late_us = duration_cast<microseconds>(system_clock::now().time_since_epoch()).count() - (n * 1000000 + 500000) / rate;
+    due_at_ = steady_clock::now() - microseconds(std::max<int64_t>(0, late_us));
+    return n;
+}
+
+void SyntheticSource::draw_number(AVFrame* f, int64_t n) {
+    const std::vector<PlaneView> ch = channel_views(f);
+    const int block = info_.width / kPatternStripBits, rows = pattern_strip_height(info_.height);
+    const int scale = ch[0].peak() / 255;
+    for (int y = 0; y < rows; ++y)
+        for (int i = 0; i < kPatternStripBits; ++i) {
+            const int v = (n >> i) & 1 ? 235 : 16;
+            for (int x = i * block; x < (i + 1) * block; ++x) ch[0].write(x, y, v * scale);
+        }
+}
+
 std::optional<PipelineItem> SyntheticSource::read() {
     if (stop_requested_ || (frames_ >= 0 && next_ >= frames_)) return std::nullopt;
-    if (live_) pace();
+    const int64_t number = wall_clock_ ? pace_by_wall_clock() : 0;
+    if (live_ && !wall_clock_) pace();
     if (stop_requested_) return std::nullopt;
     VideoFrame vf;
     vf.frame = pool_.get();
     vf.index = next_;
-    vf.read_at = Clock::now();
+    vf.read_at = wall_clock_ ? due_at_ : Clock::now();
     AVFrame* f = vf.frame.get();
     f->pts = next_;
     f->color_range = info_.color_range;
@@ -70,7 +101,8 @@ std::optional<PipelineItem> SyntheticSource::read() {
     f->color_primaries = info_.color_primaries;
     f->color_trc = info_.color_trc;
     f->sample_aspect_ratio = info_.sample_aspect_ratio;
-    draw(f, static_cast<int>(next_ % 1000000) + phase_);
+    draw(f, static_cast<int>((wall_clock_ ? number : next_) % 1000000) + phase_);
+    if (wall_clock_) draw_number(f, number);
     ++next_;
     return PipelineItem(std::move(vf));
 }

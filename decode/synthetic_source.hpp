@@ -29,11 +29,17 @@ private:
     void draw(AVFrame* f, int t);
     // Live: waits until frame next_ is due (or stop), skipping frames a slow reader missed.
     void pace();
+    // clock=wall: waits for the next frame due by the wall clock; its number.
+    int64_t pace_by_wall_clock();
+    void draw_number(AVFrame* f, int64_t n);
 
     VideoInfo info_;
     PatternMotion motion_ = PatternMotion::Ball;
     int frames_;                 // < 0: endless
     bool live_ = false;
+    bool wall_clock_ = false;
+    int64_t first_number_ = -1;  // clock=wall: the first frame's number (its pts is 0)
+    std::chrono::steady_clock::time_point due_at_{};  // clock=wall: when the frame read last was due
     int phase_ = 0;              // from the seed: where the motion starts
     int64_t next_ = 0;
     uint32_t noise_ = 0x9E3779B9u;

@@ -8,6 +8,7 @@
 #include "encode/video_encoder.hpp"
 #include "media/protocols.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -43,13 +44,14 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
       watchdog_(kind_ == OutputKind::Network ? options.timeout_s : 0, nullptr) {
     hls_ = kind_ == OutputKind::File && is_hls_output(options);
     cut_every_s_ = options.segment_s > 0 ? options.segment_s : hls_ ? options.hls_time_s : 0;
-    partial_ = kind_ == OutputKind::File && options.segment_s <= 0 && !hls_;
-    write_path_ = kind_ == OutputKind::Stdout ? "pipe:1"
+    partial_ = kind_ == OutputKind::File && options.segment_s <= 0 && !hls_ && !options.packets_only;
+    write_path_ = options.packets_only          ? "null"
+                  : kind_ == OutputKind::Stdout ? "pipe:1"
                   : options.segment_s > 0   ? segment_pattern(options.path)
                   : hls_                    ? options.path
                   : partial_                ? options.path + ".partial"
                                             : options.path;
-    if (kind_ == OutputKind::File) io_ = std::make_unique<OutputFileIo>(options.overwrite, hls_);
+    if (kind_ == OutputKind::File && !options.packets_only) io_ = std::make_unique<OutputFileIo>(options.overwrite, hls_);
     opened_at_ = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(1);  // mtimes are coarser
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
     try {
@@ -62,9 +64,13 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
 
 void OutputFile::open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
                       const AVDictionary* metadata) {
-    check_output_path(options);
     MuxerChoice muxer;
-    choose_muxer(options, kind_, write_path_, muxer);
+    if (options.packets_only) {  // FFmpeg's null muxer: the packets go to the tap alone
+        muxer.muxer = muxer.container = av_guess_format("null", nullptr, nullptr);
+    } else {
+        check_output_path(options);
+        choose_muxer(options, kind_, write_path_, muxer);
+    }
     const AVOutputFormat* ofmt = muxer.muxer;
     const AVOutputFormat* container = muxer.container;
     VF_AV_CHECK(avformat_alloc_output_context2(&mux_, ofmt, nullptr, write_path_.c_str()), ErrorCategory::Internal,
@@ -85,8 +91,9 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
     // flag a killed recorder's current segment stayed in a write buffer, for seconds.
     if (mux_->flush_packets == 1 && (options.segment_s > 0 || hls_)) mux_->flags |= AVFMT_FLAG_FLUSH_PACKETS;
 
-    const bool global_header =
-        (ofmt->flags & AVFMT_GLOBALHEADER) || options.segment_s > 0 || hls_ || kind_ == OutputKind::Network;
+    // Clips alone: their containers (MP4, Matroska) want the headers global.
+    const bool global_header = (ofmt->flags & AVFMT_GLOBALHEADER) || options.segment_s > 0 || hls_ || kind_ == OutputKind::Network ||
+                               options.packets_only;
     encoder_ = open_video_encoder(options, video, global_header);
     AVCodecContext* enc = encoder_.get();
     int err = 0;
@@ -135,6 +142,8 @@ void OutputFile::open(const OutputOptions& options, const VideoInfo& video, cons
                        err);
     header_written_ = true;
     if (mux_->pb) header_bytes_ = avio_tell(mux_->pb);
+    // The container's time base is known once its header is written (Matroska's: a millisecond).
+    container_tick_ = std::max<int64_t>(1, av_rescale_q_rnd(1, video_stream_->time_base, encoder_->time_base, AV_ROUND_UP));
 }
 
 void OutputFile::close_file() {
@@ -165,7 +174,7 @@ void OutputFile::release() {
     // Never leave a broken file behind. A fragmented recording that holds a fragment is not
     // broken: every fragment written is playable, so it is kept unless no video was written.
     // One that a full disk cut inside a fragment is cut back to its last whole one.
-    if (finished_ || kind_ != OutputKind::File || hls_) return;
+    if (finished_ || kind_ != OutputKind::File || hls_ || options_.packets_only) return;
     if (options_.segment_s > 0) {
         if (disk_full_) repair_segments_cut_by_full_disk(write_path_, opened_at_);
         return;
@@ -186,6 +195,7 @@ void OutputFile::tap_packets(PacketTap* tap) {
 
 std::string OutputFile::describe() const {
     if (!mux_) return description_;
+    if (options_.packets_only) return "'" + options_.path + "' (not recorded: encoded for its clips alone, " + encoder_->codec->name + ")";
     std::string how = mux_->oformat->name;
     if (options_.segment_s > 0) {
         char buf[64];
@@ -269,9 +279,12 @@ void OutputFile::write_frame(const AVFrame* frame, Clock::time_point read_at) {
     // Encoders need increasing timestamps. Sources hand on increasing ones; a frame that has none,
     // or one not after the last, is placed a frame interval after the last (a tick would make two
     // frames a player shows at once).
-    int64_t pts = frame->pts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE : av_rescale_q(frame->pts, video_.time_base, encoder_->time_base);
+    int64_t pts = frame->pts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE : av_rescale_q(from_origin(frame->pts, video_.time_base), video_.time_base, encoder_->time_base);
     if (last_pts_ != AV_NOPTS_VALUE && (pts == AV_NOPTS_VALUE || pts <= last_pts_))
         pts = last_pts_ + video_.frame_interval(encoder_->time_base);
+    // Two frames must differ in the container's time base too: frames read in a burst after a
+    // camera's reconnect can come closer than that.
+    if (last_pts_ != AV_NOPTS_VALUE && pts < last_pts_ + container_tick_) pts = last_pts_ + container_tick_;
     if (pts == AV_NOPTS_VALUE) pts = 0;
     last_pts_ = pts;
     f->pts = pts;
@@ -295,10 +308,19 @@ void OutputFile::write_packet(PassthroughPacket& p) {
     const auto it = stream_map_.find(p.source_stream);
     if (it == stream_map_.end()) return;
     AVPacket* pkt = p.packet.get();
-    av_packet_rescale_ts(pkt, source_time_base_[p.source_stream], mux_->streams[it->second]->time_base);
+    const AVRational source_base = source_time_base_[p.source_stream];
+    pkt->pts = from_origin(pkt->pts, source_base);
+    pkt->dts = from_origin(pkt->dts, source_base);
+    av_packet_rescale_ts(pkt, source_base, mux_->streams[it->second]->time_base);
     pkt->stream_index = it->second;
     pkt->pos = -1;
     write(pkt);
+}
+
+int64_t OutputFile::from_origin(int64_t ts, AVRational time_base) {
+    if (options_.segment_s <= 0 || ts == AV_NOPTS_VALUE) return ts;
+    if (!origin_us_) origin_us_ = av_rescale_q(ts, time_base, AV_TIME_BASE_Q);
+    return ts - av_rescale_q(*origin_us_, AV_TIME_BASE_Q, time_base);
 }
 
 void OutputFile::let_receivers_catch_up() {
@@ -314,7 +336,7 @@ void OutputFile::finish() {
     drain_encoder();
     // Not one frame encoded (stopped before the first, or nothing decoded): a container without
     // video is no recording, and players cannot even probe it, so the file is not kept.
-    if (video_packets_ == 0 && kind_ == OutputKind::File && options_.segment_s <= 0 && !hls_) {
+    if (video_packets_ == 0 && kind_ == OutputKind::File && options_.segment_s <= 0 && !hls_ && !options_.packets_only) {
         spdlog::warn("no video frames were written: '{}' was not kept", options_.path);
         description_ = "'" + options_.path + "' (not kept: no video frames)";
         release();

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ private:
     AVFormatContext* mux_ = nullptr;
     AvCodecContextPtr encoder_;
     AVStream* video_stream_ = nullptr;
+    int64_t container_tick_ = 1;  // one tick of the container's time base, in the encoder's
     std::map<int, int> stream_map_;  // source stream index -> output stream index
     std::map<int, AVRational> source_time_base_;
     AvPacketPtr packet_;
@@ -76,6 +78,12 @@ private:
     FrameConverter converter_;
     int64_t last_pts_ = AV_NOPTS_VALUE;
     double next_segment_s_ = -1;  // the next segment boundary, where a keyframe is forced
+    // Segments: the first item's time (µs), taken off every timestamp. FFmpeg's segment muxer
+    // resets each segment's timestamps to 0 but the first one's, which keeps them as they come:
+    // a recording that starts late in its input's time (a camera handed over from another shard)
+    // then had a first segment cut early and a frame lost at its end.
+    std::optional<int64_t> origin_us_;
+    int64_t from_origin(int64_t ts, AVRational time_base);
     std::deque<std::pair<int64_t, Clock::time_point>> read_at_;  // encoder pts -> when the frame entered
     IoWatchdog watchdog_;
     int64_t video_packets_ = 0;

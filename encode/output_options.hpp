@@ -29,6 +29,7 @@ struct OutputOptions {
     int encoder_threads = 0;  // 0: the encoder's own choice (x264: 1.5 per core)
     bool bitexact = false;    // no library versions or dates in the container or the stream (ffmpeg's -bitexact)
     bool time_base_from_frame_rate = false;  // 1/frame rate, ffmpeg's time base; else the input's (timestamps exact)
+    bool packets_only = false;  // encoded for the packet tap alone (serve's clips): nothing written
     double timeout_s = kDefaultNetworkTimeoutS;  // a network output that accepts nothing this long fails
 };
 

@@ -1,11 +1,13 @@
 #include "encode/recording_retention.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
+#include "common/error.hpp"
 #include "config/quantities.hpp"
 
 namespace vf {
@@ -13,20 +15,33 @@ namespace vf {
 namespace fs = std::filesystem;
 
 RecordingRetention::RecordingRetention(std::string stream, const std::string& pattern, RetentionLimits limits)
-    : stream_(std::move(stream)), series_(pattern), limits_(limits) {}
+    : RecordingRetention(std::move(stream), SegmentSeries(pattern), std::nullopt, limits) {}
 
-namespace {
+RecordingRetention::RecordingRetention(std::string stream, std::optional<SegmentSeries> segments, std::optional<SegmentSeries> clips,
+                                       RetentionLimits limits)
+    : stream_(std::move(stream)), segments_(std::move(segments)), clips_(std::move(clips)), limits_(limits) {
+    if (!segments_ && !clips_) fail(ErrorCategory::Internal, "a recording's retention without files to keep");
+}
 
-// Finished files: every file of the series but the newest, which is being written.
-std::vector<SegmentFile> finished(std::vector<SegmentFile> files) {
-    if (!files.empty()) files.pop_back();
+// Every file of the segment series but the newest, which is being written, and every clip.
+std::vector<SegmentFile> RecordingRetention::finished() const {
+    std::vector<SegmentFile> files;
+    if (segments_) {
+        files = segments_->files();
+        if (!files.empty()) files.pop_back();
+    }
+    if (clips_) {
+        std::vector<SegmentFile> clips = clips_->files();
+        files.insert(files.end(), clips.begin(), clips.end());
+        std::sort(files.begin(), files.end(), [](const SegmentFile& a, const SegmentFile& b) {
+            return a.written != b.written ? a.written < b.written : a.path < b.path;
+        });
+    }
     return files;
 }
 
-}  // namespace
-
 void RecordingRetention::enforce() {
-    const std::vector<SegmentFile> files = finished(series_.files());
+    const std::vector<SegmentFile> files = finished();
     int64_t total = 0;
     for (const SegmentFile& f : files) total += f.bytes;
     const auto now = fs::file_time_type::clock::now();
@@ -47,7 +62,7 @@ void RecordingRetention::enforce() {
 }
 
 std::optional<SegmentFile> RecordingRetention::oldest_finished() const {
-    const std::vector<SegmentFile> files = finished(series_.files());
+    const std::vector<SegmentFile> files = finished();
     if (files.empty()) return std::nullopt;
     return files.front();
 }

@@ -1,12 +1,15 @@
-// Retention of one stream's --segment recordings: keep at most an age and/or a size of finished
-// files, the oldest deleted first. The newest file of the series is the one being written and is
-// never touched; files already on disk when the recorder starts (a restart) count like any other.
+// Retention of one stream's --segment recordings and its clips around events (encode/clip_file.hpp):
+// keep at most an age and/or a size of finished files, the oldest deleted first, segments and
+// clips counted together. The newest file of the series is the one being written and is never
+// touched (a clip being written is still under its .partial name); files already on disk when the
+// recorder starts (a restart) count like any other.
 // Thread-safe: the retention keeper applies it while the API reads its counts.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "encode/segment_series.hpp"
@@ -27,8 +30,12 @@ class RecordingRetention {
 public:
     // `stream` names it in the log (empty for a single run); `pattern`: segment_pattern(output path).
     RecordingRetention(std::string stream, const std::string& pattern, RetentionLimits limits);
+    // `segments` and/or `clips` (SegmentSeries::clips), at least one.
+    RecordingRetention(std::string stream, std::optional<SegmentSeries> segments, std::optional<SegmentSeries> clips,
+                       RetentionLimits limits);
     const std::string& stream() const { return stream_; }
-    const std::string& folder() const { return series_.folder(); }
+    // Where it records: the segments' folder, else the clips'.
+    const std::string& folder() const { return segments_ ? segments_->folder() : clips_->folder(); }
     const RetentionLimits& limits() const { return limits_; }
 
     // Deletes the oldest finished files beyond the limits and counts what is kept.
@@ -42,9 +49,10 @@ public:
 
 private:
     std::string who() const;  // "stream 'NAME': " for the log
+    std::vector<SegmentFile> finished() const;  // oldest first
 
     std::string stream_;
-    SegmentSeries series_;
+    std::optional<SegmentSeries> segments_, clips_;
     RetentionLimits limits_;
     mutable std::mutex mutex_;
     RetentionCounts counts_;

@@ -64,6 +64,14 @@ SegmentSeries::SegmentSeries(const std::string& pattern) : pattern_(pattern) {
     name_ = std::regex(re);
 }
 
+SegmentSeries SegmentSeries::clips(const std::string& folder) {
+    SegmentSeries s;
+    s.folder_ = folder;
+    s.pattern_ = folder + "/*";
+    s.name_ = std::regex("[0-9]{8}T[0-9]{6}Z-[a-z]+(-[0-9]+)?\\.(mp4|mov|mkv)");
+    return s;
+}
+
 bool SegmentSeries::matches(const std::string& file_name) const { return std::regex_match(file_name, name_); }
 
 std::vector<SegmentFile> SegmentSeries::files() const {

@@ -22,6 +22,9 @@ class SegmentSeries {
 public:
     // `pattern`: segment_pattern(output path).
     explicit SegmentSeries(const std::string& pattern);
+    // The clips around events a stream wrote into `folder` (encode/clip_file.hpp: clip_name):
+    // every one is finished (one being written is still under its .partial name).
+    static SegmentSeries clips(const std::string& folder);
     const std::string& folder() const { return folder_; }
     const std::string& pattern() const { return pattern_; }
     // Whether a file name (no folder) is one of the series'.
@@ -32,6 +35,7 @@ public:
     int64_t next_number() const;
 
 private:
+    SegmentSeries() = default;
     std::string pattern_, folder_;
     bool numbered_ = false;
     std::regex name_;  // the file name; numbered: group 1 is the number

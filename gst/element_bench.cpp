@@ -1,7 +1,9 @@
 // vfilter_gst_bench: frames per second of the `vfilter` element at 1080p and 4K (I420), on
-// GStreamer's CUDA memory (in the GPU's primary context), on system memory with the GPU, and on
-// system memory with the CPU. Buffers come from a pool of 8 (as from a decoder), pass
-// appsrc ! vfilter ! fakesink, and the time runs from the first push to end of stream.
+// GStreamer's CUDA memory (in the GPU's primary context), on system memory with the GPU (in the
+// page-locked buffers the element proposes, as a decoder that asks takes them, and in ordinary
+// pageable buffers), and on system memory with the CPU. Buffers come from a pool (as from a
+// decoder), pass appsrc ! vfilter ! fakesink, and the time runs from the first push to end of
+// stream.
 //   vfilter_gst_bench [FRAMES] [FILTER]    (default 600 frames, sobel)
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -22,6 +24,7 @@ typedef struct _GstCudaContext GstCudaContext;  // system memory only in a build
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "gst/gstvfilter.hpp"
 
@@ -31,7 +34,29 @@ struct Mode {
     const char* name;
     bool cuda_memory;
     const char* device;
+    bool proposed_pool;  // the pool the element proposes in the allocation query, as a decoder takes it
 };
+
+// The pool the element proposes for `caps` (asked through appsrc's pad, as a decoder asks), set up
+// with room for what the element holds and what waits in appsrc; nullptr where it proposes none.
+GstBufferPool* proposed_pool(GstElement* src, GstCaps* caps, const GstVideoInfo& info) {
+    GstPad* pad = gst_element_get_static_pad(src, "src");
+    GstQuery* query = gst_query_new_allocation(caps, TRUE);
+    GstBufferPool* pool = nullptr;
+    guint min = 0;
+    if (gst_pad_peer_query(pad, query) && gst_query_get_n_allocation_pools(query) > 0)
+        gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, &min, nullptr);
+    gst_query_unref(query);
+    gst_object_unref(pad);
+    if (!pool) return nullptr;
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), min + 4, min + 4);
+    if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+        gst_object_unref(pool);
+        return nullptr;
+    }
+    return pool;
+}
 
 double frames_per_second(const GstVideoInfo& info, const Mode& mode, int frames, const std::string& filter, GstCudaContext* cuda) {
     GstCaps* caps = gst_video_info_to_caps(&info);
@@ -71,6 +96,15 @@ double frames_per_second(const GstVideoInfo& info, const Mode& mode, int frames,
         gst_app_src_push_buffer(GST_APP_SRC(src), b);
     };
     for (int n = 0; n < 10; ++n) push(n);  // warm-up: the engine and its prepared chain are made
+    if (mode.proposed_pool) {
+        GstBufferPool* offered = proposed_pool(src, caps, info);
+        if (!offered) std::fprintf(stderr, "%s: the element proposed no pool; its own buffers are used\n", mode.name);
+        if (offered) std::swap(pool, offered);
+        if (offered) {
+            gst_buffer_pool_set_active(offered, FALSE);
+            gst_object_unref(offered);
+        }
+    }
     const auto start = std::chrono::steady_clock::now();
     for (int n = 10; n < 10 + frames; ++n) push(n);
     gst_app_src_end_of_stream(GST_APP_SRC(src));
@@ -109,7 +143,10 @@ int main(int argc, char** argv) {
         }
     }
 #endif
-    const Mode modes[] = {{"cuda-memory", true, "cuda"}, {"system-memory-gpu", false, "cuda"}, {"system-memory-cpu", false, "cpu"}};
+    const Mode modes[] = {{"cuda-memory", true, "cuda", false},
+                          {"system-memory-gpu", false, "cuda", true},
+                          {"system-memory-gpu-pageable", false, "cuda", false},
+                          {"system-memory-cpu", false, "cpu", false}};
     std::printf("filter,size,mode,fps\n");
     for (const auto& [w, h] : {std::pair<int, int>{1920, 1080}, {3840, 2160}}) {
         GstVideoInfo info;

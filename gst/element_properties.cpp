@@ -11,7 +11,7 @@ namespace vf::element {
 
 namespace {
 
-enum { PROP_0, PROP_FILTER, PROP_COMPAT, PROP_DEVICE, PROP_GPU_ID, PROP_KERNEL };
+enum { PROP_0, PROP_FILTER, PROP_COMPAT, PROP_DEVICE, PROP_GPU_ID, PROP_KERNEL, PROP_FRAMES_IN_FLIGHT };
 
 GType compat_type() {
     static GType type = 0;
@@ -105,6 +105,14 @@ void install_properties(GObjectClass* object_class) {
         g_param_spec_string("kernel", "Kernel",
                             "auto, a kernel family or a row of the GPU dispatch table (vfilter's --kernel; vfilter --list-kernels)",
                             "auto", flags_ready));
+    g_object_class_install_property(
+        object_class, PROP_FRAMES_IN_FLIGHT,
+        g_param_spec_int("frames-in-flight", "Frames in flight",
+                         "Buffers of system memory on the GPU at once: the uploads, kernels and downloads of that many overlap "
+                         "on as many CUDA streams, as in the vfilter command's GPU stage. The element holds up to that many "
+                         "buffers, which it adds to the pipeline's latency (that many frame durations, in the LATENCY query); "
+                         "1 sends each buffer on before the next comes. Not used on the CPU or on CUDA memory",
+                         1, 16, vf::kDefaultGpuStreams, flags_ready));
 }
 
 void set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
@@ -129,6 +137,11 @@ void set_property(GObject* object, guint id, const GValue* value, GParamSpec* ps
     case PROP_GPU_ID:
         GST_OBJECT_LOCK(self);
         s.settings.gpu_id = g_value_get_int(value);
+        GST_OBJECT_UNLOCK(self);
+        break;
+    case PROP_FRAMES_IN_FLIGHT:
+        GST_OBJECT_LOCK(self);
+        s.settings.frames_in_flight = g_value_get_int(value);
         GST_OBJECT_UNLOCK(self);
         break;
     case PROP_KERNEL: {
@@ -158,6 +171,7 @@ void get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
     case PROP_DEVICE: g_value_set_enum(value, static_cast<gint>(s.settings.device)); break;
     case PROP_GPU_ID: g_value_set_int(value, s.settings.gpu_id); break;
     case PROP_KERNEL: g_value_set_string(value, kernel_choice_name(s.settings.kernel).c_str()); break;
+    case PROP_FRAMES_IN_FLIGHT: g_value_set_int(value, s.settings.frames_in_flight); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
     GST_OBJECT_UNLOCK(self);

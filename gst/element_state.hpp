@@ -1,6 +1,7 @@
 // What the `vfilter` element holds besides its GObject parts, shared by the files that make it:
-// the element itself (gstvfilter.cpp), its properties (element_properties.cpp) and, with CUDA,
-// its side on GStreamer's CUDA memory (element_cuda.cpp). Only for those files.
+// the element itself (gstvfilter.cpp), its properties (element_properties.cpp), its frames in
+// flight (element_in_flight.cpp) and, with CUDA, its side on GStreamer's CUDA memory
+// (element_cuda.cpp). Only for those files.
 #pragma once
 
 #include <gst/video/video.h>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "gst/element_engine.hpp"
+#include "gst/element_in_flight.hpp"
 #include "gst/gstvfilter.hpp"
 
 #ifdef VF_GST_CUDA
@@ -28,7 +30,12 @@ struct State {
     ElementSettings settings;
     std::string refused;  // why the filter string given before start cannot run (start fails)
     std::unique_ptr<ElementEngine> engine;
-    std::mutex engine_mutex;  // the engine's replacement (set_info, stop) against set_filter
+    std::mutex engine_mutex;  // the engine's replacement (set_info, stop) against set_filter and queries
+    BuffersInFlight in_flight;  // system memory on the GPU (element_in_flight.hpp)
+    // The allocator of the page-locked buffers offered upstream, over the engine's store (which it
+    // holds); released at stop.
+    GstAllocator* page_locked_allocator = nullptr;
+    const PageLockedStore* page_locked_store = nullptr;
 #ifdef VF_GST_CUDA
     // CUDA memory (cuda_memory.hpp). Guarded by the object lock: queries come from any thread.
     std::unique_ptr<PrimaryCudaContext> own_cuda;  // offered to the pipeline; kept until finalize

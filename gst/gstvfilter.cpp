@@ -63,8 +63,10 @@ gboolean gst_vfilter_stop(GstBaseTransform* trans) {
     std::unique_ptr<vf::ElementEngine> engine;
     {
         std::lock_guard<std::mutex> lock(s.engine_mutex);
-        engine = std::move(s.engine);  // its GPU state is freed here, outside the lock
+        engine = std::move(s.engine);
     }
+    engine.reset();  // its GPU state is freed here, outside the lock, once the frames in flight are done
+    vf::element::drop_in_flight(GST_VFILTER(trans));
     return TRUE;
 }
 
@@ -91,9 +93,14 @@ gboolean gst_vfilter_set_info(GstVideoFilter* filter, GstCaps* in_caps, GstVideo
                                                           gpu_memory);
         GST_INFO_OBJECT(self, "%dx%d %s: %s", GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
                         GST_VIDEO_INFO_NAME(in_info), engine->describe().c_str());
-        std::lock_guard<std::mutex> lock(s.engine_mutex);
-        gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), engine->identity());
-        s.engine = std::move(engine);
+        const bool in_flight_before = s.engine && s.engine->frames_in_flight() > 1;
+        vf::element::finish_in_flight(self);  // with the engine they started on
+        {
+            std::lock_guard<std::mutex> lock(s.engine_mutex);
+            gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), engine->identity());
+            s.engine = std::move(engine);
+        }
+        if (in_flight_before != (s.engine->frames_in_flight() > 1)) vf::element::latency_may_have_changed(self);
     } catch (const std::exception& e) {
         post_error(self, e);
         return FALSE;
@@ -162,6 +169,7 @@ static void gst_vfilter_class_init(GstVfilterClass* klass) {
 #endif
     video_class->set_info = gst_vfilter_set_info;
     video_class->transform_frame_ip = gst_vfilter_transform_frame_ip;
+    vf::element::install_frames_in_flight(transform_class);  // over the vfuncs above
     GST_DEBUG_CATEGORY_INIT(gst_vfilter_debug, "vfilter", 0, "vfilter's filters");
 }
 

@@ -76,6 +76,10 @@ AvFramePtr frame_over(const GstVideoFrame& frame) {
     f->width = GST_VIDEO_FRAME_WIDTH(&frame);
     f->height = GST_VIDEO_FRAME_HEIGHT(&frame);
     plane_pointers(frame, f->data, f->linesize);
+    // enable='...t...' reads it: FFmpeg's t is the frame's timestamp. GStreamer's buffer offset is
+    // no byte position for raw video (it counts frames), so pos stays unknown (NAN).
+    const GstClockTime pts = frame.buffer ? GST_BUFFER_PTS(frame.buffer) : GST_CLOCK_TIME_NONE;
+    f->pts = GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<int64_t>(pts) : AV_NOPTS_VALUE;
     // A reference that frees nothing: the frame is the mapping's, for as long as it is mapped.
     f->buf[0] = av_buffer_create(f->data[0], static_cast<size_t>(f->linesize[0]) * f->height, no_free, nullptr, 0);
     if (!f->buf[0]) fail(ErrorCategory::Internal, "out of memory wrapping a buffer");

@@ -26,7 +26,9 @@ std::string element_cuda_caps(const std::string& size_fields);
 // included; NV12/P010: Y, UV) and their strides; the rest are null.
 void plane_pointers(const GstVideoFrame& frame, uint8_t* data[4], int linesize[4]);
 // An AVFrame whose planes are the mapped frame's (Y, U, V in that order whatever the buffer's
-// plane order: YV12 included). It refers to the buffer's memory: drop it before unmapping.
+// plane order: YV12 included), its pts the buffer's PTS in nanoseconds (element_engine.hpp's kGstFrameTimeBase; none
+// where the buffer has none) and no byte position. It refers to the buffer's memory: drop it
+// before unmapping.
 AvFramePtr frame_over(const GstVideoFrame& frame);
 // Copies `src` (of the same size and format, or packed RGB's planes) into the mapped frame.
 void copy_into(const AVFrame& src, GstVideoFrame& dst);

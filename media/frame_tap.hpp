@@ -25,6 +25,14 @@ public:
     // `timeout` or the tap is closed. The frame may be a hardware frame (NVDEC). read_at, when
     // given, gets the time the frame arrived.
     AvFramePtr next(std::chrono::milliseconds timeout, Clock::time_point* read_at = nullptr);
+    // Reader side without waiting, for one sampler that visits many taps from one thread (the
+    // streams' watchers): ask_sample() asks for the first frame offered from now on, and
+    // take_sample() gives it once it came (null before). After the one frame is taken from the
+    // pipeline, offers cost one atomic load again until the next ask. One sampler per tap.
+    void ask_sample();
+    AvFramePtr take_sample();
+    // The sampler goes: its ask is withdrawn and a frame taken for it let go.
+    void drop_sample();
     // No more frames (the stream ended): waiting readers return at once, and later ones too.
     void close();
     int64_t frames_taken() const { return taken_.load(); }  // offers that found a reader
@@ -34,6 +42,9 @@ private:
     std::atomic<int64_t> taken_{0};
     std::mutex mutex_;
     std::condition_variable offered_;
+    int readers_ = 0;          // next() callers waiting
+    bool sample_asked_ = false;
+    AvFramePtr sample_;        // the sampler's frame, until it takes it
     AvFramePtr frame_;         // the last frame taken, while readers still wait for it
     Clock::time_point read_at_;
     uint64_t generation_ = 0;  // frames taken so far

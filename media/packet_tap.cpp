@@ -1,5 +1,7 @@
 #include "media/packet_tap.hpp"
 
+#include <algorithm>
+
 namespace vf {
 
 PacketFormat::PacketFormat(const AVCodecContext& encoder) : parameters(avcodec_parameters_alloc()), time_base(encoder.time_base) {
@@ -20,53 +22,65 @@ void PacketTap::open(const AVCodecContext& encoder) {
     std::lock_guard<std::mutex> lock(mutex_);
     f->generation = ++generation_;
     format_ = std::move(f);
-    queue_.clear();
+    for (Reader* r : attached_) r->queue_.clear(), r->queued_bytes_ = 0;
 }
 
 void PacketTap::close() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         format_.reset();
-        queue_.clear();
+        ++closes_;
+        for (Reader* r : attached_) r->queue_.clear(), r->queued_bytes_ = 0;
     }
     offered_.notify_all();
 }
 
 void PacketTap::offer(const AVPacket* packet, Clock::time_point read_at) {
-    if (!reading_.load(std::memory_order_acquire) || !packet) return;
-    AvPacketPtr ref(av_packet_clone(packet));
-    if (!ref) return;  // out of memory: the viewer resynchronises at a keyframe, the stream goes on
+    if (readers_.load(std::memory_order_acquire) == 0 || !packet) return;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (queue_.size() >= kMaxQueued) {
-            queue_.clear();
-            lost_ = true;
+        for (Reader* r : attached_) {
+            AvPacketPtr ref(av_packet_clone(packet));
+            if (!ref) {  // out of memory: the reader resynchronises at a keyframe, the stream goes on
+                r->queue_.clear(), r->queued_bytes_ = 0, r->lost_ = true;
+                continue;
+            }
+            if (r->queue_.size() >= kMaxQueued || r->queued_bytes_ + packet->size > kMaxQueuedBytes) {
+                r->queue_.clear(), r->queued_bytes_ = 0, r->lost_ = true;
+            }
+            r->queued_bytes_ += packet->size;
+            r->queue_.push_back({std::move(ref), read_at});
         }
-        queue_.push_back({std::move(ref), read_at});
     }
     offered_.notify_all();
 }
 
-bool PacketTap::attach() {
-    bool expected = false;
-    return reading_.compare_exchange_strong(expected, true);
-}
-
-void PacketTap::detach() {
-    reading_.store(false);
+std::unique_ptr<PacketTap::Reader> PacketTap::attach() {
+    std::unique_ptr<Reader> r(new Reader(*this));
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.clear();
-    lost_ = false;
+    r->closes_seen_ = closes_;
+    attached_.push_back(r.get());
+    readers_.fetch_add(1, std::memory_order_release);
+    return r;
 }
 
-std::vector<PacketTap::Item> PacketTap::take(std::chrono::milliseconds timeout, bool* lost) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    offered_.wait_for(lock, timeout, [&] { return !queue_.empty(); });
+void PacketTap::detach(Reader* reader) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    attached_.erase(std::remove(attached_.begin(), attached_.end(), reader), attached_.end());
+    readers_.fetch_sub(1, std::memory_order_release);
+}
+
+PacketTap::Reader::~Reader() { tap_.detach(this); }
+
+std::vector<PacketTap::Item> PacketTap::Reader::take(std::chrono::milliseconds timeout, bool* lost) {
+    std::unique_lock<std::mutex> lock(tap_.mutex_);
+    tap_.offered_.wait_for(lock, timeout, [&] { return !queue_.empty() || closes_seen_ != tap_.closes_; });
+    closes_seen_ = tap_.closes_;
     std::vector<Item> out;
-    while (!queue_.empty()) {
-        out.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-    }
+    out.reserve(queue_.size());
+    for (Item& item : queue_) out.push_back(std::move(item));
+    queue_.clear();
+    queued_bytes_ = 0;
     *lost = lost_;
     lost_ = false;
     return out;

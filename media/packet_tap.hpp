@@ -1,14 +1,17 @@
-// The packets a stream's output encoder makes, for live video that sends them as they are instead
-// of encoding the frames again (app/serve/preview/live_video.cpp). The output offers every packet; only while a
-// reader is attached does an offer do anything (a reference to the packet, never a copy of its
-// data). Unlike frames, packets cannot be skipped (a decoder needs every one from a keyframe on),
-// so the reader gets them all, in order; one that falls more than kMaxQueued behind loses what is
-// queued and is told so, and starts again at a keyframe.
+// The packets a stream's output encoder makes, for what uses them as they are instead of encoding
+// the frames again: live video (app/serve/preview/live_video.cpp) and the clips around events
+// (app/serve/watch/clip_recorder.hpp). The output offers every packet; only while a reader is
+// attached does an offer do anything (a reference to the packet, never a copy of its data).
+// Unlike frames, packets cannot be skipped (a decoder needs every one from a keyframe on), so each
+// reader gets them all, in order, in a queue of its own bounded in count and bytes; one that falls
+// behind loses what is queued and is told so, and starts again at a keyframe. A slow reader never
+// makes the output wait: an offer only appends to each reader's queue.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -33,11 +36,33 @@ struct PacketFormat {
 class PacketTap {
 public:
     using Clock = std::chrono::steady_clock;
-    static constexpr size_t kMaxQueued = 256;
+    static constexpr size_t kMaxQueued = 256;            // packets a reader may fall behind
+    static constexpr int64_t kMaxQueuedBytes = 64 << 20;  // and bytes
 
     struct Item {
         AvPacketPtr packet;
         Clock::time_point read_at;  // when the packet's frame arrived at vfilter
+    };
+
+    // One reader's place: attached while it lives.
+    class Reader {
+    public:
+        ~Reader();
+        Reader(const Reader&) = delete;
+        Reader& operator=(const Reader&) = delete;
+        // The packets since the last call, waiting up to `timeout` for one (or the output's
+        // closing). `lost` is set when packets were dropped because this reader fell behind (the
+        // next keyframe is where decoding can go on).
+        std::vector<Item> take(std::chrono::milliseconds timeout, bool* lost);
+
+    private:
+        friend class PacketTap;
+        explicit Reader(PacketTap& tap) : tap_(tap) {}
+        PacketTap& tap_;
+        std::deque<Item> queue_;  // under tap_.mutex_
+        int64_t queued_bytes_ = 0;
+        bool lost_ = false;
+        uint64_t closes_seen_ = 0;
     };
 
     // Output side: an output opened with this encoder, or closed.
@@ -46,22 +71,21 @@ public:
     // Output side, for every packet: one atomic load when nobody reads.
     void offer(const AVPacket* packet, Clock::time_point read_at);
 
-    // Reader side (one reader): false when one is attached already.
-    bool attach();
-    void detach();
-    // The packets since the last call, waiting up to `timeout` for one. `lost` is set when packets
-    // were dropped for a slow reader (then the next keyframe is where decoding can go on).
-    std::vector<Item> take(std::chrono::milliseconds timeout, bool* lost);
+    // Reader side: a new reader, from the next packet offered on.
+    std::unique_ptr<Reader> attach();
     std::shared_ptr<const PacketFormat> format() const;
+    int readers() const { return readers_.load(); }
 
 private:
-    std::atomic<bool> reading_{false};
+    void detach(Reader* reader);
+
+    std::atomic<int> readers_{0};
     mutable std::mutex mutex_;
     std::condition_variable offered_;
     std::shared_ptr<const PacketFormat> format_;
     uint64_t generation_ = 0;
-    std::deque<Item> queue_;
-    bool lost_ = false;
+    uint64_t closes_ = 0;  // wakes readers waiting when the output closes
+    std::vector<Reader*> attached_;
 };
 
 }  // namespace vf

@@ -30,7 +30,8 @@ void FilterStage::make_engine() {
     if (device_ == Device::Cuda) {
 #ifdef VF_HAVE_CUDA
         if (!options_.gpu) fail(ErrorCategory::Internal, "the GPU filter stage needs a GPU of a runtime");
-        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams, options_.gpu);
+        engine_ = std::make_unique<GpuFrameFilter>(chain_, options_.gpu_kernel, options_.gpu_streams, options_.gpu,
+                                                   options_.gpu_results_over_input);
 #else
         fail(ErrorCategory::Device, "this vfilter was built without CUDA (no nvcc at configure time); use --device cpu");
 #endif

@@ -38,6 +38,9 @@ struct FilterStageOptions {
     // frames: for a consumer on the GPU (Python's Frames), which then needs no download. Every
     // frame goes through the GPU stage, an identity chain too.
     bool gpu_output_on_device = false;
+    // Host frames' results written over their own planes instead of into page-locked frames of the
+    // stage's pool (GpuFrameFilter's results_over_input): for a caller that filters in place.
+    bool gpu_results_over_input = false;
     // An engine to filter through instead of the device's own, made from the chain (tests inject a
     // CpuFrameEngine: the GPU stage's frames in flight without a GPU). Empty: the device's own.
     std::function<std::unique_ptr<FrameEngine>(const std::vector<FilterPlan>&)> engine_factory;

@@ -6,127 +6,13 @@
 #include <map>
 #include <mutex>
 
-extern "C" {
-#include <libavutil/imgutils.h>
-}
-
 #include "decode/hw_decode.hpp"
-#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_context.hpp"
-#include "kernels/cuda/prepared_chain.hpp"
-#include "kernels/cuda/workspace.hpp"
 #include "media/host_memory.hpp"
 #include "media/rgb_planes.hpp"
-#include "pipeline/batch_window.hpp"
-#include "pipeline/gpu_frame_layout.hpp"
+#include "pipeline/gpu_frame_slot.hpp"
 
 namespace vf {
-
-
-// A frame waiting in the batch window: which engine's chain it runs and on which slot.
-struct GpuJob : BatchJob {
-    GpuFrameFilter::Impl* engine = nullptr;
-    GpuFrameFilter::Slot* slot = nullptr;
-};
-
-// The planes one filter of the chain reads and writes.
-struct FilterStep {
-    std::vector<PlaneView> src, dst;
-};
-
-// One stream's worth of state: its device images, its scratch, and the frame it is working on.
-struct GpuFrameFilter::Slot {
-    cuda::Stream stream;
-    cuda::Workspace workspace{stream.get()};
-    cuda::Event start, uploaded, filtered, done{cudaEventBlockingSync};
-    cuda::Event hw_ready{cudaEventDisableTiming};
-    GpuFrameLayout layout;
-    int linesize[4] = {0, 0, 0, 0};
-    // Ping-pong between the filters of the chain: one block per image, its planes laid out in it
-    // at `offset`. A block is kept across layouts that fit in it, so a stream whose decoder moves
-    // (the CPU's planar frames, NVDEC's NV12: the same bytes) allocates and frees nothing there:
-    // a slot's new images took 1-11 ms at a move, and up to 250 ms while 150 cameras started
-    // (docs/benchmarks.md, "Moving a stream between decoders"); a cudaFree waits for the GPU.
-    cuda::DeviceBuffer image[2];
-    size_t offset[4] = {0, 0, 0, 0};
-    size_t image_bytes = 0;  // what the layout needs of a block
-    AvFramePtr in, out;              // held until the frame is finished
-    // The chain this frame runs (and its filters' names), held until the frame leaves: a chain
-    // replaced meanwhile is freed with its last frame.
-    std::shared_ptr<const cuda::PreparedChain> prepared;
-    std::shared_ptr<const std::vector<FilterPlan>> plans;
-    bool staged = false;             // the upload came from pageable memory
-    std::vector<FilterStep> steps;   // the frame's kernels, launched from submit() or by the window
-    uint8_t* result[4] = {nullptr, nullptr, nullptr, nullptr};  // where the last filter's output lies
-    int result_linesize[4] = {0, 0, 0, 0};
-    std::vector<const char*> ran;    // the rows that ran, filter by channel
-    int launch_frames = 1;           // frames filtered by the launch that filtered this one
-    GpuJob job;
-    bool waiting = false;            // in the batch window, not launched yet (or not yet seen launched)
-    FilterMask applies;              // the filters enable= applies to this frame (empty: all)
-
-    bool applies_filter(size_t f) const { return applies.empty() || applies[f]; }
-    // A filter enable= leaves out: its input copied to its output, so the next reads as always.
-    static void copy_channel(const PlaneView& src, const PlaneView& dst, cudaStream_t st) {
-        const size_t row = static_cast<size_t>(src.width) * src.step * src.bytes_per_sample;
-        VF_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, row, src.height, cudaMemcpyDeviceToDevice, st));
-    }
-
-    // Kernels of the frame on the slot's own stream, one launch per filter and channel.
-    void filter() {
-        cudaStream_t st = stream.get();
-        for (size_t f = 0; f < steps.size(); ++f)
-            for (size_t c = 0; c < steps[f].src.size(); ++c) {
-                if (!applies_filter(f)) {
-                    copy_channel(steps[f].src[c], steps[f].dst[c], st);
-                    continue;
-                }
-                const cuda::PreparedOp& op = prepared->op(f, c);
-                op.launch(steps[f].src[c], steps[f].dst[c], st, workspace);
-                ran[f * kMaxChannels + c] = op.row();
-            }
-        launch_frames = 1;
-    }
-    // The download of the result into `out` on the slot's own stream, after the kernels (a copy
-    // within the GPU when `out` is a device frame: CUDA tells them apart by address).
-    void download() {
-        cudaStream_t st = stream.get();
-        for (int p = 0; p < layout.planes; ++p)
-            VF_CUDA_CHECK(cudaMemcpy2DAsync(out->data[p], out->linesize[p], result[p], result_linesize[p], layout.row_bytes[p],
-                                            layout.rows[p], cudaMemcpyDefault, st));
-        done.record(st);
-    }
-
-    // Sets the size and layout. Each image is allocated the first time it is used (NVDEC frames
-    // are read in place, so a one-filter chain on them never needs the second), and kept while
-    // the layouts that follow fit in it.
-    void allocate(const GpuFrameLayout& l) {
-        layout = GpuFrameLayout{};  // unusable until the linesizes are known
-        VF_AV_CHECK(av_image_fill_linesizes(linesize, l.format, FFALIGN(l.width, 64)), ErrorCategory::Internal,
-                    "device image layout");
-        constexpr size_t kPlaneAlign = 256;  // each plane starts where a fresh allocation would
-        size_t bytes = 0;
-        for (int p = 0; p < l.planes; ++p) {
-            offset[p] = bytes;
-            bytes += FFALIGN(static_cast<size_t>(linesize[p]) * l.rows[p], kPlaneAlign);
-        }
-        image_bytes = bytes;
-        for (auto& img : image)
-            if (img.size() < bytes) img = cuda::DeviceBuffer();
-        layout = l;
-    }
-    void ensure_image(int which) {
-        if (layout.planes == 0 || image[which].data()) return;
-        image[which] = cuda::DeviceBuffer(image_bytes);
-    }
-    uint8_t* plane(int which, int p) const { return image[which].data() + offset[p]; }
-    std::vector<PlaneView> device_views(int which) {
-        ensure_image(which);
-        uint8_t* data[4] = {nullptr, nullptr, nullptr, nullptr};
-        for (int p = 0; p < layout.planes; ++p) data[p] = plane(which, p);
-        return channel_views(layout.format, layout.width, layout.height, data, linesize);
-    }
-};
 
 // What every stream on one device shares when batching: the batch window and the CUDA streams
 // (with their scratch) its launches run on. Made by the device's GpuDevice when the first engine
@@ -158,6 +44,7 @@ struct GpuFrameFilter::Impl {
     std::shared_ptr<cuda::DeviceContext> ctx;
     std::shared_ptr<const std::vector<FilterPlan>> chain;
     KernelChoice kernel;
+    bool results_over_input = false;
     // The prepared chains of `chain` for the plane layouts of the last frames submitted, the most
     // recent first: frames whose layouts alternate (NVDEC surfaces, say) find theirs without
     // preparing it again. A few, each a chain's tables: kKeptLayouts.
@@ -261,7 +148,8 @@ void SharedGpuStage::launch(const std::vector<BatchJob*>& jobs) {
     counters->frames += n;
 }
 
-GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, std::shared_ptr<GpuDevice> device)
+GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, std::shared_ptr<GpuDevice> device,
+                               bool results_over_input)
     : impl_(std::make_unique<Impl>()) {
     if (streams < 1 || streams > 16) fail(ErrorCategory::Usage, "--gpu-streams must be in 1..16");
     impl_->gpu = std::move(device);
@@ -270,6 +158,7 @@ GpuFrameFilter::GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kerne
     impl_->ctx = impl_->gpu->context();
     impl_->chain = std::make_shared<const std::vector<FilterPlan>>(std::move(chain));
     impl_->kernel = kernel;
+    impl_->results_over_input = results_over_input;
     for (int i = 0; i < streams; ++i) impl_->slots.push_back(std::make_unique<Slot>());
     impl_->update_window();
 }
@@ -357,7 +246,9 @@ void GpuFrameFilter::submit(AvFramePtr in, FramePool& pool, const FilterMask& ap
     s.applies = applies;
     s.prepared = std::move(prepared);
     s.plans = m.chain;
-    AvFramePtr out = pool.get();
+    // Over the input's own planes: the download follows the upload on the slot's stream.
+    AvFramePtr out = m.results_over_input && !on_device ? AvFramePtr(av_frame_clone(in.get())) : pool.get();
+    if (!out) fail(ErrorCategory::Internal, "out of memory for a frame");
     VF_AV_CHECK(av_frame_copy_props(out.get(), in.get()), ErrorCategory::Internal, "copying frame properties");
     // The result: the input frame itself for an empty chain on device frames.
     if (chain.empty() && on_device) {

@@ -55,7 +55,11 @@ public:
     // (made current in every call, so any thread may drive it). When the runtime batches
     // (batch_wait_us >= 0), frames go through the device's shared batch window, waiting at most
     // that long for other streams' frames; otherwise each launches at once.
-    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, std::shared_ptr<GpuDevice> device);
+    // results_over_input: a host frame's result is downloaded over its own planes (which the
+    // caller lets it write: the GStreamer element filters its buffers in place) rather than into
+    // a frame of the pool, so no host copy follows.
+    GpuFrameFilter(std::vector<FilterPlan> chain, KernelChoice kernel, int streams, std::shared_ptr<GpuDevice> device,
+                   bool results_over_input = false);
     ~GpuFrameFilter() override;
 
     int capacity() const override;

@@ -139,6 +139,12 @@ void Pipeline::decode_loop(Run& run) {
             if (v == TimeCut::Verdict::Drop) continue;
         }
         const bool video = std::holds_alternative<VideoFrame>(*item);
+        if (RecordingWindow* w = options_.recording_window.get()) {
+            const RecordingWindow::Verdict v = video ? w->admit(std::get<VideoFrame>(*item).read_at)
+                                                     : w->kept_frames() ? RecordingWindow::Verdict::Keep : RecordingWindow::Verdict::Drop;
+            if (v == RecordingWindow::Verdict::End) break;
+            if (v == RecordingWindow::Verdict::Drop) continue;
+        }
         if (video) std::get<VideoFrame>(*item).decoded_at = t + std::chrono::nanoseconds(took);
         if (video) clock.per_item.add(took / 1e6);
         if (video) progress_.frames_in = ++run.frames_in;

@@ -6,12 +6,14 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 #include "decode/source.hpp"
 #include "encode/sink.hpp"
 #include "media/frame_tap.hpp"
 #include "pipeline/bounded_queue.hpp"
+#include "media/recording_window.hpp"
 #include "pipeline/filter_stage.hpp"
 #include "pipeline/stats.hpp"
 
@@ -24,6 +26,9 @@ struct PipelineOptions {
     // dropped instead of making the input wait, so latency on a live feed cannot grow.
     bool drop_when_behind = false;
     TimeWindow window;  // vfilter ffmpeg's -ss, -t, -to: frames outside are dropped (pipeline/time_cut.hpp)
+    // serve's hand-over of a camera between shards: frames read outside it are dropped, and the
+    // run ends at its end (media/recording_window.hpp). Null: every frame.
+    std::shared_ptr<RecordingWindow> recording_window;
 };
 
 // Live counters for the progress display and the metrics endpoint; read from other threads.

@@ -51,7 +51,7 @@ components=(
   --enable-parser=h264,hevc,aac,mpeg4video,mpegaudio,png
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
   --enable-filter=sobel,prewitt,scharr,roberts,kirsch,convolution,gblur,avgblur,boxblur,unsharp
-  --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise
+  --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise,crop
   --enable-indev=lavfi
   # FFmpeg's own tests of these filters (tests/e2e/fate_filter_test.cpp): FATE's pgmyuv frames,
   # framecrc output, and the avgblur refcmp tests' comparison (to -f null, which takes

@@ -19,7 +19,9 @@
 #   defaults  RN (default 200) cameras at 30 fps (realtime: true) with serve's defaults (no option
 #             beyond the config file): the steady window twice once every stream's first 10 s are
 #             behind it (28 s in: NVDEC's decoders are made one at a time), then the moves serve
-#             made and the NVDEC capacity it measured (from its log)
+#             made and the NVDEC capacity it measured (from its log); WATCHES="on off" runs it
+#             with the cameras' watch on, then off (its cost); SERVE_KEYS adds serve: keys to both
+#             (e.g. "nvdec-capacity: 140", so that both place the cameras alike)
 #   steady    the steady state, measured over 12 s once every stream runs (scripts/serve_window.py):
 #             (unpaced on the clip twice over, 120 s, so that no stream ends inside the window)
 #             128 streams unpaced NVDEC only, then placed by load with each --nvdec-slots of SLOTS
@@ -91,13 +93,21 @@ el "clip: $(ffprobe -v error -show_entries format=bit_rate,duration -show_entrie
 for k in $(seq 256); do [ -e $clips/c$k.mp4 ] || ln $clip $clips/c$k.mp4; done  # one name per stream, one page cache
 if [ $mode = defaults ]; then
   n=${RN:-200}
-  { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', realtime: true}"; echo "streams:"
-    for k in $(seq $n); do echo "  - {name: cam$k, input: $clips/c$k.mp4}"; done; } >$raw/defaults.yaml
-  $b/vfilter serve --config $raw/defaults.yaml --api-port 18299 >$raw/defaults.log 2>&1 & pid=$!
-  sleep 28
-  for w in 1 2; do echo "$n cameras, serve's defaults, window $w: $(timeout 60 python3 scripts/serve_window.py $pid 18299 12 2>&1)"; done
-  kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & killer=$!; wait $pid; kill $killer 2>/dev/null
-  echo "moves: $(grep -c 'moves to' $raw/defaults.log); $(grep 'NVDEC capacity' $raw/defaults.log | sed 's/.*info: //' | tr '\n' ' ')"
+  # WATCHES="on off": the same run with the cameras' watch (docs/serve.md) on, then off (its cost).
+  for watch in ${WATCHES:-on}; do
+    { echo "defaults: {filter: 'gaussian=sigma=3.2', output: 'null', realtime: true}"; echo "streams:"
+      for k in $(seq $n); do echo "  - {name: cam$k, input: $clips/c$k.mp4}"; done
+      echo "serve: {watch: $([ $watch = off ] && echo false || echo true)${SERVE_KEYS:+, $SERVE_KEYS}}"; } >$raw/defaults.yaml
+    $b/vfilter serve --config $raw/defaults.yaml --api-port 18299 >$raw/defaults.log 2>&1 & pid=$!
+    sleep 28
+    for w in 1 2; do echo "$n cameras, serve's defaults, watch $watch, window $w: $(timeout 60 python3 scripts/serve_window.py $pid 18299 12 2>&1)"; done
+    if [ $watch = on ]; then  # what the watch saw: pictures measured, events by kind
+      curl -s http://127.0.0.1:18299/streams | python3 -c 'import json,sys; d=json.load(sys.stdin); w=[s.get("watch",{}) for s in d]; print("watched:", sum(1 for x in w if x), "pictures measured:", sum(x.get("measured",0) for x in w), "one:", json.dumps(w[0])[:300])'
+      curl -s "http://127.0.0.1:18299/events?limit=1000" | python3 -c 'import json,sys,collections; e=json.load(sys.stdin)["events"]; print("events:", dict(collections.Counter((x["kind"], x["change"]) for x in e)))'
+    fi
+    kill -INT $pid; ( sleep 15; kill -9 $pid 2>/dev/null ) & killer=$!; wait $pid; kill $killer 2>/dev/null
+    echo "moves: $(grep -c 'moves to' $raw/defaults.log); $(grep 'NVDEC capacity' $raw/defaults.log | sed 's/.*info: //' | tr '\n' ' ')"
+  done
   exit 0
 fi
 now() { date +%s.%N; }

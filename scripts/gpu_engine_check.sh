@@ -96,7 +96,7 @@ if [ "${PYTHON:-0}" = 1 ]; then
     py_args=(-DVF_PYBIND11_INCLUDE_DIR="$py_inc" -DPython_EXECUTABLE="$(command -v python3)")
 fi
 cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DVF_FFMPEG_STATIC=ON -DVF_WERROR=ON "${py_args[@]}" >$raw/build.log 2>&1 &&
-  cmake --build $b -j "$(nproc)" >>$raw/build.log 2>&1 || { grep -E "error|Error" -A3 $raw/build.log | head -40; exit 1; }
+  cmake --build $b -j "$(nproc)" ${TARGETS:+--target $TARGETS} >>$raw/build.log 2>&1 || { grep -E "error|Error" -A3 $raw/build.log | head -40; exit 1; }
 el built
 [ $mode = build ] && exit 0
 if [ $mode = tests ]; then

@@ -2,8 +2,8 @@
 # serve_window.py PID PORT SECONDS: the steady state of a running `vfilter serve` (its API on
 # 127.0.0.1:PORT) over SECONDS, once every stream runs, so that start-up and the streams'
 # uneven ends stay out of the figure: frames out a second (from /metrics, per stream), streams
-# that kept 30 fps with nothing dropped, the process's CPU cores and CPU time a frame, NVDEC
-# utilisation (nvidia-smi; 0 where there is none); the streams' p99 latency over serve's last 10 s
+# that kept 30 fps with nothing dropped, the process's CPU cores and CPU time a frame, NVDEC's and
+# the GPU's utilisation (nvidia-smi; 0 where there is none); the streams' p99 latency over serve's last 10 s
 # and since the start and, with decoders placed by load, the figures per decoder (from GET
 # /streams); and where the cores went, by thread name (vf-decode, vf-filter, vf-batch, ...).
 # Used by scripts/gpu_camera_bench.sh.
@@ -26,9 +26,11 @@ def threads():  # CPU seconds by thread name, over the process's threads now
         name = re.sub(r'[0-9]+$', '', f[f.index('(') + 1:f.rindex(')')])
         f = f[f.rindex(')') + 2:].split(); by[name] += (int(f[11]) + int(f[12])) / hz
     return by
-def dec():
-    try: return float(subprocess.run(['nvidia-smi', '--query-gpu=utilization.decoder', '--format=csv,noheader,nounits'], capture_output=True, text=True).stdout.split()[0])
-    except (OSError, ValueError, IndexError): return 0.0
+def dec():  # NVDEC's utilisation and the GPU's (the share of time a kernel ran), first GPU
+    try:
+        v = subprocess.run(['nvidia-smi', '--query-gpu=utilization.decoder,utilization.gpu', '--format=csv,noheader,nounits'], capture_output=True, text=True).stdout.split('\n')[0].split(',')
+        return float(v[0]), float(v[1])
+    except (OSError, ValueError, IndexError): return 0.0, 0.0
 (o0, d0), c0, h0, t0 = scrape(), cpu(), threads(), time.time(); d = []
 while time.time() - t0 < dur: time.sleep(0.5); d.append(dec())
 (o1, d1), c1, h1, t1 = scrape(), cpu(), threads(), time.time()
@@ -37,9 +39,9 @@ rates = [(o1[k] - o0.get(k, 0)) / w for k in o1]
 fps = sum(rates); cores = (c1 - c0) / w
 kept = sum(1 for k in o1 if (o1[k] - o0.get(k, 0)) / w >= 29.5 and d1.get(k, 0) == d0.get(k, 0))
 rates.sort()
-print('steady window %.0f s: %.0f fps, CPU %.2f cores = %.3f ms a frame, NVDEC %.0f%%; %d streams, %d kept 30 fps with nothing dropped, stream fps min %.1f median %.1f, dropped %d'
-      % (w, fps, cores, 1000 * cores / max(fps, 1), sum(d) / len(d), len(rates), kept, rates[0] if rates else 0, rates[len(rates) // 2] if rates else 0,
-         sum(d1.values()) - sum(d0.values())))
+print('steady window %.0f s: %.0f fps, CPU %.2f cores = %.3f ms a frame, NVDEC %.0f%%, GPU %.0f%%; %d streams, %d kept 30 fps with nothing dropped, stream fps min %.1f median %.1f, dropped %d'
+      % (w, fps, cores, 1000 * cores / max(fps, 1), sum(x[0] for x in d) / len(d), sum(x[1] for x in d) / len(d), len(rates), kept,
+         rates[0] if rates else 0, rates[len(rates) // 2] if rates else 0, sum(d1.values()) - sum(d0.values())))
 def streams_now():
     try: d = json.loads(urllib.request.urlopen(f'http://127.0.0.1:{port}/streams', timeout=10).read().decode())
     except (OSError, ValueError): return {}

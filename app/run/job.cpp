@@ -21,6 +21,7 @@ extern "C" {
 #include "decode/live_input.hpp"
 #include "decode/pattern_url.hpp"
 #include "encode/container.hpp"
+#include "encode/deferred_sink.hpp"
 #include "encode/output_file.hpp"
 #include "encode/video_encoder.hpp"
 #include "pipeline/pipeline.hpp"
@@ -108,7 +109,7 @@ int check_before_opening(const RunOptions& o, const JobReports& reports, const R
         // A camera, or the built-in pattern (live and endless); known for sure once the source is
         // open, and checked again then.
         out.live = is_live_url(o.input.url) || is_pattern_url(o.input.url);
-        check_output_path(out);
+        if (!out.packets_only) check_output_path(out);  // clips alone write no file of that name
         find_video_encoder(o.output.codec);
         check_codec_fits_container(out, output_kind(out.path));
     }
@@ -208,14 +209,25 @@ Job::Job(const RunOptions& o, const JobReports& reports, std::function<std::uniq
         parts_->sink = make_sink(parts_->source->video());
     } else {
         // vfilter ffmpeg's -s and -r: the output is made for the frames they give.
-        const VideoInfo& video = parts_->source->video();
+        const VideoInfo video = parts_->source->video();
         const OutputConversion conversion = output_conversion(o, video, context.null_output);
         const VideoInfo written = conversion.any() ? converted_info(video, conversion) : video;
-        if (context.null_output)
-            parts_->sink = std::make_unique<NullSink>();
+        Source* source = parts_->source.get();
+        auto make = [out, written, video, conversion, source, null_output = context.null_output]() -> std::unique_ptr<Sink> {
+            std::unique_ptr<Sink> sink;
+            if (null_output)
+                sink = std::make_unique<NullSink>();
+            else
+                sink = std::make_unique<OutputFile>(out, written, source->passthrough(), source->metadata());
+            if (conversion.any()) sink = std::make_unique<ConvertingSink>(std::move(sink), video, conversion);
+            return sink;
+        };
+        // A camera read in standby (a shard about to take it over) opens its output at its first frame.
+        const std::shared_ptr<RecordingWindow>& window = o.placement.recording_window;
+        if (window && window->standby())
+            parts_->sink = std::make_unique<DeferredSink>(make, "opened at the first frame written (standby)");
         else
-            parts_->sink = std::make_unique<OutputFile>(out, written, parts_->source->passthrough(), parts_->source->metadata());
-        if (conversion.any()) parts_->sink = std::make_unique<ConvertingSink>(std::move(parts_->sink), video, conversion);
+            parts_->sink = make();
     }
     spdlog::info("output: {}", parts_->sink->describe());
     PipelineOptions po;
@@ -223,6 +235,7 @@ Job::Job(const RunOptions& o, const JobReports& reports, std::function<std::uniq
     po.max_frames = o.output.rate_num > 0 ? 0 : o.pipeline.max_frames;  // with -r, the frames written are counted
     po.drop_when_behind = drop_when_behind_;
     po.window = o.input.window;
+    po.recording_window = o.placement.recording_window;
     parts_->pipeline = std::make_unique<Pipeline>(*parts_->source, *parts_->filter, *parts_->sink, po);
     parts_->metrics = std::make_unique<LiveMetrics>(*parts_->pipeline, *parts_->source, *parts_->sink);
     parts_->metrics_ready = parts_->metrics.get();

@@ -142,6 +142,7 @@ OutputOptions output_options(const RunOutput& out, const RunInput& in, const Run
     o.encoder_threads = out.encoder_threads.value_or(0);
     o.bitexact = out.bitexact;
     o.time_base_from_frame_rate = out.time_base == OutputTimeBase::FrameRate;
+    o.packets_only = out.packets_only;
     return o;
 }
 

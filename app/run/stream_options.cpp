@@ -10,11 +10,46 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/run/clip_fields.hpp"
 #include "app/run/process_options.hpp"
+#include "app/run/watch_fields.hpp"
 #include "common/error.hpp"
 #include "kernels/gpu_kernel.hpp"
 
 namespace vf {
+
+const BooleanWords& yaml_boolean_words() {
+    static const BooleanWords words{{"true", "yes", "on"}, {"false", "no", "off"}};
+    return words;
+}
+
+const BooleanWords& switch_boolean_words() {
+    static const BooleanWords words{{"true", "yes", "on", "1"}, {"false", "no", "off", "0"}};
+    return words;
+}
+
+std::optional<bool> field_boolean(const FieldValue& v, const BooleanWords& words) {
+    if (v.kind == FieldValue::Kind::Boolean) return v.boolean;
+    if (v.kind != FieldValue::Kind::Text) return std::nullopt;
+    for (const std::string_view t : words.yes)
+        if (v.text == t) return true;
+    for (const std::string_view f : words.no)
+        if (v.text == f) return false;
+    return std::nullopt;
+}
+
+std::optional<double> field_number(const FieldValue& v) {
+    if (v.kind == FieldValue::Kind::Boolean) return std::nullopt;
+    double x = v.number;
+    if (v.kind == FieldValue::Kind::Text) {
+        char* end = nullptr;
+        x = std::strtod(v.text.c_str(), &end);
+        if (v.text.empty() || *end) return std::nullopt;
+    }
+    if (!std::isfinite(x)) return std::nullopt;
+    return x;
+}
+
 namespace {
 
 // A value an option cannot take; the message says what is allowed.
@@ -49,24 +84,13 @@ double number(const FieldValue& v, double lo, double hi) {
     std::ostringstream wanted;
     wanted << "expected a number in " << lo << ".." << hi;
     if (v.kind == FieldValue::Kind::Boolean) throw BadValue(wanted.str() + ", not " + given_as(v));
-    double x = v.number;
-    if (v.kind == FieldValue::Kind::Text) {  // as the command line gives every value
-        char* end = nullptr;
-        x = std::strtod(v.text.c_str(), &end);
-        if (v.text.empty() || *end) throw BadValue(wanted.str());
-    }
-    if (!std::isfinite(x) || x < lo || x > hi) throw BadValue(wanted.str());
-    return x;
+    const std::optional<double> x = field_number(v);
+    if (!x || *x < lo || *x > hi) throw BadValue(wanted.str());
+    return *x;
 }
 
 bool boolean(const FieldValue& v) {
-    if (v.kind == FieldValue::Kind::Boolean) return v.boolean;
-    if (v.kind == FieldValue::Kind::Text) {  // the command line's words
-        for (const char* t : {"true", "yes", "on", "1"})
-            if (v.text == t) return true;
-        for (const char* f : {"false", "no", "off", "0"})
-            if (v.text == f) return false;
-    }
+    if (const std::optional<bool> b = field_boolean(v, switch_boolean_words())) return *b;
     throw BadValue("expected true or false");
 }
 
@@ -320,10 +344,14 @@ void add_stream_options(CLI::App& app, RunOptions& o) {
 std::vector<std::pair<std::string, FieldSetter>> stream_fields() {
     std::vector<std::pair<std::string, FieldSetter>> fields;
     for (const StreamOption& opt : stream_option_table()) fields.emplace_back(field_names(opt).back(), opt.who);
+    for (const std::string& w : watch_field_names()) fields.emplace_back(w, FieldSetter::Admin);
+    for (const std::string& c : clip_field_names()) fields.emplace_back(c, FieldSetter::Admin);
     return fields;
 }
 
 FieldType field_type(const std::string& field) {
+    if (is_watch_field(field)) return watch_field_type(field);
+    if (is_clip_field(field)) return clip_field_type(field);
     for (const StreamOption& opt : stream_option_table())
         for (const std::string& n : field_names(opt))
             if (n == field) return opt.type;
@@ -337,13 +365,17 @@ FieldSetter field_setter(const std::string& field) {
     return FieldSetter::Admin;  // an unknown field is refused when read, with the list of fields
 }
 
-RunOptions stream_options_from_fields(const StreamFields& fields) {
+RunOptions stream_options_from_fields(const StreamFields& fields, bool serve) {
     RunOptions o;
     std::map<std::string, const StreamOption*> by_name;
     for (const StreamOption& opt : stream_option_table())
         for (const std::string& n : field_names(opt)) by_name[n] = &opt;
     std::map<const StreamOption*, std::string> given;  // one value an option, whichever name gave it
     for (const auto& [key, value] : fields) {
+        if (is_watch_field(key) || is_clip_field(key)) {
+            if (serve) continue;  // serve's watch and clips read them (app/run/watch_fields.hpp, clip_fields.hpp)
+            fail(ErrorCategory::Usage, "field '" + key + "' belongs to vfilter serve, whose streams watch themselves; a single run does not");
+        }
         refuse_if_not_of_a_stream(key);
         const auto opt = by_name.find(key);
         if (opt == by_name.end())

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,24 @@ struct FieldValue {
     bool operator!=(const FieldValue& o) const { return !(*this == o); }
 };
 
+// The words a true/false field takes as text, each list of its own spelling.
+struct BooleanWords {
+    std::vector<std::string_view> yes;
+    std::vector<std::string_view> no;
+};
+// true/yes/on and false/no/off: YAML's own words, as serve's watch and clip fields take them.
+const BooleanWords& yaml_boolean_words();
+// Those and 1/0: the option table's switches, as the command line has always taken them.
+const BooleanWords& switch_boolean_words();
+
+// A true/false field's value: true/false as given, or one of `words` as text; nothing for anything
+// else (the caller refuses it, naming the field).
+std::optional<bool> field_boolean(const FieldValue& v, const BooleanWords& words);
+
+// A number field's value: a number as given, or text read whole as one (as the command line and
+// quoted YAML give it); nothing for true/false, other text, or a value that is not finite.
+std::optional<double> field_number(const FieldValue& v);
+
 // A stream entry's fields by name, typed as their doors read them (serve's YAML, the API's JSON,
 // Python's arguments).
 using StreamFields = std::map<std::string, FieldValue>;
@@ -83,6 +103,8 @@ void add_stream_options(CLI::App& app, RunOptions& o);
 // defaults; VFILTER_DEVICE and VFILTER_COMPAT give the device and compat of entries that do not.
 // Throws Error(Usage) naming the field and the type it wants, or, for an option of the process
 // (stats-json, metrics-port, min-free, the log's: app/run/process_options.hpp), where it is set.
-RunOptions stream_options_from_fields(const StreamFields& fields);
+// The watch and clip fields (app/run/watch_fields.hpp, clip_fields.hpp) are left to serve's reader where `serve` says so, and
+// refused otherwise (a single run does not watch itself).
+RunOptions stream_options_from_fields(const StreamFields& fields, bool serve = false);
 
 }  // namespace vf

@@ -30,6 +30,7 @@
 #include "app/serve/serve_loop.hpp"
 #include "app/serve/service_manager.hpp"
 #include "app/serve/stream_service.hpp"
+#include "app/serve/webhook_sender.hpp"
 #include "common/error.hpp"
 #include "common/http_server.hpp"
 #include "common/redact.hpp"
@@ -85,6 +86,23 @@ void resolve_admin_token(ServeOptions& o, const ServeSettings& settings) {
     if (!o.api_token.empty()) check_token(o.api_token, "--api-token");
 }
 
+// The cameras' events to a webhook (serve: block's webhook and webhook-secret-file), checked at
+// start; none without a URL. A receiver checks the signature: no URL goes without a secret.
+std::unique_ptr<WebhookSender> make_webhook(const ServeSettings& settings) {
+    if (settings.webhook.empty()) {
+        if (!settings.webhook_secret_file.empty()) fail(ErrorCategory::Usage, "webhook-secret-file without a webhook: set webhook: URL too");
+        return nullptr;
+    }
+    if (settings.webhook_secret_file.empty())
+        fail(ErrorCategory::Usage, "webhook needs webhook-secret-file: its receiver checks each event's signature with that secret");
+    WebhookSettings w;
+    w.url = settings.webhook;
+    w.secret = read_token_file(settings.webhook_secret_file, "webhook-secret-file");
+    if (parse_webhook_url(w.url, "webhook").to.https) w.trust = std::make_shared<const HttpsTrust>(settings.tls_ca, "tls-ca");
+    spdlog::info("events: POSTed to {} (signed)", redact_credentials(w.url));
+    return std::make_unique<WebhookSender>(std::move(w));
+}
+
 // The viewer token, from VFILTER_VIEWER_TOKEN or the serve: block's viewer-token-file, checked.
 std::string viewer_token_of(const ServeOptions& o, const ServeSettings& settings) {
     const char* from_environment = std::getenv("VFILTER_VIEWER_TOKEN");
@@ -110,7 +128,8 @@ ServeSettings settings_of(const ServeOptions& o) {
 }
 
 // Every stream of the list, every shard's (the fleet view lists them), and where each records
-// (its recordings listed), set again at each load.
+// (its recordings listed): set again at each load, and kept up with the streams the API adds and
+// removes in between (the next load's list holds them the same way: ApiChanges).
 class StreamNames {
 public:
     void set(const ServeConfig& whole) {
@@ -119,8 +138,20 @@ public:
         sources_.clear();
         for (const StreamConfig& s : whole.streams) {
             names_.push_back(s.name);
-            sources_[s.name] = RecordingsSource{s.options.output.path, s.options.output.segment_s > 0};
+            sources_[s.name] = recordings_source(s);
         }
+    }
+    // A stream added through the API (`now`), or removed through it (null).
+    void changed(const std::string& name, const StreamConfig* now) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto listed = std::find(names_.begin(), names_.end(), name);
+        if (!now) {
+            if (listed != names_.end()) names_.erase(listed);
+            sources_.erase(name);
+            return;
+        }
+        if (listed == names_.end()) names_.push_back(name);
+        sources_[name] = recordings_source(*now);
     }
     std::vector<std::string> get() const {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -175,6 +206,8 @@ std::unique_ptr<FleetMembership> make_membership(const ServeOptions& o, const Se
 void configure_service(StreamService& service, const ServeOptions& o, const ServeSettings& settings, const FleetMembership& membership) {
     service.set_max_streams(settings.max_streams);
     service.set_max_preview_encoders(settings.max_preview_encoders);
+    service.set_watch(settings.watch);
+    service.set_clips_memory(settings.clips_memory);
     if (membership.has_store())
         service.set_shard(o.shard_index, o.shard_count, [&membership](const std::string& name) { return membership.admits(name); });
     else
@@ -230,7 +263,7 @@ struct ControlServer {
 
 ControlServer start_control_api(const ServeOptions& o, const ServeSettings& settings, const std::string& viewer_token,
                                 const ClientAccess& access, StreamService& service, Fleet* fleet, ApiChanges* changes,
-                                const StreamNames& names) {
+                                StreamNames& names) {
     ControlServer api;
     if (o.api_port < 0) return api;
     HttpServerOptions ho;
@@ -248,6 +281,7 @@ ControlServer start_control_api(const ServeOptions& o, const ServeSettings& sett
     ao.hosts = settings.api_hosts;
     ao.access = access;
     ao.recordings = [&names](const std::string& name) { return names.source(name); };
+    ao.list_changed = [&names](const std::string& name, const StreamConfig* now) { names.changed(name, now); };
     ho.workers = control_api_workers(ao);
     api.control = std::make_unique<ControlApi>(service, ao, fleet, changes);
     // Refused on their head, before a body is read; the probes never wait behind workers.
@@ -343,7 +377,11 @@ int run_serve(const ServeOptions& options) {
     // launch alone, with no batch window (docs/serve.md, "Batched launches").
     GpuRuntimeOptions gpu_options;
     gpu_options.nvdec_slots = settings.nvdec_slots;
+    const std::unique_ptr<WebhookSender> webhook = make_webhook(settings);  // outlives the streams whose events it sends
     StreamService service(settings.host_threads, settings.gpu_frames, settings.min_free, std::make_shared<GpuRuntime>(gpu_options));
+    if (webhook)
+        service.events().set_listener({[&webhook](const LoggedEvent& e) { webhook->send(describe(e)); },
+                                       [&webhook](MetricSet& set) { webhook->collect_metrics(set); }});
     configure_service(service, o, settings, *membership);
     std::unique_ptr<Fleet> fleet;  // outlives the server that calls it
     if (o.api_port >= 0) fleet = make_fleet(o, peers, peer_trust, service, names, *membership);

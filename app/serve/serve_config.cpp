@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "common/redact.hpp"
 #include "config/filter_registry.hpp"
 #include "decode/pattern_url.hpp"
+#include "encode/output_target.hpp"
 #include "encode/video_encoder.hpp"
 
 namespace vf {
@@ -147,6 +149,24 @@ ServeConfig shard_config(ServeConfig config, int index, int count) {
     return config;
 }
 
+namespace {
+
+// Clips are written beside a recording file, from the events of the stream's own watch.
+void check_clips_fit(StreamConfig& s) {
+    if (!s.clips.enabled()) return;
+    const RunOutput& out = s.options.output;
+    if (out.path == "null" || output_kind(out.path) != OutputKind::File ||
+        std::filesystem::path(out.path).extension() == ".m3u8")
+        fail(ErrorCategory::Usage, "field 'clips.on': clips are written beside a recording file (clips/NAME in its folder); give "
+                                   "output a file name (with clips.only: true it is not recorded)");
+    if (!s.watch.enabled) fail(ErrorCategory::Usage, "field 'clips.on': clips follow the stream's watch, which watch: false turns off");
+    if (s.clips.only && out.segment_s > 0)
+        fail(ErrorCategory::Usage, "field 'clips.only': a stream recording only clips has no segments; leave segment out");
+    s.options.output.packets_only = s.clips.only;
+}
+
+}  // namespace
+
 StreamConfig make_stream_config(const std::string& name, StreamFields fields, const StreamFields& defaults,
                                 const KernelFiles& kernel_files) {
     if (!valid_stream_name(name))
@@ -157,13 +177,16 @@ StreamConfig make_stream_config(const std::string& name, StreamFields fields, co
     StreamConfig s;
     s.name = name;
     try {
-        s.options = stream_options_from_fields(fields);
+        s.options = stream_options_from_fields(fields, true);
+        s.watch = watch_from_fields(fields);
+        s.clips = clips_from_fields(fields);
         s.options.filter.kernel_files = kernel_files;
         // Standard output is serve's log, not a place for video.
         if (s.options.output.path == "-") fail(ErrorCategory::Usage, "field 'output': '-' (standard output) is serve's log; name a file or URL");
         // What can be checked before the input opens, so a typo is refused and changes nothing.
         if (is_pattern_url(s.options.input.url)) parse_pattern_url(s.options.input.url);
-        check_retention_fits(s.options.output);
+        check_clips_fit(s);
+        if (!s.clips.enabled()) check_retention_fits(s.options.output);  // retention keeps the clips too
         try {
             plan_chain(s.options.filter.chain.spec(), s.options.filter.compat, {}, kernel_files);
         } catch (const Error& e) {

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "app/run/clip_fields.hpp"
 #include "app/run/stream_options.hpp"
+#include "app/run/watch_fields.hpp"
 #include "app/serve/client_access.hpp"
 #include "config/options.hpp"
 
@@ -18,6 +20,8 @@ struct StreamConfig {
     std::string name;                           // [A-Za-z0-9_-]+, unique
     StreamFields fields;  // typed as read, with the defaults merged in, variables expanded
     RunOptions options;                         // what the fields mean
+    StreamWatchFields watch;                    // what its watch fields mean
+    StreamClipFields clips;                     // what its clip fields mean
     bool operator==(const StreamConfig& o) const { return name == o.name && fields == o.fields; }
 };
 

@@ -5,8 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -77,23 +79,43 @@ void log_moves(FleetMembership& m, const std::set<std::string>& before, const st
     m.count_moves(taken, handed);
 }
 
+// Room for cameras taken over from a lost shard: the decoder capacity left (measured where serve
+// places decoding by load: GPU machines), in 1080p30 cameras, each counted as one until its input
+// opens; no limit where serve does not measure it.
+double room_for_takeovers(const StreamService& service) {
+    const nlohmann::json left = service.capacity_left();
+    if (!left.is_object() || !left.contains("total") || !left["total"].is_number()) return std::numeric_limits<double>::infinity();
+    return left["total"].get<double>();
+}
+
 // The claims this shard wants: the streams it should claim, and those it still runs (let go
 // only once stopped). Asks the store again when they changed or some are still awaited.
 void claim_streams(const ServeLoop& loop) {
     FleetMembership& m = *loop.membership;
     const std::vector<std::string> names = loop.names();
     std::set<std::string> wanted = loop.service.names();
-    // No more than the process may run (serve: max-streams): a take-over starts what fits, and
-    // the rest wait for room, unclaimed, rather than failing the whole take-over.
-    size_t waiting = 0;
+    // A take-over starts what fits, no more than the process may run (serve: max-streams) and
+    // than its decoders carry; the rest wait for room, unclaimed, rather than every camera
+    // dropping frames. Those already claimed go first, so that the choice does not churn.
+    std::vector<std::string> candidates;
     for (const std::string& n : names)
-        if (!wanted.count(n) && m.should_claim(n)) {
-            if (wanted.size() < static_cast<size_t>(loop.settings.max_streams))
-                wanted.insert(n);
-            else
-                ++waiting;
+        if (!wanted.count(n) && m.should_claim(n)) candidates.push_back(n);
+    std::stable_partition(candidates.begin(), candidates.end(), [&m](const std::string& n) { return m.holds_claim(n); });
+    double room = room_for_takeovers(loop.service);
+    int64_t waiting = 0;
+    for (const std::string& n : candidates) {
+        const bool own = shard_of(n, m.count()) == m.index();
+        if (wanted.size() >= static_cast<size_t>(loop.settings.max_streams) || (!own && room < 1)) {
+            ++waiting;
+            continue;
         }
-    if (waiting > 0) spdlog::debug("fleet: {} stream(s) this shard serves wait for room (serve: max-streams)", waiting);
+        wanted.insert(n);
+        if (!own) room -= 1;
+    }
+    if (waiting != m.waiting_for_room())
+        spdlog::log(waiting > 0 ? spdlog::level::warn : spdlog::level::info,
+                    "fleet: {} stream(s) this shard serves wait for room (serve: max-streams, decoder capacity)", waiting);
+    m.set_waiting_for_room(waiting);
     if (m.set_wanted(std::move(wanted)) || m.awaits_claims(names)) m.look_again();
 }
 

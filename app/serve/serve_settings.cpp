@@ -71,6 +71,12 @@ FreeSpaceFloor free_space(const std::string& text) {
     return floor;
 }
 
+int64_t bytes(const std::string& text) {
+    int64_t n = 0;
+    if (!parse_bytes(text, &n)) throw BadSetting{"expected a size such as 1G or 512M"};
+    return n;
+}
+
 DecoderPlacementRule placement(const std::string& text) {
     if (text == "auto") return DecoderPlacementRule::ByKind;
     if (text == "nvdec") return DecoderPlacementRule::Nvdec;
@@ -103,6 +109,8 @@ const std::vector<Key>& keys() {
         {"api-hosts", "VFILTER_API_HOST", [](ServeSettings& s, const std::string& v) { s.api_hosts = names(v); }},
         {"tls-ca", "VFILTER_TLS_CA", [](ServeSettings& s, const std::string& v) { s.tls_ca = path(v); }},
         {"api-token-file", "VFILTER_API_TOKEN_FILE", [](ServeSettings& s, const std::string& v) { s.api_token_file = path(v); }},
+        {"webhook", "VFILTER_WEBHOOK", [](ServeSettings& s, const std::string& v) { s.webhook = v; }},
+        {"webhook-secret-file", "VFILTER_WEBHOOK_SECRET_FILE", [](ServeSettings& s, const std::string& v) { s.webhook_secret_file = path(v); }},
         {"viewer-token-file", "VFILTER_VIEWER_TOKEN_FILE",
          [](ServeSettings& s, const std::string& v) { s.viewer_token_file = path(v); }},
         {"max-streams", nullptr, [](ServeSettings& s, const std::string& v) { s.max_streams = whole(v, 1, 100000); }},
@@ -122,6 +130,8 @@ const std::vector<Key>& keys() {
          [](ServeSettings& s, const std::string& v) { s.cpu_decode_capacity = number(v, 0, 100000); }},
         {"nvdec-slots", nullptr, [](ServeSettings& s, const std::string& v) { s.nvdec_slots = whole(v, 0, 4096); }},
         {"nvdec-share", nullptr, [](ServeSettings& s, const std::string& v) { s.nvdec_share = on_off(v); }},
+        {"watch", nullptr, [](ServeSettings& s, const std::string& v) { s.watch = on_off(v); }},
+        {"clips-memory", nullptr, [](ServeSettings& s, const std::string& v) { s.clips_memory = bytes(v); }},
     };
     return table;
 }

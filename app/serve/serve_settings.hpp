@@ -6,6 +6,7 @@
 // SIGHUP and watch-config apply the streams, not this block.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct ServeSettings {
     std::string tls_ca;                   // the CAs peers' certificates must come from ("": the system's)
     std::string api_token_file;           // the admin token's file (a systemd credential, a Kubernetes Secret)
     std::string viewer_token_file;        // a token that may look, not change
+    std::string webhook;                  // where the cameras' events are POSTed (app/serve/webhook_sender.hpp)
+    std::string webhook_secret_file;      // the key of their signatures
     int max_streams = 512;
     int max_previews = 8;
     int max_preview_encoders = 16;
@@ -49,6 +52,8 @@ struct ServeSettings {
     double cpu_decode_capacity = 0;       // 0: from the cores
     int nvdec_slots = 0;                  // 0: no gate
     bool nvdec_share = false;
+    bool watch = true;                    // streams watch themselves (each entry's watch: false turns one off)
+    int64_t clips_memory = int64_t(1) << 30;  // the streams' clip pre-roll rings together (app/serve/watch/clip_memory_budget.hpp)
 };
 
 // Every key of the block, in the order docs/serve.md lists them.

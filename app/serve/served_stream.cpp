@@ -10,8 +10,10 @@
 #include "common/error.hpp"
 #include "common/logging.hpp"
 #include "common/redact.hpp"
+#include "config/quantities.hpp"
 #include "common/thread_name.hpp"
 #include "decode/live_input.hpp"
+#include "encode/clip_file.hpp"
 #include "encode/output_target.hpp"
 #include "encode/partial_recovery.hpp"
 #include "encode/recording_repair.hpp"
@@ -40,21 +42,52 @@ bool records_to_disk(const RunOutput& out) { return out.path != "null" && output
 
 }  // namespace
 
-ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper, EncoderBudget* encoders, std::shared_ptr<GpuRuntime> runtime)
+ServedStream::ServedStream(StreamConfig config, RetentionKeeper* keeper, EncoderBudget* encoders, std::shared_ptr<GpuRuntime> runtime,
+                           CameraWatchers* watchers, ClipMemoryBudget* clip_memory)
     : config_(std::move(config)), keeper_(keeper), runtime_(std::move(runtime)), preview_(std::make_shared<StreamPreview>(encoders)),
       filter_(config_.options.filter.chain.text()) {
     const RunOutput& out = config_.options.output;
-    if (out.segment_s > 0 && records_to_disk(out)) {
+    const bool segments = out.segment_s > 0 && records_to_disk(out);
+    const bool clips = watchers && config_.watch.enabled && config_.clips.enabled() && records_to_disk(out);
+    if (config_.clips.enabled() && !clips)
+        spdlog::warn("stream '{}': clips.on is set, but the serve: block's watch: false turns every watch off: no clip is written",
+                     config_.name);
+    if (clips && clip_memory && !clip_memory->take(ClipRecorder::kRingBytes, &clip_memory_)) {
+        clips_refused_ = "no clips: serve: clips-memory (" + format_bytes(clip_memory->total()) + ") is held by other streams' pre-roll (" +
+                         format_bytes(ClipRecorder::kRingBytes) + " each); raise it" +
+                         (config_.clips.only ? " (clips.only: the stream does not run)" : "");
+        spdlog::warn("stream '{}': {}", config_.name, clips_refused_);
+    }
+    if (segments || clips) {
         // Kept from the first time the stream runs (run_job): a stream that never started has
         // written nothing, so its pattern has nothing of its own to delete.
-        retention_ = std::make_shared<RecordingRetention>(
-            config_.name, segment_pattern(out.path), RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
+        std::optional<SegmentSeries> series, clip_series;
+        if (segments) series.emplace(segment_pattern(out.path));
+        if (clips) clip_series = SegmentSeries::clips(clips_folder(out.path, config_.name));
+        retention_ = std::make_shared<RecordingRetention>(config_.name, std::move(series), std::move(clip_series),
+                                                          RetentionLimits{out.retain_s.value_or(0), out.retain_bytes.value_or(0)});
+    }
+    if (watchers && config_.watch.enabled) {  // its decoded frames, before the filter
+        watch_ = std::make_shared<WatchedStream>(config_.name, config_.watch.settings, preview_, preview_->tap(PreviewSide::Input), runtime_,
+                                                 config_.options.placement.gpu);
+        if (clips && clips_refused_.empty()) {  // the output encoder's packets, around the watch's events
+            clips_ = std::make_unique<ClipRecorder>(config_.name, config_.clips, config_.watch.settings,
+                                                    ClipPlace{clips_folder(out.path, config_.name), clip_extension(out.path)}, preview_,
+                                                    preview_->packets());
+            clip_events_ = std::make_shared<ClipEventGate>([clips = clips_.get()](const watch::WatchEvent& e) { clips->on_event(e); });
+            watch_->on_event([gate = clip_events_](const watch::WatchEvent& e) { gate->pass(e); });
+        }
+        watchers->add(watch_);
     }
 }
 
 ServedStream::~ServedStream() {
     stop();
     join();
+    // The recorder ends here, on this thread, once the watchers' thread can no longer reach it.
+    if (clip_events_) clip_events_->close();
+    clips_.reset();
+    clip_memory_.reset();
     if (keeper_ && retention_) keeper_->remove(retention_.get());
 }
 
@@ -81,12 +114,25 @@ void ServedStream::stop(bool abandon) {
 
 void ServedStream::run() {
     set_log_stream(config_.name);
+    if (!clips_refused_.empty() && config_.clips.only) {  // it records nothing but its clips
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            state_ = StreamState::Failed;
+            error_ = clips_refused_;
+        }
+        preview_->close();
+        finished_ = true;
+        return;
+    }
     RunOptions o = config_.options;
     // What a killed run left, before this run writes again: a single-file recording's OUT.partial
     // is kept under a name of its own if anything in it plays, else removed; a segment series'
     // last segments are cut after their last whole fragment, or removed when they hold none.
     const RunOutput& out = o.output;
-    if (records_to_disk(out)) {
+    // Not in standby: the camera's recording is then another shard's, still being written into a
+    // folder they may share (the one it leaves closes its last segment itself).
+    const std::shared_ptr<RecordingWindow>& window = o.placement.recording_window;
+    if (records_to_disk(out) && !(window && window->standby())) {
         if (out.segment_s <= 0) recover_partial_recording(out.path);
         else repair_segments_left_by_a_killed_run(segment_pattern(out.path));
     }
@@ -103,6 +149,8 @@ bool ServedStream::move_decoder(bool nvdec) {
 
 bool ServedStream::run_job(const RunOptions& options) {
     RunOptions o = options;
+    // Retention is serve's (the keeper's), for clips too: a job checks it for segments alone.
+    if (o.output.segment_s <= 0) o.output.retain_s.reset(), o.output.retain_bytes.reset();
     if (const int moved = moved_to_nvdec_; moved >= 0) o.input.hwdec = moved ? HwDecode::Auto : HwDecode::None;
     std::unique_ptr<Job> job;
     try {
@@ -183,7 +231,7 @@ bool ServedStream::run_job(const RunOptions& options) {
 bool ServedStream::records_again_after(const Error& e) const {
     // A segmented recording goes on in new files once there is room; a single output file cannot
     // be continued, and a stop asked for ends the stream.
-    return e.disk_full() && retention_ && !stopping_;
+    return e.disk_full() && retention_ && config_.options.output.segment_s > 0 && !stopping_;
 }
 
 bool ServedStream::ended_with_error(const std::exception& e) {
@@ -225,6 +273,10 @@ nlohmann::json ServedStream::describe() const {
     nlohmann::json j;
     j["name"] = config_.name;
     j["state"] = state_name(state);
+    // Read by a shard about to take it over (app/serve/fleet/fleet_handover.cpp): nothing written yet.
+    const std::shared_ptr<RecordingWindow>& window = config_.options.placement.recording_window;
+    if (window && window->standby() && state != StreamState::Failed && state != StreamState::Stopped) j["state"] = "standby";
+    if (window && window->past_end() && state != StreamState::Failed) j["state"] = state_name(StreamState::Stopped);  // handed on: writes no more
     j["input"] = redact_credentials(config_.options.input.url);
     j["output"] = redact_credentials(config_.options.output.path);
     j["filter"] = job_ ? job_->filter() : filter_;
@@ -249,6 +301,9 @@ nlohmann::json ServedStream::describe() const {
                            {"deleted_files", c.deleted_files},
                            {"deleted_bytes", c.deleted_bytes}};
     }
+    if (watch_) j["watch"] = watch_->describe();
+    if (clips_) j["clips"] = clips_->describe();
+    else if (!clips_refused_.empty()) j["clips"] = {{"refused", clips_refused_}};
     if (state == StreamState::Waiting) {
         j["input_attempts"] = input_attempts_;
         const double left = std::chrono::duration<double>(next_attempt_ - std::chrono::steady_clock::now()).count();
@@ -275,10 +330,12 @@ void ServedStream::collect_metrics(MetricSet& set) const {
     set.add("vfilter_live_viewers", "gauge", "Viewers of the stream's live video (live.mp4 and the page's tiles).", live.viewers(), labels);
     set.add("vfilter_live_fragments_total", "counter", "Live video fragments made (one a frame).",
             static_cast<double>(live.fragments_made()), labels);
+    if (watch_) watch_->collect_metrics(set, labels);
+    if (clips_) clips_->collect_metrics(set, labels);
     if (retention_) {
         const RetentionCounts c = retention_->counts();
-        set.add("vfilter_recordings_kept_files", "gauge", "Finished --segment recordings on disk.", static_cast<double>(c.kept_files), labels);
-        set.add("vfilter_recordings_kept_bytes", "gauge", "Bytes of finished --segment recordings on disk.", static_cast<double>(c.kept_bytes), labels);
+        set.add("vfilter_recordings_kept_files", "gauge", "Finished --segment recordings and clips on disk.", static_cast<double>(c.kept_files), labels);
+        set.add("vfilter_recordings_kept_bytes", "gauge", "Bytes of finished --segment recordings and clips on disk.", static_cast<double>(c.kept_bytes), labels);
         set.add("vfilter_recordings_deleted_files_total", "counter", "Recordings deleted by retention or the free-space floor.",
                 static_cast<double>(c.deleted_files), labels);
         set.add("vfilter_recordings_deleted_bytes_total", "counter", "Bytes of recordings deleted by retention or the free-space floor.",

@@ -16,6 +16,9 @@
 #include "app/run/job.hpp"
 #include "app/serve/preview/stream_preview.hpp"
 #include "app/serve/serve_config.hpp"
+#include "app/serve/watch/camera_watchers.hpp"
+#include "app/serve/watch/clip_memory_budget.hpp"
+#include "app/serve/watch/clip_recorder.hpp"
 #include "common/metric_set.hpp"
 
 namespace vf {
@@ -33,9 +36,12 @@ class ServedStream {
 public:
     // keeper: where its --segment recordings' retention is applied (null: none is).
     // keeper: applies its recordings' retention; encoders: the process's preview encoders (null: no limit).
-    // runtime: the GPU state its jobs run on (empty: each job's own).
+    // runtime: the GPU state its jobs run on (empty: each job's own). watchers: where it watches
+    // itself unless its entry says watch: false (null: it does not). clip_memory: what its clips'
+    // pre-roll reserves from (null: no limit); without room, it runs without clips.
     explicit ServedStream(StreamConfig config, RetentionKeeper* keeper = nullptr, EncoderBudget* encoders = nullptr,
-                          std::shared_ptr<GpuRuntime> runtime = nullptr);
+                          std::shared_ptr<GpuRuntime> runtime = nullptr, CameraWatchers* watchers = nullptr,
+                          ClipMemoryBudget* clip_memory = nullptr);
     ~ServedStream();  // stops and joins
     ServedStream(const ServedStream&) = delete;
     ServedStream& operator=(const ServedStream&) = delete;
@@ -68,7 +74,8 @@ public:
     // name, state, input and output (credentials redacted), filter, frames in/out/dropped, fps,
     // reconnects, last error, where it filters (device: gpu or cpu), latency p99; while waiting
     // for its input, the attempts made (input_attempts) and the seconds to the next (next_attempt_s);
-    // for --segment recordings, "recordings": files and bytes kept and deleted.
+    // for --segment recordings and clips, "recordings": files and bytes kept and deleted; while it
+    // watches itself, "watch": its conditions and last measures; with clips.on, "clips".
     nlohmann::json describe() const;
     // describe() with "stats": the single run's --stats-json object once it ended (null before).
     nlohmann::json summary() const;
@@ -79,6 +86,8 @@ public:
     // Its pictures before and after the filter (the page's previews); any thread, any time, and
     // still readable (its last pictures) after the stream is gone.
     std::shared_ptr<StreamPreview> preview() const { return preview_; }
+    // Its watch (GET /streams/NAME/watch); null when it does not watch itself.
+    std::shared_ptr<WatchedStream> watch() const { return watch_; }
     // Throws Error(Usage) for a bad chain; Error(Usage) too when the stream is not running.
     void set_filter(const FilterChain& chain, const KernelFiles& files);
 
@@ -103,6 +112,13 @@ private:
     std::shared_ptr<RecordingRetention> retention_;  // --segment file recordings
     std::atomic<bool> finished_{false};
     std::shared_ptr<StreamPreview> preview_;
+    std::shared_ptr<WatchedStream> watch_;  // null: it does not watch itself
+    // Null: it writes no clips around events. Owned here alone and ended in the destructor; the
+    // watch reaches it through clip_events_, closed first.
+    std::unique_ptr<ClipRecorder> clips_;
+    std::shared_ptr<ClipEventGate> clip_events_;
+    std::shared_ptr<void> clip_memory_;  // its ring's reservation, given back after the recorder ended
+    std::string clips_refused_;          // why clips.on is set and no clip is written
     std::thread thread_;
     std::atomic<bool> stopping_{false};  // stop() was called: ends a wait for the input
     mutable std::mutex mutex_;   // everything below

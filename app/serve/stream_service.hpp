@@ -20,6 +20,7 @@
 #include "app/serve/preview/encoder_budget.hpp"
 #include "app/serve/served_stream.hpp"
 #include "app/serve/service_error.hpp"
+#include "app/serve/watch/camera_watchers.hpp"
 
 namespace vf {
 
@@ -63,12 +64,22 @@ public:
     // Streams run at most (each holds threads and memory even while it waits for its camera):
     // add() beyond it is refused (503), and so is a config file naming more.
     void set_max_streams(size_t count) { max_streams_ = count; }
+    // Whether streams watch themselves (the serve: block's watch); set before any stream starts.
+    void set_watch(bool on) {
+        if (!on) watchers_.reset();
+        else if (!watchers_) watchers_ = std::make_unique<CameraWatchers>(*events_);
+    }
+    EventLog& events() { return *events_; }  // the watched streams' recent events
+    // Bytes the streams' clips may hold for their pre-roll together (serve: clips-memory); set
+    // before any stream starts.
+    void set_clips_memory(int64_t bytes) { clip_memory_ = std::make_unique<ClipMemoryBudget>(bytes); }
     // Preview encoders (live video) the whole process runs at once; set before any stream starts.
     void set_max_preview_encoders(int count) { encoders_ = std::make_unique<EncoderBudget>(count); }
 
     nlohmann::json list() const;              // every stream's describe(), by name, with where it decodes
     nlohmann::json capacity_left() const;     // decoder capacity left (null without a GPU)
     std::shared_ptr<StreamPreview> preview(const std::string& name) const;  // 404
+    std::shared_ptr<WatchedStream> watch(const std::string& name) const;     // 404, also when it does not watch itself
     bool closing() const;                     // stop_all() was called
     nlohmann::json final_stats() const;       // {name: summary()}, the last 256 removed streams included
     std::string metrics() const;              // Prometheus text, every sample labelled by stream
@@ -118,6 +129,9 @@ private:
     StreamFields defaults_;
     RetentionKeeper keeper_;  // before the streams: they unregister from it when destroyed
     std::unique_ptr<EncoderBudget> encoders_ = std::make_unique<EncoderBudget>(16);  // before the streams, which hold places
+    std::unique_ptr<ClipMemoryBudget> clip_memory_;  // null: no limit (the reservations outlive it)
+    std::unique_ptr<EventLog> events_ = std::make_unique<EventLog>();
+    std::unique_ptr<CameraWatchers> watchers_ = std::make_unique<CameraWatchers>(*events_);  // visits the streams' watches
     std::map<std::string, std::shared_ptr<ServedStream>> streams_;  // shared: set_filter builds outside the lock
     // The summaries of the last kRetiredKept streams removed or replaced, for final_stats():
     // bounded, since a service that runs for months may see streams come and go without end.

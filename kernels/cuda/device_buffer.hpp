@@ -43,6 +43,31 @@ private:
     size_t bytes_ = 0;
 };
 
+// Page-locked host memory, for copies from the device that a kernel's stream queues without
+// waiting (cudaMemcpyAsync into pageable memory is staged and may block the calling thread).
+class PinnedHostBuffer {
+public:
+    PinnedHostBuffer() = default;
+    explicit PinnedHostBuffer(size_t bytes) : bytes_(bytes) {
+        if (bytes) VF_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocDefault));
+    }
+    ~PinnedHostBuffer() {
+        if (ptr_) cudaFreeHost(ptr_);
+    }
+    PinnedHostBuffer(PinnedHostBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+    PinnedHostBuffer& operator=(PinnedHostBuffer&& o) noexcept {
+        std::swap(ptr_, o.ptr_);
+        std::swap(bytes_, o.bytes_);
+        return *this;
+    }
+    uint8_t* data() const { return static_cast<uint8_t*>(ptr_); }
+    size_t size() const { return bytes_; }
+
+private:
+    void* ptr_ = nullptr;
+    size_t bytes_ = 0;
+};
+
 class Stream {
 public:
     Stream() { VF_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }

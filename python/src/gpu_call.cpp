@@ -44,7 +44,7 @@ std::vector<PlaneView> plane_views(const GpuArray& a, const std::string& layout,
 }  // namespace
 
 void apply_gpu(CompiledPlaneChain& chain, py::handle image, py::handle out, std::optional<int> bits,
-               const std::optional<std::string>& layout, std::optional<uintptr_t> stream) {
+               const std::optional<std::string>& layout, std::optional<uintptr_t> stream, const CallMoment& when) {
     // Without a stream the image is a torch tensor, read without one (only DLPack needs it).
     const GpuArray src = read_gpu_array(image, stream.value_or(0), "image");
     const uintptr_t handle = stream ? *stream : src.device >= 0 ? torch_current_stream(src.device) : torch_current_stream(image);
@@ -62,8 +62,9 @@ void apply_gpu(CompiledPlaneChain& chain, py::handle image, py::handle out, std:
     check_out(src, dst);
     const std::vector<PlaneView> from = plane_views(src, lay, depth), to = plane_views(dst, lay, depth);
     const auto plans = chain.plans(static_cast<int>(width), static_cast<int>(height));
+    const auto gpu_plans = chain.gpu_plans(*plans, chain.filters_applying(*plans, when, static_cast<int>(width), static_cast<int>(height)));
     py::gil_scoped_release unlocked;
-    apply_device_planes(chain.gpu_cache(), from, to, GpuArrayDevices{src.device, dst.device}, plans->gpu, handle, src.producer);
+    apply_device_planes(chain.gpu_cache(), from, to, GpuArrayDevices{src.device, dst.device}, gpu_plans, handle, src.producer);
 }
 
 }  // namespace vf

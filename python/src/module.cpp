@@ -81,7 +81,7 @@ PlaneView plane_of(const py::array& a, int bits, bool writable, const char* what
 // Filters every (src, dst) pair with the chain's first-channel operations: each plane of a NumPy
 // image is one channel of its own, as a gray frame is on the command line.
 void apply_planes(CompiledPlaneChain& compiled, const std::vector<py::array>& srcs, const std::vector<py::array>& dsts, int bits,
-                  int threads) {
+                  int threads, const CallMoment& when) {
     if (srcs.size() != dsts.size()) throw Error(ErrorCategory::Internal, "apply_planes: as many outputs as inputs");
     if (srcs.empty()) return;
     if (bits != 8 && bits != 10) throw Error(ErrorCategory::Usage, "bits must be 8 (uint8) or 10 (uint16)");
@@ -96,7 +96,10 @@ void apply_planes(CompiledPlaneChain& compiled, const std::vector<py::array>& sr
         if (bits == 8 && src.back().bytes_per_sample == 2) throw Error(ErrorCategory::Usage, "uint16 samples are 10-bit (bits=10)");
     }
     const std::shared_ptr<const PlaneSizePlans> plans = compiled.plans(src[0].width, src[0].height);
-    const std::vector<FilterPlan>& chain = plans->cpu;
+    const std::vector<bool> applies = compiled.filters_applying(*plans, when, src[0].width, src[0].height);
+    std::vector<const FilterPlan*> chain;  // the filters that apply to this frame (enable=)
+    for (size_t f = 0; f < plans->cpu.size(); ++f)
+        if (applies.empty() || applies[f]) chain.push_back(&plans->cpu[f]);
     py::gil_scoped_release unlocked;
     SharedCpuBackend& shared = shared_cpu_backend(threads);
     std::lock_guard<std::mutex> lock(shared.mutex);
@@ -121,7 +124,7 @@ void apply_planes(CompiledPlaneChain& compiled, const std::vector<py::array>& sr
                 out.pitch = static_cast<std::ptrdiff_t>(to.width) * to.bytes_per_sample;
                 out.step = 1;
             }
-            backend.apply(chain[f].ops[0], from, out);
+            backend.apply(chain[f]->ops[0], from, out);
             from = out;
         }
     }
@@ -363,9 +366,24 @@ PYBIND11_MODULE(_vfilter, m) {
         .def(py::init<const std::string&, const std::string&, bool>(), py::arg("chain"), py::arg("border"),
              py::arg("ffmpeg_defaults"))
         .def_property_readonly("text", &vf::CompiledPlaneChain::text)
-        .def("apply_planes", &vf::apply_planes, py::arg("srcs"), py::arg("dsts"), py::arg("bits"), py::arg("threads"))
-        .def("apply_gpu", &vf::apply_gpu, py::arg("image"), py::arg("out"), py::arg("bits"), py::arg("layout"),
-             py::arg("stream"));
+        .def(
+            "apply_planes",
+            [](vf::CompiledPlaneChain& c, const std::vector<py::array>& srcs, const std::vector<py::array>& dsts, int bits, int threads,
+               std::optional<double> t, std::optional<int64_t> n, std::optional<double> pos) {
+                vf::apply_planes(c, srcs, dsts, bits, threads, vf::CallMoment{t, pos, n});
+            },
+            py::arg("srcs"), py::arg("dsts"), py::arg("bits"), py::arg("threads"), py::arg("t") = py::none(),
+            py::arg("n") = py::none(), py::arg("pos") = py::none())
+        .def(
+            "apply_gpu",
+            [](vf::CompiledPlaneChain& c, py::handle image, py::handle out, std::optional<int> bits,
+               const std::optional<std::string>& layout, std::optional<uintptr_t> stream, std::optional<double> t,
+               std::optional<int64_t> n, std::optional<double> pos) {
+                vf::apply_gpu(c, image, out, bits, layout, stream, vf::CallMoment{t, pos, n});
+            },
+            py::arg("image"), py::arg("out"), py::arg("bits"), py::arg("layout"), py::arg("stream"), py::arg("t") = py::none(),
+            py::arg("n") = py::none(), py::arg("pos") = py::none())
+        .def_property_readonly("timed", &vf::CompiledPlaneChain::timed);
     m.def("dlpack_info", &vf::dlpack_info, py::arg("capsule"));
     m.def("layout_of", &vf::layout_of, py::arg("shape"), py::arg("layout"));
     m.def(

@@ -21,6 +21,7 @@ or written, OSError; anything else from vfilter, RuntimeError. docs/python.md.
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 from typing import Any, Dict, List, Optional
 
@@ -65,7 +66,8 @@ def _has_plain_strides(a: np.ndarray) -> bool:
 
 
 def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: Optional[str] = None,
-          layout: Optional[str] = None, threads: int = 0, compat: str = "vfilter", stream=None, alpha: bool = False):
+          layout: Optional[str] = None, threads: int = 0, compat: str = "vfilter", stream=None, alpha: bool = False,
+          t: Optional[float] = None, n: Optional[int] = None, pos: Optional[int] = None):
     """Filters `image` with a vfilter filter string and returns the result.
 
     image: a NumPy array (filtered on the CPU) or a GPU tensor: a PyTorch or CuPy tensor, or any
@@ -79,7 +81,9 @@ def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: O
     bits: the samples' depth: 8 for uint8, 10 for uint16 (the depths vfilter filters).
     out: an array of the same shape and dtype to write into (not overlapping `image`), or None
         for a new one.
-    border: mirror (default of most filters), replicate or zero, for every filter of the chain.
+    border: mirror (default of most filters), replicate or zero, for every filter of the chain;
+        ffmpeg: FFmpeg 5.1's edge (border=ffmpeg on the command line), for chains of the filters
+        that take it (sobel, prewitt, scharr, roberts, kirsch, convolution).
     threads: CPU threads (0: one per core).
     compat: "vfilter" or "ffmpeg" (FFmpeg's defaults for the filter strings, as --compat ffmpeg).
     stream: GPU tensors only: the CUDA stream to run on (a torch.cuda.Stream, a CuPy stream, an
@@ -88,14 +92,20 @@ def apply(image, filter: str, out=None, *, bits: Optional[int] = None, border: O
         work is queued; the result is ready in stream order, as any PyTorch or CuPy operation's.
     alpha: the image's last channel is alpha (RGBA: H x W x 4): copied unchanged, the others
         filtered. False: every channel is filtered.
+    t, n, pos: where the image is in its video, for FFmpeg's timeline editing (a filter with
+        enable='between(t,1,2)' applies only where its expression holds, else passes the image
+        unchanged): t its time in seconds, n its frame number from 0, pos its byte offset. A chain
+        with enable= needs t or n (ValueError otherwise); what is not given is NaN (n: 0), as
+        FFmpeg has it for an unknown value. Chains without enable= ignore them.
     """
     return compile(filter, border=border, compat=compat)(image, out, bits=bits, layout=layout, threads=threads,
-                                                         stream=stream, alpha=alpha)
+                                                         stream=stream, alpha=alpha, t=t, n=n, pos=pos)
 
 
 def compile(filter: str, *, border: Optional[str] = None, compat: str = "vfilter") -> "Chain":
     """The filter string compiled once into a callable Chain: chain(image, out=None, *, bits=None,
-    layout=None, threads=0, stream=None, alpha=False) filters as apply(image, filter, ...) does, without reading
+    layout=None, threads=0, stream=None, alpha=False, t=None, n=None, pos=None) filters as
+    apply(image, filter, ...) does, without reading
     the string again; plans for each image size and the GPU's prepared kernels are kept inside it.
     Chains of the same string, border and compat are shared (the last few made)."""
     if not isinstance(filter, str):
@@ -103,7 +113,7 @@ def compile(filter: str, *, border: Optional[str] = None, compat: str = "vfilter
     if compat not in ("vfilter", "ffmpeg"):
         raise ValueError(f"compat '{compat}': use vfilter or ffmpeg")
     if border is not None and not isinstance(border, str):
-        raise TypeError("border must be mirror, replicate or zero")
+        raise TypeError("border must be mirror, replicate, zero or ffmpeg")
     return _compiled(filter, border or "", compat == "ffmpeg")
 
 
@@ -131,13 +141,20 @@ class Chain:
         """The filter string it was compiled from."""
         return self._native.text
 
+    @property
+    def timed(self) -> bool:
+        """True when a filter of the chain has enable= (each call then needs t= or n=)."""
+        return self._native.timed
+
     def __repr__(self) -> str:
         return f"vfilter.Chain({self._native.text!r})"
 
     def __call__(self, image, out=None, *, bits: Optional[int] = None, layout: Optional[str] = None, threads: int = 0,
-                 stream=None, alpha: bool = False):
+                 stream=None, alpha: bool = False, t: Optional[float] = None, n: Optional[int] = None,
+                 pos: Optional[int] = None):
+        when = _moment(t, n, pos)
         if alpha:
-            return self._with_alpha(image, out, bits, layout, threads, stream)
+            return self._with_alpha(image, out, bits, layout, threads, stream, when)
         native = self._native
         if not isinstance(image, np.ndarray):
             if stream is None and type(image).__module__ == "torch" and getattr(image, "is_cuda", False):
@@ -150,7 +167,7 @@ class Chain:
                                 ("; for a tensor on the CPU pass tensor.numpy()" if hasattr(image, "__dlpack__") else ""))
             if out is None:
                 out = _new_like(image, handle)
-            native.apply_gpu(image, out, bits, layout, handle)  # read, checked and queued in one native step
+            native.apply_gpu(image, out, bits, layout, handle, **when)  # read, checked and queued in one native step
             return out
         if image.dtype not in (np.uint8, np.uint16):
             raise TypeError(f"image dtype {image.dtype}: vfilter filters uint8 and uint16 samples")
@@ -176,11 +193,10 @@ class Chain:
             if not _has_plain_strides(out):
                 raise ValueError("out must have positive strides in whole samples")
             result = out
-        native.apply_planes(_planes(src, lay), _planes(result, lay), bits, threads)
+        native.apply_planes(_planes(src, lay), _planes(result, lay), bits, threads, **when)
         return result
 
-
-    def _with_alpha(self, image, out, bits, layout, threads, stream):
+    def _with_alpha(self, image, out, bits, layout, threads, stream, when):
         """The colour channels filtered, the last one (alpha) copied: both through vfilter, so a
         GPU tensor's copy runs on the same stream as its filtering."""
         lay = _layout_of(image.shape, layout)
@@ -195,9 +211,21 @@ class Chain:
             out = _new_like(image, None if stream is None else _stream_handle(stream, image))
         colour = tuple(slice(0, -1) if a == axis else slice(None) for a in range(len(lay)))
         last = tuple(slice(-1, None) if a == axis else slice(None) for a in range(len(lay)))
-        self(image[colour], out[colour], bits=bits, layout=lay, threads=threads, stream=stream)
+        self(image[colour], out[colour], bits=bits, layout=lay, threads=threads, stream=stream, **when)
         _compiled("identity", "", False)(image[last], out[last], bits=bits, layout=lay, threads=threads, stream=stream)
         return out
+
+
+def _moment(t, n, pos) -> Dict[str, Any]:
+    """A call's t, n and pos (enable=) checked: numbers, n and pos whole; None where not given."""
+    for name, value in (("t", t), ("n", n), ("pos", pos)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+            raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    for name, value in (("n", n), ("pos", pos)):
+        if value is not None and not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be a whole number (int), not {type(value).__name__}")
+    return {"t": None if t is None else float(t), "n": None if n is None else int(n),
+            "pos": None if pos is None else float(pos)}
 
 
 def _on_gpu(obj) -> bool:

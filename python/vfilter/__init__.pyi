@@ -17,18 +17,21 @@ def apply(
     out: Optional[Image] = ...,
     *,
     bits: Optional[int] = ...,
-    border: Optional[Literal["mirror", "replicate", "zero"]] = ...,
+    border: Optional[Literal["mirror", "replicate", "zero", "ffmpeg"]] = ...,
     layout: Optional[Layout] = ...,
     threads: int = ...,
     compat: Literal["vfilter", "ffmpeg"] = ...,
     stream: Optional[Any] = ...,
     alpha: bool = ...,
+    t: Optional[float] = ...,
+    n: Optional[int] = ...,
+    pos: Optional[int] = ...,
 ) -> Image: ...
 def clear_cache() -> None: ...
 def compile(
     filter: str,
     *,
-    border: Optional[Literal["mirror", "replicate", "zero"]] = ...,
+    border: Optional[Literal["mirror", "replicate", "zero", "ffmpeg"]] = ...,
     compat: Literal["vfilter", "ffmpeg"] = ...,
 ) -> "Chain": ...
 
@@ -36,6 +39,8 @@ class Chain:
     """A filter chain compiled once (vfilter.compile); calling it filters as apply does."""
     @property
     def text(self) -> str: ...
+    @property
+    def timed(self) -> bool: ...
     def __call__(
         self,
         image: Image,
@@ -46,6 +51,9 @@ class Chain:
         threads: int = ...,
         stream: Optional[Any] = ...,
         alpha: bool = ...,
+        t: Optional[float] = ...,
+        n: Optional[int] = ...,
+        pos: Optional[int] = ...,
     ) -> Image: ...
 
 def cuda_available() -> bool: ...

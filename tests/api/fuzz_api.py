@@ -32,7 +32,7 @@ except ImportError:
 ADMIN = "fuzz-admin-token-0123456789"
 VIEWER = "fuzz-viewer-token-0123456789"
 DEADLINE_S = 10.0
-STREAMED = ("/preview.mjpg", "/live.mp4", "/live")
+STREAMED = ("/preview.mjpg", "/live.mp4", "/live", "/events/stream")
 
 
 class Serve:

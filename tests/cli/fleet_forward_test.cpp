@@ -25,6 +25,7 @@
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_beside_peer.hpp"
 #include "support/shard_names.hpp"
 
 namespace vf::fleet_forward_test {
@@ -112,10 +113,7 @@ protected:
         std::ofstream(dir + "/streams.yaml") << "defaults: {output: 'null', filter: sobel}\nstreams:\n  - {name: " << mine
                                              << ", input: 'pattern://?size=96x64&rate=25&motion=checker'}\n";
         port = free_port();
-        serve = std::make_unique<ChildProcess>(
-            std::vector<std::string>{VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", "0/2", "--api-port",
-                                     std::to_string(port), "--api-token", kToken, "--peers", "http://127.0.0.1:" + std::to_string(peer.port())},
-            dir + "/serve.log");
+        serve = start_shard_beside_peer(dir, port, peer.port(), kToken);
         ASSERT_TRUE(serve->wait_for_log("control API: http://", 30)) << serve->log();
         bool known = false;
         for (int i = 0; i < 100 && !known; ++i) {
@@ -161,7 +159,7 @@ protected:
 };
 
 TEST_F(HungPeerForward, TheShardsOwnApiAnswersWhileMoreForwardsWaitThanItHasWorkers) {
-    const int n = 12;  // serve's API has 4 + --max-previews (8) workers
+    const int n = 16;  // serve's API has 4 + --max-previews (8) + event streams (4) workers
     const auto sent = Clock::now();
     auto pending = forwards(n);
     ASSERT_TRUE(peer_holds(n)) << "serve sent on " << peer.held() << " of " << n;

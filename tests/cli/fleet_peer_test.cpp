@@ -17,6 +17,7 @@
 #include "support/child_process.hpp"
 #include "support/http_client.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_beside_peer.hpp"
 
 namespace vf {
 namespace {
@@ -75,10 +76,8 @@ TEST_P(BadPeer, ItsAnswerIsDroppedAndServeGoesOn) {
     const std::string dir = temp_dir();
     std::ofstream(dir + "/streams.yaml") << "streams: []\n";
     const int port = free_port();
-    ChildProcess serve({VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", "0/2", "--api-port", std::to_string(port),
-                        "--api-token", kPeerToken, "--peers", "http://127.0.0.1:" + std::to_string(peer.port())},
-                       dir + "/serve.log");
-    ASSERT_TRUE(serve.wait_for_log("control API: http://", 30)) << serve.log();
+    const std::unique_ptr<ChildProcess> serve = start_shard_beside_peer(dir, port, peer.port(), kPeerToken);
+    ASSERT_TRUE(serve->wait_for_log("control API: http://", 30)) << serve->log();
     const std::string auth = "Host: 127.0.0.1\r\nAuthorization: Bearer " + kPeerToken + "\r\nConnection: close\r\n";
     if (what == "list") {
         std::string fleet;
@@ -101,10 +100,10 @@ TEST_P(BadPeer, ItsAnswerIsDroppedAndServeGoesOn) {
         EXPECT_NE(got.find("dropped"), std::string::npos) << "the tile is gone with the reason: " << got.substr(0, 400);
         EXPECT_GE(live_asked.load(), 1);
     }
-    EXPECT_TRUE(serve.running()) << serve.log();
+    EXPECT_TRUE(serve->running()) << serve->log();
     EXPECT_NE(http_exchange(port, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n").find("200 OK"), std::string::npos);
-    serve.signal(SIGTERM);
-    EXPECT_EQ(serve.wait(20), 0) << serve.log();
+    serve->signal(SIGTERM);
+    EXPECT_EQ(serve->wait(20), 0) << serve->log();
 }
 
 INSTANTIATE_TEST_SUITE_P(Fleet, BadPeer, ::testing::Values("list", "tile", "length", "unasked"));

@@ -25,6 +25,7 @@
 #include "support/recording_check.hpp"
 #include "support/recording_peer.hpp"
 #include "support/run_command.hpp"
+#include "support/serve_api.hpp"
 #include "support/shard_names.hpp"
 
 namespace vf {
@@ -35,25 +36,9 @@ using namespace std::chrono_literals;
 
 const std::string kToken = "fleet-token-0123456789";
 
-struct Answer {
-    int status = -1;
-    std::string head;
-    nlohmann::json body;
-};
-
-Answer call(int port, const std::string& method, const std::string& target, const std::string& body = "",
-            const std::string& token = kToken, const std::string& extra_headers = "") {
-    std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra_headers;
-    if (!token.empty()) req += "Authorization: Bearer " + token + "\r\n";
-    req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    const std::string response = http_exchange(port, req);
-    Answer a;
-    if (response.rfind("HTTP/1.1 ", 0) != 0) return a;
-    a.status = std::atoi(response.c_str() + 9);
-    const size_t at = response.find("\r\n\r\n");
-    a.head = response.substr(0, at);
-    if (at != std::string::npos) a.body = nlohmann::json::parse(response.substr(at + 4), nullptr, false);
-    return a;
+ApiAnswer call(int port, const std::string& method, const std::string& target, const std::string& body = "",
+               const std::string& token = kToken, const std::string& extra_headers = "") {
+    return api_call(port, method, target, body, token, extra_headers);
 }
 
 std::set<std::string> names_of(const nlohmann::json& list) {
@@ -171,19 +156,19 @@ TEST_F(FleetServe, ARecordingAddedRefilteredAndRemovedThroughAnotherProcessIsThe
     const std::string out = dir + "/" + name + ".mkv";
     const nlohmann::json entry = {{"name", name}, {"input", "pattern://?size=96x64&rate=25&motion=checker"}, {"output", out},
                                   {"codec", "ffv1"}, {"filter", "identity"}};
-    const Answer added = call(ports[0], "POST", "/streams", entry.dump());
+    const ApiAnswer added = call(ports[0], "POST", "/streams", entry.dump());
     ASSERT_EQ(added.status, 201) << added.body.dump();
     EXPECT_NE(added.head.find("X-Vfilter-Shard: 2"), std::string::npos) << added.head;
     EXPECT_TRUE(owner_entry(0, name).is_null()) << "process 0 runs a stream of shard 2";
     EXPECT_FALSE(owner_entry(2, name).is_null());
     ASSERT_TRUE(wait_running(2, name)) << pods[2]->log();
     std::this_thread::sleep_for(1000ms);  // frames before the change
-    const Answer refiltered = call(ports[1], "PUT", "/streams/" + name + "/filter", "gaussian=sigma=3");
+    const ApiAnswer refiltered = call(ports[1], "PUT", "/streams/" + name + "/filter", "gaussian=sigma=3");
     ASSERT_EQ(refiltered.status, 200) << refiltered.body.dump();
     EXPECT_EQ(owner_entry(2, name)["filter"], "gaussian=sigma=3");
     EXPECT_EQ(call(ports[0], "GET", "/streams/" + name).body["filter"], "gaussian=sigma=3");
     std::this_thread::sleep_for(1500ms);
-    const Answer removed = call(ports[0], "DELETE", "/streams/" + name);
+    const ApiAnswer removed = call(ports[0], "DELETE", "/streams/" + name);
     ASSERT_EQ(removed.status, 200) << removed.body.dump();
     EXPECT_GT(removed.body["frames_out"].get<int>(), 40);
     EXPECT_TRUE(owner_entry(2, name).is_null()) << "still running on its shard";
@@ -221,7 +206,7 @@ TEST_F(FleetServe, AKilledProcessIsListedUnreachableWithItsStreamsAndAgainWhenIt
     EXPECT_FALSE(f["shards"][1]["error"].get<std::string>().empty());
     // Its streams' requests fail with the reason, at once.
     const std::string theirs = name_in_shard("cam0-", 1);
-    const Answer refused = call(ports[0], "PUT", "/streams/" + theirs + "/filter", "sobel");
+    const ApiAnswer refused = call(ports[0], "PUT", "/streams/" + theirs + "/filter", "sobel");
     EXPECT_EQ(refused.status, 502) << refused.body.dump();
     EXPECT_NE(refused.body["error"].get<std::string>().find("shard 1/3"), std::string::npos);
     // Back: listed as answering again, its streams running.
@@ -327,7 +312,7 @@ TEST_F(FleetServe, AProcessCallsOnlyTheAddressesOfItsListAndFindsPeersThroughDns
         }
     EXPECT_EQ(expected, 2);
     const std::string theirs = name_in_shard("cam0-", 2);
-    const Answer refused = call(ports[0], "PUT", "/streams/" + theirs + "/filter", "gaussian");
+    const ApiAnswer refused = call(ports[0], "PUT", "/streams/" + theirs + "/filter", "gaussian");
     EXPECT_EQ(refused.status, 503) << refused.body.dump();
     EXPECT_EQ(owner_entry(2, theirs)["filter"], "sobel") << "process 0 reached a process outside its list";
 }
@@ -391,6 +376,43 @@ TEST_F(FleetServe, AStreamAddedThroughTheApiMovesToItsNewShardWhenTheCountChange
     EXPECT_TRUE(owner_entry(1, name).is_null());
     EXPECT_EQ(read_file(state(1)).find(name), std::string::npos) << "still kept by the old shard";
     EXPECT_NE(read_file(state(2)).find(name), std::string::npos) << "not kept by the new shard";
+}
+
+// A peer whose recordings list has a field of another type than the documented one (a number of
+// bytes as text, "clip" as a word): that entry is left out, and the list is still answered with
+// every other shard's files.
+TEST(FleetRecordingsFromAPeer, AnEntryOfAnotherShapeIsLeftOutAndTheListAnswered) {
+    const nlohmann::json theirs = nlohmann::json::array({{{"file", "clips/cam/20261129T134500Z-dark.mp4"}, {"bytes", 10}, {"modified", 5}, {"clip", true}},
+                                                         {{"file", "a.mp4"}, {"bytes", "many"}, {"modified", 4}},
+                                                         {{"file", "b.mp4"}, {"bytes", 1}, {"modified", 3}, {"clip", "yes"}},
+                                                         {{"file", "c.mp4"}, {"bytes", 1}, {"modified", "today"}}});
+    RecordingPeer peer([&theirs](const HttpRequest& r) {
+        if (r.path == "/fleet/shard")
+            return HttpResponse{200, "application/json",
+                                nlohmann::json{{"instance", "peer"}, {"pod", "peer"}, {"shard", {{"index", 1}, {"count", 2}}},
+                                               {"streams", nlohmann::json::array()}}.dump()};
+        if (r.path == "/streams/cam/recordings")
+            return HttpResponse{200, "application/json", nlohmann::json{{"stream", "cam"}, {"recordings", theirs}}.dump()};
+        return HttpResponse{404, "application/json", "{}"};
+    });
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: cam, input: 'pattern://?size=96x64&rate=10', output: 'null'}\n";
+    const int port = free_port();
+    ChildProcess serve({VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", "0/2", "--api-port", std::to_string(port),
+                        "--api-token", kToken, "--peers", "http://127.0.0.1:" + std::to_string(peer.port())},
+                       dir + "/serve.log");
+    ASSERT_TRUE(serve.wait_for_log("control API: http://", 30)) << serve.log();
+    ApiAnswer listed;
+    for (int i = 0; i < 100; ++i, std::this_thread::sleep_for(100ms)) {
+        listed = call(port, "GET", "/streams/cam/recordings?scope=fleet");
+        if (listed.status != 200 || listed.body["unreachable"].empty()) break;
+    }
+    ASSERT_EQ(listed.status, 200) << listed.head << serve.log();
+    EXPECT_EQ(listed.body["unreachable"], nlohmann::json::array());
+    ASSERT_EQ(listed.body["recordings"].size(), 1u) << listed.body.dump();
+    EXPECT_EQ(listed.body["recordings"][0]["file"], "clips/cam/20261129T134500Z-dark.mp4");
+    EXPECT_EQ(listed.body["recordings"][0]["clip"], true);
+    EXPECT_EQ(listed.body["recordings"][0]["shards"], nlohmann::json::array({1}));
 }
 
 }  // namespace

@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "support/child_process.hpp"
-#include "support/http_client.hpp"
 #include "support/run_command.hpp"
+#include "support/shard_beside_peer.hpp"
+#include "support/serve_api.hpp"
 #include "support/shard_names.hpp"
 
 namespace vf::fleet_view_test {
@@ -37,10 +38,12 @@ std::string name_in_shard(const std::string& prefix, int k) { return test::name_
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Accepts connections on loopback and, to each, sends the head of an answer and then one byte
-// of its body every 200 ms, until the test ends.
+// of its body every 200 ms, until the test ends. `as_shard`: it answers the fleet's GET
+// /fleet/shard at once as that shard of two would (so that it is known as that shard's address),
+// and trickles only what else it is asked.
 class TricklingPeer {
 public:
-    TricklingPeer() {
+    explicit TricklingPeer(int as_shard = -1) : as_shard_(as_shard) {
         listener_ = listen_on_loopback(64, &port_);
         accepting_ = std::thread([this] {
             for (;;) {
@@ -61,33 +64,48 @@ public:
 
 private:
     void trickle(int c) {
+        char request[4096];
+        const ssize_t got = recv(c, request, sizeof request, 0);
+        if (as_shard_ >= 0 && got > 0 && std::string(request, static_cast<size_t>(got)).rfind("GET /fleet/shard ", 0) == 0) {
+            const std::string body = R"({"instance": "trickler", "pod": "trickler", "shard": {"index": )" + std::to_string(as_shard_) +
+                                     R"(, "count": 2}, "streams": []})";
+            const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                                       "\r\nConnection: close\r\n\r\n" + body;
+            send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+            close(c);
+            return;
+        }
         const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
         send(c, head.data(), head.size(), MSG_NOSIGNAL);
         while (!stop_ && send(c, "{", 1, MSG_NOSIGNAL) == 1) std::this_thread::sleep_for(200ms);
         close(c);
     }
+    int as_shard_ = -1;
     int listener_ = -1, port_ = 0;
     std::atomic<bool> stop_{false};
     std::thread accepting_;
     std::vector<std::thread> talkers_;
 };
 
-std::string request(int port, const std::string& target) {
-    return http_exchange(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " +
-                                   kToken + "\r\n\r\n");
+std::string request(int port, const std::string& target) { return api_get(port, target, kToken).text; }
+
+// serve as shard 0 of 2 serving `mine`, its API on `port`, with `peer` the fleet's only other
+// address; once the background refresh has met the peer (as shard 1's address where it answers
+// as one).
+void start_beside(const TricklingPeer& peer, const std::string& mine, int port, std::unique_ptr<ChildProcess>* serve) {
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: " << mine << ", input: 'pattern://?size=96x64&rate=25', output: 'null'}\n";
+    *serve = start_shard_beside_peer(dir, port, peer.port(), kToken);
+    ASSERT_TRUE((*serve)->wait_for_log("control API: http://", 30)) << (*serve)->log();
+    std::this_thread::sleep_for(2s);
 }
 
 TEST(TricklingPeer, FleetViewsHoldTheWorkersNoLongerThanOneRefresh) {
     TricklingPeer peer;
-    const std::string dir = temp_dir();
     const std::string mine = name_in_shard("cam", 0);
-    std::ofstream(dir + "/streams.yaml") << "streams:\n  - {name: " << mine << ", input: 'pattern://?size=96x64&rate=25', output: 'null'}\n";
     const int port = free_port();
-    ChildProcess serve({VFILTER_BIN, "serve", "--config", dir + "/streams.yaml", "--shard", "0/2", "--api-port", std::to_string(port),
-                        "--api-token", kToken, "--peers", "http://127.0.0.1:" + std::to_string(peer.port())},
-                       dir + "/serve.log");
-    ASSERT_TRUE(serve.wait_for_log("control API: http://", 30)) << serve.log();
-    std::this_thread::sleep_for(2s);  // the background refresh has met the peer once
+    std::unique_ptr<ChildProcess> serve;
+    ASSERT_NO_FATAL_FAILURE(start_beside(peer, mine, port, &serve));
 
     // 14 views at once: more than the API's workers (4 and --max-previews 8).
     std::vector<std::future<double>> views;
@@ -112,10 +130,47 @@ TEST(TricklingPeer, FleetViewsHoldTheWorkersNoLongerThanOneRefresh) {
     for (int i = 0; i < 6; ++i) views[i] = std::async(std::launch::async, [port] { request(port, "/streams?scope=fleet"); return 0.0; });
     std::this_thread::sleep_for(300ms);
     const auto stop = Clock::now();
-    serve.signal(SIGTERM);
-    EXPECT_EQ(serve.wait(30), 0) << serve.log();
+    serve->signal(SIGTERM);
+    EXPECT_EQ(serve->wait(30), 0) << serve->log();
     EXPECT_LT(seconds_since(stop), 10.0);
     for (int i = 0; i < 6; ++i) views[i].get();
+}
+
+// Listings that ask every shard at the time of the request (GET /events?scope=fleet,
+// /streams/NAME/recordings?scope=fleet): while a shard trickles, at most two wait on it and the
+// others are refused at once with 503, so that this shard's own requests still find a worker.
+TEST(TricklingPeer, FleetListingsAskedMeanwhileAreRefusedAndTheWorkersStayFree) {
+    TricklingPeer peer(1);
+    const std::string mine = name_in_shard("cam", 0);
+    const int port = free_port();
+    std::unique_ptr<ChildProcess> serve;
+    ASSERT_NO_FATAL_FAILURE(start_beside(peer, mine, port, &serve));
+    std::vector<std::future<std::pair<int, double>>> listings;
+    for (int i = 0; i < 24; ++i)
+        listings.push_back(std::async(std::launch::async, [port, i, &mine] {
+            const auto t = Clock::now();
+            const std::string answer =
+                request(port, i % 2 ? "/events?scope=fleet" : "/streams/" + mine + "/recordings?scope=fleet");
+            return std::pair<int, double>(answer.size() > 12 ? std::atoi(answer.c_str() + 9) : -1, seconds_since(t));
+        }));
+    std::this_thread::sleep_for(300ms);
+    const auto local = Clock::now();
+    const std::string own = request(port, "/streams/" + mine);
+    EXPECT_EQ(own.rfind("HTTP/1.1 200", 0), 0u) << own.substr(0, 200);
+    EXPECT_LT(seconds_since(local), 1.0) << "this shard's own request waited behind the fleet listings";
+    int answered = 0, refused = 0;
+    for (auto& l : listings) {
+        const auto [status, seconds] = l.get();
+        if (status == 200) ++answered;
+        else if (status == 503) {
+            ++refused;
+            EXPECT_LT(seconds, 1.0) << "a refusal came only after waiting";
+        } else {
+            ADD_FAILURE() << "status " << status;
+        }
+    }
+    EXPECT_GE(answered, 2) << "the listings with a place wait for the peer's timeout and answer";
+    EXPECT_GE(refused, 12) << "more than two waited on the trickling shard at once";
 }
 
 }  // namespace

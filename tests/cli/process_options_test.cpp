@@ -76,6 +76,12 @@ TEST(ProcessOptions, PythonArgumentsCannotSetOne) {
     EXPECT_NE(why.find("vfilter.run returns it"), std::string::npos) << why;
 }
 
+TEST(ProcessOptions, ASingleRunTakesNoWatchField) {
+    // vfilter.run(watch=True) reaches the table as this field: only serve's streams watch themselves.
+    const std::string why = usage_refusal([] { stream_options_from_fields({{"watch", FieldValue::of_boolean(true, "true")}}); });
+    EXPECT_NE(why.find("field 'watch' belongs to vfilter serve"), std::string::npos) << why;
+}
+
 TEST(ProcessOptions, CommandsAreNoFieldsOfAStream) {
     const std::string why = usage_refusal([] { stream_options_from_fields({{"list-filters", FieldValue::of_boolean(true, "true")}}); });
     EXPECT_NE(why.find("field 'list-filters' is a command of vfilter"), std::string::npos) << why;

@@ -192,6 +192,9 @@ TEST_F(ServeSecurity, APageOfAnotherSiteCannotDriveTheServiceNorRebindItsName) {
     const std::string rebound = "Host: evil.example:" + std::to_string(port) + "\r\nContent-Type: application/json\r\n";
     EXPECT_EQ(request(port, "GET", "/streams", "", rebound).status, 403) << "DNS rebinding reads nothing";
     EXPECT_EQ(request(port, "POST", "/streams", entry, rebound).status, 403);
+    // The cameras' watch reads pictures' measures and events: guarded as the list is.
+    for (const char* path : {"/streams/demo1/watch", "/events", "/events?scope=fleet", "/events/stream"})
+        EXPECT_EQ(request(port, "GET", path, "", rebound).status, 403) << path;
     EXPECT_EQ(request(port, "GET", "/healthz", "", rebound).status, 200) << "probes answer any name";
     EXPECT_EQ(stream_count(port), 1u) << "nothing was added or removed";
     const std::string own = "Host: localhost:" + std::to_string(port) + "\r\nContent-Type: application/json\r\nOrigin: http://localhost:" +
@@ -207,6 +210,12 @@ TEST_F(ServeSecurity, TheViewerLooksTheAdminChangesAndTokensAreReadFromFiles) {
     EXPECT_EQ(request(port, "GET", "/streams").status, 401);
     EXPECT_EQ(request(port, "GET", "/streams", "", with_token(kViewer)).status, 200);
     EXPECT_EQ(request(port, "GET", "/streams/demo1", "", with_token(kViewer)).status, 200);
+    for (const char* path : {"/streams/demo1/watch", "/events?scope=fleet"}) {
+        EXPECT_EQ(request(port, "GET", path).status, 401) << path;
+        EXPECT_EQ(request(port, "GET", path, "", with_token("not-the-token-0123456789")).status, 401) << path;
+        const Reply looked = request(port, "GET", path, "", with_token(kViewer));
+        EXPECT_EQ(looked.status, 200) << path << ": " << looked.text;
+    }
     const std::string entry = R"({"name": "v", "input": "pattern://?size=64x48", "output": "null"})";
     Reply r = request(port, "POST", "/streams", entry, with_token(kViewer));
     EXPECT_EQ(r.status, 403) << r.text;

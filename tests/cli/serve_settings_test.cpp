@@ -48,6 +48,7 @@ serve:
   nvdec-capacity: 90
   nvdec-slots: 32
   nvdec-share: on
+  clips-memory: 256M
 )", "streams.yaml");
     EXPECT_EQ(s.media_root, "/srv/media");
     EXPECT_EQ(s.output_hosts, (std::vector<std::string>{"a.example", "b.example"}));
@@ -61,10 +62,14 @@ serve:
     EXPECT_DOUBLE_EQ(s.nvdec_capacity, 90);
     EXPECT_EQ(s.nvdec_slots, 32);
     EXPECT_TRUE(s.nvdec_share);
+    EXPECT_EQ(s.clips_memory, int64_t(256) << 20);
     const ServeSettings none = parse_serve_settings("streams: []\n", "streams.yaml");
     EXPECT_EQ(none.max_streams, 512);
     EXPECT_EQ(none.decoder_placement, DecoderPlacementRule::ByKind) << "cameras by load, files on NVDEC";
     EXPECT_FALSE(none.nvdec_share);
+    EXPECT_TRUE(none.watch) << "streams watch themselves unless told";
+    EXPECT_EQ(none.clips_memory, int64_t(1) << 30);
+    EXPECT_FALSE(parse_serve_settings("serve:\n  watch: off\n", "s.yaml").watch);
     EXPECT_NO_THROW(parse_serve_config("serve:\n  max-streams: 3\nstreams:\n  - {name: a, input: x, output: 'null'}\n", "s.yaml"))
         << "the streams' reader leaves the serve: block to its own";
 }
@@ -78,12 +83,15 @@ TEST(ServeSettings, ABadKeyOrValueIsRefusedWithItsLine) {
         << range;
     const std::string unknown = refused("streams: []\nserve:\n  max-streams: 4\n  batch-wait: 5\n");
     EXPECT_NE(unknown.find("streams.yaml:4:3: serve: unknown key 'batch-wait' (expected media-root, "), std::string::npos) << unknown;
-    EXPECT_NE(unknown.find("nvdec-share)"), std::string::npos) << "the allowed list is whole: " << unknown;
+    EXPECT_NE(unknown.find("nvdec-share, watch, clips-memory)"), std::string::npos) << "the allowed list is whole: " << unknown;
     for (const std::string& key : serve_setting_keys()) EXPECT_NE(unknown.find(key), std::string::npos) << key;
     EXPECT_NE(refused("serve:\n  decoder-placement: cpu\n").find("serve: decoder-placement: 'cpu': expected auto, nvdec or load"),
               std::string::npos);
     EXPECT_NE(refused("serve:\n  nvdec-share: maybe\n").find("expected true or false"), std::string::npos);
+    EXPECT_NE(refused("serve:\n  watch: sometimes\n").find("serve: watch: 'sometimes': expected true or false"), std::string::npos);
     EXPECT_NE(refused("serve:\n  min-free: 150%\n").find("such as 5%"), std::string::npos);
+    EXPECT_NE(refused("serve:\n  clips-memory: lots\n").find("serve: clips-memory: 'lots': expected a size such as 1G or 512M"),
+              std::string::npos);
     EXPECT_NE(refused("serve:\n  watch-config: -1\n").find("expected a number from 0 to 86400"), std::string::npos);
     EXPECT_NE(refused("serve:\n  media-root: {a: b}\n").find("serve: media-root: expected a single value"), std::string::npos);
     EXPECT_NE(refused("serve: [1, 2]\n").find("streams.yaml:1:8: serve: must be a mapping"), std::string::npos);

@@ -50,7 +50,9 @@ private:
 HttpServerOptions one_worker() {
     HttpServerOptions o;
     o.workers = 1;  // a deferred answer that held it would hold every other request
-    o.waiting = 0;
+    // One request may wait: the deferred work is started (and the test told) just before the
+    // worker counts as free again, so a request sent at once can find it a moment busy.
+    o.waiting = 1;
     return o;
 }
 
@@ -70,7 +72,8 @@ TEST(HttpServerDeferred, TheWorkerIsFreeWhileTheAnswerWaitsAndKeepAliveGoesOn) {
     test::HttpConnection later(server.port(), "GET /later HTTP/1.1\r\nHost: x\r\n\r\n");
     std::optional<HttpCompletion> done = pending.take();
     ASSERT_TRUE(done);
-    // With the one worker busy this would be 503 at once.
+    // With the one worker held by the deferred answer, none of these would be answered: it is
+    // completed only after them (below); they would wait, or be refused with 503.
     for (int i = 0; i < 3; ++i) {
         const std::string r = test::http_exchange(server.port(), "GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         EXPECT_NE(r.find("now /other"), std::string::npos) << r;

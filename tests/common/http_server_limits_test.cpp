@@ -134,7 +134,9 @@ TEST(HttpServer, SlowClientsAreDroppedAtTheirDeadlineWhileProbesAnswer) {
         std::this_thread::sleep_for(20ms);
     }
     std::sort(ms.begin(), ms.end());
-    EXPECT_LE(ms[98], 100.0) << "p99 of /healthz beside 64 slow clients; median " << ms[50] << " ms";
+    // A probe held behind a stalled client would wait for its 1.5 s deadline; a third of that
+    // tells the two apart on a machine whose cores are busy with other work too.
+    EXPECT_LE(ms[98], 500.0) << "p99 of /healthz beside 64 slow clients; median " << ms[50] << " ms";
     int closed = 0;
     for (auto& c : slow) closed += c->closed_by_server(200ms) ? 1 : 0;
     done = true;

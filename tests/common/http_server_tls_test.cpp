@@ -141,7 +141,9 @@ TEST_F(HttpServerTls, SilentAndTricklingHandshakesAreDroppedAtTheirDeadlinesWhil
         std::this_thread::sleep_for(20ms);
     }
     std::sort(ms.begin(), ms.end());
-    EXPECT_LE(ms[98], 100.0) << "p99 of /healthz over HTTPS beside 64 stalled handshakes; median " << ms[50] << " ms";
+    // A probe held behind a stalled client would wait for its 1.5 s deadline; a third of that
+    // tells the two apart on a machine whose cores are busy with other work too.
+    EXPECT_LE(ms[98], 500.0) << "p99 of /healthz over HTTPS beside 64 stalled handshakes; median " << ms[50] << " ms";
     int closed_silent = 0, closed_trickling = 0;
     for (auto& c : silent) closed_silent += c->closed_by_server(200ms) ? 1 : 0;
     for (auto& c : trickling) closed_trickling += c->closed_by_server(200ms) ? 1 : 0;

@@ -33,15 +33,19 @@ std::string photo_path() {
 }
 
 // A lossless 2-frame clip of width x height in `format`: the photograph zoomed, or where it is
-// missing (and for `noise`) FFmpeg's testsrc2 under heavy noise.
-CommandResult make_clip(const std::string& path, int width, int height, const std::string& format, bool noise) {
+// missing (and for `noise`) FFmpeg's testsrc2 under heavy noise. testsrc2 rounds its size down to
+// even numbers; `exact_size` crops a larger one to the odd size asked for.
+CommandResult make_clip(const std::string& path, int width, int height, const std::string& format, bool noise,
+                        bool exact_size = false) {
     const std::string size = std::to_string(width) + "x" + std::to_string(height);
     if (!noise && std::ifstream(photo_path()))
         return run_command({"ffmpeg", "-v", "error", "-y", "-loop", "1", "-i", photo_path(), "-vf",
                             "zoompan=z='1.1+0.05*on':x='iw/3':y='ih/4':d=1:s=" + size + ":fps=25,format=" + format, "-frames:v", "2",
                             "-c:v", "ffv1", path});
-    return run_command({"ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=" + size + ":r=25", "-vf",
-                        "noise=alls=60:allf=t+u,format=" + format, "-frames:v", "2", "-c:v", "ffv1", path});
+    const std::string source_size = std::to_string(width + width % 2) + "x" + std::to_string(height + height % 2);
+    const std::string crop = exact_size ? "crop=" + std::to_string(width) + ":" + std::to_string(height) + ":0:0:exact=1," : "";
+    return run_command({"ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=" + (exact_size ? source_size : size) + ":r=25",
+                        "-vf", crop + "noise=alls=60:allf=t+u,format=" + format, "-frames:v", "2", "-c:v", "ffv1", path});
 }
 
 std::vector<std::string> devices_here() {
@@ -65,25 +69,30 @@ struct Clip {
     int width, height;
     const char* format;
     bool noise;
+    bool exact_size = false;
 };
 
 // Filters the clips through ffmpeg and vfilter --compat ffmpeg on every device here and counts
 // the frames compared per device (-1: this ffmpeg lacks the filter); each frame's samples must be
-// equal.
-int compare_with_ffmpeg(const std::vector<Clip>& clips, const std::vector<std::string>& filters) {
+// equal. `ffmpeg_options` go before ffmpeg's input (-filter_threads 1, for one).
+int compare_with_ffmpeg(const std::vector<Clip>& clips, const std::vector<std::string>& filters,
+                        const std::vector<std::string>& ffmpeg_options = {}) {
     const std::string dir = temp_dir();
     const std::vector<std::string> devices = devices_here();
     int compared = 0;
     for (const Clip& c : clips) {
         const std::string what_clip = std::to_string(c.width) + "x" + std::to_string(c.height) + " " + c.format + (c.noise ? " noise" : " photo");
         const std::string clip = dir + "/in.mkv";
-        const CommandResult made = make_clip(clip, c.width, c.height, c.format, c.noise);
+        const CommandResult made = make_clip(clip, c.width, c.height, c.format, c.noise, c.exact_size);
         if (lacks_a_part(made)) return -1;
         EXPECT_EQ(made.exit_code, 0) << made.output;
         if (made.exit_code != 0) continue;
         for (const std::string& f : filters) {
             const std::string ff_out = dir + "/ff.nut";
-            const CommandResult ff = run_command({"ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", f, "-c:v", "rawvideo", ff_out});
+            std::vector<std::string> ff_args = {"ffmpeg", "-v", "error", "-y"};
+            ff_args.insert(ff_args.end(), ffmpeg_options.begin(), ffmpeg_options.end());
+            ff_args.insert(ff_args.end(), {"-i", clip, "-vf", f, "-c:v", "rawvideo", ff_out});
+            const CommandResult ff = run_command(ff_args);
             if (lacks_a_part(ff)) return -1;
             EXPECT_EQ(ff.exit_code, 0) << f << ": " << ff.output;
             if (ff.exit_code != 0) continue;
@@ -165,11 +174,47 @@ TEST(FFmpegExact, ThreeByThreeFamilyEqualsFfmpegsEdgeIncluded) {
         "convolution=0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:1:1:1:1:3:3:3:0",
         "convolution=" + m + ":1 2 1 2 4 2 1 2 1:-1 -1 -1 -1 8 -1 -1 -1 -1:0 0 0 0 1 0 0 0 0:1/5:1/16:1:1:128:0:0:0",
     };
-    const std::vector<Clip> clips = {{97, 61, "yuv420p", true}, {97, 61, "yuv420p10le", true}, {35, 19, "yuv420p", true},
-                                     {35, 19, "yuv420p10le", true}, {321, 243, "yuv420p", true}};
+    const std::vector<Clip> clips = {{97, 61, "yuv420p", true, true}, {97, 61, "yuv420p10le", true, true}, {35, 19, "yuv420p", true, true},
+                                     {35, 19, "yuv420p10le", true, true}, {321, 243, "yuv420p", true, true}};
     const int compared = compare_with_ffmpeg(clips, filters);
     if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or one of the 3x3 filters";
     EXPECT_EQ(compared, 5 * 9 * 2);
+}
+
+// convolution's row and column modes (a 1-D kernel, mirrored at both ends), 8 and 10 bit, on noisy
+// frames of odd sizes. FFmpeg 5.1's column mode filters 16 columns per step, and how it cuts
+// columns into threads can leave samples unwritten (above 8 bits, a thread whose columns end
+// before column 32) or let the last step run onto the next row: its bytes then depend on its
+// thread count (docs/filters.md). One filter thread, on planes at least 32 samples wide, gives its
+// convolution unharmed, and that is what vfilter must equal.
+const std::vector<Clip> kOddNoiseClips = {{35, 19, "yuv420p", true, true},    {35, 19, "yuv420p10le", true, true},
+                                          {97, 61, "yuv420p", true, true},    {97, 61, "yuv420p10le", true, true},
+                                          {321, 243, "yuv420p", true, true},  {321, 243, "yuv420p10le", true, true}};
+
+TEST(FFmpegExact, ConvolutionRowModeEqualsFfmpegs) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::vector<std::string> filters = {
+        "convolution=0m='1 -2 3 4 5 -6 7':1m='1 4 6 4 1':2m='-1 2 1':0mode=row:1mode=row:2mode=row:0bias=7",
+        "convolution=0m='1 2 3 2 1':0mode=row:1m='0 0 1 -4 1 0 0':1mode=row:1bias=512:2m='3 9 3':2mode=row",
+    };
+    const int compared = compare_with_ffmpeg(kOddNoiseClips, filters);
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or convolution";
+    EXPECT_EQ(compared, 6 * 2 * 2);
+}
+
+TEST(FFmpegExact, ConvolutionColumnModeEqualsFfmpegsOneThread) {
+    if (ffmpeg_missing()) GTEST_SKIP() << "the ffmpeg command is not installed";
+    const std::vector<std::string> filters = {
+        "convolution=0m='1 2 3 4 5 6 7':1m='1 4 6 4 1':2m='1 2 1':0mode=column:1mode=column:2mode=column:0bias=5",
+        "convolution=0m='-1 2 -1':0mode=column:0bias=100:1m='1 -2 3 4 5 -6 7':1mode=column:2m='2 3 2':2mode=column",
+    };
+    const std::vector<Clip> wide_enough = {kOddNoiseClips.begin() + 2, kOddNoiseClips.end()};
+    const int compared = compare_with_ffmpeg(wide_enough, filters, {"-filter_threads", "1"});
+    if (compared < 0) GTEST_SKIP() << "this ffmpeg lacks lavfi or convolution";
+    EXPECT_EQ(compared, 4 * 2 * 2);
+    // at 8 bits FFmpeg's column mode is whole on narrow planes too
+    const std::vector<Clip> narrow = {kOddNoiseClips[0]};
+    EXPECT_EQ(compare_with_ffmpeg(narrow, filters, {"-filter_threads", "1"}), 2 * 2);
 }
 
 // Without --compat ffmpeg vfilter keeps its own default, the exact blur rounded once, which on

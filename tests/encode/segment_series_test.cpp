@@ -131,5 +131,40 @@ TEST_F(SegmentFiles, RetentionNeverTakesAnotherPatternsFiles) {
     EXPECT_TRUE(fs::exists(dir + "/2026")) << "the newest of its series stays";
 }
 
+// Clips around events count with the segments under one retention: every clip is finished (one
+// being written is still .partial), the oldest file of either goes first, and nothing else in the
+// clips' folder is taken.
+TEST_F(SegmentFiles, RetentionCountsAndDeletesClipsWithTheSegments) {
+    fs::create_directories(dir + "/clips/cam");
+    write("rec-000.mp4", 100, 50);
+    write("clips/cam/20261129T134500Z-dark.mp4", 100, 60);
+    write("clips/cam/20261129T134600Z-covered-2.mkv", 100, 40);
+    write("rec-001.mp4", 100, 30);
+    write("clips/cam/20261129T134700Z-motion.mp4", 100, 20);
+    write("clips/cam/20261129T134800Z-dark.mp4.partial", 100, 70);  // being written
+    write("clips/cam/notes.mp4", 100, 70);
+    write("rec-002.mp4", 100, 1);  // being written
+    const SegmentSeries clips = SegmentSeries::clips(dir + "/clips/cam");
+    EXPECT_EQ(names(clips), (std::vector<std::string>{"20261129T134500Z-dark.mp4", "20261129T134600Z-covered-2.mkv",
+                                                      "20261129T134700Z-motion.mp4"}));
+    RecordingRetention r("cam", SegmentSeries(dir + "/rec-%03d.mp4"), clips, RetentionLimits{0, 250});
+    r.enforce();
+    // Finished: the clip of 60 s, rec-000, the clip of 40 s, rec-001, the clip of 20 s (500 bytes).
+    EXPECT_FALSE(fs::exists(dir + "/clips/cam/20261129T134500Z-dark.mp4"));
+    EXPECT_FALSE(fs::exists(dir + "/rec-000.mp4"));
+    EXPECT_FALSE(fs::exists(dir + "/clips/cam/20261129T134600Z-covered-2.mkv"));
+    EXPECT_TRUE(fs::exists(dir + "/rec-001.mp4"));
+    EXPECT_TRUE(fs::exists(dir + "/clips/cam/20261129T134700Z-motion.mp4"));
+    EXPECT_TRUE(fs::exists(dir + "/clips/cam/20261129T134800Z-dark.mp4.partial")) << "a clip being written";
+    EXPECT_TRUE(fs::exists(dir + "/clips/cam/notes.mp4")) << "not a clip's name";
+    EXPECT_EQ(r.counts().deleted_files, 3);
+    EXPECT_EQ(r.counts().kept_files, 2);
+    RecordingRetention only_clips("cam", std::nullopt, clips, RetentionLimits{10, 0});
+    EXPECT_EQ(only_clips.folder(), dir + "/clips/cam");
+    only_clips.enforce();
+    EXPECT_TRUE(names(clips).empty()) << "older than 10 s";
+    EXPECT_TRUE(fs::exists(dir + "/rec-001.mp4")) << "a retention of clips alone leaves the segments";
+}
+
 }  // namespace
 }  // namespace vf

@@ -5,6 +5,10 @@
 // with alpha and x bytes passed through), odd sizes included. The buffers
 // stay CUDA memory on the way out. (The system-memory element equals the command line, tested in
 // element_test.cpp; the GPU rows against the CPU in the kernel tests.)
+// On system memory the GPU keeps frames in flight: its buffers equal the CPU element's byte for
+// byte with their timestamps, formats and odd sizes included, at the end of a stream shorter than
+// the frames in flight too; videotestsrc writes into the pinned buffers the element proposes; a
+// live pipeline's latency grows by the frames in flight. (Without a GPU: element_in_flight_test.cpp.)
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -14,13 +18,22 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "gst/cuda_memory.hpp"
 #include "gst/gstvfilter.hpp"
+#include "gst/page_locked_pool.hpp"
 #include "gst_test_support.hpp"
 #include "gst/video_frames.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "media/host_memory.hpp"
+#include "support/gst_element_run.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>
@@ -56,35 +69,31 @@ void fill_random(GstBuffer* buffer, const GstVideoInfo& info, uint32_t seed) {
     gst_video_frame_unmap(&frame);
 }
 
-// appsrc ! vfilter ! appsink with the given caps; the pipeline shares `cuda` when given.
-std::vector<std::string> run_element(GstCaps* caps, const GstVideoInfo& info, const std::vector<GstBuffer*>& frames, const std::string& props,
-                                     GstCudaContext* cuda, bool* stayed_on_gpu) {
-    const std::string text = "appsrc name=src format=time ! vfilter " + props + " ! appsink name=sink sync=false";
-    GstElement* pipeline = gst_parse_launch(text.c_str(), nullptr);
-    if (cuda) {
+struct Out {
+    std::string bytes;
+    GstClockTime pts;
+};
+
+// appsrc ! vfilter ! appsink with the given caps; the pipeline shares `cuda` when given. Every
+// frame is pushed, then end of stream (on system memory the GPU keeps frames in flight), and
+// everything out is taken.
+std::vector<Out> run_element(GstCaps* caps, const GstVideoInfo& info, const std::vector<GstBuffer*>& frames, const std::string& props,
+                             GstCudaContext* cuda, bool* stayed_on_gpu) {
+    std::vector<Out> out;
+    if (stayed_on_gpu) *stayed_on_gpu = true;
+    const auto share_cuda = [cuda](GstElement* pipeline) {
+        if (!cuda) return;
         GstContext* context = gst_context_new_cuda_context(cuda);
         gst_element_set_context(pipeline, context);
         gst_context_unref(context);
-    }
-    GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-    GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-    gst_app_src_set_caps(GST_APP_SRC(src), caps);
-    gst_element_set_state(pipeline, GST_STATE_PLAYING);
-    std::vector<std::string> out;
-    if (stayed_on_gpu) *stayed_on_gpu = true;
-    for (GstBuffer* b : frames) {
-        gst_app_src_push_buffer(GST_APP_SRC(src), gst_buffer_copy(b));  // a buffer of its own: filtered in place
-        GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND);
-        if (!sample) break;
-        GstBuffer* result = gst_sample_get_buffer(sample);
-        if (stayed_on_gpu && !gst_is_cuda_memory(gst_buffer_peek_memory(result, 0))) *stayed_on_gpu = false;
-        out.push_back(packed(result, info));
-        gst_sample_unref(sample);
-    }
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(src);
-    gst_object_unref(sink);
-    gst_object_unref(pipeline);
+    };
+    test::run_element(
+        caps, frames, props,
+        [&](GstBuffer* result) {
+            if (stayed_on_gpu && !gst_is_cuda_memory(gst_buffer_peek_memory(result, 0))) *stayed_on_gpu = false;
+            out.push_back({packed(result, info), GST_BUFFER_PTS(result)});
+        },
+        share_cuda);
     return out;
 }
 
@@ -141,7 +150,7 @@ TEST(GstElementCuda, CudaMemoryGivesTheSystemMemoryElementsBytes) {
                 const auto got = run_element(cuda_caps, info, on_gpu, props, cuda.get(), &stayed);
                 ASSERT_EQ(expected.size(), 3u);
                 ASSERT_EQ(got.size(), 3u);
-                for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(got[i] == expected[i]) << "frame " << i;
+                for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(got[i].bytes == expected[i].bytes) << "frame " << i;
                 EXPECT_TRUE(stayed) << "the buffers out are CUDA memory";
                 for (GstBuffer* b : on_gpu) gst_buffer_unref(b);
                 for (GstBuffer* b : in_memory) gst_buffer_unref(b);
@@ -150,6 +159,139 @@ TEST(GstElementCuda, CudaMemoryGivesTheSystemMemoryElementsBytes) {
                 gst_caps_unref(cuda_caps);
                 gst_caps_unref(system_caps);
             }
+}
+
+// System memory with the GPU: frames in flight.
+
+std::vector<GstBuffer*> system_frames(const GstVideoInfo& info, int count, uint32_t seed) {
+    std::vector<GstBuffer*> frames;
+    for (int n = 0; n < count; ++n) {
+        GstBuffer* b = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+        fill_random(b, info, seed * 64 + static_cast<uint32_t>(n));
+        GST_BUFFER_PTS(b) = n * GST_SECOND / 30 + 3;
+        frames.push_back(b);
+    }
+    return frames;
+}
+
+bool have_gpu(std::string* why) { return gst_cuda_usable() && cuda_device_available(why); }
+
+// Within what the GPU's rows promise against the CPU (docs/architecture.md: the separable rows
+// within 1 on at most 1 sample in 1000; unsharp over them may double that step): the largest
+// difference and the share of samples that differ. Byte for byte for integer sums (sobel).
+// `wide`: samples of two bytes, little-endian (the 10-bit formats).
+void expect_close(const std::string& got, const std::string& expected, bool wide, int most, double share, size_t frame) {
+    ASSERT_EQ(got.size(), expected.size()) << "frame " << frame;
+    const auto sample = [wide](const std::string& b, size_t i) {
+        const auto byte = [&b](size_t k) { return static_cast<int>(static_cast<uint8_t>(b[k])); };
+        return wide ? byte(2 * i) | byte(2 * i + 1) << 8 : byte(i);
+    };
+    const size_t samples = wide ? got.size() / 2 : got.size();
+    int largest = 0;
+    size_t differing = 0;
+    for (size_t i = 0; i < samples; ++i) {
+        const int d = std::abs(sample(got, i) - sample(expected, i));
+        largest = std::max(largest, d);
+        differing += d != 0;
+    }
+    EXPECT_LE(largest, most) << "frame " << frame;
+    EXPECT_LE(static_cast<double>(differing), share * static_cast<double>(samples)) << "frame " << frame;
+}
+
+TEST(GstElementCuda, SystemMemoryInFlightEqualsOneAtATimeAndTheCpuElement) {
+    std::string why;
+    if (!have_gpu(&why)) GTEST_SKIP() << "no GPU: " << why;
+    const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y42B,
+                                      GST_VIDEO_FORMAT_Y444,      GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_I420_10LE,
+                                      GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
+                                      GST_VIDEO_FORMAT_RGB};
+    uint32_t seed = 100;
+    for (GstVideoFormat format : formats)
+        for (const auto& [w, h] : {std::pair<int, int>{75, 41}, {1920, 1080}})
+            for (const char* filter : {"sobel", "gaussian=sigma=2,unsharp"}) {
+                GstVideoInfo info;
+                gst_video_info_set_format(&info, format, w, h);
+                GstCaps* caps = gst_video_info_to_caps(&info);
+                // More buffers than in flight, fewer (all of them at the end of stream), and one
+                // frame at a time.
+                for (const auto& [in_flight, count] : {std::pair<int, int>{6, 9}, {6, 5}, {1, 3}}) {
+                    SCOPED_TRACE(std::string(gst_video_format_to_string(format)) + " " + std::to_string(w) + "x" + std::to_string(h) + " " +
+                                 filter + ", " + std::to_string(count) + " buffers, " + std::to_string(in_flight) + " in flight");
+                    const std::vector<GstBuffer*> frames = system_frames(info, count, seed++);
+                    const std::string props = std::string("filter=\"") + filter + "\"";
+                    const auto expected = run_element(caps, info, frames, "device=cpu " + props, nullptr, nullptr);
+                    const auto got =
+                        run_element(caps, info, frames, "device=cuda frames-in-flight=" + std::to_string(in_flight) + " " + props, nullptr, nullptr);
+                    // The same GPU, one frame at a time: frames in flight change no byte.
+                    const auto alone = run_element(caps, info, frames, "device=cuda frames-in-flight=1 " + props, nullptr, nullptr);
+                    ASSERT_EQ(expected.size(), frames.size());
+                    ASSERT_EQ(got.size(), frames.size());
+                    ASSERT_EQ(alone.size(), frames.size());
+                    const bool exact = std::string(filter) == "sobel";
+                    for (size_t i = 0; i < frames.size(); ++i) {
+                        EXPECT_TRUE(got[i].bytes == alone[i].bytes) << "frame " << i;
+                        if (exact) EXPECT_TRUE(got[i].bytes == expected[i].bytes) << "frame " << i;
+                        else expect_close(got[i].bytes, expected[i].bytes, GST_VIDEO_INFO_COMP_DEPTH(&info, 0) > 8, 2, 1.0 / 500, i);
+                        EXPECT_EQ(got[i].pts, GST_BUFFER_PTS(frames[i])) << "frame " << i;
+                    }
+                    for (GstBuffer* b : frames) gst_buffer_unref(b);
+                }
+                gst_caps_unref(caps);
+            }
+}
+
+struct Arrivals {
+    std::atomic<int> buffers{0}, pinned{0};
+};
+
+// Counts the buffers whose memory is the element's page-locked allocator's and pinned for CUDA.
+GstPadProbeReturn count_pinned(GstPad*, GstPadProbeInfo* info, gpointer data) {
+    auto* a = static_cast<Arrivals*>(data);
+    GstBuffer* b = GST_PAD_PROBE_INFO_BUFFER(info);
+    ++a->buffers;
+    GstMemory* m = gst_buffer_peek_memory(b, 0);
+    GstMapInfo map;
+    if (element::is_page_locked_memory(m) && gst_memory_map(m, &map, GST_MAP_READ)) {
+        if (is_pinned(map.data)) ++a->pinned;
+        gst_memory_unmap(m, &map);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+std::vector<Out> from_videotestsrc(const std::string& props, const GstVideoInfo& info, Arrivals* arrivals) {
+    std::vector<Out> out;
+    test::run_source_through_element("videotestsrc num-buffers=20 pattern=zone-plate ! video/x-raw,format=NV12,width=333,height=197", props,
+                                     count_pinned, arrivals, [&](GstBuffer* b) { out.push_back({packed(b, info), GST_BUFFER_PTS(b)}); });
+    return out;
+}
+
+TEST(GstElementCuda, VideotestsrcWritesIntoTheProposedPinnedBuffers) {
+    std::string why;
+    if (!have_gpu(&why)) GTEST_SKIP() << "no GPU: " << why;
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 333, 197);
+    Arrivals gpu, cpu;
+    const auto got = from_videotestsrc("device=cuda filter=sobel", info, &gpu);
+    const auto expected = from_videotestsrc("device=cpu filter=sobel", info, &cpu);
+    EXPECT_EQ(gpu.buffers.load(), 20);
+    EXPECT_EQ(gpu.pinned.load(), 20) << "every buffer was page-locked memory of the element's pool";
+    EXPECT_EQ(cpu.pinned.load(), 0) << "the CPU element proposes none";
+    ASSERT_EQ(got.size(), 20u);
+    ASSERT_EQ(expected.size(), 20u);
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i].bytes == expected[i].bytes && got[i].pts == expected[i].pts) << i;
+}
+
+// A live source into a synced sink: the pipeline's latency grows by frames-in-flight frame
+// durations with the GPU element, by nothing with the CPU element.
+GstClockTime live_latency(const std::string& element) { return test::live_latency(element, 320, 240); }
+
+TEST(GstElementCuda, TheLatencyOfALivePipelineCountsTheFramesInFlight) {
+    std::string why;
+    if (!have_gpu(&why)) GTEST_SKIP() << "no GPU: " << why;
+    const GstClockTime source = live_latency("identity");
+    ASSERT_TRUE(GST_CLOCK_TIME_IS_VALID(source));
+    EXPECT_EQ(live_latency("vfilter device=cuda filter=sobel frames-in-flight=4"), source + 4 * GST_SECOND / 25);
+    EXPECT_EQ(live_latency("vfilter device=cpu filter=sobel"), source);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "gst_test_support.hpp"
 #include "gst/video_frames.hpp"
 #include "support/child_process.hpp"
+#include "support/gst_element_run.hpp"
 #include "support/recording_check.hpp"
 #include "support/run_command.hpp"
 
@@ -97,20 +98,9 @@ std::string packed(const GstVideoFrame& frame) {
     return out;
 }
 
-// Random frames of `info` (GStreamer's default layout), a fresh seed each.
+// Random frames of `info` (GStreamer's default layout) at 10 fps, a fresh seed each.
 std::vector<GstBuffer*> random_frames(const GstVideoInfo& info, int count, uint32_t seed) {
-    std::vector<GstBuffer*> frames;
-    for (int n = 0; n < count; ++n) {
-        GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
-        GstVideoFrame frame;
-        EXPECT_TRUE(gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buffer, GST_MAP_WRITE));
-        test::fill_random(frame, seed * 16 + static_cast<uint32_t>(n));
-        gst_video_frame_unmap(&frame);
-        GST_BUFFER_PTS(buffer) = n * GST_SECOND / 10;
-        GST_BUFFER_DURATION(buffer) = GST_SECOND / 10;
-        frames.push_back(buffer);
-    }
-    return frames;
+    return test::random_frames(info, count, seed * 16, GST_SECOND / 10);
 }
 
 // appsrc ! vfilter ! appsink, started; `setup` sets the element's properties first.

@@ -72,7 +72,7 @@ TEST_F(Live, ReadsALiveHttpStream) {
     const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/live.ts";
     ChildProcess server({"ffmpeg", "-nostdin", "-v", "error", "-re", "-i", in, "-c", "copy", "-f", "mpegts", "-listen", "1", url},
                         dir + "/http-server.log");
-    std::this_thread::sleep_for(700ms);  // no probe connection: this server answers one client only
+    ASSERT_TRUE(wait_for_tcp_listening(port, 30)) << server.log();  // no probe connection: it answers one client only
     const std::string out = dir + "/from-http.mkv";
     // block: the frame count is exact even where a sanitizer build cannot keep up (a live input drops by default)
     const CommandResult r = run_vfilter({"-i", url, "-f", "sobel", "-o", out, "--reconnect-max", "0", "--on-overload", "block",
@@ -92,7 +92,7 @@ TEST_F(Live, CredentialsInUrlsNeverReachAnOutputChannel) {
     ChildProcess server({"ffmpeg", "-nostdin", "-v", "error", "-i", in, "-c", "copy", "-f", "mpegts", "-listen", "1",
                          "http://127.0.0.1:" + std::to_string(port) + "/live.ts"},
                         dir + "/http-server.log");
-    std::this_thread::sleep_for(700ms);
+    ASSERT_TRUE(wait_for_tcp_listening(port, 30)) << server.log();
     const std::string url = "http://viewer:Pl4ntedPW@127.0.0.1:" + std::to_string(port) + "/live.ts?token=Pl4ntedTOKEN";
     const CommandResult r = run_vfilter({"-i", url, "-f", "sobel", "-o", dir + "/o.mkv", "--reconnect-max", "0", "--debug",
                                          "--stats-json", dir + "/s.json"}, 60);
@@ -157,7 +157,7 @@ TEST_F(Live, PublishesOverUdpAndSrt) {
                                                   : "srt://127.0.0.1:" + std::to_string(port) + "?mode=listener&tlpktdrop=0";
         ChildProcess receiver({"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", listen, "-c", "copy", "-f", "mpegts", got},
                               dir + "/" + proto + "-receiver.log");
-        std::this_thread::sleep_for(700ms);
+        ASSERT_TRUE(wait_for_udp_bound(port, 30)) << receiver.log();  // UDP and SRT's listener alike
         const std::string url = proto == "udp" ? "udp://127.0.0.1:" + std::to_string(port) + "?pkt_size=1316"
                                                : "srt://127.0.0.1:" + std::to_string(port) + "?mode=caller";
         // --realtime: a receiver reads at the stream's pace, as a viewer would.

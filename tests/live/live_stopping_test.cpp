@@ -78,20 +78,26 @@ TEST_F(Live, KilledSegmentedRecordingIsPlayableToItsLastFragment) {
         const std::string first = dir + "/seg" + ext + "-00000." + ext;
         auto v = vfilter({"-i", in, "--realtime", "--segment", "60", "-o", pattern}, std::string("seg-") + ext + ".log");
         ASSERT_TRUE(v->wait_for_log("output:", 30)) << v->log();
-        // The header out, then 3 s of real time.
+        // The header out, then its first fragment (the file grows past the header: on a starved
+        // machine that may take longer than the fragment's second), then 2 s of real time.
         const auto deadline = std::chrono::steady_clock::now() + 30s;
         std::error_code ec;
-        while (std::filesystem::file_size(first, ec) == 0 || ec) {
+        uintmax_t header = 0;
+        while ((header = std::filesystem::file_size(first, ec)) == 0 || ec) {
             ASSERT_LT(std::chrono::steady_clock::now(), deadline) << ext << ": nothing written in 30 s: " << v->log();
             std::this_thread::sleep_for(20ms);
         }
-        std::this_thread::sleep_for(3000ms);
+        while (std::filesystem::file_size(first, ec) <= header && !ec) {
+            ASSERT_LT(std::chrono::steady_clock::now(), deadline) << ext << ": no fragment after the header in 30 s: " << v->log();
+            std::this_thread::sleep_for(20ms);
+        }
+        std::this_thread::sleep_for(2000ms);
         v->signal(SIGKILL);
         v->wait(10);
         const Decoded d = decode(first);
         EXPECT_TRUE(d.clean) << ext << ": " << d.errors;
-        // 3 s of real time after the header, less the fragment being written (1 s).
-        EXPECT_GE(d.frames, 45) << ext << ": " << d.errors;
+        // At least the first fragment (a second of the 30 fps clip) and those completed after it.
+        EXPECT_GE(d.frames, 30) << ext << ": " << d.errors;
     }
 }
 

@@ -7,6 +7,9 @@ live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
                                            pattern, instead of the one /cam)
                                           (--pattern: videotestsrc's pattern of /cam, ball by
                                            default; --speed: pixels a frame it scrolls sideways)
+    rtsp_server.py PORT --files F0,F1,...  (recorded cameras: /cam0, /cam1, ... each plays its
+                                           H.264 Matroska file in real time from its start for each
+                                           client, then ends)
     rtsp_server.py PORT --record FILE     (a receiving server instead: clients publish H.264 to
                                            rtsp://127.0.0.1:PORT/cam, written to FILE as Matroska)
     rtsp_server.py PORT --auth USER:PASS  (basic authentication: the cameras answer only
@@ -39,6 +42,7 @@ def main():
     ap.add_argument("--pattern", default="ball")
     ap.add_argument("--speed", type=int, default=0)
     ap.add_argument("--auth")
+    ap.add_argument("--files")
     args = ap.parse_args()
     faulthandler.enable()  # a crash says where in the log the test prints
     width, height = (int(v) for v in args.size.split("x"))
@@ -73,6 +77,12 @@ def main():
         factory.set_shared(False)
         return factory
 
+    def recorded(path):
+        factory = GstRtspServer.RTSPMediaFactory()
+        factory.set_launch(f"( filesrc location={path} ! matroskademux ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )")
+        factory.set_shared(False)
+        return factory
+
     mounts = server.get_mount_points()
     recording = []  # the record pipelines: stopped before the process ends, so the file is whole
     if args.record:
@@ -85,6 +95,9 @@ def main():
         factory.set_shared(True)
         factory.connect("media-configure", lambda _factory, media: recording.append(media))
         mounts.add_factory("/cam", factory)
+    elif args.files:
+        for i, path in enumerate(args.files.split(",")):
+            mounts.add_factory(f"/cam{i}", recorded(path))
     elif args.mounts > 0:
         patterns = ["ball", "smpte", "pinwheel", "spokes", "gradient", "circular", "zone-plate", "checkers-8"]
         for i in range(args.mounts):

@@ -127,5 +127,56 @@ TEST(FrameTap, ManyReadersAgainstAFastPipeline) {
     EXPECT_EQ(frames.load(), 200);
 }
 
+TEST(FrameTap, ASamplerAsksWithoutWaitingAndTakesOneFrameOnly) {
+    FrameTap tap;
+    EXPECT_EQ(tap.take_sample(), nullptr) << "nothing before it asked";
+    AvFramePtr before = frame_with_pts(1);
+    tap.offer(before.get());
+    EXPECT_EQ(refs(before), 1) << "an offer before the ask takes nothing";
+    tap.ask_sample();
+    EXPECT_EQ(tap.take_sample(), nullptr) << "asked, nothing offered yet";
+    AvFramePtr first = frame_with_pts(2), second = frame_with_pts(3);
+    tap.offer(first.get());
+    tap.offer(second.get());
+    EXPECT_EQ(refs(second), 1) << "once the sampler had its frame, offers take nothing";
+    AvFramePtr got = tap.take_sample();
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(got->pts, 2);
+    EXPECT_EQ(got->data[0], first->data[0]) << "a reference, not a copy";
+    EXPECT_EQ(tap.take_sample(), nullptr) << "taken once";
+    got.reset();
+    EXPECT_EQ(refs(first), 1);
+    tap.ask_sample();
+    tap.drop_sample();
+    AvFramePtr after_drop = frame_with_pts(4);
+    tap.offer(after_drop.get());
+    EXPECT_EQ(refs(after_drop), 1) << "a withdrawn ask takes nothing";
+    EXPECT_EQ(tap.take_sample(), nullptr);
+}
+
+TEST(FrameTap, ASamplerAndAWaitingReaderShareAnOffer) {
+    FrameTap tap;
+    tap.ask_sample();
+    AvFramePtr read;
+    std::thread reader([&] { read = tap.next(2s); });
+    std::this_thread::sleep_for(100ms);
+    AvFramePtr f = frame_with_pts(7);
+    tap.offer(f.get());
+    reader.join();
+    ASSERT_NE(read, nullptr);
+    AvFramePtr sampled = tap.take_sample();
+    ASSERT_NE(sampled, nullptr);
+    EXPECT_EQ(read->pts, 7);
+    EXPECT_EQ(sampled->pts, 7);
+    read.reset();
+    sampled.reset();
+    EXPECT_EQ(refs(f), 1) << "neither the reader's share nor the sampler's is kept by the tap";
+    tap.ask_sample();
+    tap.close();
+    AvFramePtr after = frame_with_pts(8);
+    tap.offer(after.get());
+    EXPECT_EQ(tap.take_sample(), nullptr) << "a closed tap gives the sampler nothing";
+}
+
 }  // namespace
 }  // namespace vf

@@ -111,3 +111,20 @@ def test_a_chain_dropped_with_its_work_still_queued_filters_right():
     want = vfilter.Chain(_vfilter.Chain(dense(7), "", False))(image, layout="nhw")
     torch.cuda.synchronize()
     assert torch.equal(out, want)
+
+
+def test_enable_and_border_ffmpeg_on_the_gpu_equal_the_numpy_path():
+    # each set of enable= filters applying is its own GPU chain: all of them, some, none
+    image = torch.randint(0, 256, (37, 53), device="cuda", dtype=torch.int32).to(torch.uint8)
+    host = image.cpu().numpy()
+    chain = vfilter.compile("gaussian=sigma=1:enable='gte(n,1)',sobel=enable='lt(t,1)'")
+    for t, n in [(0.5, 0), (0.5, 1), (1.5, 1), (1.5, 0), (0.5, 1)]:
+        got = chain(image, t=t, n=n)
+        torch.cuda.synchronize()
+        assert np.array_equal(got.cpu().numpy(), chain(host, t=t, n=n)), (t, n)
+    with pytest.raises(ValueError, match="enable="):
+        chain(image)
+    got = vfilter.apply(image, "kirsch,convolution=m=1 -2 3 -4 5 -6 7 -8 9:bias=128", border="ffmpeg")
+    torch.cuda.synchronize()
+    want = vfilter.apply(host, "kirsch,convolution=m=1 -2 3 -4 5 -6 7 -8 9:bias=128", border="ffmpeg")
+    assert np.array_equal(got.cpu().numpy(), want)

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -97,23 +98,39 @@ int free_port() {
     return port;
 }
 
-bool wait_for_udp_bound(int port, double timeout_s) {
+namespace {
+
+// Waits until a line of `tables` (Linux's /proc/net/ socket tables) has a socket whose local port
+// is `port` and, where `state` is not empty, whose state (hex, "0A" for TCP's LISTEN) is that.
+bool wait_for_socket(std::initializer_list<const char*> tables, int port, const char* state, double timeout_s) {
     char local[16];
-    std::snprintf(local, sizeof local, ":%04X ", port);  // "sl local_address ...": 0100007F:1F90
+    std::snprintf(local, sizeof local, ":%04X ", port);  // "sl local_address rem_address st": 0100007F:1F90
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (std::chrono::steady_clock::now() < until) {
-        for (const char* table : {"/proc/net/udp", "/proc/net/udp6"}) {
+        for (const char* table : tables) {
             std::ifstream in(table);
             std::string line;
             std::getline(in, line);  // the header
             while (std::getline(in, line)) {
                 const size_t colon = line.find(':', line.find(':') + 1);  // after "sl:", the address's
-                if (colon != std::string::npos && line.compare(colon, 6, local) == 0) return true;
+                if (colon == std::string::npos || line.compare(colon, 6, local) != 0) continue;
+                std::istringstream fields(line.substr(colon + 6));
+                std::string remote, st;
+                fields >> remote >> st;
+                if (!*state || st == state) return true;
             }
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return false;
+}
+
+}  // namespace
+
+bool wait_for_udp_bound(int port, double timeout_s) { return wait_for_socket({"/proc/net/udp", "/proc/net/udp6"}, port, "", timeout_s); }
+
+bool wait_for_tcp_listening(int port, double timeout_s) {
+    return wait_for_socket({"/proc/net/tcp", "/proc/net/tcp6"}, port, "0A", timeout_s);
 }
 
 std::string read_file(const std::string& path) {

@@ -41,6 +41,9 @@ int free_port();
 // Waits until some process has a UDP socket bound to `port` (Linux's /proc/net/udp): a listener
 // started as a child is ready for datagrams. False after timeout_s.
 bool wait_for_udp_bound(int port, double timeout_s);
+// Waits until some process listens on TCP `port`, without connecting (a server that answers one
+// client only, as ffmpeg's -listen 1, is not spent on a probe). False after timeout_s.
+bool wait_for_tcp_listening(int port, double timeout_s);
 
 // Reads a whole file (empty when missing).
 std::string read_file(const std::string& path);

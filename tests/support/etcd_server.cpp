@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -55,7 +57,25 @@ EtcdServer::~EtcdServer() {
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
 }
 
-void EtcdServer::pause() { process_->signal(SIGSTOP); }
+// SIGSTOP is taken asynchronously: a request sent right after could still be answered. Waits
+// (up to 2 s) until the kernel shows every one of etcd's threads stopped.
+void EtcdServer::pause() {
+    process_->signal(SIGSTOP);
+    const std::string tasks = "/proc/" + std::to_string(process_->pid()) + "/task";
+    for (int i = 0; i < 200; ++i) {
+        bool all_stopped = true;
+        std::error_code ec;
+        for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+            std::ifstream stat(t.path() / "stat");
+            const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+            const size_t close = text.rfind(')');
+            if (close == std::string::npos || close + 2 >= text.size() || (text[close + 2] != 'T' && text[close + 2] != 't'))
+                all_stopped = false;
+        }
+        if (all_stopped && !ec) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
 void EtcdServer::resume() { process_->signal(SIGCONT); }
 
 }  // namespace vf::test

@@ -4,8 +4,9 @@
 //   node tests/web/fleet_test.mjs VFILTER_BIN OUT_DIR
 // Checks what someone at one process's page sees: every camera of every shard, each marked with its
 // shard, live video from the other shards' cameras on the page's one connection, the choice of a
-// shard, a filter changed on another shard's camera, and a killed shard shown as not answering
-// (its cameras unreachable) and back when it returns. Screenshots go to OUT_DIR.
+// shard, a filter changed on another shard's camera, the events of every shard in one list, and a
+// killed shard shown as not answering (its cameras unreachable, in the list of events too) and
+// back when it returns. Screenshots go to OUT_DIR.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 
@@ -81,6 +82,20 @@ async function main() {
     });
     await page.screenshot({ path: path.join(outDir, "fleet-page.png") });
 
+    await check("the list of recent events holds every shard's events, each with its shard", async () => {
+      // Every camera here moves: each one's picture enters motion as soon as it is measured.
+      await eventually("events of the three shards in the list", async () => {
+        const items = await page.locator("#event-list li").evaluateAll((lis) => lis.map((li) => [li.dataset.stream, li.dataset.shard]));
+        return [0, 1, 2].every((k) => items.some(([, shard]) => shard === String(k))) ? items : null;
+      }, 15000);
+      const items = await page.locator("#event-list li").evaluateAll((lis) => lis.map((li) => [li.dataset.stream, li.dataset.shard, li.textContent]));
+      for (const [stream, shard, text] of items)
+        expect(String(owner[stream]) === shard && text.includes("shard " + shard), `${stream} listed with shard ${shard}: ${text}`);
+      // The graphs of another shard's camera come from its own process (the request passed to it).
+      await eventually(`${remote[0]}'s graphs`, async () =>
+        Number(await page.locator(`.tile[data-name="${remote[0]}"] .graph[data-measure="luma_mean"]`).getAttribute("data-points")) >= 4, 10000);
+    });
+
     await check("choosing a shard shows its cameras only", async () => {
       await page.locator("#shard-filter").selectOption("2");
       await eventually("the choice applied", async () => {
@@ -115,6 +130,7 @@ async function main() {
       console.log(`      unreachable in the page after ${Date.now() - at} ms`);
       const line = await page.locator("#shards li").nth(2).textContent();
       expect(/does not answer/.test(line), `shard 2: ${line}`);
+      await eventually("the events' list naming shard 2", async () => /do not answer: 2\./.test(await page.locator("#event-note").textContent()), 10000);
       for (const n of names.filter((n) => owner[n] !== 2))
         expect(await page.locator(`.tile[data-name="${n}"][data-state="running"]`).count() === 1, `${n} is not running`);
     });

@@ -65,7 +65,8 @@ export async function checkGrid({ browser, serve, watch, outDir }) {
   // Every tile in view plays at once over the one connection; tiles scrolled out of view stop,
   // and their encoders with them.
   const gridConfig = path.join(outDir, "streams-grid.yaml");
-  fs.writeFileSync(gridConfig, "defaults: {output: \"null\", filter: sobel}\nstreams:\n" +
+  // Without the watch (serve: watch: false), the page shows none of it and opens no event stream.
+  fs.writeFileSync(gridConfig, "defaults: {output: \"null\", filter: sobel}\nserve: {watch: false}\nstreams:\n" +
     Array.from({ length: 12 }, (_, i) => `  - {name: g${String(i).padStart(2, "0")}, input: "pattern://?size=192x108&rate=15&seed=${i}"}\n`).join(""));
   const gridService = await serve(gridConfig, [], "serve-grid.log");
   await check("a grid of 12 streams plays every tile at once; tiles out of view stop", async () => {
@@ -85,6 +86,9 @@ export async function checkGrid({ browser, serve, watch, outDir }) {
     }
     const connections = await p.evaluate(() => window.vfilterLive.connections);
     expect(connections === 1, `${connections} connections to /live for 12 tiles`);
+    expect(await p.locator("#events").isHidden(), "the events' list is shown without the watch");
+    expect((await p.locator(".conditions:visible, .graphs:visible").count()) === 0, "a badge or graphs without the watch");
+    expect((await p.evaluate(() => window.vfilterWatch.streamOpened)) === 0, "an event stream was opened without the watch");
     await p.screenshot({ path: path.join(outDir, "page-grid-12.png") });
     await p.setViewportSize({ width: 1700, height: 500 });
     const hidden = [];

@@ -4,8 +4,8 @@
 // Checks what someone at the page sees and does: both cameras running with live pictures that
 // change, a filter switched from Sobel to Gaussian on one camera only, a refused chain shown in
 // place, a killed camera going to reconnecting and back, a camera added and removed, the keyboard,
-// phone width, the token rule, the security headers, and the preview endpoints fed malformed
-// queries. Screenshots go to OUT_DIR. Exit 0 when every check passed.
+// phone width, the token rule, the security headers, the preview endpoints fed malformed
+// queries, and the cameras' watch (badges, graphs, the events). Screenshots go to OUT_DIR. Exit 0 when every check passed.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { browserOrSkip, changedShare, check, Child, children, eventually, expect, freePort, pictureStats, results, sleep, stream, streams,
   videoLatency, videoState, rawRequest } from "./page_helpers.mjs";
 import { checkGrid, checkTokenService } from "./page_services.mjs";
+import { checkWatch } from "./page_watch.mjs";
 
 const [vfilter, outDir] = process.argv.slice(2);
 if (!vfilter || !outDir) {
@@ -117,7 +118,9 @@ streams:
         expect(!later.error, `${name}'s video: ${later.error}`);
         expect(later.frames >= first.frames + 20, `${name}: ${later.frames - first.frames} frames decoded in 1.5 s`);
         expect(later.time > first.time + 1, `${name}: the position moved ${(later.time - first.time).toFixed(2)} s in 1.5 s`);
-        expect((await pictureStats(page, name, "output")).video, `${name} measured from its snapshot, not its video`);
+        // null while no picture can be read (a frame being replaced): asked again until one is
+        const stats = await eventually(`${name}'s picture`, () => pictureStats(page, name, "output"), 5000);
+        expect(stats.video, `${name} measured from its snapshot, not its video`);
       }
       const connections = await page.evaluate(() => window.vfilterLive.connections);
       expect(connections === 1, `${connections} connections to /live`);
@@ -173,7 +176,7 @@ streams:
       expect(took < 2000, `the filter change reached the video after ${took} ms`);
       console.log(`      the new filter in the video ${took} ms after the service took it`);
       await sleep(1000);
-      const b = await pictureStats(page, "cam-b", "output");
+      const b = await eventually("cam-b's picture", () => pictureStats(page, "cam-b", "output"), 5000);
       expect(Math.abs(b.mean - before["cam-b"].mean) < 15 && b.colour < before["cam-b"].colour + 10,
         `cam-b's picture changed kind: mean ${before["cam-b"].mean.toFixed(0)} -> ${b.mean.toFixed(0)}`);
       console.log(`      cam-a: mean luma ${before["cam-a"].mean.toFixed(0)} -> ${after.mean.toFixed(0)}, colour ` +
@@ -199,7 +202,7 @@ streams:
       await page.locator("#show-input").check();
       await eventually("cam-a's input picture", () => pictureStats(page, "cam-a", "input"), 10000);
       const input = await eventually("cam-b's input picture", () => pictureStats(page, "cam-b", "input"), 10000);
-      const output = await pictureStats(page, "cam-b", "output");
+      const output = await eventually("cam-b's output picture", () => pictureStats(page, "cam-b", "output"), 5000);
       expect(input.spread > 10, "the input picture is blank");
       expect((await tile("cam-b").locator(".input-side img").getAttribute("alt")) === "input of cam-b", "the picture's alt text");
       expect(input.colour > output.colour + 20, "the input (colour bars) looks like the Sobel output");
@@ -401,9 +404,11 @@ streams:
 
     await context.close();
 
-    // Two more services: one that needs a token, and a grid of twelve streams.
+    // Three more services: one that needs a token, a grid of twelve streams that do not watch
+    // themselves, and cameras that do.
     await checkTokenService({ browser, serve, watch, url, outDir });
     await checkGrid({ browser, serve, watch, outDir });
+    await checkWatch({ browser, serve, watch, outDir });
 
     await check("no script error and no content security policy violation in any page", async () => {
       expect(pageProblems.length === 0, pageProblems.join("\n"));

@@ -201,6 +201,14 @@ bool EtcdStore::remove_if(const std::string& key, const std::string& value) {
     return flag_of(answer, "succeeded");
 }
 
+bool EtcdStore::replace_if(const std::string& key, const std::string& expected, const std::string& value, int64_t lease) {
+    Json put{{"key", base64(key)}, {"value", base64(value)}};
+    if (lease != 0) put["lease"] = std::to_string(lease);
+    const Json compare{{"key", base64(key)}, {"result", "EQUAL"}, {"target", "VALUE"}, {"value", base64(expected)}};
+    const Json answer = parse_answer(call("/v3/kv/txn", Json{{"compare", Json::array({compare})}, {"success", Json::array({{{"request_put", put}}})}}.dump()));
+    return flag_of(answer, "succeeded");
+}
+
 void EtcdStore::remove(const std::string& key) { call("/v3/kv/deleterange", Json{{"key", base64(key)}}.dump()); }
 
 }  // namespace vf

@@ -60,6 +60,8 @@ public:
     bool create(const std::string& key, const std::string& value, int64_t lease = 0);
     // Deletes the key only while it holds `value`: false when it holds another or none.
     bool remove_if(const std::string& key, const std::string& value);
+    // Writes key = value (bound to `lease`) only while it holds `expected`: false when it holds another or none.
+    bool replace_if(const std::string& key, const std::string& expected, const std::string& value, int64_t lease = 0);
 
     const std::vector<HttpAddress>& members() const { return members_; }
 

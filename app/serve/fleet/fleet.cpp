@@ -117,7 +117,8 @@ std::set<std::string> Fleet::streams_elsewhere() const {
     std::set<std::string> names;
     for (const auto& [k, s] : shards_)
         if (s.reachable)
-            for (const nlohmann::json& stream : s.streams) names.insert(stream["name"].get<std::string>());
+            for (const nlohmann::json& stream : s.streams)
+                if (stream.value("state", "") != "standby") names.insert(stream["name"].get<std::string>());  // not run there yet
     return names;
 }
 
@@ -323,6 +324,7 @@ nlohmann::json Fleet::view() {
     nlohmann::json shards = nlohmann::json::array(), streams = nlohmann::json::array();
     const auto add_streams = [&streams, this](const nlohmann::json& list, int index, const std::string& pod, bool reachable) {
         for (nlohmann::json s : list) {
+            if (s.value("state", "") == "standby") continue;  // read by a shard about to take it over: listed where it runs
             s["shard"] = index;
             s["home"] = shard_of(s["name"].get<std::string>(), o_.shard_count);  // where it runs while its shard lives
             s["pod"] = pod;
@@ -389,6 +391,9 @@ std::string Fleet::metrics() const {
                 static_cast<double>(m.takeovers()));
         set.add("vfilter_fleet_handbacks_total", "counter", "Streams of another shard stopped here because that shard is live again.",
                 static_cast<double>(m.handbacks()));
+        set.add("vfilter_fleet_waiting_for_room", "gauge",
+                "Streams this shard should run that wait for room (serve: max-streams, its decoders' capacity).",
+                static_cast<double>(m.waiting_for_room()));
         set.add("vfilter_fleet_fenced", "gauge", "1 while this shard serves nothing because its lease lapsed and the fleet may go on without it.",
                 m.mode() == FleetMembership::Mode::Fenced ? 1 : 0);
     }

@@ -16,6 +16,7 @@
 // that it serves the stream's shard.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -92,9 +93,12 @@ public:
     void refresh_soon();
     // The streams the other shards ran when they last answered (those that answer now).
     std::set<std::string> streams_elsewhere() const;
-    // GET `target` of every other shard at once, signed, each within the fleet's timeout: each
-    // shard's answer (JSON), or null where none came (app/serve/fleet/fleet_ask.cpp).
-    std::map<int, nlohmann::json> ask_every_shard(const std::string& target);
+    // GET `target` of every other shard at once, signed, each within the fleet's timeout and
+    // `max_body_bytes`: each shard's answer (JSON), or null where none came
+    // (app/serve/fleet/fleet_ask.cpp). At most kAsksAtOnce run at a time, so that requests made
+    // while a shard hangs cannot hold every HTTP worker: one more throws ServiceError 503.
+    static constexpr int kAsksAtOnce = 2;
+    std::map<int, nlohmann::json> ask_every_shard(const std::string& target, size_t max_body_bytes = 4 << 20);
     // What the other shards said of their leases in answers to refreshes begun after `since`.
     PeerLeases peer_leases(std::chrono::steady_clock::time_point since) const;
     // Prometheus lines: shards reachable and not, from this process's side.
@@ -142,6 +146,7 @@ private:
     std::function<std::vector<std::string>()> file_streams_;
     std::string instance_;  // random: tells this process apart when the list names it
 
+    std::atomic<int> asks_in_flight_{0};  // ask_every_shard calls under way
     std::mutex refresh_mutex_;  // one refresh at a time
     mutable std::mutex mutex_;
     std::map<int, ShardState> shards_;  // other shards, by index

@@ -64,6 +64,8 @@ bool FleetMembership::update(const PeerLeases& peers) {
     const int64_t grants = lease_->grants();
     const uint64_t version = lease_->version();
     std::map<std::string, int> claims = lease_->claims();
+    std::map<std::string, ShardLease::Handover> handovers = lease_->handovers();
+    std::map<std::string, int> ready = lease_->ready();
     std::lock_guard<std::mutex> lock(mutex_);
     const Mode was = mode_;
     const std::vector<int> live_was = live_;
@@ -110,7 +112,12 @@ bool FleetMembership::update(const PeerLeases& peers) {
     version_seen_ = version;
     const bool claim_ripe = note_new_claims(claims);
     claims_ = std::move(claims);
-    if (mode_ == was && live_ == live_was && !claim_ripe && !(read_again && mode_ == Mode::Leased)) return false;
+    for (const auto& [name, h] : handovers)
+        if (h.to == index_ && !handovers_.count(name)) spdlog::info("stream '{}' comes back here: written from {} ms past the epoch", name, h.at_ms);
+    handovers_ = std::move(handovers);
+    ready_ = std::move(ready);
+    const bool moment = mode_ == Mode::Leased && follow_handovers_locked();
+    if (mode_ == was && live_ == live_was && !claim_ripe && !moment && !(read_again && mode_ == Mode::Leased)) return false;
     if (mode_ != was) {
         std::string live;
         for (int k : live_) live += (live.empty() ? "" : ",") + std::to_string(k);
@@ -136,6 +143,10 @@ std::chrono::steady_clock::time_point FleetMembership::lapsed_at() const {
 
 int FleetMembership::owner_of(const std::string& name) const {
     std::lock_guard<std::mutex> lock(mutex_);
+    return owner_locked(name);
+}
+
+int FleetMembership::owner_locked(const std::string& name) const {
     switch (mode_) {
     case Mode::Own: return shard_of(name, count_);
     case Mode::Leased:
@@ -169,6 +180,7 @@ bool FleetMembership::note_new_claims(const std::map<std::string, int>& claims) 
     const bool in_grace = std::chrono::steady_clock::now() < grace_until_;  // claims made anew for what runs
     for (const auto& [name, shard] : claims) {
         if (in_grace) break;
+        if (windows_.count(name)) continue;  // runs here already: read in standby, handed over now
         const auto had = claims_.find(name);
         if (shard == index_ && (had == claims_.end() || had->second != index_)) claimed_at_[name] = now;
     }
@@ -211,14 +223,16 @@ bool FleetMembership::set_elsewhere(std::set<std::string> names) {
 }
 
 bool FleetMembership::may_run(const std::string& name) const {
-    if (owner_of(name) != index_) return false;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (mode_ != Mode::Leased) return !elsewhere_.count(name);  // no claims without a store: what the peers run stays theirs
-    if (claimed_at_.count(name)) return false;  // claimed this second: from the next one
+    const bool serves = owner_locked(name) == index_;
+    if (mode_ != Mode::Leased) return serves && !elsewhere_.count(name);  // no claims without a store: what the peers run stays theirs
+    return leased_may_run_locked(name);
+}
+
+bool FleetMembership::holds_claim(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
     const auto claim = claims_.find(name);
-    if (claim == claims_.end())  // after a new lease the claims are made anew: what ran runs on meanwhile
-        return std::chrono::steady_clock::now() < grace_until_;
-    return claim->second == index_;
+    return claim != claims_.end() && claim->second == index_;
 }
 
 bool FleetMembership::awaits_claims(const std::vector<std::string>& names) const {
@@ -247,10 +261,16 @@ void FleetMembership::look_again() {
     if (lease_) lease_->renew_now();
 }
 
-ServeConfig owned_streams(ServeConfig whole, const FleetMembership& membership) {
+ServeConfig owned_streams(ServeConfig whole, FleetMembership& membership) {
     std::vector<StreamConfig> mine;
+    std::set<std::string> names;
     for (StreamConfig& s : whole.streams)
-        if (membership.may_run(s.name)) mine.push_back(std::move(s));
+        if (membership.may_run(s.name)) {
+            s.options.placement.recording_window = membership.window_for(s.name);
+            names.insert(s.name);
+            mine.push_back(std::move(s));
+        }
+    membership.keep_windows(names);
     whole.streams = std::move(mine);
     return whole;
 }

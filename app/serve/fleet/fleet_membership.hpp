@@ -28,6 +28,7 @@
 
 #include "app/serve/fleet/shard_lease.hpp"
 #include "app/serve/serve_config.hpp"
+#include "media/recording_window.hpp"
 
 namespace vf {
 
@@ -81,6 +82,11 @@ public:
     // The streams to hold claims on: those to claim and those still running. Claims of anything
     // else are let go. True when they differ from the last call's.
     bool set_wanted(std::set<std::string> names);
+    // The window of a stream this shard runs (with a store; null without): standby while another
+    // shard holds its claim, ended at the moment it hands the stream on (media/recording_window.hpp).
+    // Windows of streams not named in `keep_windows` are forgotten.
+    std::shared_ptr<RecordingWindow> window_for(const std::string& name);
+    void keep_windows(const std::set<std::string>& names);
     // Streams this shard should claim that it does not hold yet.
     bool awaits_claims(const std::vector<std::string>& names) const;
     // Asks the store again now (claims awaited).
@@ -103,13 +109,23 @@ public:
     // Streams moved, as the serve loop counts them after applying a change (fleet metrics).
     void count_moves(int64_t taken_over, int64_t handed_back) { takeovers_ += taken_over, handbacks_ += handed_back; }
     int64_t takeovers() const { return takeovers_; }
+    // Streams this shard should run that wait for room (serve: max-streams, decoder capacity).
+    void set_waiting_for_room(int64_t n) { waiting_for_room_ = n; }
+    int64_t waiting_for_room() const { return waiting_for_room_; }
+    // Whether this shard holds `name`'s claim (as last read).
+    bool holds_claim(const std::string& name) const;
     int64_t handbacks() const { return handbacks_; }
 
 private:
     bool note_new_claims(const std::map<std::string, int>& claims);
+    int owner_locked(const std::string& name) const;
+    bool leased_may_run_locked(const std::string& name) const;
+    // Hand-backs (fleet_handover.cpp): the hand-overs to announce, the windows moved as the claims
+    // read say, and the streams ready in standby; true when a stream should start or stop now.
+    bool follow_handovers_locked();
 
     const int index_, count_;
-    std::atomic<int64_t> takeovers_{0}, handbacks_{0};
+    std::atomic<int64_t> takeovers_{0}, handbacks_{0}, waiting_for_room_{0};
     std::chrono::milliseconds decide_within_{0};  // after a lapse, how long to wait for the peers' word
     std::unique_ptr<ShardLease> lease_;
     mutable std::mutex mutex_;
@@ -128,9 +144,19 @@ private:
     std::set<std::string> elsewhere_;    // as set_elsewhere() last gave them
     std::map<std::string, std::chrono::system_clock::time_point> claimed_at_;  // claimed, not run yet (note_new_claims)
     std::chrono::steady_clock::time_point leased_since_{};  // the first lease (for should_claim)
+
+    // Hand-backs: what the claims read announce, which shard is ready for which stream, what this
+    // shard asked its lease to announce, since when a stream it holds belongs to another shard,
+    // and the moments already acted on.
+    std::map<std::string, ShardLease::Handover> handovers_, handing_;
+    std::map<std::string, int> ready_;
+    std::set<std::string> ready_here_;
+    std::map<std::string, std::chrono::steady_clock::time_point> owned_elsewhere_since_;
+    std::set<std::string> runnable_;  // the claimed streams that may run, as the last update saw them
+    std::map<std::string, std::shared_ptr<RecordingWindow>> windows_;  // the streams run here (leased)
 };
 
-// The streams of `whole` that this shard serves now.
-ServeConfig owned_streams(ServeConfig whole, const FleetMembership& membership);
+// The streams of `whole` that this shard runs now, each with its recording window (with a store).
+ServeConfig owned_streams(ServeConfig whole, FleetMembership& membership);
 
 }  // namespace vf

@@ -1,14 +1,14 @@
 #include "app/serve/fleet/peer_auth.hpp"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <random>
 #include <string_view>
 #include <vector>
+
+#include "common/hmac.hpp"
 
 namespace vf {
 namespace {
@@ -20,16 +20,6 @@ constexpr size_t kMaxTsDigits = 12;  // beyond the year 33000: no real clock, an
 // The nonces are kept while a call bearing one could still pass the clock check: the window's
 // two sides, and a second each for rounding to whole seconds.
 constexpr std::chrono::seconds kNonceKept = 2 * kPeerClockSkew + std::chrono::seconds(2);
-
-std::string hex_of(const unsigned char* bytes, size_t n) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string text(2 * n, '0');
-    for (size_t i = 0; i < n; ++i) {
-        text[2 * i] = kDigits[bytes[i] >> 4];
-        text[2 * i + 1] = kDigits[bytes[i] & 15];
-    }
-    return text;
-}
 
 int lower_hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -57,18 +47,6 @@ std::string random_nonce() {
         for (unsigned char& b : bytes) b = static_cast<unsigned char>(rd());
     }
     return hex_of(bytes, sizeof bytes);
-}
-
-std::array<unsigned char, 32> hmac_sha256(const std::string& key, const std::string& message) {
-    std::array<unsigned char, 32> mac{};
-    unsigned int length = 0;
-    // A failure leaves the zero MAC, which no signature check accepts (an HMAC of all zeros is
-    // as likely as guessing the token).
-    if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
-              message.size(), mac.data(), &length) ||
-        length != mac.size())
-        mac.fill(0);
-    return mac;
 }
 
 std::string signed_text(const std::string& method, const std::string& target, const std::string& host, const std::string& ts_text,

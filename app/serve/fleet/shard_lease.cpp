@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -107,6 +108,26 @@ std::map<std::string, int> ShardLease::claims() const {
     return claims_;
 }
 
+void ShardLease::set_handovers(std::map<std::string, Handover> handovers) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wanted_handovers_ = std::move(handovers);
+}
+
+std::map<std::string, ShardLease::Handover> ShardLease::handovers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return handovers_;
+}
+
+void ShardLease::set_ready(std::set<std::string> names) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wanted_ready_ = std::move(names);
+}
+
+std::map<std::string, int> ShardLease::ready() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ready_;
+}
+
 uint64_t ShardLease::version() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return version_;
@@ -169,16 +190,20 @@ void ShardLease::renew_once() {
                         lease);
             alive.insert(std::lower_bound(alive.begin(), alive.end(), settings_.index), settings_.index);
         }
-        std::map<std::string, int> claims = sync_claims(lease);
+        std::map<std::string, Handover> handovers;
+        std::map<std::string, int> claims = sync_claims(lease, handovers);
+        std::map<std::string, int> ready = sync_ready(lease);
         bool changed, was_answering;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             was_answering = store_answers_;
             store_answers_ = true;
             changed = alive != alive_;
-            if (changed || claims != claims_) ++version_;
+            if (changed || claims != claims_ || handovers != handovers_ || ready != ready_) ++version_;
             alive_ = alive;
             claims_ = std::move(claims);
+            handovers_ = std::move(handovers);
+            ready_ = std::move(ready);
         }
         if (!was_answering) spdlog::info("shard {}: the store answers; live shards: {}", settings_.index, alive.size());
         run_after_renewal();
@@ -194,39 +219,85 @@ void ShardLease::renew_once() {
     }
 }
 
-// The claims made and let go as set_claims() asks (a claim is made only where none exists), then
-// every shard's claims: those bound to a lease, of a known shard; anything else is ignored.
-// A claim's value: "SHARD:LEASE" (the lease in hex). A claim is this process's only when bound to
-// its own lease: another process started with the same index (a replacement pod beside the old
-// one) never takes this one's claims for its own, nor this one its.
-std::map<std::string, int> ShardLease::sync_claims(int64_t lease) {
-    const std::string prefix = settings_.prefix + "/claims/";
+namespace {
+
+bool all_digits(const std::string& s, size_t most) {
+    return !s.empty() && s.size() <= most && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A claim's or a ready key's value: "SHARD:LEASE", a claim's with ">TO@MS" after it. The shard
+// (-1 when the value is not one of these) and the hand-over, if any and well formed.
+int parse_holder(const std::string& value, int count, ShardLease::Handover* handover) {
+    const size_t colon = value.find(':');
+    const std::string index = value.substr(0, colon);
+    if (colon == std::string::npos || !all_digits(index, 6) || std::stoi(index) >= count) return -1;
+    const size_t arrow = value.find('>', colon);
+    const size_t at = value.find('@', colon);
+    if (handover && arrow != std::string::npos && at != std::string::npos && at > arrow) {
+        const std::string to = value.substr(arrow + 1, at - arrow - 1), ms = value.substr(at + 1);
+        if (all_digits(to, 6) && std::stoi(to) < count && all_digits(ms, 13)) *handover = {std::stoi(to), std::stoll(ms)};
+    }
+    return std::stoi(index);
+}
+
+std::string with_handover(const std::string& mine, const ShardLease::Handover* h) {
+    return h ? mine + ">" + std::to_string(h->to) + "@" + std::to_string(h->at_ms) : mine;
+}
+
+}  // namespace
+
+std::string ShardLease::value_of_mine(int64_t lease) const {
     char lease_hex[20];
     std::snprintf(lease_hex, sizeof lease_hex, "%llx", static_cast<unsigned long long>(lease));
-    const std::string mine = std::to_string(settings_.index) + ":" + lease_hex;
+    return std::to_string(settings_.index) + ":" + lease_hex;
+}
+
+// The claims made and let go as set_claims() asks, and their hand-overs written as
+// set_handovers() asks; then every shard's claims: those bound to a lease, of a known shard;
+// anything else is ignored. A claim is this process's only when bound to its own lease: another
+// process started with the same index (a replacement pod beside the old one) never takes this
+// one's claims for its own, nor this one its.
+std::map<std::string, int> ShardLease::sync_claims(int64_t lease, std::map<std::string, Handover>& handovers) {
+    const std::string prefix = settings_.prefix + "/claims/";
+    const std::string mine = value_of_mine(lease);
     std::set<std::string> wanted;
+    std::map<std::string, Handover> wanted_handovers;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         wanted = wanted_claims_;
+        wanted_handovers = wanted_handovers_;
     }
     std::map<std::string, int> claims;
-    std::set<std::string> own;  // bound to this process's lease
+    std::map<std::string, std::string> own;  // bound to this process's lease: name -> value
     for (const StoreEntry& e : store_->read_prefix(prefix)) {
         if (e.key.size() <= prefix.size() || e.key.compare(0, prefix.size(), prefix) != 0 || e.lease == 0) continue;
         const std::string name = e.key.substr(prefix.size());
-        const size_t colon = e.value.find(':');
-        const std::string index = e.value.substr(0, colon);
-        const bool digits = !index.empty() && index.size() <= 6 && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (!digits || std::stoi(index) >= settings_.count) continue;
-        const bool is_mine = e.lease == lease && e.value == mine;
-        claims[name] = is_mine ? settings_.index : std::stoi(index) == settings_.index ? -2 : std::stoi(index);  // -2: this index, another process
-        if (is_mine) own.insert(name);
+        Handover h;
+        const int shard = parse_holder(e.value, settings_.count, &h);
+        if (shard < 0) continue;
+        const bool is_mine = e.lease == lease && (e.value == mine || e.value.rfind(mine + ">", 0) == 0);
+        claims[name] = is_mine ? settings_.index : shard == settings_.index ? -2 : shard;  // -2: this index, another process
+        if (is_mine) own[name] = e.value;
+        if (h.to >= 0) handovers[name] = h;
     }
     // A bounded number of writes a renewal, so that the next renewal never waits long behind
     // them (a shard taking hundreds of cameras claims them over a few renewals, asked again at once).
     int writes = 0;
-    for (const std::string& name : own)
-        if (!wanted.count(name) && writes++ < kClaimWrites && store_->remove_if(prefix + name, mine)) claims.erase(name);
+    for (const auto& [name, value] : own) {
+        if (writes >= kClaimWrites) break;
+        if (!wanted.count(name)) {
+            ++writes;
+            if (store_->remove_if(prefix + name, value)) claims.erase(name), handovers.erase(name);
+            continue;
+        }
+        const auto h = wanted_handovers.find(name);
+        const std::string value_now = with_handover(mine, h == wanted_handovers.end() ? nullptr : &h->second);
+        if (value_now == value) continue;
+        ++writes;
+        if (!store_->replace_if(prefix + name, value, value_now, lease)) continue;
+        if (h == wanted_handovers.end()) handovers.erase(name);
+        else handovers[name] = h->second;
+    }
     for (const std::string& name : wanted) {
         if (claims.count(name)) continue;
         if (writes++ >= kClaimWrites) {
@@ -237,6 +308,35 @@ std::map<std::string, int> ShardLease::sync_claims(int64_t lease) {
         if (store_->create(prefix + name, mine, lease)) claims[name] = settings_.index;
     }
     return claims;
+}
+
+// The ready keys made and let go as set_ready() asks; then every shard's.
+std::map<std::string, int> ShardLease::sync_ready(int64_t lease) {
+    const std::string prefix = settings_.prefix + "/ready/";
+    const std::string mine = value_of_mine(lease);
+    std::set<std::string> wanted;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        wanted = wanted_ready_;
+    }
+    std::map<std::string, int> ready;
+    std::set<std::string> own;
+    for (const StoreEntry& e : store_->read_prefix(prefix)) {
+        if (e.key.size() <= prefix.size() || e.key.compare(0, prefix.size(), prefix) != 0 || e.lease == 0) continue;
+        const std::string name = e.key.substr(prefix.size());
+        const int shard = parse_holder(e.value, settings_.count, nullptr);
+        if (shard < 0) continue;
+        if (e.lease == lease && e.value == mine) own.insert(name);
+        else if (shard != settings_.index) ready[name] = shard;
+    }
+    int writes = 0;
+    for (const std::string& name : own)
+        if (!wanted.count(name) && writes++ < kClaimWrites) store_->remove_if(prefix + name, mine);
+    for (const std::string& name : wanted) {
+        if (!own.count(name) && (writes++ >= kClaimWrites || !store_->create(prefix + name, mine, lease))) continue;
+        ready[name] = settings_.index;
+    }
+    return ready;
 }
 
 // The after-renewal work, once what the renewal read is published: its failure is its own.

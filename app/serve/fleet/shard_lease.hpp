@@ -64,6 +64,25 @@ public:
     void set_claims(std::set<std::string> names);
     // Every shard's claims as last read: stream name -> shard.
     std::map<std::string, int> claims() const;
+
+    // A camera handed back (docs/kubernetes.md, "Failover"): the shard that holds its claim writes
+    // it up to `at_ms` (the wall clock, ms since the epoch) and shard `to` from then on. Written
+    // into the claim's value ("SHARD:LEASE>TO@MS"), so that it lives exactly as long as the claim.
+    struct Handover {
+        int to = -1;
+        int64_t at_ms = 0;
+        bool operator==(const Handover& o) const { return to == o.to && at_ms == o.at_ms; }
+    };
+    // The hand-overs this shard's claims announce (written at the next renewal; a claim not
+    // listed is written plain again: a hand-over called off).
+    void set_handovers(std::map<std::string, Handover> handovers);
+    // Every claim's hand-over as last read.
+    std::map<std::string, Handover> handovers() const;
+    // The streams this shard reads in standby and could take at once (PREFIX/ready/NAME, bound
+    // to its lease): the shard that holds one's claim then hands it over.
+    void set_ready(std::set<std::string> names);
+    // Every shard's ready streams as last read: stream name -> shard.
+    std::map<std::string, int> ready() const;
     // One more each time the live shards or the claims read differ from the read before.
     uint64_t version() const;
 
@@ -83,7 +102,9 @@ private:
     void run();
     void renew_once();
     std::vector<int> read_alive();
-    std::map<std::string, int> sync_claims(int64_t lease);
+    std::map<std::string, int> sync_claims(int64_t lease, std::map<std::string, Handover>& handovers);
+    std::map<std::string, int> sync_ready(int64_t lease);
+    std::string value_of_mine(int64_t lease) const;
     void run_after_renewal();
     static constexpr int kClaimWrites = 32;  // claims made or let go a renewal
     std::string key_of(int index) const;
@@ -104,6 +125,9 @@ private:
     int64_t grants_ = 0;
     std::set<std::string> wanted_claims_;
     std::map<std::string, int> claims_;
+    std::map<std::string, Handover> wanted_handovers_, handovers_;
+    std::set<std::string> wanted_ready_;
+    std::map<std::string, int> ready_;
     uint64_t version_ = 0;
     std::set<std::string> foreign_keys_warned_;
     std::thread thread_;

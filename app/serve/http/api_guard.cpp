@@ -31,7 +31,8 @@ bool is_write(const std::string& method) { return method == "POST" || method == 
 
 // Paths that need a token when serve has one: everything that shows or changes streams.
 bool guarded_path(const std::string& path) {
-    return path == "/streams" || path.rfind("/streams/", 0) == 0 || path == "/live" || path == "/fleet/shard";
+    return path == "/streams" || path.rfind("/streams/", 0) == 0 || path == "/live" || path == "/fleet/shard" || path == "/events" ||
+           path.rfind("/events/", 0) == 0;
 }
 
 }  // namespace

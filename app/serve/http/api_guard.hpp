@@ -6,7 +6,7 @@
 //   application/json, so a page of another site cannot drive the service from the operator's
 //   browser (a form or a text/plain fetch needs neither a preflight nor a token).
 // - Tokens: the admin token may change streams; the viewer token may only look (the page's lists,
-//   live video, snapshots, the fleet's list). Without tokens (loopback only) every local client is
+//   live video, snapshots, the fleet's list, the events). Without tokens (loopback only) every local client is
 //   the admin. Another shard of the fleet signs its calls with the admin token instead of sending
 //   it (app/serve/fleet/peer_auth.hpp): a valid signature is the admin; one made with the viewer token is
 //   nothing.

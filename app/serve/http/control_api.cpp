@@ -6,6 +6,7 @@
 
 #include "app/serve/http/fleet_live.hpp"
 #include "app/serve/http/live_api.hpp"
+#include "app/serve/http/watch_api.hpp"
 #include "app/serve/http/web_assets.hpp"
 #include "app/serve/preview/preview_query.hpp"
 #include "common/error.hpp"
@@ -46,7 +47,8 @@ ControlApi::ControlApi(StreamService& service, ControlApiOptions options, Fleet*
       options_(std::move(options)),
       guard_(ApiGuardOptions{options_.token, options_.viewer_token, options_.bind, options_.hosts}),
       fleet_(fleet),
-      changes_(changes) {}
+      changes_(changes),
+      events_(service.events(), options_.max_event_streams, [&service] { return service.closing(); }, fleet) {}
 
 bool ControlApi::take_preview_slot(std::shared_ptr<void>* slot) {
     if (preview_streams_->fetch_add(1) >= options_.max_preview_streams) {
@@ -163,6 +165,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
             const StreamConfig added = s;
             service_.add(std::move(s));
             if (changes_) changes_->added(added, entry);
+            if (options_.list_changed) options_.list_changed(name, &added);
             for (const nlohmann::json& j : service_.list())
                 if (j["name"] == name) return json_answer(201, j);
             return json_answer(201, nlohmann::json{{"name", name}});
@@ -183,6 +186,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
         return fleet_->forward(owner, req, true, slot);
     }
     if (tail == "/snapshot.jpg" || tail == "/preview.mjpg") return answer_preview(req, name, tail.substr(1));
+    if (tail == "/watch") return answer_stream_watch(service_, req, name);
     if (tail == "/live.mp4") {
         std::shared_ptr<void> slot;
         if (!take_preview_slot(&slot)) return previews_busy();
@@ -197,6 +201,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
         if (req.method == "DELETE") {
             nlohmann::json last = service_.remove(name);
             if (changes_) changes_->removed(name);
+            if (options_.list_changed) options_.list_changed(name, nullptr);
             return json_answer(200, last);
         }
         return error_answer(405, req.method + " /streams/NAME: use GET or DELETE");
@@ -209,7 +214,7 @@ HttpResponse ControlApi::answer_streams(const HttpRequest& req) {
         for (const nlohmann::json& j : service_.list())
             if (j["name"] == name) return json_answer(200, j);
     }
-    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, recordings, snapshot.jpg, preview.mjpg or live.mp4");
+    return error_answer(404, "no such resource: /streams/" + name + "/...: expected filter, recordings, watch, snapshot.jpg, preview.mjpg or live.mp4");
 }
 
 HttpResponse ControlApi::answer(const HttpRequest& req) {
@@ -236,7 +241,7 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
         }
         if (req.path == "/metrics") {
             if (req.method != "GET" && req.method != "HEAD") return error_answer(405, "only GET /metrics");
-            return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics() + (fleet_ ? fleet_->metrics() : "")};
+            return {200, "text/plain; version=0.0.4; charset=utf-8", service_.metrics() + service_.events().listener_metrics() + (fleet_ ? fleet_->metrics() : "")};
         }
         if (req.path == "/streams" || req.path.rfind("/streams/", 0) == 0 || req.path == "/live" || req.path == "/fleet/shard") {
             if (req.path == "/fleet/shard") {
@@ -254,7 +259,8 @@ HttpResponse ControlApi::answer(const HttpRequest& req) {
                 spdlog::info("api: {} {} -> {}", req.method, req.path, r.status);
             return r;
         }
-        return error_answer(404, "vfilter serve answers /, /streams, /live, /fleet/shard, /filters, /metrics, /healthz and /readyz");
+        if (req.path == "/events" || req.path == "/events/stream") return events_.answer(req);
+        return error_answer(404, "vfilter serve answers /, /streams, /live, /events, /fleet/shard, /filters, /metrics, /healthz and /readyz");
     } catch (const ServiceError& e) {
         spdlog::info("api: {} {} -> {}: {}", req.method, req.path, e.status(), e.what());
         return error_answer(e.status(), e.what());

@@ -1,6 +1,8 @@
 // The HTTP API of `vfilter serve` (docs/serve.md): GET /streams, GET /streams/NAME,
 // POST /streams, DELETE /streams/NAME, PUT /streams/NAME/filter, the previews
-// (GET /streams/NAME/snapshot.jpg, GET /streams/NAME/preview.mjpg), live video (GET
+// (GET /streams/NAME/snapshot.jpg, GET /streams/NAME/preview.mjpg), the watched streams' events (GET
+// /events, GET /events/stream: app/serve/http/events_api.hpp) and measures (GET /streams/NAME/watch:
+// app/serve/http/watch_api.hpp), live video (GET
 // /streams/NAME/live.mp4, GET /live for the page's tiles: app/serve/http/live_api.hpp), and beside them the page
 // (GET /, its script, style and icon), GET /filters, /metrics, /healthz and /readyz.
 // With --peers (app/serve/fleet/fleet.hpp) it answers for the fleet: GET /streams?scope=fleet, and requests for
@@ -13,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,6 +23,7 @@
 #include "app/serve/client_access.hpp"
 #include "app/serve/fleet/fleet.hpp"
 #include "app/serve/http/api_guard.hpp"
+#include "app/serve/http/events_api.hpp"
 #include "app/serve/http/recordings_api.hpp"
 #include "app/serve/stream_service.hpp"
 #include "common/http_server.hpp"
@@ -36,10 +40,14 @@ struct ControlApiOptions {
     std::vector<std::string> hosts;
     ClientAccess access;          // what a client's streams may read, write and load
     RecordingsLookup recordings;  // where each stream of the list records (GET /streams/NAME/recordings)
+    // Told of each stream this API added (`now`: its entry) or removed (null), once done, so that
+    // `recordings` lists it, or no longer does, before the list is loaded again.
+    std::function<void(const std::string& name, const StreamConfig* now)> list_changed;
+    int max_event_streams = EventsApi::kDefaultMaxStreams;  // GET /events/stream answered at once; more get 503
 };
 
 // HTTP worker threads the API server needs: requests and every preview stream at once.
-inline int control_api_workers(const ControlApiOptions& o) { return 4 + o.max_preview_streams; }
+inline int control_api_workers(const ControlApiOptions& o) { return 4 + o.max_preview_streams + o.max_event_streams; }
 
 class ControlApi {
 public:
@@ -66,6 +74,7 @@ private:
     ApiGuard guard_;
     Fleet* fleet_;
     ApiChanges* changes_;
+    EventsApi events_;
     std::shared_ptr<std::atomic<int>> preview_streams_ = std::make_shared<std::atomic<int>>(0);  // outlives this with its last slot
 };
 

@@ -9,6 +9,7 @@
 #include "app/serve/preview/preview_query.hpp"
 #include "app/serve/service_error.hpp"
 #include "common/http_wire.hpp"
+#include "encode/clip_file.hpp"
 #include "encode/output_target.hpp"
 #include "encode/segment_series.hpp"
 
@@ -28,10 +29,17 @@ nlohmann::json merged(const std::map<int, nlohmann::json>& lists) {
     std::map<std::string, nlohmann::json> by_file;
     for (const auto& [shard, list] : lists)
         for (const nlohmann::json& r : list) {
-            if (!r.is_object() || !r.contains("file") || !r["file"].is_string()) continue;
+            // A peer's entry of another shape than local_recordings() makes is left out, not the list.
+            const auto number_or_absent = [&r](const char* key) { return !r.contains(key) || r[key].is_number(); };
+            if (!r.is_object() || !r.contains("file") || !r["file"].is_string() || !number_or_absent("bytes") ||
+                !number_or_absent("modified") || (r.contains("clip") && !r["clip"].is_boolean()))
+                continue;
             nlohmann::json& entry = by_file[r["file"].get<std::string>()];
-            if (entry.is_null()) entry = {{"file", r["file"]}, {"bytes", r.value("bytes", 0)}, {"modified", r.value("modified", 0)},
-                                          {"shards", nlohmann::json::array()}};
+            if (entry.is_null()) {
+                entry = {{"file", r["file"]}, {"bytes", r.value("bytes", nlohmann::json(0))}, {"modified", r.value("modified", nlohmann::json(0))},
+                         {"shards", nlohmann::json::array()}};
+                if (r.value("clip", false)) entry["clip"] = true;
+            }
             entry["shards"].push_back(shard);
         }
     nlohmann::json out = nlohmann::json::array();
@@ -42,11 +50,20 @@ nlohmann::json merged(const std::map<int, nlohmann::json>& lists) {
 
 }  // namespace
 
+RecordingsSource recordings_source(const StreamConfig& s) {
+    RecordingsSource source;
+    source.output = s.options.output.path;
+    source.segmented = s.options.output.segment_s > 0;
+    if (s.clips.enabled()) source.clips = clips_folder(s.options.output.path, s.name), source.clips_only = s.clips.only;
+    return source;
+}
+
 nlohmann::json local_recordings(const RecordingsSource& source) {
     nlohmann::json list = nlohmann::json::array();
     if (output_kind(source.output) != OutputKind::File || source.output == "null") return list;
     std::vector<SegmentFile> files;
-    if (source.segmented) {
+    if (source.clips_only) {
+    } else if (source.segmented) {
         files = SegmentSeries(segment_pattern(source.output)).files();
     } else {
         std::error_code e;
@@ -55,10 +72,22 @@ nlohmann::json local_recordings(const RecordingsSource& source) {
             files.push_back({source.output, static_cast<int64_t>(std::filesystem::file_size(source.output, e)),
                              std::filesystem::last_write_time(source.output, e)});
     }
-    std::reverse(files.begin(), files.end());  // newest first
-    if (files.size() > kRecordingsListed) files.resize(kRecordingsListed);
-    for (const SegmentFile& f : files)
-        list.push_back({{"file", std::filesystem::path(f.path).filename().string()}, {"bytes", f.bytes}, {"modified", unix_seconds(f.written)}});
+    const size_t recordings = files.size();
+    // Clips: only names of the clip series (never anything else in that folder), given below the
+    // recordings' folder.
+    if (!source.clips.empty())
+        for (SegmentFile& f : SegmentSeries::clips(source.clips).files()) files.push_back(std::move(f));
+    std::vector<std::pair<SegmentFile, bool>> all;
+    for (size_t i = 0; i < files.size(); ++i) all.emplace_back(std::move(files[i]), i >= recordings);
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.written > b.first.written; });
+    if (all.size() > kRecordingsListed) all.resize(kRecordingsListed);
+    for (const auto& [f, clip] : all) {
+        const std::filesystem::path p(f.path);
+        nlohmann::json entry = {{"file", clip ? "clips/" + p.parent_path().filename().string() + "/" + p.filename().string() : p.filename().string()},
+                                {"bytes", f.bytes}, {"modified", unix_seconds(f.written)}};
+        if (clip) entry["clip"] = true;
+        list.push_back(std::move(entry));
+    }
     return list;
 }
 

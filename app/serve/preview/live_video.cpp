@@ -137,10 +137,7 @@ private:
 
     // The output encoder's packets, as they are.
     void run_packets() {
-        if (!packets_->attach()) {
-            failed(std::runtime_error("the output's packets are read already"));
-            return;
-        }
+        const std::unique_ptr<PacketTap::Reader> reader = packets_->attach();
         std::unique_ptr<LiveFmp4Writer> writer;
         uint64_t generation = 0;
         bool synced = false;  // a keyframe was written: the packets after it decode
@@ -150,7 +147,7 @@ private:
                 if (ending()) break;
             }
             bool lost = false;
-            std::vector<PacketTap::Item> items = packets_->take(std::chrono::milliseconds(500), &lost);
+            std::vector<PacketTap::Item> items = reader->take(std::chrono::milliseconds(500), &lost);
             const std::shared_ptr<const PacketFormat> format = packets_->format();
             if (!format || items.empty()) continue;
             std::vector<LiveFragment> fragments;
@@ -169,7 +166,6 @@ private:
                     for (LiveFragment& f : writer->write(*item.packet, steady_ms(item.read_at))) fragments.push_back(std::move(f));
                 }
             } catch (const std::exception& e) {
-                packets_->detach();
                 failed(e);
                 return;
             }
@@ -179,7 +175,6 @@ private:
             }
             if (!fragments.empty()) changed_.notify_all();
         }
-        packets_->detach();
     }
 
     // Frames, encoded at width_.

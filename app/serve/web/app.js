@@ -2,7 +2,7 @@
 // video (live.js; snapshots where the browser cannot play it or a tile's video has stopped), a
 // filter editor built from the filter table, and the add and remove forms. Its scripts, loaded in
 // this order (deferred, sharing one global scope): live.js (live video), api.js (requests and
-// the token), grid.js (the tiles), pictures.js (snapshots), editor.js (the filter editor),
+// the token), grid.js (the tiles), watch.js (the cameras' conditions, graphs and events), pictures.js (snapshots), editor.js (the filter editor),
 // add_remove.js (the forms), and this one, which starts the page.
 "use strict";
 
@@ -17,5 +17,6 @@ async function start() {
   }
   await refresh();
   setInterval(refresh, REFRESH_MS);
+  startWatch();
 }
 start();

@@ -59,6 +59,7 @@ function makeTile(name) {
   node.querySelector(".editor").id = "editor-" + name;
   setUpEditor(tile);
   setUpRemove(tile);
+  makeGraphs(tile);
   grid.appendChild(node);
   tiles.set(name, tile);
   if (visibility) visibility.observe(node);
@@ -105,6 +106,8 @@ function updateTile(tile, s, shardCount) {
   decoder.classList.toggle("over", Boolean(d && d.over_capacity));
   const delay = tile.players && tile.players.output.playing() ? livePercentile(tile.players.output.latency.slice(-100), 0.5) : NaN;
   n.querySelector(".video-latency").textContent = Number.isFinite(delay) ? formatNumber(delay, 0) + " ms" : "–";
+  // An answer of the stream's own (a PUT) carries its watch as well.
+  updateWatch(tile, s.watch);
   n.querySelector(".filter").textContent = s.filter;
   const chain = n.querySelector(".chain");
   // The chain field follows the stream's filter until someone types in it.
@@ -158,6 +161,7 @@ async function refresh() {
   }
   const streams = fleet.streams;
   showShards(fleet.shards);
+  watchFleetSeen(fleet);
   const seen = new Set();
   const counts = {};
   for (const s of streams) {

@@ -1,0 +1,166 @@
+// Cameras that watch themselves (docs/serve.md), through real RTSP cameras: GStreamer's RTSP
+// server plays clips that ffmpeg made of a still scene with sensor noise, each changing at a
+// known moment (black, white, a grey cover, a blur, the view shifted by a third, an object moving,
+// the noise stopping: a frozen encoder; a slow dusk), to one `vfilter serve`. Each condition is
+// entered within its bound of the change (2 s; motion 0.5 s) and left after it ends; the camera
+// that does not change, and each camera before its change, raise nothing.
+#include <algorithm>
+#include <map>
+
+#include "live/live_fixture.hpp"
+
+using namespace vf::test;
+using namespace vf::test::live;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr double kChange = 12, kChangeEnds = 18, kClipEnd = 24;  // seconds of each clip
+constexpr int kFps = 15;
+// The start of a stream is seen up to a poll after its first frame; the camera's pipeline and
+// the network add a little more: the change is looked for from this much before its moment.
+constexpr double kSlack = 0.4;
+
+double wall_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+struct Scene {
+    std::string name;
+    std::string change;     // the filters of the change (empty: none), applied before the noise
+    std::string condition;  // the condition it raises ("" none)
+    bool noise_stops = false;
+};
+
+const std::string kDuring = "between(t," + std::to_string(static_cast<int>(kChange)) + "," + std::to_string(static_cast<int>(kChangeEnds)) + ")";
+
+std::vector<Scene> scenes() {
+    // geq's gain falls from 1 to 0.03 over 8 s from the change: a dusk (the light, not the edges).
+    const std::string dusk = "geq=lum='lum(X,Y)*exp(log(0.03)*min(1,max(0,(T-" + std::to_string(static_cast<int>(kChange)) +
+                             ")/8)))':cb='cb(X,Y)':cr='cr(X,Y)'";
+    return {
+        {"steady", "", ""},
+        {"black", "drawbox=c=black:t=fill:enable='" + kDuring + "'", "dark"},
+        {"white", "drawbox=c=white:t=fill:enable='" + kDuring + "'", "bright"},
+        {"cover", "drawbox=c=gray:t=fill:enable='" + kDuring + "'", "covered"},
+        {"blur", "gblur=sigma=6:enable='" + kDuring + "'", "blurred"},
+        {"turned", "", "moved"},
+        {"object", "", "motion"},
+        {"frozen", "", "frozen", true},
+        {"dusk", dusk, "dark"},
+    };
+}
+
+// A clip of the scene: a still picture, wider than the view (so that the view can be shifted),
+// with sensor noise, as H.264 in Matroska.
+std::string make_clip(const std::string& dir, const std::string& still, const Scene& s) {
+    const std::string path = dir + "/" + s.name + ".mkv";
+    std::string graph = "[0:v]crop=320:180:x='if(" + std::string(s.name == "turned" ? kDuring : "0") + ",107,0)':y=0";
+    if (!s.change.empty()) graph += "," + s.change;
+    if (s.name == "object") graph += "[bg];[1:v]format=yuv420p[box];[bg][box]overlay=x='20+50*(t-" + std::to_string(kChange) +
+                                     ")':y=70:enable='" + kDuring + "'";
+    graph += ",noise=alls=5:allf=t" + std::string(s.noise_stops ? ":enable='not(" + kDuring + ")'" : "") + ",format=yuv420p[v]";
+    std::vector<std::string> cmd = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", std::to_string(kFps), "-i", still};
+    if (s.name == "object") cmd.insert(cmd.end(), {"-f", "lavfi", "-i", "color=c=red:s=36x36:r=" + std::to_string(kFps)});
+    cmd.insert(cmd.end(), {"-filter_complex", graph, "-map", "[v]", "-t", std::to_string(kClipEnd), "-c:v", "libx264", "-preset",
+                           "veryfast", "-g", std::to_string(kFps), "-bf", "0", "-crf", "20", path});
+    const CommandResult r = run_command(cmd, 120);
+    EXPECT_EQ(r.exit_code, 0) << s.name << ": " << r.output;
+    return path;
+}
+
+// When the clip's luma mean (full picture, as ffmpeg's signalstats reads it) first falls below
+// `level`: the moment a dusk is dark.
+double first_below(const std::string& clip, double level) {
+    const CommandResult r = run_command({"ffmpeg", "-nostdin", "-v", "error", "-i", clip, "-vf",
+                                         "signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=-", "-f", "null", "-"},
+                                        120);
+    double t = -1;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("frame:", 0) == 0) t = std::stod(line.substr(line.find("pts_time:") + 9));
+        else if (line.rfind("lavfi.signalstats.YAVG=", 0) == 0 && std::stod(line.substr(23)) < level) return t;
+    }
+    return -1;
+}
+
+}  // namespace
+
+TEST_F(Live, WatchedRtspCamerasReportEachChangeInTimeAndNothingElse) {
+    NEED_RTSP_CAMERA();
+    const std::string still = dir + "/still.png";
+    const CommandResult made = run_command(
+        {"ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=480x180", "-frames:v", "1", still}, 60);
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const std::vector<Scene> all = scenes();
+    std::string files;
+    for (const Scene& s : all) files += (files.empty() ? "" : ",") + make_clip(dir, still, s);
+    const double dusk_dark = first_below(dir + "/dusk.mkv", 28);
+    ASSERT_GT(dusk_dark, kChange) << "the dusk clip never went below the dark threshold";
+
+    RtspCamera cameras(dir, free_port(), "cameras.log", {"--files", files});
+    ASSERT_TRUE(cameras.ready()) << cameras.log();
+    std::string yaml = "defaults: {filter: sobel, output: 'null'}\nstreams:\n";
+    for (size_t i = 0; i < all.size(); ++i)
+        yaml += "  - {name: " + all[i].name + ", input: '" + cameras.url("/cam" + std::to_string(i)) + "', watch.calibration_s: 10}\n";
+    ServeProcess serve(dir, yaml);
+    ASSERT_TRUE(serve.ready()) << serve.log();
+
+    // Where each camera's clip is: its frames counted in, over the clip's rate, before the answer
+    // came. An answer that took long makes the start look later: the earliest of several is kept.
+    std::map<std::string, double> started;
+    for (const auto until = wall_seconds() + 30; wall_seconds() < until;) {
+        const nlohmann::json list = serve.streams();
+        const double now = wall_seconds();
+        for (const auto& s : list)
+            if (s.value("frames_in", 0) > kFps) {  // past the first second (a burst as the session starts)
+                const double start = now - s["frames_in"].get<double>() / kFps;
+                started[s["name"]] = started.count(s["name"]) ? std::min(started[s["name"]], start) : start;
+            }
+        if (started.size() == all.size() && now > std::max_element(started.begin(), started.end(), [](auto& a, auto& b) {
+                                                     return a.second < b.second;
+                                                 })->second + 4) break;
+        std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_EQ(started.size(), all.size()) << serve.log();
+    const double last_start = std::max_element(started.begin(), started.end(), [](auto& a, auto& b) { return a.second < b.second; })->second;
+    std::this_thread::sleep_for(std::chrono::duration<double>(last_start + kChangeEnds + 5 - wall_seconds()));
+
+    const std::string answer = http_get(serve.api(), "/events?limit=1000");
+    const nlohmann::json found = nlohmann::json::parse(answer.substr(std::min(answer.size(), answer.find("\r\n\r\n") + 4)), nullptr, false);
+    ASSERT_TRUE(found.is_object()) << found.dump();
+    std::map<std::string, std::vector<nlohmann::json>> of_stream;
+    for (const auto& e : found["events"]) of_stream[e["stream"]].push_back(e);
+    for (const Scene& s : all) {
+        SCOPED_TRACE(s.name + " (its clip started at " + std::to_string(started[s.name]) + ")");
+        const double change = started[s.name] + kChange, ends = started[s.name] + kChangeEnds;
+        const double entered_from = s.name == "dusk" ? started[s.name] + dusk_dark : change;
+        const double bound = s.condition == "motion" ? 0.5 : 2.0;
+        std::vector<nlohmann::json> mine, others;
+        for (const auto& e : of_stream[s.name]) (e["kind"] == s.condition ? mine : others).push_back(e);
+        // A covered, turned, or blacked-out view changes every sample once, at its start and end:
+        // motion there is what a person would see too; so is the light of a dusk pressed into 8 s
+        // (a real one, over minutes, is not: StreamWatcher.SlowDuskIsDarkOnlyWhenDark). Nothing
+        // else, and nothing before the change.
+        for (const auto& e : others) {
+            const double t = e["time"].get<double>();
+            const bool at_a_jump = e["kind"] == "motion" && s.name != "steady" && s.name != "frozen" && t > change - kSlack &&
+                                   (s.name == "dusk" || std::abs(t - change) < 3.5 || std::abs(t - ends) < 3.5);
+            EXPECT_TRUE(at_a_jump) << "raised too: " << e.dump();
+        }
+        if (s.condition.empty()) {
+            EXPECT_TRUE(mine.empty());
+            continue;
+        }
+        ASSERT_GE(mine.size(), 1u) << s.condition << " was never entered; events: " << nlohmann::json(of_stream[s.name]).dump();
+        EXPECT_EQ(mine[0]["change"], "entered");
+        EXPECT_GE(mine[0]["time"].get<double>(), entered_from - kSlack) << mine[0].dump();
+        EXPECT_LE(mine[0]["time"].get<double>(), entered_from + bound + kSlack) << mine[0].dump();
+        if (s.name == "dusk") {  // night stays
+            EXPECT_EQ(mine.size(), 1u) << nlohmann::json(mine).dump();
+            continue;
+        }
+        ASSERT_EQ(mine.size(), 2u) << nlohmann::json(mine).dump() << "; now: " << serve.stream(s.name)["watch"].dump();
+        EXPECT_EQ(mine[1]["change"], "left");
+        EXPECT_GE(mine[1]["time"].get<double>(), ends - kSlack) << mine[1].dump();
+        EXPECT_LE(mine[1]["time"].get<double>(), ends + 4) << mine[1].dump();
+    }
+}
