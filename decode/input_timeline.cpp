@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace vf {
@@ -44,10 +45,17 @@ bool InputTimeline::rebase(const AVPacket* packet, AVRational tb, double gap_s) 
     const int64_t ts = packet_time(packet, true);
     if (ts == AV_NOPTS_VALUE) return false;
     int64_t resume_us = 0;
-    if (last_pts_ != AV_NOPTS_VALUE)
-        resume_us = av_rescale_q(last_pts_, video_.time_base, AV_TIME_BASE_Q) +
-                    av_rescale_q(1, av_inv_q(video_.frame_rate), AV_TIME_BASE_Q);
-    offset_us_ = resume_us + static_cast<int64_t>(gap_s * 1e6) - av_rescale_q(ts, tb, AV_TIME_BASE_Q);
+    if (last_pts_ != AV_NOPTS_VALUE) {
+        // The outage counts in whole frame intervals, so the new connection's frames stay on the
+        // first connection's frame grid: at a fraction of an interval off it, a Matroska recording's
+        // millisecond times put every third frame in its neighbour's slot of a constant-rate reader
+        // (ffmpeg's null output, players), as two frames at one time.
+        const int64_t interval = video_.frame_interval(video_.time_base);
+        const double interval_s = interval * av_q2d(video_.time_base);
+        const int64_t steps = 1 + std::max<int64_t>(0, std::llround(gap_s / interval_s));
+        resume_us = av_rescale_q(last_pts_ + steps * interval, video_.time_base, AV_TIME_BASE_Q);
+    }
+    offset_us_ = resume_us - av_rescale_q(ts, tb, AV_TIME_BASE_Q);
     return true;
 }
 

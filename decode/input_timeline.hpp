@@ -1,7 +1,7 @@
 // The timeline a FileSource hands on. Timestamps never go back: a jump back (concatenated parts,
 // a restarted camera) continues one frame interval after the last frame, and after a reconnect
-// the new connection continues after the last frame plus the real length of the outage, so a
-// recording's clock stays true; passthrough packets are shifted with the video. It also keeps
+// the new connection continues after the last frame plus the real length of the outage (in whole
+// frame intervals: the frames stay on one frame grid), so a recording's clock stays true; passthrough packets are shifted with the video. It also keeps
 // when each video packet was read (frame latency) and how far the input got (truncated files).
 #pragma once
 
@@ -24,7 +24,7 @@ public:
     int64_t continuous_pts(int64_t pts, int64_t index);
 
     // The first packet of a new connection, in time base `tb`, continues the timeline after
-    // `gap_s` of outage. False when the packet has no timestamp (try the next one).
+    // `gap_s` of outage, rounded to whole frame intervals. False when the packet has no timestamp (try the next one).
     bool rebase(const AVPacket* packet, AVRational tb, double gap_s);
 
     // Shifts a passthrough packet in time base `tb` by the offset applied to the video.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace vf {
 namespace {
 
@@ -68,6 +70,35 @@ TEST(InputTimeline, AReconnectContinuesAfterTheLastFramePlusTheOutage) {
     ASSERT_TRUE(t.rebase(packet_at(900000, 900000).get(), {1, 90000}, 2.0));
     // 40 ms (last frame) + 40 ms (one frame) + 2 s (down) = 2.08 s.
     EXPECT_EQ(t.continuous_pts(10000, 2), 2080);
+}
+
+// The outage counts in whole frame intervals: after any gap the frames stay on the first
+// connection's grid (a recording a fraction of a frame off it puts two frames in one slot of a
+// constant-rate reader), and the clock is off by at most half a frame.
+TEST(InputTimeline, AReconnectKeepsTheFramesOnOneGridForAnyOutage) {
+    VideoInfo v;
+    v.time_base = {1, 90000};
+    v.frame_rate = {30000, 1001};
+    const int64_t interval = 3003;
+    std::mt19937 random(std::random_device{}());
+    std::uniform_real_distribution<double> gap_s(0.0, 5.0);
+    std::uniform_int_distribution<int64_t> start(0, 1 << 30);
+    for (int trial = 0; trial < 200; ++trial) {
+        InputTimeline t(v);
+        int64_t pts = 0;
+        for (int i = 0; i < 3; ++i) pts = t.continuous_pts(i * interval, i);
+        const double gap = gap_s(random);
+        const int64_t new_start = start(random);  // the new connection's own clock
+        ASSERT_TRUE(t.rebase(packet_at(new_start, new_start).get(), {1, 90000}, gap));
+        for (int i = 0; i < 3; ++i) {
+            const int64_t next = t.continuous_pts(new_start + i * interval, 3 + i);
+            EXPECT_EQ(next % interval, 0) << "gap " << gap << " s: frame " << next << " is off the grid";
+            if (i == 0) {
+                const double clock_s = (next - pts) / 90000.0 - interval / 90000.0;
+                EXPECT_NEAR(clock_s, gap, interval / 90000.0 / 2 + 1e-6) << "the outage's length, to half a frame";
+            }
+        }
+    }
 }
 
 TEST(InputTimeline, ReadTimesAreMatchedByTimestampOnce) {
