@@ -32,6 +32,7 @@
 #include "app/serve/stream_service.hpp"
 #include "app/serve/webhook_sender.hpp"
 #include "common/error.hpp"
+#include "common/free_memory.hpp"
 #include "common/http_server.hpp"
 #include "common/redact.hpp"
 #ifdef VF_HAVE_CUDA
@@ -317,6 +318,7 @@ int exit_code_after(StreamService& service, const ServeSettings& settings, const
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
+    limit_malloc_arenas();  // before any thread: resident memory flat under load (common/free_memory.hpp)
     ServeOptions o = options;
     const bool demo = o.demo_streams > 0;
     if (demo && o.api_port < 0) o.api_port = kDemoApiPort;
