@@ -4,7 +4,12 @@
 // the noise stopping: a frozen encoder; a slow dusk), to one `vfilter serve`. Each condition is
 // entered within its bound of the change (2 s; motion 0.5 s) and left after it ends; the camera
 // that does not change, and each camera before its change, raise nothing.
+// The cameras are 320x180 at 15 fps; VF_WATCH_SIZE=WxH and VF_WATCH_FPS=N (1920x1080 and 30: the
+// 1080p30 figure in docs/benchmarks.md) make them larger and faster. Each condition's delay from
+// the change to its event is printed ("watch latency: ...").
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "live/live_fixture.hpp"
@@ -16,7 +21,20 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr double kChange = 12, kChangeEnds = 18, kClipEnd = 24;  // seconds of each clip
-constexpr int kFps = 15;
+
+// The cameras' picture: VF_WATCH_SIZE and VF_WATCH_FPS, else 320x180 at 15 fps.
+struct Picture {
+    int width = 320, height = 180, fps = 15;
+    int scaled(int at_180) const { return at_180 * height / 180; }  // a length drawn for 180 lines
+};
+
+Picture picture() {
+    Picture p;
+    if (const char* size = std::getenv("VF_WATCH_SIZE")) std::sscanf(size, "%dx%d", &p.width, &p.height);
+    if (const char* fps = std::getenv("VF_WATCH_FPS")) p.fps = std::atoi(fps);
+    if (p.width < 64 || p.height < 36 || p.fps < 1) p = Picture{};
+    return p;
+}
 // The start of a stream is seen up to a poll after its first frame; the camera's pipeline and
 // the network add a little more: the change is looked for from this much before its moment.
 constexpr double kSlack = 0.4;
@@ -32,7 +50,7 @@ struct Scene {
 
 const std::string kDuring = "between(t," + std::to_string(static_cast<int>(kChange)) + "," + std::to_string(static_cast<int>(kChangeEnds)) + ")";
 
-std::vector<Scene> scenes() {
+std::vector<Scene> scenes(const Picture& p) {
     // geq's gain falls from 1 to 0.03 over 8 s from the change: a dusk (the light, not the edges).
     const std::string dusk = "geq=lum='lum(X,Y)*exp(log(0.03)*min(1,max(0,(T-" + std::to_string(static_cast<int>(kChange)) +
                              ")/8)))':cb='cb(X,Y)':cr='cr(X,Y)'";
@@ -41,7 +59,7 @@ std::vector<Scene> scenes() {
         {"black", "drawbox=c=black:t=fill:enable='" + kDuring + "'", "dark"},
         {"white", "drawbox=c=white:t=fill:enable='" + kDuring + "'", "bright"},
         {"cover", "drawbox=c=gray:t=fill:enable='" + kDuring + "'", "covered"},
-        {"blur", "gblur=sigma=6:enable='" + kDuring + "'", "blurred"},
+        {"blur", "gblur=sigma=" + std::to_string(p.scaled(6)) + ":enable='" + kDuring + "'", "blurred"},
         {"turned", "", "moved"},
         {"object", "", "motion"},
         {"frozen", "", "frozen", true},
@@ -51,17 +69,20 @@ std::vector<Scene> scenes() {
 
 // A clip of the scene: a still picture, wider than the view (so that the view can be shifted),
 // with sensor noise, as H.264 in Matroska.
-std::string make_clip(const std::string& dir, const std::string& still, const Scene& s) {
+std::string make_clip(const std::string& dir, const std::string& still, const Scene& s, const Picture& p) {
     const std::string path = dir + "/" + s.name + ".mkv";
-    std::string graph = "[0:v]crop=320:180:x='if(" + std::string(s.name == "turned" ? kDuring : "0") + ",107,0)':y=0";
+    const std::string fps = std::to_string(p.fps), box = std::to_string(p.scaled(36));
+    std::string graph = "[0:v]crop=" + std::to_string(p.width) + ":" + std::to_string(p.height) + ":x='if(" +
+                        std::string(s.name == "turned" ? kDuring : "0") + "," + std::to_string(p.width / 3) + ",0)':y=0";
     if (!s.change.empty()) graph += "," + s.change;
-    if (s.name == "object") graph += "[bg];[1:v]format=yuv420p[box];[bg][box]overlay=x='20+50*(t-" + std::to_string(kChange) +
-                                     ")':y=70:enable='" + kDuring + "'";
+    if (s.name == "object")
+        graph += "[bg];[1:v]format=yuv420p[box];[bg][box]overlay=x='" + std::to_string(p.scaled(20)) + "+" + std::to_string(p.scaled(50)) +
+                 "*(t-" + std::to_string(kChange) + ")':y=" + std::to_string(p.scaled(70)) + ":enable='" + kDuring + "'";
     graph += ",noise=alls=5:allf=t" + std::string(s.noise_stops ? ":enable='not(" + kDuring + ")'" : "") + ",format=yuv420p[v]";
-    std::vector<std::string> cmd = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", std::to_string(kFps), "-i", still};
-    if (s.name == "object") cmd.insert(cmd.end(), {"-f", "lavfi", "-i", "color=c=red:s=36x36:r=" + std::to_string(kFps)});
+    std::vector<std::string> cmd = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", fps, "-i", still};
+    if (s.name == "object") cmd.insert(cmd.end(), {"-f", "lavfi", "-i", "color=c=red:s=" + box + "x" + box + ":r=" + fps});
     cmd.insert(cmd.end(), {"-filter_complex", graph, "-map", "[v]", "-t", std::to_string(kClipEnd), "-c:v", "libx264", "-preset",
-                           "veryfast", "-g", std::to_string(kFps), "-bf", "0", "-crf", "20", path});
+                           "veryfast", "-g", fps, "-bf", "0", "-crf", "20", path});
     const CommandResult r = run_command(cmd, 120);
     EXPECT_EQ(r.exit_code, 0) << s.name << ": " << r.output;
     return path;
@@ -86,13 +107,17 @@ double first_below(const std::string& clip, double level) {
 
 TEST_F(Live, WatchedRtspCamerasReportEachChangeInTimeAndNothingElse) {
     NEED_RTSP_CAMERA();
-    const std::string still = dir + "/still.png";
-    const CommandResult made = run_command(
-        {"ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=480x180", "-frames:v", "1", still}, 60);
+    const Picture pic = picture();
+    const int kFps = pic.fps;
+    const std::string still = dir + "/still.png";  // a view and a half wide: the turned camera shifts by a third
+    const CommandResult made = run_command({"ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                                            "testsrc2=size=" + std::to_string(pic.width * 3 / 2) + "x" + std::to_string(pic.height),
+                                            "-frames:v", "1", still},
+                                           60);
     ASSERT_EQ(made.exit_code, 0) << made.output;
-    const std::vector<Scene> all = scenes();
+    const std::vector<Scene> all = scenes(pic);
     std::string files;
-    for (const Scene& s : all) files += (files.empty() ? "" : ",") + make_clip(dir, still, s);
+    for (const Scene& s : all) files += (files.empty() ? "" : ",") + make_clip(dir, still, s, pic);
     const double dusk_dark = first_below(dir + "/dusk.mkv", 28);
     ASSERT_GT(dusk_dark, kChange) << "the dusk clip never went below the dark threshold";
 
@@ -152,6 +177,8 @@ TEST_F(Live, WatchedRtspCamerasReportEachChangeInTimeAndNothingElse) {
         }
         ASSERT_GE(mine.size(), 1u) << s.condition << " was never entered; events: " << nlohmann::json(of_stream[s.name]).dump();
         EXPECT_EQ(mine[0]["change"], "entered");
+        std::printf("watch latency: %s entered %s %.2f s after the change (%dx%d at %d fps)\n", s.name.c_str(), s.condition.c_str(),
+                    mine[0]["time"].get<double>() - entered_from, pic.width, pic.height, kFps);
         EXPECT_GE(mine[0]["time"].get<double>(), entered_from - kSlack) << mine[0].dump();
         EXPECT_LE(mine[0]["time"].get<double>(), entered_from + bound + kSlack) << mine[0].dump();
         if (s.name == "dusk") {  // night stays
