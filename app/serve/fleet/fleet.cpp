@@ -297,7 +297,7 @@ void Fleet::refresh_now() {
         s.reachable = false;
         if (s.error.empty() || !s.address) s.error = "no address of --peers answers for this shard" + failures;
     }
-    refreshed_at_ = std::chrono::steady_clock::now();
+    refreshed_at_ = asked_at;  // what the lists say is as of when they were asked
 }
 
 nlohmann::json Fleet::describe_self() const {
@@ -309,15 +309,26 @@ nlohmann::json Fleet::describe_self() const {
 }
 
 nlohmann::json Fleet::view() {
-    bool stale;
+    bool stale, changed;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        stale = std::chrono::steady_clock::now() - refreshed_at_ > std::chrono::seconds(1);
+        changed = changed_at_ != std::chrono::steady_clock::time_point{} && refreshed_at_ <= changed_at_;
+        stale = changed || std::chrono::steady_clock::now() - refreshed_at_ > std::chrono::seconds(1);
     }
-    if (stale) {
-        // A view never queues behind another refresh (each waits up to the peers' timeout): while
-        // one runs, this view answers from the last lists, so views that come together hold their
-        // workers no longer than one refresh.
+    if (changed) {
+        // After a change passed on, a refresh under way may have asked before it: this view waits
+        // for it, then asks again unless another view has meanwhile (two refreshes at most).
+        std::lock_guard<std::mutex> one_at_a_time(refresh_mutex_);
+        bool still;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            still = refreshed_at_ <= changed_at_;
+        }
+        if (still) refresh_now();
+    } else if (stale) {
+        // Otherwise a view never queues behind another refresh (each waits up to the peers'
+        // timeout): while one runs, this view answers from the last lists, so views that come
+        // together hold their workers no longer than one refresh.
         std::unique_lock<std::mutex> one_at_a_time(refresh_mutex_, std::try_to_lock);
         if (one_at_a_time.owns_lock()) refresh_now();
     }

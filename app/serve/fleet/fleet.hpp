@@ -86,7 +86,8 @@ public:
     // What GET /fleet/shard answers peers: this process, its shard and its streams.
     nlohmann::json describe_self() const;
     // GET /streams?scope=fleet: {"shard", "pod", "shards": [...], "streams": [...]}. Asks the peers
-    // again when the last answers are older than a second.
+    // again when the last answers are older than a second, or were asked before a change this
+    // process passed on was answered (then it waits for that refresh: the change shows at once).
     nlohmann::json view();
     // Asks the peers again now rather than at the next refresh (a lease that lapsed wants to know
     // whether the store answers them).
@@ -151,7 +152,9 @@ private:
     mutable std::mutex mutex_;
     std::map<int, ShardState> shards_;  // other shards, by index
     std::map<std::string, std::string> warned_;  // address -> the last warning logged for it
-    std::chrono::steady_clock::time_point refreshed_at_{};
+    // When the last refresh asked (its lists are as of then), and when a change passed to another
+    // shard was last answered: a view asks again until its lists were asked after the change.
+    std::chrono::steady_clock::time_point refreshed_at_{}, changed_at_{};
     bool stopping_ = false;
     bool refresh_soon_ = false;
     std::condition_variable wake_;

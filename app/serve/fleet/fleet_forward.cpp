@@ -104,7 +104,7 @@ HttpResponse Fleet::pass_whole(Forward& f) {
     answer.headers.push_back({"X-Vfilter-Shard", std::to_string(f.shard)});
     if (f.call.method != "GET" && f.call.method != "HEAD") {
         std::lock_guard<std::mutex> lock(mutex_);
-        refreshed_at_ = {};  // the fleet list asks again: it shows the change at once
+        changed_at_ = std::chrono::steady_clock::now();  // the fleet list asks again: it shows the change at once
     }
     return answer;
 }
