@@ -39,5 +39,5 @@ if [ "$what" = thread ] || [ "$what" = all ]; then
   cmake --build build-tsan -j "$jobs" --target vfilter_tests vfilter >/dev/null
   TSAN_OPTIONS="suppressions=$here/tests/sanitizers/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
     build-tsan/vfilter_tests --gtest_brief=1 \
-    --gtest_filter='PacketTap.*:ClipRecorderTest.*:BatchWindow.*:NvdecGate.*:DecoderMove.*:StreamService.*:HttpServer.*:HttpServerDeferred.*:HttpCallStop.*:HungPeerForward.*:TricklingPeer.*:HttpServerTls.*:HttpClientTls.*:FrameTap.*:StreamPreview.*:ControlApi.*:ServeConfig.*:Serve.*:CpuFrameEngine.*:PipelineWithFramesInFlight.*:BoundedQueue*:ThreadPool*:EndToEnd.*:*DecoderBuffers*:CpuBackend.Interleaved*:AllFilters/CpuMatchesReference.Exactly/1*'
+    --gtest_filter='PacketTap.*:ClipRecorderTest.*:BatchWindow.*:NvdecGate.*:DecoderMove.*:StreamService.*:HttpServer.*:HttpServerDeferred.*:HttpCallStop.*:HungPeerForward.*:TricklingPeer.*:FleetChangeView.*:HttpServerTls.*:HttpClientTls.*:FrameTap.*:StreamPreview.*:ControlApi.*:ServeConfig.*:Serve.*:CpuFrameEngine.*:PipelineWithFramesInFlight.*:BoundedQueue*:ThreadPool*:EndToEnd.*:*DecoderBuffers*:CpuBackend.Interleaved*:AllFilters/CpuMatchesReference.Exactly/1*'
 fi
