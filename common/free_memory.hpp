@@ -13,7 +13,7 @@ void return_free_memory_to_system();
 
 // glibc gives a process up to eight arenas per core, and each keeps its own free pages between
 // trims; a service's threads (a decoder, filter and encoder per stream) spread over all of them,
-// and its resident size rises with the load as more arenas fill. One arena per core is as many as
+// and its resident size can rise with the load as more arenas fill. One arena per core is as many as
 // can be used at once. serve calls this before it starts a thread; MALLOC_ARENA_MAX, where set,
 // wins. Elsewhere (another C library) it does nothing.
 void limit_malloc_arenas();
