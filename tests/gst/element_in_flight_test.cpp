@@ -21,8 +21,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,11 +44,39 @@ extern "C" {
 namespace vf::in_flight_test {
 namespace {
 
-// The stand-in, which remembers the most frames it held at once.
+// Holds an engine's first frames until its last slot is filled, so that a test sees every slot in
+// flight however slowly the element's thread runs (a fixed hold of a few ms was not always enough
+// under AddressSanitizer on a busy 2-core machine). Bounded: a frame waits 10 s at most.
+struct FillGate {
+    std::mutex mutex;
+    std::condition_variable filled;
+    int64_t submitted = 0;
+    void on_submit(int64_t index) {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            submitted = std::max(submitted, index + 1);
+        }
+        filled.notify_all();
+    }
+    void wait_for(int64_t count) {
+        std::unique_lock<std::mutex> lock(mutex);
+        filled.wait_for(lock, std::chrono::seconds(10), [&] { return submitted >= count; });
+    }
+};
+
+// The stand-in, which remembers the most frames it held at once. With fill_slots, frames before
+// the last slot's wait until it is submitted.
 class RecordingEngine : public CpuFrameEngine {
 public:
-    RecordingEngine(const std::vector<FilterPlan>& chain, int slots, std::shared_ptr<std::atomic<int>> most, int frame_ms)
-        : CpuFrameEngine(chain, slots, [frame_ms](int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(frame_ms)); }),
+    RecordingEngine(const std::vector<FilterPlan>& chain, int slots, std::shared_ptr<std::atomic<int>> most, int frame_ms,
+                    bool fill_slots, std::shared_ptr<FillGate> gate = std::make_shared<FillGate>())
+        : CpuFrameEngine(
+              chain, slots,
+              [frame_ms, fill_slots, slots, gate](int64_t index) {
+                  std::this_thread::sleep_for(std::chrono::milliseconds(frame_ms));
+                  if (fill_slots && index < slots - 1) gate->wait_for(slots);
+              },
+              [gate](int64_t index) { gate->on_submit(index); }),
           most_(std::move(most)) {}
     ~RecordingEngine() override {
         if (max_in_flight() > most_->load()) most_->store(max_in_flight());
@@ -60,13 +91,15 @@ protected:
     void SetUp() override {
         auto most = most_in_flight_;
         auto frame_ms = frame_ms_;
-        set_element_frame_engine_for_tests([most, frame_ms](const std::vector<FilterPlan>& chain, int slots) {
-            return std::make_unique<RecordingEngine>(chain, slots, most, frame_ms->load());
+        auto fill = fill_slots_;
+        set_element_frame_engine_for_tests([most, frame_ms, fill](const std::vector<FilterPlan>& chain, int slots) {
+            return std::make_unique<RecordingEngine>(chain, slots, most, frame_ms->load(), fill->load());
         });
     }
     void TearDown() override { set_element_frame_engine_for_tests(nullptr); }
     std::shared_ptr<std::atomic<int>> most_in_flight_ = std::make_shared<std::atomic<int>>(0);
     std::shared_ptr<std::atomic<int>> frame_ms_ = std::make_shared<std::atomic<int>>(3);  // each frame's time in the engine
+    std::shared_ptr<std::atomic<bool>> fill_slots_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 // A buffer's samples as vfilter's planes, rows packed (whatever the buffer's strides).
@@ -111,6 +144,7 @@ TEST_F(GstElementInFlight, GivesTheCpuElementsBuffersInOrderWithTheirTimestamps)
     const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_I420_10LE,
                                       GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGR};
     uint32_t seed = 1;
+    fill_slots_->store(true);  // every slot in flight at once, however slow the pushing thread
     for (GstVideoFormat format : formats)
         for (const auto& [w, h] : {std::pair<int, int>{75, 41}, {34, 17}})
             for (const char* filter : {"sobel", "gaussian=sigma=2,unsharp"}) {
