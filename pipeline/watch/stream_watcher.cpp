@@ -86,7 +86,15 @@ void StreamWatcher::judge(const PictureMeasures& m, std::array<double, kConditio
     judged[index(Condition::Dark)] = judged[index(Condition::Bright)] = true;
     if (m.changed_fraction) value[index(Condition::Motion)] = *m.changed_fraction, judged[index(Condition::Motion)] = true;
     if (!calibrated_) return;
-    if (m.difference) value[index(Condition::Frozen)] = *m.difference, judged[index(Condition::Frozen)] = true;
+    // A frozen encoder still sends a keyframe each group of pictures, and it differs from the
+    // pictures before it by a little more than a 1080p camera's noise averaged into the thumbnail
+    // (0.02 levels against a threshold near 0.013): once per keyframe, so the smallest of the last
+    // three differences passes over it (down to a keyframe every two measurements). A live camera's
+    // every difference is its noise, far over the threshold, so the smallest is too.
+    if (m.difference) {
+        value[index(Condition::Frozen)] = *std::min_element(recent_differences_.begin(), recent_differences_.begin() + recent_held_);
+        judged[index(Condition::Frozen)] = true;
+    }
     // Neither dark nor bright: past the leave thresholds, so that a dusk judges nothing on its way down.
     const bool lit = m.luma_mean > hysteresis(Condition::Dark).leave && m.luma_mean < hysteresis(Condition::Bright).leave;
     if (!lit) return;
@@ -109,6 +117,13 @@ std::vector<WatchEvent> StreamWatcher::observe(double time, const PictureMeasure
     if (!calibrated_) {
         if (calibrating(time)) collect_calibration(m);
         else finish_calibration();
+    }
+    if (m.difference) {
+        recent_differences_[static_cast<size_t>(recent_next_)] = *m.difference;
+        recent_next_ = (recent_next_ + 1) % kFrozenWindow;
+        recent_held_ = std::min(recent_held_ + 1, kFrozenWindow);
+    } else {
+        recent_next_ = recent_held_ = 0;  // no difference (a new picture size): the window starts again
     }
     std::array<double, kConditionCount> value{};
     std::array<bool, kConditionCount> judged{};

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 
 #include "pipeline/watch/watch_footage.hpp"
 
@@ -78,6 +81,41 @@ TEST(StreamWatcher, SameBytesRepeatedIsFrozen) {
         LumaThumbnail picture = scene.render_thumbnail(plain(t));
         if (t >= kChange && t < kChangeEnds) {
             if (still.samples.empty()) still = picture;
+            picture = still;
+        }
+        for (const WatchEvent& e : watch.observe(t, picture)) events.push_back(e);
+    }
+    expect_condition_during(events, Condition::Frozen, kChange, kChangeEnds, kBound, kLeaveBound);
+}
+
+// A frozen encoder sends the same picture, but each keyframe (one a second here, four
+// measurements apart) encodes it a little differently, once. At 1080p that difference is over the
+// calibrated threshold (0.023 levels against 0.013 measured through serve): here a fresh set of
+// samples one level off, 1.8 times the threshold, under the leave threshold. Frozen all the same.
+TEST(StreamWatcher, FrozenEncoderWhoseKeyframesDifferALittleIsFrozen) {
+    SyntheticScene scene(320, 180, 13, 0.5);
+    CameraWatch watch("cam", WatchSettings{});
+    LumaThumbnail still;
+    std::mt19937 random(5);
+    std::vector<WatchEvent> events;
+    const double step = watch.watcher().measure_interval_s();
+    long keyframe = -1;
+    for (long i = 0; i * step < kEnd; ++i) {
+        const double t = static_cast<double>(i) * step;
+        LumaThumbnail picture = scene.render_thumbnail(plain(t));
+        if (t >= kChange && t < kChangeEnds) {
+            if (still.samples.empty()) still = picture;
+            const long second = static_cast<long>(std::floor(t - kChange));
+            if (second != keyframe) {  // a keyframe: a fresh set of samples a level off
+                keyframe = second;
+                const Hysteresis h = watch.watcher().hysteresis(Condition::Frozen);
+                const size_t off = static_cast<size_t>(1.8 * h.enter * static_cast<double>(still.samples.size()));
+                ASSERT_GT(off, 0u) << "calibrated threshold " << h.enter;
+                std::vector<size_t> at(still.samples.size());
+                std::iota(at.begin(), at.end(), size_t{0});
+                std::shuffle(at.begin(), at.end(), random);
+                for (size_t k = 0; k < off; ++k) still.samples[at[k]] = still.samples[at[k]] == 255 ? 254 : still.samples[at[k]] + 1;
+            }
             picture = still;
         }
         for (const WatchEvent& e : watch.observe(t, picture)) events.push_back(e);
