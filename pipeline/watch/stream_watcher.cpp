@@ -88,11 +88,15 @@ void StreamWatcher::judge(const PictureMeasures& m, std::array<double, kConditio
     if (!calibrated_) return;
     // A frozen encoder still sends a keyframe each group of pictures, and it differs from the
     // pictures before it by a little more than a 1080p camera's noise averaged into the thumbnail
-    // (0.02 levels against a threshold near 0.013): once per keyframe, so the smallest of the last
-    // three differences passes over it (down to a keyframe every two measurements). A live camera's
-    // every difference is its noise, far over the threshold, so the smallest is too.
+    // (0.023 levels against a threshold near 0.013): once per keyframe, so the median of the last
+    // three differences passes over it (down to a keyframe every third measurement). The median,
+    // not the smallest: a live camera that sends an unchanged picture now and then (an encoder
+    // that skips still scenes) needs two such in three to look frozen, not one.
     if (m.difference) {
-        value[index(Condition::Frozen)] = *std::min_element(recent_differences_.begin(), recent_differences_.begin() + recent_held_);
+        std::array<double, kFrozenWindow> held = recent_differences_;
+        const auto end = held.begin() + recent_held_;
+        std::sort(held.begin(), end);
+        value[index(Condition::Frozen)] = held[static_cast<size_t>(recent_held_ / 2)];  // of two, the larger
         judged[index(Condition::Frozen)] = true;
     }
     // Neither dark nor bright: past the leave thresholds, so that a dusk judges nothing on its way down.

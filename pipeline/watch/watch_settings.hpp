@@ -59,7 +59,7 @@ constexpr int kDefaultMotionNoiseLevels = 10;
 Hysteresis default_hysteresis(Condition c);
 constexpr double kFrozenMaxEnter = 0.05;
 constexpr double kFrozenShareOfCalibrated = 0.1;
-// frozen is judged on the smallest difference of the last kFrozenWindow measurements: a frozen
+// frozen is judged on the median difference of the last kFrozenWindow measurements: a frozen
 // encoder's keyframes still differ a little from the pictures before them, once each.
 constexpr int kFrozenWindow = 3;
 // motion: its leave threshold is kMotionLeaveOverNoise times the calibration's 90th percentile of

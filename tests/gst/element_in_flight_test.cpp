@@ -46,7 +46,9 @@ namespace {
 
 // Holds an engine's first frames until its last slot is filled, so that a test sees every slot in
 // flight however slowly the element's thread runs (a fixed hold of a few ms was not always enough
-// under AddressSanitizer on a busy 2-core machine). Bounded: a frame waits 10 s at most.
+// under AddressSanitizer on a busy 2-core machine). Bounded: a frame waits 2 s at most (the
+// frames before the last slot wait side by side, so an element that keeps none in flight costs a
+// run 2 s, and the test fails on its count).
 struct FillGate {
     std::mutex mutex;
     std::condition_variable filled;
@@ -60,7 +62,7 @@ struct FillGate {
     }
     void wait_for(int64_t count) {
         std::unique_lock<std::mutex> lock(mutex);
-        filled.wait_for(lock, std::chrono::seconds(10), [&] { return submitted >= count; });
+        filled.wait_for(lock, std::chrono::seconds(2), [&] { return submitted >= count; });
     }
 };
 

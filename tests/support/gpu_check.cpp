@@ -11,6 +11,14 @@
 #include "support/parallel_reference.hpp"
 
 namespace vf::gpu_test {
+
+bool gpu_present_for_this_process(std::string* why) {
+    static std::string reason;
+    static const bool present = cuda_device_available(&reason);
+    if (why) *why = reason;
+    return present;
+}
+
 namespace {
 
 // The reference output for a case. The plain reference for ordinary sizes; for 4K the CPU fast
