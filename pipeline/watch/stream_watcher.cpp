@@ -22,6 +22,14 @@ double percentile(std::vector<double> v, double share) {
 
 int index(Condition c) { return static_cast<int>(c); }
 
+// The median of the first `held` (1 to 3) values; of two, the larger.
+static_assert(kFrozenWindow == 3);
+double median_of_up_to_three(const std::array<double, kFrozenWindow>& v, int held) {
+    if (held <= 1) return v[0];
+    if (held == 2) return std::max(v[0], v[1]);
+    return std::max(std::min(v[0], v[1]), std::min(std::max(v[0], v[1]), v[2]));
+}
+
 // Sharpness over the luma variance: the same under any light, since both scale with its square.
 // Absent for a picture too flat to have any.
 bool sharpness_ratio(const PictureMeasures& m, double& ratio) {
@@ -93,10 +101,7 @@ void StreamWatcher::judge(const PictureMeasures& m, std::array<double, kConditio
     // not the smallest: a live camera that sends an unchanged picture now and then (an encoder
     // that skips still scenes) needs two such in three to look frozen, not one.
     if (m.difference) {
-        std::array<double, kFrozenWindow> held = recent_differences_;
-        const auto end = held.begin() + recent_held_;
-        std::sort(held.begin(), end);
-        value[index(Condition::Frozen)] = held[static_cast<size_t>(recent_held_ / 2)];  // of two, the larger
+        value[index(Condition::Frozen)] = median_of_up_to_three(recent_differences_, recent_held_);
         judged[index(Condition::Frozen)] = true;
     }
     // Neither dark nor bright: past the leave thresholds, so that a dusk judges nothing on its way down.
