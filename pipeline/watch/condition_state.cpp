@@ -12,7 +12,7 @@ std::optional<Transition> ConditionState::observe(double time, double value) {
     }
     if (!pending_since_) pending_since_ = time;
     const double hold = active_ ? h_.leave_hold_s : h_.enter_hold_s;
-    if (time - *pending_since_ < hold) return std::nullopt;
+    if (time - *pending_since_ < hold - slack_s_) return std::nullopt;
     active_ = !active_;
     Transition t{active_, time, *pending_since_, value};
     pending_since_.reset();

@@ -19,7 +19,10 @@ class ConditionState {
 public:
     explicit ConditionState(const Hysteresis& h = {}) : h_(h) {}
 
-    // The measure at `time` (never earlier than the last): a transition when the hold completes.
+    // The measure at `time` (never earlier than the last): a transition when the hold completes,
+    // at the first measurement within half a measuring interval of its end. Measurements come at
+    // the interval only roughly (each takes the next decoded frame after it is due), so one a few
+    // milliseconds early would otherwise leave the hold to the next one, a whole interval later.
     std::optional<Transition> observe(double time, double value);
     // The measure means nothing now (a picture too dark to judge its sharpness): the condition
     // keeps its state, and a hold under way starts again at the next judged measurement.
@@ -28,9 +31,11 @@ public:
     bool active() const { return active_; }
     const Hysteresis& hysteresis() const { return h_; }
     void set_hysteresis(const Hysteresis& h) { h_ = h; }
+    void set_measuring_interval(double seconds) { slack_s_ = seconds / 2; }
 
 private:
     Hysteresis h_;
+    double slack_s_ = 0;  // half the measuring interval
     bool active_ = false;
     std::optional<double> pending_since_;
 };

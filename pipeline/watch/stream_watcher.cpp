@@ -22,7 +22,7 @@ double percentile(std::vector<double> v, double share) {
 
 int index(Condition c) { return static_cast<int>(c); }
 
-// The median of the first `held` (1 to 3) values; of two, the larger.
+// The median of the first `held` (1 to 3) values, the newest first; of two, the larger.
 static_assert(kFrozenWindow == 3);
 double median_of_up_to_three(const std::array<double, kFrozenWindow>& v, int held) {
     if (held <= 1) return v[0];
@@ -47,8 +47,10 @@ StreamWatcher::StreamWatcher(std::string stream, const WatchSettings& settings)
     rate_hz_ = settings_.measure_rate_hz.value_or(kDefaultMeasureRateHz);
     calibration_s_ = settings_.calibration_s.value_or(kDefaultCalibrationS);
     noise_levels_ = settings_.motion_noise_levels.value_or(kDefaultMotionNoiseLevels);
-    for (Condition c : kConditions)
+    for (Condition c : kConditions) {
         states_[index(c)].set_hysteresis(resolve_hysteresis(c, settings_.of(c), default_hysteresis(c)));
+        states_[index(c)].set_measuring_interval(measure_interval_s());
+    }
 }
 
 bool StreamWatcher::calibrating(double time) const { return !calibrated_ && (!started_ || time - start_ < calibration_s_); }
@@ -128,11 +130,11 @@ std::vector<WatchEvent> StreamWatcher::observe(double time, const PictureMeasure
         else finish_calibration();
     }
     if (m.difference) {
-        recent_differences_[static_cast<size_t>(recent_next_)] = *m.difference;
-        recent_next_ = (recent_next_ + 1) % kFrozenWindow;
+        std::copy_backward(recent_differences_.begin(), recent_differences_.end() - 1, recent_differences_.end());
+        recent_differences_[0] = *m.difference;
         recent_held_ = std::min(recent_held_ + 1, kFrozenWindow);
     } else {
-        recent_next_ = recent_held_ = 0;  // no difference (a new picture size): the window starts again
+        recent_held_ = 0;  // no difference (a new picture size): the window starts again
     }
     std::array<double, kConditionCount> value{};
     std::array<bool, kConditionCount> judged{};

@@ -64,10 +64,10 @@ private:
     double start_ = 0;
     std::vector<double> sharpness_ratios_, edge_strengths_, differences_, changed_fractions_;
     double median_sharpness_ratio_ = 0, median_edge_strength_ = 0;
-    // The last recent_held_ (at most kFrozenWindow) differences, the next written at recent_next_:
+    // The last recent_held_ (at most kFrozenWindow) differences, the newest first:
     // frozen is judged on their median (stream_watcher.cpp says why).
     std::array<double, kFrozenWindow> recent_differences_{};
-    int recent_next_ = 0, recent_held_ = 0;
+    int recent_held_ = 0;
 };
 
 // A stream's measurer and watcher together, fed its luma thumbnails.

@@ -66,6 +66,26 @@ TEST(ConditionState, AboveSideAndZeroHoldEnterAtOnce) {
     EXPECT_FALSE(left->entered);
 }
 
+// Measurements come a little early or late (each takes the next frame after it is due): a hold
+// completes at the measurement within half an interval of its end, not one interval later.
+TEST(ConditionState, AHoldCompletesAtTheMeasurementNearestItsEnd) {
+    ConditionState s(kBelow);
+    s.set_measuring_interval(0.25);
+    EXPECT_FALSE(s.observe(0.0, 5));  // the hold starts here
+    EXPECT_FALSE(s.observe(0.24, 5));
+    EXPECT_FALSE(s.observe(0.48, 5));
+    EXPECT_FALSE(s.observe(0.72, 5));
+    const auto t = s.observe(0.96, 5);
+    ASSERT_TRUE(t);
+    EXPECT_TRUE(t->entered);
+    EXPECT_DOUBLE_EQ(t->time, 0.96);
+    // Never more than half an interval short: 0.8 s of a 2 s leave hold's 1.875 is not enough.
+    for (double time : {1.0, 1.5, 2.0, 2.8}) EXPECT_FALSE(s.observe(time, 25)) << time;
+    EXPECT_TRUE(s.active());
+    EXPECT_TRUE(s.observe(2.875, 25));
+    EXPECT_FALSE(s.active());
+}
+
 TEST(ConditionState, HoldOffRestartsTheHold) {
     ConditionState s(kBelow);
     s.observe(0, 0);
