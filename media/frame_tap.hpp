@@ -36,6 +36,7 @@ public:
     // No more frames (the stream ended): waiting readers return at once, and later ones too.
     void close();
     int64_t frames_taken() const { return taken_.load(); }  // offers that found a reader
+    int waiting() const { return waiting_.load(); }         // readers and a sampler waiting for an offer
 
 private:
     std::atomic<int> waiting_{0};

@@ -160,9 +160,9 @@ protected:
 
 TEST_F(HungPeerForward, TheShardsOwnApiAnswersWhileMoreForwardsWaitThanItHasWorkers) {
     const int n = 16;  // serve's API has 4 + --max-previews (8) + event streams (4) workers
-    const auto sent = Clock::now();
     auto pending = forwards(n);
     ASSERT_TRUE(peer_holds(n)) << "serve sent on " << peer.held() << " of " << n;
+    const auto held = Clock::now();  // serve had every forward by now: each ends within 9 s of this
     std::vector<double> own;
     for (int round = 0; round < 10; ++round) {
         for (const Reply& r : {request("GET", "/streams"), request("GET", "/metrics"),
@@ -174,10 +174,10 @@ TEST_F(HungPeerForward, TheShardsOwnApiAnswersWhileMoreForwardsWaitThanItHasWork
     std::sort(own.begin(), own.end());
     std::printf("own requests with %d forwards pending: median %.1f ms, slowest %.1f ms\n", n, own[own.size() / 2], own.back());
     // Generous for a loaded machine or a sanitizer build; a worker held by a forward holds these for 9 s.
-    EXPECT_LT(own.back(), 1000.0) << "the slowest of " << own.size() << " own requests, median " << own[own.size() / 2] << " ms";
+    EXPECT_LT(own.back(), 4000.0) << "the slowest of " << own.size() << " own requests, median " << own[own.size() / 2] << " ms";
     for (auto& c : pending) {
         const std::string got = c->read_until("\r\n\r\n", 12s);
-        const Reply r = status_of(got, ms_since(sent));
+        const Reply r = status_of(got, ms_since(held));
         EXPECT_EQ(r.status, 502) << got.substr(0, 400);
         EXPECT_LT(r.ms, 10500.0) << "each forward ends within its 9 s";
         EXPECT_NE(got.find("did not answer"), std::string::npos) << got.substr(0, 400);
@@ -187,15 +187,15 @@ TEST_F(HungPeerForward, TheShardsOwnApiAnswersWhileMoreForwardsWaitThanItHasWork
 }
 
 TEST_F(HungPeerForward, RelayedPreviewsHoldAWorkerOnlyOnceTheirBodyComes) {
-    const auto sent = Clock::now();
     std::vector<std::unique_ptr<HttpConnection>> opening;  // 7 of the 8 previews' places (--max-previews)
     for (int i = 0; i < 7; ++i) opening.push_back(std::make_unique<HttpConnection>(port, head("GET", "/streams/" + theirs + "/preview.mjpg")));
     auto pending = forwards(5);
     ASSERT_TRUE(peer_holds(12)) << "serve sent on " << peer.held() << " of 12";
+    const auto held = Clock::now();  // serve had every opening by now: each ends within 9 s of this
     for (const char* target : {"/streams", "/metrics"}) {
         const Reply r = request("GET", target);
         EXPECT_EQ(r.status, 200);
-        EXPECT_LT(r.ms, 1000.0) << target << " waited behind previews that were still opening";
+        EXPECT_LT(r.ms, 4000.0) << target << " waited behind previews that were still opening (they hold 9 s)";
     }
     HttpConnection watched(port, head("GET", "/streams/" + healthy + "/preview.mjpg"));
     const std::string got = watched.read_until("part 2", 5s);
@@ -206,7 +206,7 @@ TEST_F(HungPeerForward, RelayedPreviewsHoldAWorkerOnlyOnceTheirBodyComes) {
     for (auto& c : opening) {
         const std::string answer = c->read_until("\r\n\r\n", 12s);
         EXPECT_EQ(status_of(answer, 0).status, 502) << answer.substr(0, 400);
-        EXPECT_LT(ms_since(sent), 10500.0) << "a preview's opening ends within 9 s";
+        EXPECT_LT(ms_since(held), 10500.0) << "a preview's opening ends within 9 s";
     }
 }
 
@@ -215,7 +215,7 @@ TEST_F(HungPeerForward, PastTheShardsLimitAForwardIsRefusedAtOnceWithRetryAfter)
     ASSERT_TRUE(peer_holds(kPerShard)) << "serve sent on " << peer.held() << " of " << kPerShard;
     const Reply refused = request("GET", "/streams/" + theirs);
     EXPECT_EQ(refused.status, 503) << refused.text.substr(0, 400);
-    EXPECT_LT(refused.ms, 1000.0) << "refused at once, not after the peer's deadline";
+    EXPECT_LT(refused.ms, 4000.0) << "refused at once, not after the peer's 9 s deadline";
     EXPECT_NE(refused.text.find("Retry-After: "), std::string::npos) << refused.text.substr(0, 400);
     EXPECT_NE(refused.text.find("shard 1/2 (http://127.0.0.1:" + std::to_string(peer.port()) + ")"), std::string::npos)
         << "the refusal names the busy peer: " << refused.text.substr(0, 400);

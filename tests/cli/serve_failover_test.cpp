@@ -174,7 +174,9 @@ TEST_F(Failover, AKilledShardsStreamsRunOnTheOthersWithinTheLeaseAndComeBackWhen
         std::this_thread::sleep_for(100ms);
     }
     ASSERT_GE(taken, 0) << "shard 2's streams did not move to the others";
-    EXPECT_LE(taken, kLease + 3.0) << "the lease time plus a read and a start";
+    // The lease time plus a read and a start (about 1 s here); 5 s for a loaded sanitizer build,
+    // still inside the 10 s target (docs/benchmarks.md, "Failover through etcd").
+    EXPECT_LE(taken, kLease + 5.0) << "the lease time plus a read and a start";
     EXPECT_EQ(takeovers() - takeovers_before, 3);
     std::this_thread::sleep_for(2500ms);  // the fleet lists refreshed
     for (const std::string& n : of_shard[2]) {
@@ -224,7 +226,7 @@ TEST_F(Failover, AStreamAddedThroughTheApiLivesOnWhenItsShardIsLost) {
         std::this_thread::sleep_for(100ms);
     }
     EXPECT_GE(taken, 0) << "the stream added through the API died with its shard";
-    EXPECT_LE(taken, kLease + 3.0);
+    EXPECT_LE(taken, kLease + 5.0);
 }
 
 // Survivors take over only what they have room for (serve: max-streams here; on GPU machines

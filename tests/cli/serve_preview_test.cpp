@@ -132,13 +132,18 @@ TEST(StreamPreview, WatchersShareOnePictureAtATime) {
     const int64_t made = preview.pictures_made();
     std::vector<std::thread> watchers;
     std::atomic<int> answered{0};
+    const auto started = std::chrono::steady_clock::now();
     for (int i = 0; i < 8; ++i)
         watchers.emplace_back([&] {
             if (preview.picture(PreviewSide::Output, 64)) ++answered;
         });
     for (auto& t : watchers) t.join();
     EXPECT_EQ(answered.load(), 8);
-    EXPECT_LE(preview.pictures_made() - made, 2) << "eight watchers at once made " << preview.pictures_made() - made << " pictures";
+    // One picture per interval that the watchers' asking spanned (the first and last may each be
+    // new): two when they ask together; a loaded machine that starts them apart allows more.
+    const auto spanned = std::chrono::steady_clock::now() - started;
+    EXPECT_LE(preview.pictures_made() - made, spanned / StreamPreview::kMinInterval + 2)
+        << "eight watchers at once made " << preview.pictures_made() - made << " pictures";
     // However fast a watcher asks, a side and width gets at most one new picture per interval.
     const auto t = std::chrono::steady_clock::now();
     const int64_t before = preview.pictures_made();

@@ -44,11 +44,11 @@ HttpCall call_to(int port) {
 TEST(HttpCallStop, EndsACallThatWaitsForAPeerThatNeverAnswers) {
     SilentPeer peer;
     HttpCallStop stop;
+    const auto t = Clock::now();  // before the stopper starts its 200 ms
     std::thread stopper([&] {
         std::this_thread::sleep_for(200ms);
         stop.stop();
     });
-    const auto t = Clock::now();
     const HttpReply r = http_call(call_to(peer.port()), &stop);
     const auto took = Clock::now() - t;
     stopper.join();

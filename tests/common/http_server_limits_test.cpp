@@ -134,11 +134,12 @@ TEST(HttpServer, SlowClientsAreDroppedAtTheirDeadlineWhileProbesAnswer) {
         std::this_thread::sleep_for(20ms);
     }
     std::sort(ms.begin(), ms.end());
-    // A probe held behind a stalled client would wait for its 1.5 s deadline; a third of that
-    // tells the two apart on a machine whose cores are busy with other work too.
-    EXPECT_LE(ms[98], 500.0) << "p99 of /healthz beside 64 slow clients; median " << ms[50] << " ms";
+    // A probe held behind a stalled client would wait for its 1.5 s deadline; two thirds of that
+    // tells the two apart on a loaded machine under a sanitizer too, and the median stays short.
+    EXPECT_LE(ms[50], 200.0) << "median of /healthz";
+    EXPECT_LE(ms[98], 1000.0) << "p99 of /healthz beside 64 slow clients; median " << ms[50] << " ms";
     int closed = 0;
-    for (auto& c : slow) closed += c->closed_by_server(200ms) ? 1 : 0;
+    for (auto& c : slow) closed += c->closed_by_server(3s) ? 1 : 0;
     done = true;
     trickle.join();
     EXPECT_EQ(closed, 64) << "slow requests outlived their deadline";

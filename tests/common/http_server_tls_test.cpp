@@ -141,12 +141,13 @@ TEST_F(HttpServerTls, SilentAndTricklingHandshakesAreDroppedAtTheirDeadlinesWhil
         std::this_thread::sleep_for(20ms);
     }
     std::sort(ms.begin(), ms.end());
-    // A probe held behind a stalled client would wait for its 1.5 s deadline; a third of that
-    // tells the two apart on a machine whose cores are busy with other work too.
-    EXPECT_LE(ms[98], 500.0) << "p99 of /healthz over HTTPS beside 64 stalled handshakes; median " << ms[50] << " ms";
+    // A probe held behind a stalled client would wait for its 1.5 s deadline; two thirds of that
+    // tells the two apart on a loaded machine under a sanitizer too, and the median stays short.
+    EXPECT_LE(ms[50], 200.0) << "median of /healthz";
+    EXPECT_LE(ms[98], 1000.0) << "p99 of /healthz over HTTPS beside 64 stalled handshakes; median " << ms[50] << " ms";
     int closed_silent = 0, closed_trickling = 0;
-    for (auto& c : silent) closed_silent += c->closed_by_server(200ms) ? 1 : 0;
-    for (auto& c : trickling) closed_trickling += c->closed_by_server(200ms) ? 1 : 0;
+    for (auto& c : silent) closed_silent += c->closed_by_server(3s) ? 1 : 0;
+    for (auto& c : trickling) closed_trickling += c->closed_by_server(3s) ? 1 : 0;
     done = true;
     trickle.join();
     EXPECT_EQ(closed_silent, 32) << "connections that never said hello outlived the idle deadline";

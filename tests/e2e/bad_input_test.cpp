@@ -9,6 +9,7 @@
 
 #include "support/clip_writer.hpp"
 #include "support/run_command.hpp"
+#include "support/sanitizer_build.hpp"
 
 #ifndef VF_SOURCE_DIR
 #error "VF_SOURCE_DIR must point at the source tree"
@@ -60,14 +61,6 @@ std::string* BadInputs::corpus_ = nullptr;
 std::string* BadInputs::why_ = nullptr;
 bool BadInputs::generated_ = false;
 
-bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return true;
-#else
-    return false;
-#endif
-}
-
 TEST_F(BadInputs, EachGivesItsDocumentedOutcome) {
     if (!generated_) GTEST_SKIP() << "could not generate the corpus (needs the ffmpeg command): " << *why_;
     const std::vector<BadCase> cases = load_cases();
@@ -84,7 +77,7 @@ TEST_F(BadInputs, EachGivesItsDocumentedOutcome) {
         const std::string out = dir + "/" + c.file + ".out.mkv";
         std::string cmd = std::string("exec '") + VFILTER_BIN + "' --device cpu -q --codec ffv1 -o '" + out + "' ";
         cmd += c.use == "kernel" ? "-i '" + clip.path + "' -f 'convolution=file=" + in + "'" : "-i '" + in + "'";
-        if (!sanitized()) cmd = "ulimit -v 4194304; " + cmd;
+        if (!kSanitizerBuild) cmd = "ulimit -v 4194304; " + cmd;
         const CommandResult r = run_command({"bash", "-c", cmd}, 60);
         EXPECT_EQ(r.exit_code, c.code) << r.output;
         if (c.message != "-") {

@@ -280,6 +280,7 @@ TEST_F(GstElementInFlight, ADrainQueryGetsEveryBufferBack) {
 // videotestsrc (seekable) at 25 fps; a flushing seek to 2 s while buffers are in flight: what comes
 // out after it starts at 2 s and runs on frame by frame, with nothing of before the seek.
 TEST_F(GstElementInFlight, AFlushLeavesNothingInFlightBehind) {
+    fill_slots_->store(true);  // every slot in flight at once, however slow the pushing thread
     GstElement* pipeline = gst_parse_launch(
         "videotestsrc pattern=ball ! video/x-raw,format=I420,width=64,height=36,framerate=25/1 ! vfilter filter=sobel frames-in-flight=4 ! "
         "appsink name=sink sync=false max-buffers=2",

@@ -23,6 +23,7 @@
 #include "support/http_client.hpp"
 #include "support/recording_check.hpp"
 #include "support/run_command.hpp"
+#include "support/sanitizer_build.hpp"
 
 namespace vf::test::live {
 
@@ -33,11 +34,6 @@ inline const std::string kVfilter = VFILTER_BIN;
 inline const std::string kRtspServer = std::string(VF_SOURCE_DIR) + "/tests/live/rtsp_server.py";
 inline const std::string kCutStreamServer = std::string(VF_SOURCE_DIR) + "/tests/live/cut_stream_server.py";
 constexpr int kOk = 0, kUsage = 2, kInput = 3, kOutput = 4, kDamaged = 5;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitizerBuild = true;  // timing targets and slow-on-purpose runs do not apply
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
 
 inline bool have(const std::string& probe) { return run_command({"sh", "-c", probe + " >/dev/null 2>&1"}, 30).exit_code == 0; }
 

@@ -75,7 +75,8 @@ TEST(FrameTap, ReadersWaitingTogetherShareOneReferenceAndItIsLetGo) {
     std::vector<AvFramePtr> got(3);
     std::vector<std::thread> readers;
     for (auto& g : got) readers.emplace_back([&tap, &g] { g = tap.next(2s); });
-    std::this_thread::sleep_for(100ms);  // all three wait
+    for (int i = 0; i < 1000 && tap.waiting() < 3; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(tap.waiting(), 3) << "all three wait";
     AvFramePtr f = frame_with_pts(42);
     tap.offer(f.get());
     for (auto& t : readers) t.join();
