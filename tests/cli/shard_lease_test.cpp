@@ -94,7 +94,7 @@ TEST(EtcdStore, AStoreThatDoesNotAnswerFailsEachCallWithinItsBound) {
     } catch (const StoreError& e) {
         EXPECT_FALSE(e.reached()) << e.what();
     }
-    EXPECT_LT(seconds_since(start), 1.5);
+    EXPECT_LT(seconds_since(start), 3.0);  // its 500 ms timeout, with room for a loaded sanitizer run
     etcd.resume();  // answers again (the put that timed out may have been applied late: either value)
     const std::vector<StoreEntry> read = store->read_prefix("/k");
     ASSERT_EQ(read.size(), 1u);
@@ -103,7 +103,7 @@ TEST(EtcdStore, AStoreThatDoesNotAnswerFailsEachCallWithinItsBound) {
     auto nobody = store_at(loopback(test::free_port()), 500);
     start = Clock::now();
     EXPECT_THROW(nobody->grant_lease(5), StoreError);
-    EXPECT_LT(seconds_since(start), 1.5);
+    EXPECT_LT(seconds_since(start), 3.0);  // its 500 ms timeout, with room for a loaded sanitizer run
 }
 
 TEST(EtcdStore, AddressesOtherThanEtcdsClientUrlsAreRefusedNamingTheOption) {

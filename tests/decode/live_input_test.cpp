@@ -62,11 +62,11 @@ TEST(LiveInput, PacerKeepsTimestampPaceAndSkipsJumps) {
     EXPECT_LT(took, 0.5);
     const auto t1 = Clock::now();
     pacer.pace(500.0, stop);  // a jump far ahead restarts the clock instead of sleeping 400 s
-    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t1).count(), 0.1);
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t1).count(), 1.0);
     stop = true;
     const auto t2 = Clock::now();
-    pacer.pace(503.0, stop);  // a stop request ends a wait at once
-    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t2).count(), 0.1);
+    pacer.pace(503.0, stop);  // a stop request ends a wait at once, not after its 3 s
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t2).count(), 1.0);
 }
 
 }  // namespace
