@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 
 #include "live/live_fixture.hpp"
 
@@ -41,6 +42,18 @@ Picture picture() {
 constexpr double kSlack = 0.4;
 
 double wall_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// rtsp_server.py's "playing /camI T" lines: when each mount's clip last began to be sent.
+std::map<std::string, double> clip_starts(const std::string& camera_log) {
+    std::map<std::string, double> starts;
+    std::istringstream lines(camera_log);
+    for (std::string line; std::getline(lines, line);) {
+        char mount[64] = {};
+        double t = 0;
+        if (std::sscanf(line.c_str(), "playing %63s %lf", mount, &t) == 2) starts[mount] = t;
+    }
+    return starts;
+}
 
 struct Scene {
     std::string name;
@@ -139,8 +152,10 @@ TEST_F(Live, WatchedRtspCamerasReportEachChangeInTimeAndNothingElse) {
     ServeProcess serve(dir, yaml);
     ASSERT_TRUE(serve.ready()) << serve.log();
 
-    // Where each camera's clip is: its frames counted in, over the clip's rate, before the answer
-    // came. An answer that took long makes the start look later: the earliest of several is kept.
+    // Where each camera's clip is: when the camera began sending it (its log's "playing /camI T"),
+    // else its frames counted in, over the clip's rate, before the answer came (late by what serve
+    // had not yet decoded: on a busy machine, more than the slack). An answer that took long makes
+    // the start look later: the earliest of several is kept.
     std::map<std::string, double> started;
     for (const auto until = wall_seconds() + 30; wall_seconds() < until;) {
         const nlohmann::json list = serve.streams();
@@ -156,6 +171,14 @@ TEST_F(Live, WatchedRtspCamerasReportEachChangeInTimeAndNothingElse) {
         std::this_thread::sleep_for(100ms);
     }
     ASSERT_EQ(started.size(), all.size()) << serve.log();
+    const std::map<std::string, double> sent_from = clip_starts(cameras.log());
+    for (size_t i = 0; i < all.size(); ++i) {
+        const auto sent = sent_from.find("/cam" + std::to_string(i));
+        if (sent == sent_from.end()) continue;
+        if (std::abs(started[all[i].name] - sent->second) > 0.1)  // what the estimate alone would have got wrong
+            std::printf("%s: its clip started %.2f s before the frames counted in say\n", all[i].name.c_str(), started[all[i].name] - sent->second);
+        started[all[i].name] = sent->second;
+    }
     const double last_start = std::max_element(started.begin(), started.end(), [](auto& a, auto& b) { return a.second < b.second; })->second;
     std::this_thread::sleep_for(std::chrono::duration<double>(last_start + kChangeEnds + 5 - wall_seconds()));
 

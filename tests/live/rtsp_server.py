@@ -9,7 +9,8 @@ live H.264 test pattern (a moving ball) at rtsp://127.0.0.1:PORT/cam.
                                            default; --speed: pixels a frame it scrolls sideways)
     rtsp_server.py PORT --files F0,F1,...  (recorded cameras: /cam0, /cam1, ... each plays its
                                            H.264 Matroska file in real time from its start for each
-                                           client, then ends)
+                                           client, then ends; prints "playing /camI T" as a client's
+                                           clip starts, T the Unix time)
     rtsp_server.py PORT --record FILE     (a receiving server instead: clients publish H.264 to
                                            rtsp://127.0.0.1:PORT/cam, written to FILE as Matroska)
     rtsp_server.py PORT --auth USER:PASS  (basic authentication: the cameras answer only
@@ -24,6 +25,7 @@ import argparse
 import faulthandler
 import signal
 import sys
+import time
 
 import gi
 
@@ -77,10 +79,18 @@ def main():
         factory.set_shared(False)
         return factory
 
-    def recorded(path):
+    def recorded(mount, path):
         factory = GstRtspServer.RTSPMediaFactory()
         factory.set_launch(f"( filesrc location={path} ! matroskademux ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )")
         factory.set_shared(False)
+
+        # When a client's clip starts: a test then knows when each moment of it was sent, rather
+        # than estimating it from what reached the client (late when the client's machine is busy).
+        def on_state(_media, state):
+            if state == int(Gst.State.PLAYING):
+                print(f"playing {mount} {time.time():.3f}", flush=True)
+
+        factory.connect("media-configure", lambda _factory, media: media.connect("new-state", on_state))
         return factory
 
     mounts = server.get_mount_points()
@@ -97,7 +107,7 @@ def main():
         mounts.add_factory("/cam", factory)
     elif args.files:
         for i, path in enumerate(args.files.split(",")):
-            mounts.add_factory(f"/cam{i}", recorded(path))
+            mounts.add_factory(f"/cam{i}", recorded(f"/cam{i}", path))
     elif args.mounts > 0:
         patterns = ["ball", "smpte", "pinwheel", "spokes", "gradient", "circular", "zone-plate", "checkers-8"]
         for i in range(args.mounts):
