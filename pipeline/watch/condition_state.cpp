@@ -1,5 +1,7 @@
 #include "pipeline/watch/condition_state.hpp"
 
+#include <algorithm>
+
 namespace vf::watch {
 
 std::optional<Transition> ConditionState::observe(double time, double value) {
@@ -12,7 +14,8 @@ std::optional<Transition> ConditionState::observe(double time, double value) {
     }
     if (!pending_since_) pending_since_ = time;
     const double hold = active_ ? h_.leave_hold_s : h_.enter_hold_s;
-    if (time - *pending_since_ < hold - slack_s_) return std::nullopt;
+    // Never more than half the hold off: a short hold at a slow rate still wants two measurements.
+    if (time - *pending_since_ < hold - std::min(slack_s_, hold / 2)) return std::nullopt;
     active_ = !active_;
     Transition t{active_, time, *pending_since_, value};
     pending_since_.reset();

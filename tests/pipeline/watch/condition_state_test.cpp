@@ -79,11 +79,19 @@ TEST(ConditionState, AHoldCompletesAtTheMeasurementNearestItsEnd) {
     ASSERT_TRUE(t);
     EXPECT_TRUE(t->entered);
     EXPECT_DOUBLE_EQ(t->time, 0.96);
-    // Never more than half an interval short: 0.8 s of a 2 s leave hold's 1.875 is not enough.
+    // Never more than half an interval short: 1.8 s of a 2 s leave hold's 1.875 is not enough.
     for (double time : {1.0, 1.5, 2.0, 2.8}) EXPECT_FALSE(s.observe(time, 25)) << time;
     EXPECT_TRUE(s.active());
     EXPECT_TRUE(s.observe(2.875, 25));
     EXPECT_FALSE(s.active());
+}
+
+// A hold no longer than half an interval (a slow rate) still needs a second measurement.
+TEST(ConditionState, AShortHoldAtASlowRateStillWantsTwoMeasurements) {
+    ConditionState s({Side::Below, 10, 20, 0.4, 2.0});
+    s.set_measuring_interval(1.0);
+    EXPECT_FALSE(s.observe(0.0, 5));
+    EXPECT_TRUE(s.observe(1.0, 5));
 }
 
 TEST(ConditionState, HoldOffRestartsTheHold) {
