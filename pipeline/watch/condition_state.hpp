@@ -20,9 +20,10 @@ public:
     explicit ConditionState(const Hysteresis& h = {}) : h_(h) {}
 
     // The measure at `time` (never earlier than the last): a transition when the hold completes,
-    // at the first measurement within half a measuring interval (at most half the hold) of its end. Measurements come at
-    // the interval only roughly (each takes the next decoded frame after it is due), so one a few
-    // milliseconds early would otherwise leave the hold to the next one, a whole interval later.
+    // at the first measurement within half a measuring interval (at most half the hold) of its
+    // end. Measurements come at the interval only roughly (each takes the next decoded frame
+    // after it is due), so one a few milliseconds early would otherwise leave the hold to the
+    // next one, a whole interval later.
     std::optional<Transition> observe(double time, double value);
     // The measure means nothing now (a picture too dark to judge its sharpness): the condition
     // keeps its state, and a hold under way starts again at the next judged measurement.
