@@ -33,12 +33,25 @@ failure_digest() {  # build dir: where each failed test of its last run failed, 
          print "== " name " failed:"; for (i = 0; i < n; i++) print "   " buf[i]; name = "" }' "$log" | awk 'NR <= 60'
 }
 status=0
-trap 'for d in "${VF_BUILD_DIR:-build}" build-asan build-tsan; do [ "$status" = 0 ] || failure_digest "$d"; done
+image_build_pid=""
+trap '[ -z "$image_build_pid" ] || kill -- -"$image_build_pid" 2>/dev/null
+      for d in "${VF_BUILD_DIR:-build}" build-asan build-tsan; do [ "$status" = 0 ] || failure_digest "$d"; done
       echo "== stage times: ${stage_times[*]:-none}; ${SECONDS} s in all"' EXIT
 scripts/install_deps.sh --test
 scripts/install_python_deps.sh  # the Python module and its tests (docs/python.md)
 scripts/install_web_test_deps.sh  # Chromium and playwright-core for serve's page (tests/web)
 stage_done "installing"
+# The container image (docker/build_image.sh: Debian, FFmpeg and vfilter compiled inside it) takes
+# about ten minutes of both cores. It is built in the background at the lowest CPU priority from
+# here on, so its downloads and compiles take what the builds and the tests below leave idle; the
+# tests on it (ctest label docker) run last, when it is ready. Only for a whole run as root with
+# podman (otherwise those tests run, or skip, with the rest).
+image_build_pid=""
+if [ $# = 0 ] && [ "$(id -u)" = 0 ] && command -v podman >/dev/null && command -v debootstrap >/dev/null; then
+  mkdir -p build-docker
+  setsid nice -n 19 docker/build_image.sh >build-docker/background-build.log 2>&1 &  # a group of its own
+  image_build_pid=$!
+fi
 scripts/build.sh -DVF_WERROR=ON -DVF_BUILD_TESTS=ON
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== CPU-only build check (-DVF_CUDA=OFF)"
@@ -46,7 +59,9 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   cmake --build build-cpu-only -j "$(nproc)" --target vfilter >/dev/null
 fi
 stage_done "building"
-(cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "$@") || status=$?
+later=()
+[ -n "$image_build_pid" ] && later=(-LE '^docker$')
+(cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "${later[@]}" "$@") || status=$?
 slowest_tests "${VF_BUILD_DIR:-build}"
 stage_done "testing"
 [ "$status" = 0 ] || exit "$status"
@@ -59,5 +74,13 @@ if [ "${VF_SKIP_SANITIZERS:-0}" != 1 ]; then
   [ "$status" = 0 ] || exit "$status"
   scripts/sanitize.sh thread || status=$?
   stage_done "ThreadSanitizer"
+  [ "$status" = 0 ] || exit "$status"
+fi
+if [ -n "$image_build_pid" ]; then
+  # Its own failure shows again in Docker.BuildAndRunWithPodman, which builds the image itself.
+  wait "$image_build_pid" || echo "== the background image build failed: build-docker/background-build.log"
+  image_build_pid=""
+  (cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -L '^docker$') || status=$?
+  stage_done "containers"
   [ "$status" = 0 ] || exit "$status"
 fi

@@ -11,6 +11,10 @@ image=${1:-localhost/vfilter:test}
 cache="$here/build-docker"
 base=localhost/vfilter-debian-base:bookworm
 mkdir -p "$cache"
+# One build at a time per checkout (test.sh builds in the background while tests may ask for it):
+# a second caller waits, then finds every layer in podman's cache.
+exec 9>"$cache/.build.lock"
+flock 9
 fail() { echo "docker/build_image.sh: FAIL: $*" >&2; exit 1; }
 
 echo "== base image: Debian 12 (debootstrap --variant=minbase)"
