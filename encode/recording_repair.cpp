@@ -165,9 +165,10 @@ namespace {
 // only_mp4_headers: a file that does not begin with a whole MP4 header (ftyp, moov) is left as
 // it is, since nothing shows that a recorder wrote it.
 void repair_newest_segments(const std::string& pattern, fs::file_time_type since, const char* cause, bool only_mp4_headers) {
-    std::vector<SegmentFile> files = SegmentSeries(pattern).files();
-    int looked = 0;
-    for (auto it = files.rbegin(); it != files.rend() && looked < 2; ++it, ++looked) {
+    FileSelection newest(2, FileSelection::Keep::Newest);  // not the whole folder's list: it may hold months
+    SegmentSeries(pattern).for_each_file([&](SegmentFile&& f) { newest.offer(std::move(f)); });
+    const std::vector<SegmentFile> files = newest.take();
+    for (auto it = files.rbegin(); it != files.rend(); ++it) {
         if (it->written < since) break;
         if (only_mp4_headers && !mp4_header_complete(it->path)) continue;
         repair_cut_recording(it->path, cause);

@@ -23,48 +23,55 @@ RecordingRetention::RecordingRetention(std::string stream, std::optional<Segment
     if (!segments_ && !clips_) fail(ErrorCategory::Internal, "a recording's retention without files to keep");
 }
 
-// Every file of the segment series but the newest, which is being written, and every clip.
-std::vector<SegmentFile> RecordingRetention::finished() const {
-    std::vector<SegmentFile> files;
+// Every file of the segment series but the newest, which is being written, and every clip:
+// counted, and the `oldest` first of them kept. Holds at most that many files however many the
+// folder has: serve looks every second, and a folder fills for months when nothing limits it.
+RecordingRetention::FinishedLook RecordingRetention::look(size_t oldest) const {
+    FinishedLook out;
+    FileSelection first(oldest, FileSelection::Keep::Oldest);
+    const auto finished = [&](SegmentFile&& f) {
+        ++out.count;
+        out.bytes += f.bytes;
+        first.offer(std::move(f));
+    };
     if (segments_) {
-        files = segments_->files();
-        if (!files.empty()) files.pop_back();
-    }
-    if (clips_) {
-        std::vector<SegmentFile> clips = clips_->files();
-        files.insert(files.end(), clips.begin(), clips.end());
-        std::sort(files.begin(), files.end(), [](const SegmentFile& a, const SegmentFile& b) {
-            return a.written != b.written ? a.written < b.written : a.path < b.path;
+        std::optional<SegmentFile> newest;  // held back until a newer one is found
+        segments_->for_each_file([&](SegmentFile&& f) {
+            if (newest && written_before(f, *newest)) return finished(std::move(f));
+            if (newest) finished(std::move(*newest));
+            newest = std::move(f);
         });
     }
-    return files;
+    if (clips_) clips_->for_each_file(finished);
+    out.oldest = first.take();
+    return out;
 }
 
 void RecordingRetention::enforce() {
-    const std::vector<SegmentFile> files = finished();
-    int64_t total = 0;
-    for (const SegmentFile& f : files) total += f.bytes;
+    // A backlog longer than one look's files (a limit lowered on a full folder) goes at that many
+    // a look (a second in serve).
+    constexpr size_t kDeletedPerLook = 1000;
+    const FinishedLook files = look(kDeletedPerLook);
+    int64_t kept_files = files.count, kept_bytes = files.bytes;
     const auto now = fs::file_time_type::clock::now();
-    size_t first_kept = 0;
-    for (; first_kept < files.size(); ++first_kept) {
-        const SegmentFile& f = files[first_kept];
+    for (const SegmentFile& f : files.oldest) {
         const double age_s = std::chrono::duration<double>(now - f.written).count();
         const bool too_old = limits_.max_age_s > 0 && age_s > limits_.max_age_s;
-        const bool too_big = limits_.max_bytes > 0 && total > limits_.max_bytes;
+        const bool too_big = limits_.max_bytes > 0 && kept_bytes > limits_.max_bytes;
         if (!too_old && !too_big) break;
-        const std::string why = too_old ? "older than retain" : "beyond retain-size";
-        if (remove(f, why)) total -= f.bytes;
-        else break;  // could not delete it: leave the rest for the next look
+        if (!remove(f, too_old ? "older than retain" : "beyond retain-size")) break;  // the rest at the next look
+        --kept_files;
+        kept_bytes -= f.bytes;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    counts_.kept_files = static_cast<int64_t>(files.size() - first_kept);
-    counts_.kept_bytes = total;
+    counts_.kept_files = kept_files;
+    counts_.kept_bytes = kept_bytes;
 }
 
 std::optional<SegmentFile> RecordingRetention::oldest_finished() const {
-    const std::vector<SegmentFile> files = finished();
-    if (files.empty()) return std::nullopt;
-    return files.front();
+    std::vector<SegmentFile> oldest = look(1).oldest;
+    if (oldest.empty()) return std::nullopt;
+    return std::move(oldest.front());
 }
 
 bool RecordingRetention::remove(const SegmentFile& file, const std::string& why) {

@@ -48,8 +48,12 @@ public:
     RetentionCounts counts() const;
 
 private:
+    struct FinishedLook {
+        int64_t count = 0, bytes = 0;     // every finished file
+        std::vector<SegmentFile> oldest;  // the first few of them, oldest first
+    };
     std::string who() const;  // "stream 'NAME': " for the log
-    std::vector<SegmentFile> finished() const;  // oldest first
+    FinishedLook look(size_t oldest) const;
 
     std::string stream_;
     std::optional<SegmentSeries> segments_, clips_;

@@ -74,8 +74,29 @@ SegmentSeries SegmentSeries::clips(const std::string& folder) {
 
 bool SegmentSeries::matches(const std::string& file_name) const { return std::regex_match(file_name, name_); }
 
-std::vector<SegmentFile> SegmentSeries::files() const {
-    std::vector<SegmentFile> out;
+bool written_before(const SegmentFile& a, const SegmentFile& b) { return a.written != b.written ? a.written < b.written : a.path < b.path; }
+
+void FileSelection::offer(SegmentFile file) {
+    if (limit_ == 0) return;
+    const auto give_up_first = [this](const SegmentFile& a, const SegmentFile& b) { return first(a, b); };
+    if (heap_.size() < limit_) {
+        heap_.push_back(std::move(file));
+        std::push_heap(heap_.begin(), heap_.end(), give_up_first);
+    } else if (first(file, heap_.front())) {
+        std::pop_heap(heap_.begin(), heap_.end(), give_up_first);
+        heap_.back() = std::move(file);
+        std::push_heap(heap_.begin(), heap_.end(), give_up_first);
+    }
+}
+
+std::vector<SegmentFile> FileSelection::take() {
+    std::vector<SegmentFile> out = std::move(heap_);
+    heap_.clear();
+    std::sort(out.begin(), out.end(), written_before);
+    return out;
+}
+
+void SegmentSeries::for_each_file(const std::function<void(SegmentFile&&)>& visit) const {
     std::error_code ec;
     for (fs::directory_iterator it(folder_, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string file_name = it->path().filename().string();
@@ -86,11 +107,14 @@ std::vector<SegmentFile> SegmentSeries::files() const {
         f.path = (folder_ == "." ? file_name : it->path().string());
         f.bytes = static_cast<int64_t>(it->file_size(e));
         f.written = it->last_write_time(e);
-        if (!e) out.push_back(std::move(f));
+        if (!e) visit(std::move(f));
     }
-    std::sort(out.begin(), out.end(), [](const SegmentFile& a, const SegmentFile& b) {
-        return a.written != b.written ? a.written < b.written : a.path < b.path;
-    });
+}
+
+std::vector<SegmentFile> SegmentSeries::files() const {
+    std::vector<SegmentFile> out;
+    for_each_file([&](SegmentFile&& f) { out.push_back(std::move(f)); });
+    std::sort(out.begin(), out.end(), written_before);
     return out;
 }
 

@@ -21,12 +21,25 @@ bool disk_space(const std::string& folder, int64_t* free_bytes, int64_t* total_b
 RetentionKeeper::RetentionKeeper(FreeSpaceFloor floor, std::chrono::milliseconds period) : floor_(floor), period_(period) {
     thread_ = std::thread([this] {
         std::unique_lock<std::mutex> lock(mutex_);
-        while (!wake_.wait_for(lock, period_, [this] { return stop_; })) {
+        std::chrono::steady_clock::duration wait = period_;
+        while (!wake_.wait_for(lock, wait, [this] { return stop_; })) {
             lock.unlock();
+            const auto started = std::chrono::steady_clock::now();
             look();
+            wait = wait_after_look(std::chrono::steady_clock::now() - started);
             lock.lock();
         }
     });
+}
+
+// A look reads every file name of the recordings' folders, which grow for months when nothing
+// limits them (200,000 files: about half a core's second): a look that took D waits 100 D before
+// the next, so the keeper costs about 1% of a core however full the folders, and at most a minute.
+std::chrono::steady_clock::duration RetentionKeeper::wait_after_look(std::chrono::steady_clock::duration took) const {
+    using Duration = std::chrono::steady_clock::duration;
+    constexpr int kWaitPerLookTime = 100;
+    const Duration longest = std::max<Duration>(period_, std::chrono::minutes(1));
+    return std::clamp<Duration>(took * kWaitPerLookTime, period_, longest);
 }
 
 RetentionKeeper::~RetentionKeeper() {

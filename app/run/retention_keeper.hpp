@@ -1,4 +1,5 @@
-// Keeps recordings from filling disks: once a second, on a thread of its own, it applies every
+// Keeps recordings from filling disks: once a second (less often when a look takes long: a look
+// that took D waits 100 D, at most a minute), on a thread of its own, it applies every
 // registered stream's retention (retain, retain-size), then the free-space floor (--min-free) of
 // each disk the recordings go to: below it, the oldest finished recording of any stream on that
 // disk is deleted first, until the floor is met or nothing finished is left (then the log says so,
@@ -38,6 +39,7 @@ public:
 
 private:
     void keep_floor(const std::vector<std::shared_ptr<RecordingRetention>>& all);
+    std::chrono::steady_clock::duration wait_after_look(std::chrono::steady_clock::duration took) const;
 
     FreeSpaceFloor floor_;
     std::chrono::milliseconds period_;

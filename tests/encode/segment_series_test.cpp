@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <random>
 #include <filesystem>
 #include <fstream>
 
@@ -164,6 +167,65 @@ TEST_F(SegmentFiles, RetentionCountsAndDeletesClipsWithTheSegments) {
     only_clips.enforce();
     EXPECT_TRUE(names(clips).empty()) << "older than 10 s";
     EXPECT_TRUE(fs::exists(dir + "/rec-001.mp4")) << "a retention of clips alone leaves the segments";
+}
+
+// The oldest or newest few of a folder, held in bounded memory, are the first or last few of the
+// whole sorted list: random ages (many equal, so the name decides), every limit from none to more
+// than there are.
+TEST(FileSelection, KeepsWhatTheWholeSortedListStartsAndEndsWith) {
+    std::mt19937 random(20261130);
+    for (int round = 0; round < 20; ++round) {
+        const int count = std::uniform_int_distribution<int>(0, 300)(random);
+        std::vector<SegmentFile> files;
+        for (int i = 0; i < count; ++i) {
+            SegmentFile f;
+            f.path = "rec-" + std::to_string(std::uniform_int_distribution<int>(0, 99999)(random)) + "-" + std::to_string(i) + ".mp4";
+            f.bytes = i;
+            f.written = fs::file_time_type(std::chrono::seconds(std::uniform_int_distribution<int>(0, count / 4 + 1)(random)));
+            files.push_back(f);
+        }
+        std::vector<SegmentFile> sorted = files;
+        std::sort(sorted.begin(), sorted.end(), written_before);
+        for (size_t limit : {size_t{0}, size_t{1}, size_t{7}, size_t(count / 2), size_t(count), size_t(count + 5)}) {
+            FileSelection oldest(limit, FileSelection::Keep::Oldest), newest(limit, FileSelection::Keep::Newest);
+            for (const SegmentFile& f : files) {
+                oldest.offer(f);
+                newest.offer(f);
+            }
+            const size_t n = std::min(limit, sorted.size());
+            const auto paths = [](const std::vector<SegmentFile>& v) {
+                std::vector<std::string> out;
+                for (const SegmentFile& f : v) out.push_back(f.path);
+                return out;
+            };
+            EXPECT_EQ(paths(oldest.take()), paths({sorted.begin(), sorted.begin() + static_cast<long>(n)})) << count << " files, limit " << limit;
+            EXPECT_EQ(paths(newest.take()), paths({sorted.end() - static_cast<long>(n), sorted.end()})) << count << " files, limit " << limit;
+        }
+    }
+}
+
+// A folder of more finished files than one look deletes (a limit lowered after months): each look
+// deletes the oldest it may, the next goes on, and what stays is the newest within the limit.
+TEST_F(SegmentFiles, RetentionWorksThroughAFolderLargerThanOneLook) {
+    const int count = 2600;
+    char name[32];
+    for (int i = 0; i < count; ++i) {
+        std::snprintf(name, sizeof name, "rec-%05d.mp4", i);
+        write(name, 10, count - i);
+    }
+    RecordingRetention r("cam", dir + "/rec-%05d.mp4", RetentionLimits{0, 1000});
+    std::vector<int64_t> kept;
+    for (int look = 0; look < 4; ++look) {
+        r.enforce();
+        kept.push_back(r.counts().kept_files);
+    }
+    EXPECT_EQ(kept, (std::vector<int64_t>{1599, 599, 100, 100})) << "1000 a look, then the 100 newest finished files of 10 bytes";
+    EXPECT_EQ(r.counts().deleted_files, count - 101);
+    EXPECT_EQ(r.counts().kept_bytes, 1000);
+    const std::vector<std::string> left = names(SegmentSeries(dir + "/rec-%05d.mp4"));
+    ASSERT_EQ(left.size(), 101u);
+    EXPECT_EQ(left.front(), "rec-02499.mp4");
+    EXPECT_EQ(left.back(), "rec-02599.mp4") << "the file being written stays";
 }
 
 }  // namespace

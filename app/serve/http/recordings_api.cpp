@@ -61,24 +61,25 @@ RecordingsSource recordings_source(const StreamConfig& s) {
 nlohmann::json local_recordings(const RecordingsSource& source) {
     nlohmann::json list = nlohmann::json::array();
     if (output_kind(source.output) != OutputKind::File || source.output == "null") return list;
-    std::vector<SegmentFile> files;
+    // The newest kRecordingsListed of each kind, found without holding the folder's whole list
+    // (it may hold months of segments).
+    FileSelection recordings(kRecordingsListed, FileSelection::Keep::Newest), clips(kRecordingsListed, FileSelection::Keep::Newest);
     if (source.clips_only) {
     } else if (source.segmented) {
-        files = SegmentSeries(segment_pattern(source.output)).files();
+        SegmentSeries(segment_pattern(source.output)).for_each_file([&](SegmentFile&& f) { recordings.offer(std::move(f)); });
     } else {
         std::error_code e;
         const auto status = std::filesystem::symlink_status(source.output, e);
         if (!e && std::filesystem::is_regular_file(status))
-            files.push_back({source.output, static_cast<int64_t>(std::filesystem::file_size(source.output, e)),
-                             std::filesystem::last_write_time(source.output, e)});
+            recordings.offer({source.output, static_cast<int64_t>(std::filesystem::file_size(source.output, e)),
+                              std::filesystem::last_write_time(source.output, e)});
     }
-    const size_t recordings = files.size();
     // Clips: only names of the clip series (never anything else in that folder), given below the
     // recordings' folder.
-    if (!source.clips.empty())
-        for (SegmentFile& f : SegmentSeries::clips(source.clips).files()) files.push_back(std::move(f));
+    if (!source.clips.empty()) SegmentSeries::clips(source.clips).for_each_file([&](SegmentFile&& f) { clips.offer(std::move(f)); });
     std::vector<std::pair<SegmentFile, bool>> all;
-    for (size_t i = 0; i < files.size(); ++i) all.emplace_back(std::move(files[i]), i >= recordings);
+    for (SegmentFile& f : recordings.take()) all.emplace_back(std::move(f), false);
+    for (SegmentFile& f : clips.take()) all.emplace_back(std::move(f), true);
     std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.written > b.first.written; });
     if (all.size() > kRecordingsListed) all.resize(kRecordingsListed);
     for (const auto& [f, clip] : all) {
