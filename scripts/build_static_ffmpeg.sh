@@ -52,8 +52,9 @@ components=(
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,aac_adtstoasc
   --enable-filter=sobel,prewitt,scharr,roberts,kirsch,convolution,gblur,avgblur,boxblur,unsharp
   --enable-filter=scale,format,null,anull,aresample,testsrc2,sine,noise,crop
-  # The watch tests' clips (tests/cli/serve_watch_test.cpp, serve_clips_test.cpp): a picture going black.
-  --enable-filter=color,concat
+  # The watch tests' clips (tests/cli/serve_watch_test.cpp, serve_clips_test.cpp): a picture going
+  # black, and each frame's mean luma.
+  --enable-filter=color,concat,signalstats
   --enable-indev=lavfi
   # FFmpeg's own tests of these filters (tests/e2e/fate_filter_test.cpp): FATE's pgmyuv frames,
   # framecrc output, and the avgblur refcmp tests' comparison (to -f null, which takes
