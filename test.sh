@@ -34,7 +34,7 @@ failure_digest() {  # build dir: where each failed test of its last run failed, 
 }
 status=0
 image_build_pid=""
-trap '[ -z "$image_build_pid" ] || kill -- -"$image_build_pid" 2>/dev/null
+trap 'if [ -n "$image_build_pid" ]; then kill -- -"$image_build_pid" 2>/dev/null || true; fi
       for d in "${VF_BUILD_DIR:-build}" build-asan build-tsan; do [ "$status" = 0 ] || failure_digest "$d"; done
       echo "== stage times: ${stage_times[*]:-none}; ${SECONDS} s in all"' EXIT
 scripts/install_deps.sh --test
@@ -80,7 +80,7 @@ if [ -n "$image_build_pid" ]; then
   # Its own failure shows again in Docker.BuildAndRunWithPodman, which builds the image itself.
   wait "$image_build_pid" || echo "== the background image build failed: build-docker/background-build.log"
   image_build_pid=""
-  (cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -L '^docker$') || status=$?
+  (cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure --no-tests=error -L '^docker$') || status=$?
   stage_done "containers"
   [ "$status" = 0 ] || exit "$status"
 fi

@@ -47,12 +47,10 @@ RecordingRetention::FinishedLook RecordingRetention::look(size_t oldest) const {
     return out;
 }
 
-void RecordingRetention::enforce() {
-    // A backlog longer than one look's files (a limit lowered on a full folder) goes at that many
-    // a look (a second in serve).
-    constexpr size_t kDeletedPerLook = 1000;
+bool RecordingRetention::enforce() {
     const FinishedLook files = look(kDeletedPerLook);
     int64_t kept_files = files.count, kept_bytes = files.bytes;
+    size_t deleted = 0;
     const auto now = fs::file_time_type::clock::now();
     for (const SegmentFile& f : files.oldest) {
         const double age_s = std::chrono::duration<double>(now - f.written).count();
@@ -60,19 +58,17 @@ void RecordingRetention::enforce() {
         const bool too_big = limits_.max_bytes > 0 && kept_bytes > limits_.max_bytes;
         if (!too_old && !too_big) break;
         if (!remove(f, too_old ? "older than retain" : "beyond retain-size")) break;  // the rest at the next look
+        ++deleted;
         --kept_files;
         kept_bytes -= f.bytes;
     }
     std::lock_guard<std::mutex> lock(mutex_);
     counts_.kept_files = kept_files;
     counts_.kept_bytes = kept_bytes;
+    return deleted == kDeletedPerLook && kept_files > 0;
 }
 
-std::optional<SegmentFile> RecordingRetention::oldest_finished() const {
-    std::vector<SegmentFile> oldest = look(1).oldest;
-    if (oldest.empty()) return std::nullopt;
-    return std::move(oldest.front());
-}
+std::vector<SegmentFile> RecordingRetention::oldest_finished(size_t count) const { return look(count).oldest; }
 
 bool RecordingRetention::remove(const SegmentFile& file, const std::string& why) {
     std::error_code ec;

@@ -38,10 +38,15 @@ public:
     const std::string& folder() const { return segments_ ? segments_->folder() : clips_->folder(); }
     const RetentionLimits& limits() const { return limits_; }
 
-    // Deletes the oldest finished files beyond the limits and counts what is kept.
-    void enforce();
-    // The oldest finished file (the free-space floor deletes it first), if any.
-    std::optional<SegmentFile> oldest_finished() const;
+    // The most files one look deletes: a look holds no more than that many of a folder's files, so
+    // a folder of months costs what a folder of minutes does; a longer backlog (a limit lowered on
+    // a full folder) goes at that many a look.
+    static constexpr size_t kDeletedPerLook = 1000;
+    // Deletes the oldest finished files beyond the limits and counts what is kept. True when it
+    // stopped at kDeletedPerLook with more beyond them (look again soon).
+    bool enforce();
+    // The `count` oldest finished files, oldest first (the free-space floor deletes them first).
+    std::vector<SegmentFile> oldest_finished(size_t count) const;
     // Deletes one finished file of the series, logged with `why`, and counts it. False when it was
     // already gone or could not be deleted (the log says why).
     bool remove(const SegmentFile& file, const std::string& why);

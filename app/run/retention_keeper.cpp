@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -25,8 +26,8 @@ RetentionKeeper::RetentionKeeper(FreeSpaceFloor floor, std::chrono::milliseconds
         while (!wake_.wait_for(lock, wait, [this] { return stop_; })) {
             lock.unlock();
             const auto started = std::chrono::steady_clock::now();
-            look();
-            wait = wait_after_look(std::chrono::steady_clock::now() - started);
+            const bool backlog = look();
+            wait = backlog ? period_ : wait_after_look(std::chrono::steady_clock::now() - started);
             lock.lock();
         }
     });
@@ -35,6 +36,7 @@ RetentionKeeper::RetentionKeeper(FreeSpaceFloor floor, std::chrono::milliseconds
 // A look reads every file name of the recordings' folders, which grow for months when nothing
 // limits them (200,000 files: about half a core's second): a look that took D waits 100 D before
 // the next, so the keeper costs about 1% of a core however full the folders, and at most a minute.
+// A look that left a backlog (more to delete than one look deletes) is followed after the period.
 std::chrono::steady_clock::duration RetentionKeeper::wait_after_look(std::chrono::steady_clock::duration took) const {
     using Duration = std::chrono::steady_clock::duration;
     constexpr int kWaitPerLookTime = 100;
@@ -62,18 +64,20 @@ void RetentionKeeper::remove(const RecordingRetention* retention) {
                       retentions_.end());
 }
 
-void RetentionKeeper::look() {
+bool RetentionKeeper::look() {
     std::vector<std::shared_ptr<RecordingRetention>> all;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         all = retentions_;
     }
     std::lock_guard<std::mutex> one_at_a_time(look_mutex_);
-    for (const auto& r : all) r->enforce();
-    if (floor_.set()) keep_floor(all);
+    bool backlog = false;
+    for (const auto& r : all) backlog = r->enforce() || backlog;
+    if (floor_.set()) backlog = keep_floor(all) || backlog;
+    return backlog;
 }
 
-void RetentionKeeper::keep_floor(const std::vector<std::shared_ptr<RecordingRetention>>& all) {
+bool RetentionKeeper::keep_floor(const std::vector<std::shared_ptr<RecordingRetention>>& all) {
     // The recordings by the disk they are on: the floor is each disk's.
     std::map<dev_t, std::vector<RecordingRetention*>> by_disk;
     std::map<dev_t, std::string> folder_of;
@@ -83,31 +87,45 @@ void RetentionKeeper::keep_floor(const std::vector<std::shared_ptr<RecordingRete
         by_disk[st.st_dev].push_back(r.get());
         folder_of.emplace(st.st_dev, r->folder());
     }
-    for (const auto& [disk, recordings] : by_disk) {
-        const std::string& folder = folder_of[disk];
-        for (int deleted = 0; deleted < 10000; ++deleted) {
-            int64_t free_bytes = 0, total = 0;
-            if (!disk_space(folder, &free_bytes, &total)) break;
-            const int64_t need = floor_.bytes_of(total);
-            if (free_bytes >= need) {
-                short_folders_.erase(folder);
-                break;
-            }
-            RecordingRetention* from = nullptr;
-            SegmentFile oldest;
-            for (RecordingRetention* r : recordings)
-                if (const auto f = r->oldest_finished(); f && (!from || f->written < oldest.written)) from = r, oldest = *f;
-            if (!from) {
-                if (short_folders_.insert(folder).second)
-                    spdlog::warn("the disk of '{}' has {} free, below --min-free ({}), and no finished recording is left to delete",
-                                 folder, format_bytes(free_bytes), format_bytes(need));
-                break;
-            }
-            if (!from->remove(oldest, "the disk of '" + folder + "' had " + format_bytes(free_bytes) + " free, below --min-free " +
-                                          format_bytes(need)))
-                break;
-        }
+    bool backlog = false;
+    for (const auto& [disk, recordings] : by_disk) backlog = keep_floor_of(folder_of[disk], recordings) || backlog;
+    return backlog;
+}
+
+// One disk below its floor: the oldest finished recordings of any stream on it go first, found in
+// one look at each stream's files (the oldest few of each), however many the folders hold.
+bool RetentionKeeper::keep_floor_of(const std::string& folder, const std::vector<RecordingRetention*>& recordings) {
+    int64_t free_bytes = 0, total = 0;
+    if (!disk_space(folder, &free_bytes, &total)) return false;
+    const int64_t need = floor_.bytes_of(total);
+    if (free_bytes >= need) {
+        short_folders_.erase(folder);
+        return false;
     }
+    // Each stream's oldest `each`, merged: up to the newest file of a stream whose list was full
+    // (the horizon), the merged order is the disk's own.
+    const size_t each = std::max<size_t>(1, RecordingRetention::kDeletedPerLook / recordings.size());
+    std::vector<std::pair<SegmentFile, RecordingRetention*>> oldest;
+    std::optional<SegmentFile> horizon;
+    for (RecordingRetention* r : recordings) {
+        std::vector<SegmentFile> files = r->oldest_finished(each);
+        if (files.size() == each && (!horizon || written_before(files.back(), *horizon))) horizon = files.back();
+        for (SegmentFile& f : files) oldest.emplace_back(std::move(f), r);
+    }
+    if (oldest.empty()) {
+        if (short_folders_.insert(folder).second)
+            spdlog::warn("the disk of '{}' has {} free, below --min-free ({}), and no finished recording is left to delete", folder,
+                         format_bytes(free_bytes), format_bytes(need));
+        return false;
+    }
+    std::sort(oldest.begin(), oldest.end(), [](const auto& a, const auto& b) { return written_before(a.first, b.first); });
+    for (const auto& [file, from] : oldest) {
+        if (horizon && written_before(*horizon, file)) return true;  // beyond what every stream listed: next look
+        if (!from->remove(file, "the disk of '" + folder + "' had " + format_bytes(free_bytes) + " free, below --min-free " + format_bytes(need)))
+            return false;
+        if (!disk_space(folder, &free_bytes, &total) || free_bytes >= need) return false;
+    }
+    return horizon.has_value();  // every listed file gone and still below: a full list may have more
 }
 
 }  // namespace vf

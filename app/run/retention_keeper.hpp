@@ -33,12 +33,13 @@ public:
 
     void add(std::shared_ptr<RecordingRetention> retention);
     void remove(const RecordingRetention* retention);
-    // One look now: what the thread does each period.
-    void look();
+    // One look now: what the thread does each period. True when it left a backlog.
+    bool look();
     const FreeSpaceFloor& floor() const { return floor_; }
 
 private:
-    void keep_floor(const std::vector<std::shared_ptr<RecordingRetention>>& all);
+    bool keep_floor(const std::vector<std::shared_ptr<RecordingRetention>>& all);
+    bool keep_floor_of(const std::string& folder, const std::vector<RecordingRetention*>& recordings);
     std::chrono::steady_clock::duration wait_after_look(std::chrono::steady_clock::duration took) const;
 
     FreeSpaceFloor floor_;

@@ -11,6 +11,7 @@
 #include <random>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
 namespace vf {
 namespace {
@@ -105,11 +106,12 @@ TEST_F(SegmentFiles, RetentionDeletesWhatIsOlderThanItsAge) {
     EXPECT_EQ(names(SegmentSeries(dir + "/cam-%Y.mp4")), (std::vector<std::string>{"cam-2022.mp4", "cam-2023.mp4", "cam-2025.mp4"}));
     EXPECT_EQ(r.counts().deleted_files, 2);
     EXPECT_EQ(r.counts().kept_files, 2);
-    const auto oldest = r.oldest_finished();
-    ASSERT_TRUE(oldest);
-    EXPECT_EQ(fs::path(oldest->path).filename(), "cam-2022.mp4");
-    EXPECT_TRUE(r.remove(*oldest, "the floor"));
-    EXPECT_FALSE(r.remove(*oldest, "the floor")) << "already gone";
+    const std::vector<SegmentFile> oldest = r.oldest_finished(1);
+    ASSERT_EQ(oldest.size(), 1u);
+    EXPECT_EQ(fs::path(oldest[0].path).filename(), "cam-2022.mp4");
+    EXPECT_EQ(r.oldest_finished(5).size(), 2u) << "the finished files: not the newest, being written";
+    EXPECT_TRUE(r.remove(oldest[0], "the floor"));
+    EXPECT_FALSE(r.remove(oldest[0], "the floor")) << "already gone";
     EXPECT_EQ(r.counts().deleted_files, 3);
     EXPECT_EQ(r.counts().kept_files, 1);
 }
@@ -208,24 +210,44 @@ TEST(FileSelection, KeepsWhatTheWholeSortedListStartsAndEndsWith) {
 // deletes the oldest it may, the next goes on, and what stays is the newest within the limit.
 TEST_F(SegmentFiles, RetentionWorksThroughAFolderLargerThanOneLook) {
     const int count = 2600;
+    std::vector<int> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937(7));  // the folder's order is not the age's
     char name[32];
-    for (int i = 0; i < count; ++i) {
+    for (int i : order) {
         std::snprintf(name, sizeof name, "rec-%05d.mp4", i);
         write(name, 10, count - i);
     }
     RecordingRetention r("cam", dir + "/rec-%05d.mp4", RetentionLimits{0, 1000});
     std::vector<int64_t> kept;
+    std::vector<bool> more;
     for (int look = 0; look < 4; ++look) {
-        r.enforce();
+        more.push_back(r.enforce());
         kept.push_back(r.counts().kept_files);
     }
     EXPECT_EQ(kept, (std::vector<int64_t>{1599, 599, 100, 100})) << "1000 a look, then the 100 newest finished files of 10 bytes";
+    EXPECT_EQ(more, (std::vector<bool>{true, true, false, false})) << "a backlog is said while a look stops at its 1000";
     EXPECT_EQ(r.counts().deleted_files, count - 101);
     EXPECT_EQ(r.counts().kept_bytes, 1000);
     const std::vector<std::string> left = names(SegmentSeries(dir + "/rec-%05d.mp4"));
     ASSERT_EQ(left.size(), 101u);
     EXPECT_EQ(left.front(), "rec-02499.mp4");
     EXPECT_EQ(left.back(), "rec-02599.mp4") << "the file being written stays";
+}
+
+// Files written in the same instant: the name decides their order, so the one held back as being
+// written is the last by name, and the oldest go by name too.
+TEST_F(SegmentFiles, RetentionOrdersFilesOfOneInstantByName) {
+    const auto when = fs::file_time_type::clock::now() - std::chrono::seconds(60);
+    for (const char* n : {"rec-004.mp4", "rec-001.mp4", "rec-003.mp4", "rec-002.mp4"}) {
+        std::ofstream(dir + "/" + n) << std::string(100, 'x');
+        fs::last_write_time(dir + "/" + n, when);
+    }
+    RecordingRetention r("cam", dir + "/rec-%03d.mp4", RetentionLimits{0, 150});
+    EXPECT_FALSE(r.enforce());
+    EXPECT_EQ(names(SegmentSeries(dir + "/rec-%03d.mp4")), (std::vector<std::string>{"rec-003.mp4", "rec-004.mp4"}));
+    EXPECT_EQ(r.counts().kept_files, 1);
+    EXPECT_EQ(r.counts().kept_bytes, 100);
 }
 
 }  // namespace

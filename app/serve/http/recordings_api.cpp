@@ -80,7 +80,9 @@ nlohmann::json local_recordings(const RecordingsSource& source) {
     std::vector<std::pair<SegmentFile, bool>> all;
     for (SegmentFile& f : recordings.take()) all.emplace_back(std::move(f), false);
     for (SegmentFile& f : clips.take()) all.emplace_back(std::move(f), true);
-    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.written > b.first.written; });
+    // Newest first (by last write, then by name): the first kRecordingsListed of the two lists
+    // merged are the newest of both kinds together.
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return written_before(b.first, a.first); });
     if (all.size() > kRecordingsListed) all.resize(kRecordingsListed);
     for (const auto& [f, clip] : all) {
         const std::filesystem::path p(f.path);
