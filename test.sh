@@ -49,7 +49,8 @@ stage_done "installing"
 image_build_pid=""
 if [ $# = 0 ] && [ "$(id -u)" = 0 ] && command -v podman >/dev/null && command -v debootstrap >/dev/null; then
   mkdir -p build-docker
-  setsid nice -n 19 docker/build_image.sh >build-docker/background-build.log 2>&1 &  # a group of its own
+  # SCHED_IDLE: it runs only when no test or build wants the CPU (a group of its own, to stop it).
+  setsid chrt --idle 0 nice -n 19 docker/build_image.sh >build-docker/background-build.log 2>&1 &
   image_build_pid=$!
 fi
 scripts/build.sh -DVF_WERROR=ON -DVF_BUILD_TESTS=ON
