@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 
 #include <algorithm>
 #include <map>
@@ -19,24 +20,38 @@ bool disk_space(const std::string& folder, int64_t* free_bytes, int64_t* total_b
     return true;
 }
 
+namespace {
+
+// The CPU time the calling thread has used: what a look itself costs, which a busy machine's
+// waits do not stretch (measured by the clock, a starved look would space the next ones out just
+// when recordings fill the disk as fast as ever).
+std::chrono::nanoseconds thread_cpu_time() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+}  // namespace
+
 RetentionKeeper::RetentionKeeper(FreeSpaceFloor floor, std::chrono::milliseconds period) : floor_(floor), period_(period) {
     thread_ = std::thread([this] {
         std::unique_lock<std::mutex> lock(mutex_);
         std::chrono::steady_clock::duration wait = period_;
         while (!wake_.wait_for(lock, wait, [this] { return stop_; })) {
             lock.unlock();
-            const auto started = std::chrono::steady_clock::now();
+            const std::chrono::nanoseconds started = thread_cpu_time();
             const bool backlog = look();
-            wait = backlog ? period_ : wait_after_look(std::chrono::steady_clock::now() - started);
+            wait = backlog ? period_ : wait_after_look(thread_cpu_time() - started);
             lock.lock();
         }
     });
 }
 
 // A look reads every file name of the recordings' folders, which grow for months when nothing
-// limits them (200,000 files: about half a core's second): a look that took D waits 100 D before
-// the next, so the keeper costs about 1% of a core however full the folders, and at most a minute.
-// A look that left a backlog (more to delete than one look deletes) is followed after the period.
+// limits them (200,000 files: about half a second of a core): a look that used D of CPU waits
+// 100 D before the next, so the keeper costs about 1% of a core however full the folders, and at
+// most a minute. A look that left a backlog (more to delete than one look deletes) is followed
+// after the period.
 std::chrono::steady_clock::duration RetentionKeeper::wait_after_look(std::chrono::steady_clock::duration took) const {
     using Duration = std::chrono::steady_clock::duration;
     constexpr int kWaitPerLookTime = 100;

@@ -1,5 +1,5 @@
 // Keeps recordings from filling disks: once a second (less often when a look takes long: a look
-// that took D waits 100 D, at most a minute), on a thread of its own, it applies every
+// that used D of CPU waits 100 D, at most a minute), on a thread of its own, it applies every
 // registered stream's retention (retain, retain-size), then the free-space floor (--min-free) of
 // each disk the recordings go to: below it, the oldest finished recording of any stream on that
 // disk is deleted first, until the floor is met or nothing finished is left (then the log says so,
