@@ -136,8 +136,8 @@ bool RetentionKeeper::keep_floor_of(const std::string& folder, const std::vector
     std::sort(oldest.begin(), oldest.end(), [](const auto& a, const auto& b) { return written_before(a.first, b.first); });
     for (const auto& [file, from] : oldest) {
         if (horizon && written_before(*horizon, file)) return true;  // beyond what every stream listed: next look
-        if (!from->remove(file, "the disk of '" + folder + "' had " + format_bytes(free_bytes) + " free, below --min-free " + format_bytes(need)))
-            return false;
+        const std::string why = "the disk of '" + folder + "' had " + format_bytes(free_bytes) + " free, below --min-free " + format_bytes(need);
+        if (!from->remove(file, why)) return false;
         if (!disk_space(folder, &free_bytes, &total) || free_bytes >= need) return false;
     }
     return horizon.has_value();  // every listed file gone and still below: a full list may have more

@@ -18,6 +18,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -219,15 +220,13 @@ TEST(GstElement, EveryFormatGivesTheCommandLinesBytes) {
     uint32_t seed = 1;
     // Under a sanitizer (several times slower) a third of the product: every format at both sizes,
     // each with one of the filters in turn; the release run checks every combination.
-    int format_index = 0;
-    for (const Format& f : kFormats) {
-        ++format_index;
-        int size_index = 0;
-        for (const auto& [w, h] : sizes) {
-            ++size_index;
-            int case_index = 0;
-            for (const Case& c : cases) {
-                if (test::kSanitizerBuild && (format_index + size_index + case_index++) % 3 != 0) continue;
+    for (size_t fi = 0; fi < std::size(kFormats); ++fi)
+        for (size_t si = 0; si < std::size(sizes); ++si)
+            for (size_t ci = 0; ci < std::size(cases); ++ci) {
+                if (test::kSanitizerBuild && (fi + si + ci) % 3 != 0) continue;
+                const Format& f = kFormats[fi];
+                const auto& [w, h] = sizes[si];
+                const Case& c = cases[ci];
                 SCOPED_TRACE(std::string(gst_video_format_to_string(f.gst)) + " " + std::to_string(w) + "x" + std::to_string(h) + " " +
                              c.filter + (c.compat[0] ? " --compat " : "") + c.compat);
                 GstVideoInfo info;
@@ -257,8 +256,6 @@ TEST(GstElement, EveryFormatGivesTheCommandLinesBytes) {
                 EXPECT_EQ(first_difference(got, expected), "");
                 EXPECT_NE(got, raw) << "the filter changed the frames";
             }
-        }
-    }
 }
 
 TEST(GstElement, FilterChangedWhilePlayingAppliesFromTheNextBuffer) {
