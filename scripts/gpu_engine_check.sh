@@ -18,10 +18,13 @@
 #   repeat   the kernel suite REPEATS times (5), shuffled, in 16 processes side by side
 #   sanitize memcheck, initcheck, racecheck and synccheck on the whole kernel suite, side by side
 #   build    build both (the kernels alone, and everything against the static FFmpeg), nothing else
-#   soak     bench/soak.sh with CAMERAS (8) GPU streams for MINUTES (8): ffmpeg cameras over TCP
-#            (no GStreamer there), GPU memory sampled; needs STATIC_FFMPEG built with --profile
-#            container (TCP, and an ffmpeg to be the cameras). Run it after `tests` on the same
-#            warm machine, which builds first.
+#   soak     bench/soak.sh with CAMERAS (8) GPU streams for MINUTES (8), LOAD busy loops (0) and
+#            MEMORY_PRESSURE MiB held (0) beside serve: ffmpeg cameras over TCP (no GStreamer
+#            there), GPU and page-locked memory sampled; needs STATIC_FFMPEG built with --profile
+#            container (TCP, and an ffmpeg to be the cameras; the container image's /opt/ffmpeg is
+#            one). A soak longer than one device command (10 minutes) runs with DETACH=1: it starts
+#            in a session of its own and the command returns; `soak-wait` on the same warm machine
+#            waits up to WAIT seconds (570) for it and then copies its results to $OUT.
 # STATIC_FFMPEG names the carried FFmpeg (default .static-ffmpeg). PYTHON=1 builds the Python
 # module against PyTorch's pybind11 too, and `tests` then runs tests/python there.
 # (kernels, repeat and sanitize build the kernels alone, without FFmpeg, into /tmp/vf-new.)
@@ -30,7 +33,7 @@ set -uo pipefail
 # serve with the serve: block's settings given as flags (scripts/serve_with_settings.sh).
 vs=$(dirname "$0")/serve_with_settings.sh
 mode=${1:-tests}
-case $mode in build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak) ;; *) echo "usage: $0 [build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak]"; exit 2 ;; esac
+case $mode in build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak|soak-wait) ;; *) echo "usage: $0 [build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak|soak-wait]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
@@ -87,6 +90,14 @@ if [ $mode = sanitize ]; then
   wait
   exit 0
 fi
+if [ $mode = soak-wait ]; then
+  end=$(( $(date +%s) + ${WAIT:-570} ))
+  while [ ! -e $raw/soak_done ] && [ "$(date +%s)" -lt $end ]; do sleep 5; done
+  cp $raw/soak_gpu.txt "$out/" 2>/dev/null; tail -30 $raw/soak/serve.log >"$out/soak_serve_log_tail.txt" 2>/dev/null
+  if [ -e $raw/soak_done ]; then cp $raw/soak_gpu.json "$out/" 2>/dev/null; el "soak finished: $(cat $raw/soak_done)"
+  else el "soak still running: $(tail -c 400 $raw/soak_gpu.txt 2>/dev/null)"; fi
+  exit 0
+fi
 static=${STATIC_FFMPEG:-.static-ffmpeg}
 . scripts/use_static_ffmpeg.sh "$static" || exit 1
 b=$PWD/build-device
@@ -112,10 +123,18 @@ if [ $mode = tests ]; then
   exit 0
 fi
 if [ $mode = soak ]; then
-  PATH=$PWD/$static/bin:$PATH timeout 580 python3 bench/soak.py --camera tcp --ffmpeg "$PWD/$static/bin/ffmpeg" --device cuda \
-    --vfilter $b/vfilter --minutes "${MINUTES:-8}" --cameras "${CAMERAS:-8}" --size "${SIZE:-1280x720}" \
-    --out $raw/soak --json "$out/soak_gpu.json" --check | tee "$out/soak_gpu.txt"
+  soak=(python3 bench/soak.py --camera tcp --ffmpeg "$PWD/$static/bin/ffmpeg" --device cuda --vfilter $b/vfilter
+    --minutes "${MINUTES:-8}" --cameras "${CAMERAS:-8}" --size "${SIZE:-1280x720}" --load "${LOAD:-0}"
+    --memory-pressure "${MEMORY_PRESSURE:-0}" --out $raw/soak --json $raw/soak_gpu.json --check)
+  rm -rf $raw/soak $raw/soak_done
+  if [ "${DETACH:-0}" = 1 ]; then
+    setsid nohup bash -c '"$@" >'$raw/soak_gpu.txt' 2>&1; echo "exit $?" >'$raw/soak_done _ "${soak[@]}" </dev/null >/dev/null 2>&1 &
+    sleep 30; el "soak started: $(cat $raw/soak_gpu.txt 2>/dev/null | tail -3)"
+    exit 0
+  fi
+  "${soak[@]}" | tee $raw/soak_gpu.txt
   el "soak exit ${PIPESTATUS[0]}"
+  cp $raw/soak_gpu.json $raw/soak_gpu.txt "$out/" 2>/dev/null
   tail -30 $raw/soak/serve.log >"$out/soak_serve_log_tail.txt" 2>/dev/null
   exit 0
 fi
