@@ -1,6 +1,7 @@
 #include "common/free_memory.hpp"
 
 #include <cstdlib>  // defines __GLIBC__ where glibc is the C library
+#include <cstring>
 #include <thread>
 
 #if defined(__GLIBC__)
@@ -23,6 +24,14 @@ void limit_malloc_arenas() {
     if (std::getenv("MALLOC_ARENA_MAX")) return;  // the operator's choice, read by glibc itself
     const unsigned cores = std::thread::hardware_concurrency();
     mallopt(M_ARENA_MAX, static_cast<int>(cores > 0 ? cores : 1));
+#endif
+}
+
+void give_large_blocks_back_at_free() {
+#if defined(__GLIBC__)
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    if (std::getenv("MALLOC_MMAP_THRESHOLD_") || (tunables && std::strstr(tunables, "mmap_threshold"))) return;
+    mallopt(M_MMAP_THRESHOLD, kLargeBlockBytes);  // a fixed bound: glibc no longer raises it
 #endif
 }
 

@@ -318,7 +318,9 @@ int exit_code_after(StreamService& service, const ServeSettings& settings, const
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
-    limit_malloc_arenas();  // before any thread: fewer free pages kept under load (common/free_memory.hpp)
+    // Before any thread: fewer free pages kept under load (common/free_memory.hpp).
+    limit_malloc_arenas();
+    give_large_blocks_back_at_free();
     ServeOptions o = options;
     const bool demo = o.demo_streams > 0;
     if (demo && o.api_port < 0) o.api_port = kDemoApiPort;

@@ -1,5 +1,6 @@
-// serve's malloc arenas: at most one per core once limited, however many threads allocate at once
-// (glibc's own limit, eight per core, is what the unlimited child shows).
+// serve's malloc settings: at most one arena per core once limited, however many threads allocate
+// at once (glibc's own limit, eight per core, is what the unlimited child shows); large blocks given
+// back to the system when freed, even after a larger one was (which raises glibc's own bound).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -73,6 +74,64 @@ TEST(FreeMemory, ArenasAreLimitedToOnePerCore) {
     EXPECT_GE(limited, 1);
     EXPECT_LE(limited, cores) << threads << " threads allocating at once";
     EXPECT_GT(arenas_after_threads(false, threads), cores) << "without the limit glibc gives more: the test can tell";
+}
+
+// Fills a block, and tells the compiler the block is used (else it may drop a malloc, memset and
+// free that nothing reads).
+void use(void* block, size_t bytes) {
+    std::memset(block, 1, bytes);
+    asm volatile("" : : "r"(block) : "memory");
+}
+
+// Resident KiB of this process (/proc/self/statm's second field, in pages).
+long resident_kib() {
+    long pages_total = 0, pages_resident = 0;
+    FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (!statm) return -1;
+    const int read = std::fscanf(statm, "%ld %ld", &pages_total, &pages_resident);
+    std::fclose(statm);
+    return read == 2 ? pages_resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+// In a child process: a 4 MiB block used and freed (as an encoder's frames are at a stream's
+// removal), then 64 blocks of 1 MiB used, each followed by a small block that stays (so their
+// space cannot merge into the heap's top), and freed. The exit code is the MiB still resident.
+int mib_kept_after_freeing(bool tuned) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (tuned) give_large_blocks_back_at_free();
+        constexpr size_t kMiB = 1 << 20;
+        void* large = std::malloc(4 * kMiB);
+        use(large, 4 * kMiB);
+        std::free(large);
+        const long before = resident_kib();
+        std::vector<void*> blocks, kept;
+        for (int i = 0; i < 64; ++i) {
+            blocks.push_back(std::malloc(kMiB));
+            use(blocks.back(), kMiB);
+            kept.push_back(std::malloc(64));
+            use(kept.back(), 64);
+        }
+        for (void* b : blocks) std::free(b);
+        const long after = resident_kib();
+        for (void* k : kept) std::free(k);
+        _exit(before < 0 || after < 0 ? 255 : static_cast<int>(std::clamp((after - before) / 1024, 0L, 250L)));
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(FreeMemory, LargeBlocksGoBackToTheSystemWhenFreed) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "the sanitizer's allocator replaces glibc's";
+#endif
+    if (std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("GLIBC_TUNABLES"))
+        GTEST_SKIP() << "malloc's bound is set in the environment: the operator's wins";
+    const int tuned = mib_kept_after_freeing(true);
+    EXPECT_GE(tuned, 0);
+    EXPECT_LE(tuned, 4) << "MiB still resident after 64 MiB of large blocks were freed";
+    EXPECT_GE(mib_kept_after_freeing(false), 48) << "glibc's own bound keeps them: the test can tell";
 }
 #endif
 
