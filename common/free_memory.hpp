@@ -18,14 +18,14 @@ void return_free_memory_to_system();
 // wins. Elsewhere (another C library) it does nothing.
 void limit_malloc_arenas();
 
-// glibc serves a block of 128 KiB or more with its own mmap, given back at free, but raises that
-// bound to the size of each such block freed (up to 32 MiB): after the first encoder or muxer
-// buffer of a megabyte is freed, blocks of that size are cut from the arenas, and the holes they
-// leave stay resident until the next trim. The soak on 16 cores climbed 150 MiB in each minute
-// between trims this way, higher each time. This fixes the bound at 128 KiB (large blocks go back
-// at free, heap tops above 128 KiB too). serve calls it before it starts a thread;
-// MALLOC_MMAP_THRESHOLD_ or a GLIBC_TUNABLES mmap_threshold, where set, wins. Elsewhere (another C
-// library) it does nothing.
+// glibc serves a block of 128 KiB or more, when no free space in the arena fits it, with a mapping
+// of its own that goes back at free, but raises that bound to the size of each such block freed
+// (up to 32 MiB): after the first encoder or muxer buffer of a megabyte is freed, blocks of that
+// size are cut from the arenas, and the holes they leave stay resident until the next trim, a
+// climb between trims that the soak on many cores shows (docs/benchmarks.md, "Unattended"). This
+// fixes the bound at 128 KiB (large blocks go back at free, heap tops above 128 KiB too). serve
+// calls it before it starts a thread; MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES'
+// glibc.malloc.mmap_threshold, where set, wins. Elsewhere (another C library) it does nothing.
 inline constexpr int kLargeBlockBytes = 128 * 1024;
 void give_large_blocks_back_at_free();
 
