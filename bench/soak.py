@@ -148,6 +148,10 @@ def sample(pid, out_dir, gpu, api):
             elif line.startswith("Threads:"):
                 s["threads"] = int(line.split()[1])
     s["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    with open(f"/proc/{pid}/stat") as f:  # after the command's ')': state is field 3, minflt 10, utime 14, stime 15
+        fields = f.read().rsplit(")", 1)[1].split()
+    s["minor_faults"] = int(fields[7])
+    s["cpu_s"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     s["recorded_mib"] = sum(e.stat().st_size for e in os.scandir(out_dir) if e.is_file()) / 2**20
     if gpu:
         out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
@@ -379,6 +383,10 @@ def main():
     # fit starts after the warm-up. A stream that left 16 MiB behind at each remove and add (as
     # issue 44 once saw) fits to 80 MiB over the CI run's two minutes, which remove and add five.
     fits = fitted_verdicts(steady, keys)
+    span = steady[-1]["t"] - steady[0]["t"] if len(steady) > 1 else 0
+    rate = lambda key: (steady[-1][key] - steady[0][key]) / span if span else 0.0
+    report["serve_cores_used"] = round(rate("cpu_s"), 3)  # user and system time, per second after the warm-up
+    report["minor_faults_per_s"] = round(rate("minor_faults"))
     report["fitted_change"] = {k: {"change": c, "limit": lim} for k, (c, lim) in fits.items()}
     grown = [k for k, (c, lim) in fits.items() if c > lim]
     report["grew"] = grown
@@ -392,6 +400,7 @@ def main():
         c, lim = fits.get(k, (0.0, float("nan")))
         print(f"  {k:<14}{report['steady_first'][k]:>13.1f}{report['steady_last'][k]:>12.1f}{report['steady_max'][k]:>9.1f}"
               f"{report['slope_per_hour'][k]:>14.1f}{c:>12.1f}{lim:>8.1f}")
+    print(f"  serve after the warm-up: {report['serve_cores_used']:.2f} cores, {report['minor_faults_per_s']} minor page faults/s")
     print(f"  frames dropped at the input (counted): {int(sum(dropped.values()))}; "
           f"streams that lost frames inside: {len(report['frames_lost_inside'])}")
     print(f"  segments: {len(segments)}, bad: {len(bad)}; API: {ok_answers}/200 answered 200, {busy_answers} 503 (busy); exit on SIGTERM: {code}")
