@@ -39,11 +39,21 @@ int arenas_in_use() {
     return heaps;
 }
 
-// In a child process (the arena limit is process-wide and lasts): `threads` threads each allocate
-// while all of them are alive; the child's exit code is its arena count.
-int arenas_after_threads(bool limited, int threads) {
+// Runs `child` in a forked process (malloc's settings are process-wide and last) and returns the
+// exit code it gives (-1 if it did not exit).
+template <typename Child>
+int exit_code_in_child(Child child) {
     const pid_t pid = fork();
-    if (pid == 0) {
+    if (pid == 0) _exit(child());
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// In a child process: `threads` threads each allocate while all of them are alive; the child's
+// exit code is its arena count.
+int arenas_after_threads(bool limited, int threads) {
+    return exit_code_in_child([=] {
         if (limited) limit_malloc_arenas();
         std::vector<std::thread> running;
         std::vector<void*> blocks(threads, nullptr);
@@ -56,11 +66,8 @@ int arenas_after_threads(bool limited, int threads) {
             });
         for (std::thread& t : running) t.join();
         for (void* b : blocks) std::free(b);
-        _exit(std::min(arenas_in_use(), 250));
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return std::min(arenas_in_use(), 250);
+    });
 }
 
 TEST(FreeMemory, ArenasAreLimitedToOnePerCore) {
@@ -102,8 +109,7 @@ constexpr int kStatmUnreadable = 254;
 // blocks may land elsewhere, in a free chunk the child inherited). The exit code is the MiB still
 // resident.
 int mib_kept_after_freeing(bool tuned) {
-    const pid_t pid = fork();
-    if (pid == 0) {
+    return exit_code_in_child([=] {
         if (tuned) give_large_blocks_back_at_free();
         constexpr size_t kMiB = 1 << 20;
         void* large = std::malloc(4 * kMiB);
@@ -123,11 +129,8 @@ int mib_kept_after_freeing(bool tuned) {
         const long after = resident_kib();
         for (void* k : kept) std::free(k);
         std::free(cap);
-        _exit(before < 0 || after < 0 ? kStatmUnreadable : static_cast<int>(std::clamp((after - before) / 1024, 0L, 250L)));
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return before < 0 || after < 0 ? kStatmUnreadable : static_cast<int>(std::clamp((after - before) / 1024, 0L, 250L));
+    });
 }
 
 TEST(FreeMemory, LargeBlocksGoBackToTheSystemWhenFreed) {
