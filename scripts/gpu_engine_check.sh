@@ -21,8 +21,8 @@
 #   soak     bench/soak.sh with CAMERAS (8) GPU streams for MINUTES (8), LOAD busy loops (0) and
 #            MEMORY_PRESSURE MiB held (0) beside serve: ffmpeg cameras over TCP (no GStreamer
 #            there), GPU and page-locked memory sampled; needs STATIC_FFMPEG built with --profile
-#            container (TCP, and an ffmpeg to be the cameras; the container image's /opt/ffmpeg is
-#            one). A soak longer than one device command (10 minutes) runs with DETACH=1: it starts
+#            container (TCP, and an ffmpeg to be the cameras; the container image's build stage
+#            builds one at /opt/ffmpeg). A soak longer than one device command (10 minutes) runs with DETACH=1: it starts
 #            in a session of its own and the command returns; `soak-wait` on the same warm machine
 #            waits up to WAIT seconds (570) for it and then copies its results to $OUT.
 # STATIC_FFMPEG names the carried FFmpeg (default .static-ffmpeg). PYTHON=1 builds the Python
@@ -36,6 +36,7 @@ mode=${1:-tests}
 case $mode in build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak|soak-wait) ;; *) echo "usage: $0 [build|tests|e2e|gpus|churn|kernels|repeat|sanitize|soak|soak-wait]"; exit 2 ;; esac
 out=${OUT:-gpu-out}; raw=/tmp/vf-engine; mkdir -p "$out" $raw
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+copy_soak_results() { cp $raw/soak_gpu.json $raw/soak_gpu.txt "$out/" 2>/dev/null; tail -30 $raw/soak/serve.log >"$out/soak_serve_log_tail.txt" 2>/dev/null; }
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nproc; } >"$out/machine_$mode.txt" 2>&1
 cat "$out/machine_$mode.txt"
 new=/tmp/vf-new
@@ -93,8 +94,8 @@ fi
 if [ $mode = soak-wait ]; then
   end=$(( $(date +%s) + ${WAIT:-570} ))
   while [ ! -e $raw/soak_done ] && [ "$(date +%s)" -lt $end ]; do sleep 5; done
-  cp $raw/soak_gpu.txt "$out/" 2>/dev/null; tail -30 $raw/soak/serve.log >"$out/soak_serve_log_tail.txt" 2>/dev/null
-  if [ -e $raw/soak_done ]; then cp $raw/soak_gpu.json "$out/" 2>/dev/null; el "soak finished: $(cat $raw/soak_done)"
+  copy_soak_results  # the JSON is there only once the soak has ended
+  if [ -e $raw/soak_done ]; then el "soak finished: $(cat $raw/soak_done)"
   else el "soak still running: $(tail -c 400 $raw/soak_gpu.txt 2>/dev/null)"; fi
   exit 0
 fi
@@ -132,10 +133,9 @@ if [ $mode = soak ]; then
     sleep 30; el "soak started: $(cat $raw/soak_gpu.txt 2>/dev/null | tail -3)"
     exit 0
   fi
-  "${soak[@]}" | tee $raw/soak_gpu.txt
+  timeout 580 "${soak[@]}" | tee $raw/soak_gpu.txt  # within one device command's 10 minutes
   el "soak exit ${PIPESTATUS[0]}"
-  cp $raw/soak_gpu.json $raw/soak_gpu.txt "$out/" 2>/dev/null
-  tail -30 $raw/soak/serve.log >"$out/soak_serve_log_tail.txt" 2>/dev/null
+  copy_soak_results
   exit 0
 fi
 if [ $mode = e2e ]; then
