@@ -176,7 +176,11 @@ void OutputFile::release() {
     // One that a full disk cut inside a fragment is cut back to its last whole one.
     if (finished_ || kind_ != OutputKind::File || hls_ || options_.packets_only) return;
     if (options_.segment_s > 0) {
-        if (disk_full_) repair_segments_cut_by_full_disk(write_path_, opened_at_);
+        // The segment muxer opens its first segment with the header; with no frame it holds a
+        // header alone (a stop while a camera was still connecting). Later ones open on a frame.
+        // A failure mid-run can leave the newest segment inside a fragment, or with its header alone.
+        if (video_packets_ == 0) io_->files().remove_if_owned(io_->first_written());
+        else repair_segments_cut_short(write_path_, opened_at_, disk_full_ ? "the full disk" : "a failure");
         return;
     }
     if (partial_ || video_packets_ == 0) io_->files().remove_if_owned(write_path_);
@@ -336,8 +340,9 @@ void OutputFile::finish() {
     drain_encoder();
     // Not one frame encoded (stopped before the first, or nothing decoded): a container without
     // video is no recording, and players cannot even probe it, so the file is not kept.
-    if (video_packets_ == 0 && kind_ == OutputKind::File && options_.segment_s <= 0 && !hls_ && !options_.packets_only) {
-        spdlog::warn("no video frames were written: '{}' was not kept", options_.path);
+    if (video_packets_ == 0 && kind_ == OutputKind::File && !hls_ && !options_.packets_only) {
+        const bool segments = options_.segment_s > 0 && !io_->first_written().empty();
+        spdlog::warn("no video frames were written: '{}' was not kept", segments ? io_->first_written() : options_.path);
         description_ = "'" + options_.path + "' (not kept: no video frames)";
         release();
         return;

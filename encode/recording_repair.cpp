@@ -177,8 +177,8 @@ void repair_newest_segments(const std::string& pattern, fs::file_time_type since
 
 }  // namespace
 
-void repair_segments_cut_by_full_disk(const std::string& pattern, fs::file_time_type since) {
-    repair_newest_segments(pattern, since, "the full disk", false);
+void repair_segments_cut_short(const std::string& pattern, fs::file_time_type since, const char* cause) {
+    repair_newest_segments(pattern, since, cause, false);
 }
 
 void repair_segments_left_by_a_killed_run(const std::string& pattern) {

@@ -40,8 +40,9 @@ bool mp4_header_complete(const std::string& path);
 CutRepair repair_cut_recording(const std::string& path, const char* cause = "the full disk");
 
 // Repairs the files of a --segment series (`pattern`: segment_pattern(output)) written since
-// `since`: the newest two at most, the one the disk filled in and one opened after it.
-void repair_segments_cut_by_full_disk(const std::string& pattern, std::filesystem::file_time_type since);
+// `since` and cut short by `cause` (a full disk, a failure): the newest two at most, the one being
+// written and one its muxer had just opened.
+void repair_segments_cut_short(const std::string& pattern, std::filesystem::file_time_type since, const char* cause);
 
 // The same for the series a killed run left (SIGKILL, a power cut), before a new run adds to it:
 // its newest two files, the one being written and one its muxer had just opened (a header alone).

@@ -19,6 +19,7 @@
 #include "support/expected_output.hpp"
 #include "support/filter_churn.hpp"
 #include "support/http_client.hpp"
+#include "support/recording_check.hpp"
 #include "support/run_command.hpp"
 
 namespace vf {
@@ -331,6 +332,58 @@ TEST(EndToEnd, UnfinishedOutputIsRemoved) {
     }  // destroyed without finish(): a failure mid-run
     EXPECT_FALSE(file_exists(o.path + ".partial"));
     EXPECT_FALSE(file_exists(o.path));
+}
+
+// A segmented recording stopped before its first frame (serve stopping while a camera still
+// connects) or failing mid-run: no segment is left that holds no frame or ends inside one. The
+// segment muxer opens its first segment with the header, before any frame.
+TEST(EndToEnd, SegmentsLeftBehindAllPlay) {
+    for (const int frames : {0, 1, 60}) {  // 60 at 25 fps: one whole segment of 2 s and a second begun
+        for (const bool finished : {true, false}) {
+            const std::string dir = temp_dir();
+            VideoInfo v;
+            v.width = 34;
+            v.height = 18;
+            v.format = AV_PIX_FMT_YUV420P;
+            v.time_base = {1, 25};
+            v.frame_rate = {25, 1};
+            OutputOptions o;
+            o.path = dir + "/seg-%03d.mp4";
+            o.segment_s = 2;
+            o.fragmented = true;
+            o.live = true;
+            {
+                OutputFile out(o, v, {}, nullptr);
+                EXPECT_TRUE(file_exists(dir + "/seg-000.mp4"));  // opened with the header
+                for (int i = 0; i < frames; ++i) {
+                    AvFramePtr f = make_frame();
+                    f->width = v.width;
+                    f->height = v.height;
+                    f->format = v.format;
+                    ASSERT_EQ(av_frame_get_buffer(f.get(), 0), 0);
+                    f->pts = i;
+                    out.write_frame(f.get(), Clock::now());
+                }
+                if (finished) out.finish();
+            }  // not finished: destroyed as on a failure mid-run
+            const std::string what = std::to_string(frames) + " frame(s), " + (finished ? "finished" : "not finished");
+            int played = 0;
+            for (const auto& e : std::filesystem::directory_iterator(dir)) {
+                const RecordingCheck c = check_recording(e.path().string());
+                EXPECT_TRUE(c.clean) << what << ": " << e.path() << ": " << c.errors;
+                played += std::max(c.frames, 0);
+            }
+            if (frames == 0) {
+                EXPECT_TRUE(std::filesystem::is_empty(dir)) << what;
+            }
+            if (finished) {
+                EXPECT_EQ(played, frames) << what;
+            } else if (frames == 60) {
+                // What was whole is kept (how much depends on the frames x264's look-ahead held back).
+                EXPECT_GT(played, 0) << what;
+            }
+        }
+    }
 }
 
 }  // namespace
