@@ -4,8 +4,9 @@ over TCP where GStreamer is missing) recorded in SEGMENT-second files for MINUTE
 while every ROUND seconds one camera is killed and comes back 2 s later (in turn), one stream's
 filter is changed through the API, and every third round one stream is removed and added again.
 
-Every 5 s it samples serve's resident memory, open file descriptors, threads, the bytes recorded
-and, where nvidia-smi answers, its GPU memory. At the end 200 requests hit the API at once (each
+Every 5 s it samples serve's resident memory, open file descriptors, threads, the bytes recorded,
+malloc's bytes in use (heap_mib, from /metrics: resident memory that climbs while they stay flat is
+malloc's keeping, not serve's) and, where nvidia-smi answers, its GPU memory. At the end 200 requests hit the API at once (each
 answered 200, or 503 at once where more wait than serve queues: its designed answer to a flood),
 SIGTERM stops serve, and every segment is checked: it decodes with no error line from
 `ffmpeg -v error` and its video timestamps increase strictly. It prints each series' slope per
@@ -161,13 +162,16 @@ def sample(pid, out_dir, gpu, api):
             out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
                                  capture_output=True, text=True).stdout
             s["gpu_mib"] = sum(int(v) for v in out.split())
-        try:  # page-locked host memory for frames: resident, so part of rss_mib
-            _, body = request("GET", f"{api}/metrics", timeout=10)
-            m = re.search(r'^vfilter_host_pinned_bytes\{held="all"\} (\S+)', body.decode(errors="replace"), re.M)
+    try:  # malloc's bytes in use (rss_mib rising while they stay flat is malloc's keeping); page-locked memory
+        _, body = request("GET", f"{api}/metrics", timeout=10)
+        text = body.decode(errors="replace")
+        for key, pattern in (("heap_mib", r'^vfilter_heap_bytes\{state="in_use"\} (\S+)'),
+                             ("pinned_mib", r'^vfilter_host_pinned_bytes\{held="all"\} (\S+)')):
+            m = re.search(pattern, text, re.M)
             if m:
-                s["pinned_mib"] = float(m.group(1)) / 2**20
-        except OSError:
-            pass
+                s[key] = float(m.group(1)) / 2**20
+    except OSError:
+        pass
     return s
 
 
@@ -366,7 +370,7 @@ def main():
     warm = max(30.0, 0.2 * (time.time() - start))
     steady = [s for s in samples if s["t"] - start >= warm]
     keys = ["rss_mib", "fds", "threads", "recorded_mib"] + (["gpu_mib"] if gpu else []) + \
-        (["pinned_mib"] if any("pinned_mib" in s for s in samples) else [])
+        [k for k in ("pinned_mib", "heap_mib") if any(k in s for s in samples)]
     med = lambda part, key: statistics.median([s[key] for s in part if key in s] or [0])
     report = {
         "minutes": a.minutes, "cameras": a.cameras, "size": a.size, "fps": a.fps, "segment_s": a.segment, "device": a.device,

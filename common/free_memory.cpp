@@ -35,4 +35,14 @@ void give_large_blocks_back_at_free() {
 #endif
 }
 
+HeapBytes heap_bytes() {
+    HeapBytes h;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 m = mallinfo2();  // walks every arena's free lists under its lock
+    h.in_use = static_cast<int64_t>(m.uordblks + m.hblkhd);
+    h.free_kept = static_cast<int64_t>(m.fordblks);
+#endif
+    return h;
+}
+
 }  // namespace vf

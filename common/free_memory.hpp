@@ -1,6 +1,8 @@
 #pragma once
 // Giving the memory that malloc holds free back to the system, for processes that run for months.
 
+#include <cstdint>
+
 namespace vf {
 
 // glibc keeps freed memory in its arenas (one per thread, up to eight per core). A service whose
@@ -28,5 +30,15 @@ void limit_malloc_arenas();
 // glibc.malloc.mmap_threshold, where set, wins. Elsewhere (another C library) it does nothing.
 inline constexpr int kLargeBlockBytes = 128 * 1024;
 void give_large_blocks_back_at_free();
+
+// What malloc holds (glibc's mallinfo2): the bytes the program uses, in the arenas and in blocks
+// mapped on their own; and the free bytes the arenas keep, resident or not (a trim gives their
+// pages back, yet glibc still counts them). A resident size that climbs while the bytes in use stay
+// flat is malloc's keeping, not the program's. -1 each elsewhere (another C library, glibc < 2.33).
+struct HeapBytes {
+    int64_t in_use = -1;
+    int64_t free_kept = -1;
+};
+HeapBytes heap_bytes();
 
 }  // namespace vf

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/free_memory.hpp"
 #include "common/redact.hpp"
 #ifdef VF_HAVE_CUDA
 #include "kernels/cuda_backend.hpp"
@@ -266,6 +267,11 @@ std::string StreamService::metrics() const {
                 static_cast<double>(clip_memory_->total()));
         set.add("vfilter_clips_memory_reserved_bytes", "gauge", "Of it, what the streams with clips have reserved (each its ring's bound).",
                 static_cast<double>(clip_memory_->reserved()));
+    }
+    if (const HeapBytes heap = heap_bytes(); heap.in_use >= 0) {
+        const char* help = "malloc's heap: bytes in use by serve, and free bytes its arenas keep (common/free_memory.hpp).";
+        set.add("vfilter_heap_bytes", "gauge", help, static_cast<double>(heap.in_use), metric_label("state", "in_use"));
+        set.add("vfilter_heap_bytes", "gauge", help, static_cast<double>(heap.free_kept), metric_label("state", "free"));
     }
 #ifdef VF_HAVE_CUDA
     // Only once a stream runs on the GPU: asking earlier would create a CUDA context for nothing.

@@ -150,6 +150,32 @@ TEST(FreeMemory, LargeBlocksGoBackToTheSystemWhenFreed) {
     EXPECT_LE(tuned, 4) << "MiB still resident after 64 MiB of large blocks were freed";
     EXPECT_GE(untuned, 48) << "glibc's own bound keeps them: the test can tell";
 }
+
+// What /metrics reports as malloc's heap: blocks allocated show in the bytes in use, those cut
+// from an arena and those mapped on their own alike, and leave it when freed.
+TEST(FreeMemory, HeapBytesInUseFollowWhatIsAllocated) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "the sanitizer's allocator replaces glibc's";
+#endif
+    const int64_t before = heap_bytes().in_use;
+    if (before < 0) GTEST_SKIP() << "glibc before 2.33 has no mallinfo2";
+    std::vector<char*> blocks;
+    const size_t small = 100 << 10, large = 8 << 20;  // 100 KiB from an arena, 8 MiB mapped on its own
+    for (int i = 0; i < 200; ++i) blocks.push_back(static_cast<char*>(std::malloc(small)));
+    for (int i = 0; i < 4; ++i) blocks.push_back(static_cast<char*>(std::malloc(large)));
+    for (char* b : blocks) {
+        ASSERT_NE(b, nullptr);
+        std::memset(b, 1, small);  // used, so no compiler takes the allocations away
+    }
+    const int64_t allocated = 200 * int64_t(small) + 4 * int64_t(large);
+    const HeapBytes during = heap_bytes();
+    for (char* b : blocks) std::free(b);
+    const HeapBytes after = heap_bytes();
+    EXPECT_GE(during.in_use - before, allocated) << "bytes in use while " << allocated << " are allocated";
+    EXPECT_LT(during.in_use - before, allocated + (4 << 20));
+    EXPECT_LT(std::abs(after.in_use - before), 1 << 20) << "bytes in use once they are freed";
+    EXPECT_GE(after.free_kept, 0);
+}
 #endif
 
 }  // namespace
