@@ -52,7 +52,6 @@ OutputFile::OutputFile(const OutputOptions& options, const VideoInfo& video,
                   : partial_                ? options.path + ".partial"
                                             : options.path;
     if (kind_ == OutputKind::File && !options.packets_only) io_ = std::make_unique<OutputFileIo>(options.overwrite, hls_);
-    opened_at_ = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(1);  // mtimes are coarser
     // A constructor that throws runs no destructor: release the muxer and the partial file here.
     try {
         open(options, video, passthrough, metadata);
@@ -176,15 +175,24 @@ void OutputFile::release() {
     // One that a full disk cut inside a fragment is cut back to its last whole one.
     if (finished_ || kind_ != OutputKind::File || hls_ || options_.packets_only) return;
     if (options_.segment_s > 0) {
-        // The segment muxer opens its first segment with the header; with no frame it holds a
-        // header alone (a stop while a camera was still connecting). Later ones open on a frame.
-        // A failure mid-run can leave the newest segment inside a fragment, or with its header alone.
-        if (video_packets_ == 0) io_->files().remove_if_owned(io_->first_written());
-        else repair_segments_cut_short(write_path_, opened_at_, disk_full_ ? "the full disk" : "a failure");
+        repair_own_segments();
         return;
     }
     if (partial_ || video_packets_ == 0) io_->files().remove_if_owned(write_path_);
     else if (disk_full_) repair_cut_recording(write_path_);
+}
+
+// The segment muxer opens a segment and writes its header at once: the first with the output,
+// each later one when the keyframe that starts it is written, its fragment still in memory. So a
+// segmented output released unfinished (a failure mid-run) can leave its newest segment with a
+// header alone or inside a fragment, and one stopped before its first frame (a camera still
+// connecting) holds a header alone. Only this output's own newest two are looked at.
+void OutputFile::repair_own_segments() {
+    for (const std::string& path : io_->newest_written()) {
+        if (!io_->files().owns(path)) continue;
+        if (video_packets_ == 0) io_->files().remove_if_owned(path);
+        else if (disk_full_ || mp4_header_complete(path)) repair_cut_recording(path, disk_full_ ? "the full disk" : "a failure");
+    }
 }
 
 OutputFile::~OutputFile() {
@@ -341,8 +349,8 @@ void OutputFile::finish() {
     // Not one frame encoded (stopped before the first, or nothing decoded): a container without
     // video is no recording, and players cannot even probe it, so the file is not kept.
     if (video_packets_ == 0 && kind_ == OutputKind::File && !hls_ && !options_.packets_only) {
-        const bool segments = options_.segment_s > 0 && !io_->first_written().empty();
-        spdlog::warn("no video frames were written: '{}' was not kept", segments ? io_->first_written() : options_.path);
+        const bool segments = options_.segment_s > 0 && !io_->newest_written().empty();
+        spdlog::warn("no video frames were written: '{}' was not kept", segments ? io_->newest_written().back() : options_.path);
         description_ = "'" + options_.path + "' (not kept: no video frames)";
         release();
         return;

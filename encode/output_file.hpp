@@ -41,6 +41,7 @@ private:
     void open(const OutputOptions& options, const VideoInfo& video, const std::vector<PassthroughStream>& passthrough,
               const AVDictionary* metadata);
     void release();  // closes and frees the muxer; removes the partial file unless finished
+    void repair_own_segments();  // release() of a segmented output: what it cut short made whole
     [[noreturn]] void writing_failed(const std::string& msg, int av_error);
     void drain_encoder();
     void write(AVPacket* packet);
@@ -92,7 +93,6 @@ private:
     bool header_written_ = false;
     bool trailer_written_ = false;
     bool disk_full_ = false;  // a write found no room: release() repairs what it cut short
-    std::filesystem::file_time_type opened_at_;
     std::atomic<bool> hurry_{false};
 };
 

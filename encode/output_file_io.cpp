@@ -103,7 +103,10 @@ int OutputFileIo::open(const std::string& path, int flags, AVIOContext** pb) {
         refuse(opened.why);
         return AVERROR(opened.error);
     }
-    if (writing && first_written_.empty()) first_written_ = path;
+    if (writing) {
+        newest_written_.push_back(path);
+        if (newest_written_.size() > 2) newest_written_.erase(newest_written_.begin());
+    }
     auto* file = new OpenOutputFile{opened.fd, path};  // freed by close()
     auto* buffer = static_cast<unsigned char*>(av_malloc(kBufferBytes));
     *pb = buffer ? avio_alloc_context(buffer, kBufferBytes, writing ? 1 : 0, file, writing ? nullptr : &read_some,

@@ -47,8 +47,9 @@ public:
     // close); empty when none.
     const std::string& refusal() const { return refusal_; }
     OwnedFiles& files() { return files_; }
-    // The first file opened for writing (a --segment series' first segment); empty when none.
-    const std::string& first_written() const { return first_written_; }
+    // The last two files opened for writing, newest last: a --segment series' segment being
+    // written and the one before it (what a failure can leave cut short).
+    const std::vector<std::string>& newest_written() const { return newest_written_; }
     // Removes the NAME.tmp names left as second names of published files (also done at the next
     // open or close, and by the destructor).
     void remove_temporary_names();
@@ -65,7 +66,7 @@ private:
     OwnedFiles files_;
     bool publishes_temporaries_;
     std::string refusal_;
-    std::string first_written_;
+    std::vector<std::string> newest_written_;
     // NAME.tmp names left as second names of published files, with the file they name.
     std::vector<std::pair<std::string, std::pair<dev_t, ino_t>>> second_names_;
 };

@@ -160,29 +160,14 @@ CutRepair repair_cut_recording(const std::string& path, const char* cause) {
     return r;
 }
 
-namespace {
-
-// only_mp4_headers: a file that does not begin with a whole MP4 header (ftyp, moov) is left as
-// it is, since nothing shows that a recorder wrote it.
-void repair_newest_segments(const std::string& pattern, fs::file_time_type since, const char* cause, bool only_mp4_headers) {
+// A file that does not begin with a whole MP4 header (ftyp, moov) is left as it is, since nothing
+// shows that a recorder wrote it.
+void repair_segments_left_by_a_killed_run(const std::string& pattern) {
     FileSelection newest(2, FileSelection::Keep::Newest);  // not the whole folder's list: it may hold months
     SegmentSeries(pattern).for_each_file([&](SegmentFile&& f) { newest.offer(std::move(f)); });
     const std::vector<SegmentFile> files = newest.take();
-    for (auto it = files.rbegin(); it != files.rend(); ++it) {
-        if (it->written < since) break;
-        if (only_mp4_headers && !mp4_header_complete(it->path)) continue;
-        repair_cut_recording(it->path, cause);
-    }
-}
-
-}  // namespace
-
-void repair_segments_cut_short(const std::string& pattern, fs::file_time_type since, const char* cause) {
-    repair_newest_segments(pattern, since, cause, false);
-}
-
-void repair_segments_left_by_a_killed_run(const std::string& pattern) {
-    repair_newest_segments(pattern, fs::file_time_type::min(), "a killed run", true);
+    for (auto it = files.rbegin(); it != files.rend(); ++it)
+        if (mp4_header_complete(it->path)) repair_cut_recording(it->path, "a killed run");
 }
 
 }  // namespace vf

@@ -1,4 +1,4 @@
-// Recordings cut short by a full disk or a killed process. The write that found no room ended the file inside a
+// Recordings cut short by a full disk, a failure or a killed process. The write that found no room ended the file inside a
 // fragment (or its muxer opened the next segment before the error surfaced, leaving a file with
 // a header and nothing else): players then report the file as damaged. A fragmented MP4 is made
 // whole again by cutting it after its last complete fragment, and removed when not one fragment
@@ -39,12 +39,8 @@ bool mp4_header_complete(const std::string& path);
 // Makes one recording cut short whole (see above), logged with its cause ("the full disk").
 CutRepair repair_cut_recording(const std::string& path, const char* cause = "the full disk");
 
-// Repairs the files of a --segment series (`pattern`: segment_pattern(output)) written since
-// `since` and cut short by `cause` (a full disk, a failure): the newest two at most, the one being
-// written and one its muxer had just opened.
-void repair_segments_cut_short(const std::string& pattern, std::filesystem::file_time_type since, const char* cause);
-
-// The same for the series a killed run left (SIGKILL, a power cut), before a new run adds to it:
+// Repairs the --segment series (`pattern`: segment_pattern(output)) a killed run left (SIGKILL, a
+// power cut), before a new run adds to it:
 // its newest two files, the one being written and one its muxer had just opened (a header alone).
 // Files that do not begin with a whole MP4 header are never touched: nothing shows a recorder
 // wrote them (a stream's pattern may match another program's files).

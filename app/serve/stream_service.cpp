@@ -269,7 +269,7 @@ std::string StreamService::metrics() const {
                 static_cast<double>(clip_memory_->reserved()));
     }
     if (const HeapBytes heap = heap_bytes(); heap.in_use >= 0) {
-        const char* help = "malloc's heap: bytes in use by serve, and free bytes its arenas keep (common/free_memory.hpp).";
+        const char* help = "malloc's heap (glibc): bytes in use by serve, and free bytes kept in its arenas, resident or not.";
         set.add("vfilter_heap_bytes", "gauge", help, static_cast<double>(heap.in_use), metric_label("state", "in_use"));
         set.add("vfilter_heap_bytes", "gauge", help, static_cast<double>(heap.free_kept), metric_label("state", "free"));
     }

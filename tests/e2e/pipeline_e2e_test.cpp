@@ -2,6 +2,7 @@
 // runs) and the output is decoded and compared with the reference, frame by frame.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 
 #include <fstream>
@@ -336,52 +337,64 @@ TEST(EndToEnd, UnfinishedOutputIsRemoved) {
 
 // A segmented recording stopped before its first frame (serve stopping while a camera still
 // connects) or failing mid-run: no segment is left that holds no frame or ends inside one. The
-// segment muxer opens its first segment with the header, before any frame.
+// segment muxer opens its first segment with the header, before any frame, and each later one
+// when the keyframe that starts it is written, with that keyframe's fragment still in memory.
 TEST(EndToEnd, SegmentsLeftBehindAllPlay) {
-    for (const int frames : {0, 1, 60}) {  // 60 at 25 fps: one whole segment of 2 s and a second begun
-        for (const bool finished : {true, false}) {
-            const std::string dir = temp_dir();
-            VideoInfo v;
-            v.width = 34;
-            v.height = 18;
-            v.format = AV_PIX_FMT_YUV420P;
-            v.time_base = {1, 25};
-            v.frame_rate = {25, 1};
-            OutputOptions o;
-            o.path = dir + "/seg-%03d.mp4";
-            o.segment_s = 2;
-            o.fragmented = true;
-            o.live = true;
-            {
-                OutputFile out(o, v, {}, nullptr);
-                EXPECT_TRUE(file_exists(dir + "/seg-000.mp4"));  // opened with the header
-                for (int i = 0; i < frames; ++i) {
-                    AvFramePtr f = make_frame();
-                    f->width = v.width;
-                    f->height = v.height;
-                    f->format = v.format;
-                    ASSERT_EQ(av_frame_get_buffer(f.get(), 0), 0);
-                    f->pts = i;
-                    out.write_frame(f.get(), Clock::now());
-                }
-                if (finished) out.finish();
-            }  // not finished: destroyed as on a failure mid-run
-            const std::string what = std::to_string(frames) + " frame(s), " + (finished ? "finished" : "not finished");
-            int played = 0;
-            for (const auto& e : std::filesystem::directory_iterator(dir)) {
-                const RecordingCheck c = check_recording(e.path().string());
-                EXPECT_TRUE(c.clean) << what << ": " << e.path() << ": " << c.errors;
-                played += std::max(c.frames, 0);
+    struct Case {
+        int frames;  // at 25 fps, in segments of 2 s and fragments of 1 s
+        bool finished, low_latency;
+    };
+    // 60 frames: one whole segment and a second begun. 51 with low latency (no look-ahead): the
+    // second segment is opened by frame 50, its header written and that frame still in memory,
+    // when the output is released unfinished.
+    for (const Case c : {Case{0, true, false}, Case{0, false, false}, Case{1, true, false}, Case{60, true, false},
+                         Case{60, false, false}, Case{51, false, true}}) {
+        const std::string dir = temp_dir();
+        VideoInfo v;
+        v.width = 34;
+        v.height = 18;
+        v.format = AV_PIX_FMT_YUV420P;
+        v.time_base = {1, 25};
+        v.frame_rate = {25, 1};
+        OutputOptions o;
+        o.path = dir + "/seg-%03d.mp4";
+        o.segment_s = 2;
+        o.fragmented = true;
+        o.live = true;
+        o.low_latency = c.low_latency;
+        {
+            OutputFile out(o, v, {}, nullptr);
+            EXPECT_TRUE(file_exists(dir + "/seg-000.mp4"));  // opened with the header
+            for (int i = 0; i < c.frames; ++i) {
+                AvFramePtr f = make_frame();
+                f->width = v.width;
+                f->height = v.height;
+                f->format = v.format;
+                ASSERT_EQ(av_frame_get_buffer(f.get(), 0), 0);
+                ASSERT_EQ(av_frame_make_writable(f.get()), 0);
+                for (int p = 0; p < 3; ++p) std::memset(f->data[p], (i * 7 + p * 50) & 255, size_t(f->linesize[p]) * (p ? 9 : 18));
+                f->pts = i;
+                out.write_frame(f.get(), Clock::now());
             }
-            if (frames == 0) {
-                EXPECT_TRUE(std::filesystem::is_empty(dir)) << what;
-            }
-            if (finished) {
-                EXPECT_EQ(played, frames) << what;
-            } else if (frames == 60) {
-                // What was whole is kept (how much depends on the frames x264's look-ahead held back).
-                EXPECT_GT(played, 0) << what;
-            }
+            if (c.finished) out.finish();
+        }  // not finished: destroyed as on a failure mid-run
+        const std::string what = std::to_string(c.frames) + " frame(s), " + (c.finished ? "finished" : "not finished") +
+                                 (c.low_latency ? ", low latency" : "");
+        int played = 0;
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+            const RecordingCheck r = check_recording(e.path().string());
+            EXPECT_TRUE(r.clean) << what << ": " << e.path() << ": " << r.errors;
+            played += std::max(r.frames, 0);
+        }
+        if (c.frames == 0) {
+            EXPECT_TRUE(std::filesystem::is_empty(dir)) << what;
+        }
+        if (c.finished) {
+            EXPECT_EQ(played, c.frames) << what;
+        } else if (c.low_latency) {
+            EXPECT_EQ(played, 50) << what << ": the first segment, whole, and the second (a header alone) removed";
+        } else if (c.frames > 0) {
+            EXPECT_GT(played, 0) << what << ": what was whole is kept";
         }
     }
 }
