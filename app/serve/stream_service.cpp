@@ -98,7 +98,7 @@ void StreamService::add(StreamConfig s) {
 }
 
 void StreamService::retire(const ServedStream& stream) {
-    nlohmann::json entry = stream.summary();
+    std::string entry = stream.summary().dump();
     std::lock_guard<std::mutex> lock(mutex_);
     retired_.push_back(std::move(entry));
     if (retired_.size() <= kRetiredKept) return;
@@ -220,7 +220,8 @@ nlohmann::json StreamService::final_stats() const {
     // Streams removed while serving keep their entry (the last kRetiredKept of them): under their
     // name when it is free, else as NAME@removed-N.
     int n = 0;
-    for (const nlohmann::json& entry : retired_) {
+    for (const std::string& text : retired_) {
+        const nlohmann::json entry = nlohmann::json::parse(text);
         const std::string name = entry["name"];
         all[all.contains(name) ? name + "@removed-" + std::to_string(++n) : name] = entry;
     }
