@@ -99,6 +99,7 @@ void StreamService::add(StreamConfig s) {
 
 void StreamService::retire(const ServedStream& stream) {
     std::string entry = stream.summary().dump();
+    entry.shrink_to_fit();  // dump() grows its text by doubling
     std::lock_guard<std::mutex> lock(mutex_);
     retired_.push_back(std::move(entry));
     if (retired_.size() <= kRetiredKept) return;

@@ -135,8 +135,8 @@ private:
     std::map<std::string, std::shared_ptr<ServedStream>> streams_;  // shared: set_filter builds outside the lock
     // The summaries of the last kRetiredKept streams removed or replaced, for final_stats():
     // bounded, since a service that runs for months may see streams come and go without end. Kept
-    // as compact JSON text, read back at the end: a parsed summary holds about ten times its 2 to
-    // 3 KiB of text, and 256 of them were a rise the soak saw over its first two hours.
+    // as compact JSON text, read back at the end: a parsed summary holds five times its text (10
+    // KiB against 2), and the 256 kept fill up over a soak's first two hours.
     static constexpr size_t kRetiredKept = 256;
     std::deque<std::string> retired_;
     size_t retired_dropped_ = 0;
