@@ -309,13 +309,20 @@ TEST(EndToEnd, TruncatedInputIsReportedAndWhatDecodedIsKept) {
     EXPECT_EQ(read_video_frames(dir + "/out.mkv").size(), static_cast<size_t>(r.stats.frames_out));
 }
 
-TEST(EndToEnd, UnfinishedOutputIsRemoved) {
-    const std::string dir = temp_dir();
+// 8-bit 4:2:0 frames at 25 fps, stamped in frames.
+VideoInfo yuv420_at_25(int width, int height) {
     VideoInfo v;
-    v.width = 32;
-    v.height = 32;
+    v.width = width;
+    v.height = height;
     v.format = AV_PIX_FMT_YUV420P;
     v.time_base = {1, 25};
+    v.frame_rate = {25, 1};
+    return v;
+}
+
+TEST(EndToEnd, UnfinishedOutputIsRemoved) {
+    const std::string dir = temp_dir();
+    const VideoInfo v = yuv420_at_25(32, 32);
     OutputOptions o;
     o.path = dir + "/never.mkv";
     o.codec = "ffv1";
@@ -350,12 +357,7 @@ TEST(EndToEnd, SegmentsLeftBehindAllPlay) {
     for (const Case c : {Case{0, true, false}, Case{0, false, false}, Case{1, true, false}, Case{60, true, false},
                          Case{60, false, false}, Case{51, false, true}}) {
         const std::string dir = temp_dir();
-        VideoInfo v;
-        v.width = 34;
-        v.height = 18;
-        v.format = AV_PIX_FMT_YUV420P;
-        v.time_base = {1, 25};
-        v.frame_rate = {25, 1};
+        const VideoInfo v = yuv420_at_25(34, 18);
         OutputOptions o;
         o.path = dir + "/seg-%03d.mp4";
         o.segment_s = 2;
