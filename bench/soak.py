@@ -5,8 +5,8 @@ while every ROUND seconds one camera is killed and comes back 2 s later (in turn
 filter is changed through the API, and every third round one stream is removed and added again.
 
 Every 5 s it samples serve's resident memory, open file descriptors, threads, the bytes recorded,
-malloc's bytes in use (heap_mib, from /metrics: resident memory that climbs while they stay flat is
-malloc's keeping, not serve's) and, where nvidia-smi answers, its GPU memory. At the end 200 requests hit the API at once (each
+malloc's bytes in use and its free bytes kept (heap_mib and heap_free_mib, from /metrics: resident
+memory that climbs while the bytes in use stay flat is malloc's keeping, not serve's) and, where nvidia-smi answers, its GPU memory. At the end 200 requests hit the API at once (each
 answered 200, or 503 at once where more wait than serve queues: its designed answer to a flood),
 SIGTERM stops serve, and every segment is checked: it decodes with no error line from
 `ffmpeg -v error` and its video timestamps increase strictly. It prints each series' slope per
@@ -166,6 +166,7 @@ def sample(pid, out_dir, gpu, api):
         _, body = request("GET", f"{api}/metrics", timeout=10)
         text = body.decode(errors="replace")
         for key, pattern in (("heap_mib", r'^vfilter_heap_bytes\{state="in_use"\} (\S+)'),
+                             ("heap_free_mib", r'^vfilter_heap_bytes\{state="free"\} (\S+)'),
                              ("pinned_mib", r'^vfilter_host_pinned_bytes\{held="all"\} (\S+)')):
             m = re.search(pattern, text, re.M)
             if m:
@@ -370,7 +371,7 @@ def main():
     warm = max(30.0, 0.2 * (time.time() - start))
     steady = [s for s in samples if s["t"] - start >= warm]
     keys = ["rss_mib", "fds", "threads", "recorded_mib"] + (["gpu_mib"] if gpu else []) + \
-        [k for k in ("pinned_mib", "heap_mib") if any(k in s for s in samples)]
+        [k for k in ("pinned_mib", "heap_mib", "heap_free_mib") if any(k in s for s in samples)]
     med = lambda part, key: statistics.median([s[key] for s in part if key in s] or [0])
     report = {
         "minutes": a.minutes, "cameras": a.cameras, "size": a.size, "fps": a.fps, "segment_s": a.segment, "device": a.device,
