@@ -60,6 +60,7 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   cmake --build build-cpu-only -j "$(nproc)" --target vfilter >/dev/null
 fi
 stage_done "building"
+scripts/seed_test_costs.sh "${VF_BUILD_DIR:-build}" tests/ctest_costs/release.txt
 later=()
 [ -n "$image_build_pid" ] && later=(-LE '^docker$')
 (cd "${VF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "${later[@]}" "$@") || status=$?
