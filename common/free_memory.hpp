@@ -9,8 +9,8 @@ namespace vf {
 // threads come and go (decoders reopened at every camera reconnect, streams removed and added)
 // leaves a little more of it behind in each arena, so its resident size climbs for many minutes
 // although what it uses does not: the soak measured 140 to 218 MiB over 10 minutes with a heap
-// that never passed 39 MiB, and malloc_trim gave back 45 MiB at once. serve calls this once a
-// minute. Elsewhere (another C library) it does nothing.
+// that never passed 39 MiB, and malloc_trim gave back 45 MiB at once. serve calls this every 10
+// seconds (app/serve/serve_loop.cpp). Elsewhere (another C library) it does nothing.
 void return_free_memory_to_system();
 
 // glibc gives a process up to eight arenas per core, and each keeps its own free pages between
