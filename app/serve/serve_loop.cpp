@@ -23,11 +23,9 @@ namespace vf {
 namespace {
 
 // How often malloc's free pages go back (common/free_memory.hpp). Between two trims the resident
-// size climbs at a steady rate as the arenas' free pages are touched again: about 1.2 MiB a second
-// on the 16-core GPU machine's soak (8 cameras, 16 busy cores beside), a saw of 70 MiB at a trim a
-// minute whose height rose over the run (28 to 33 MiB in its first minutes). Every 10 s: 9 to 16
-// MiB in the same minutes, for the same CPU time and page faults (within what two short runs
-// differ by); a trim takes a few milliseconds.
+// size climbs at a steady rate as the arenas' free pages are touched again, faster with more cores
+// busy; a trim a minute let that saw grow over a soak on many cores. Every 10 s it is a fraction of
+// that, for no measurable CPU time or page faults (docs/benchmarks.md, "Unattended").
 constexpr auto kFreeMemoryTrimPeriod = std::chrono::seconds(10);
 
 // The whole file, or "" when it cannot be read (load() then says why).
