@@ -2,8 +2,10 @@
 # The sanitizer runs of CI (called by test.sh; also usable alone after scripts/install_deps.sh --test):
 #   address  the CPU test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
 #   thread   the threaded pipeline tests under ThreadSanitizer (build-tsan/)
+#   build    both trees built, no test run (test.sh builds them in the background while the
+#            release tests run; address and thread then find them built)
 # Any finding fails the run: ASan/UBSan abort the test that hit it, TSan halts on the first report.
-#   scripts/sanitize.sh [address|thread|all]   (default all)
+#   scripts/sanitize.sh [address|thread|build|all]   (default all)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
@@ -18,11 +20,18 @@ configure() {  # dir, sanitizers
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DVF_CUDA=OFF \
     -DVF_WERROR=ON -DVF_BUILD_TESTS=ON -DVF_SANITIZE="$2" >/dev/null
 }
+build_address() { configure build-asan address,undefined && cmake --build build-asan -j "$jobs" >/dev/null; }
+build_thread() { configure build-tsan thread && cmake --build build-tsan -j "$jobs" --target vfilter_tests vfilter >/dev/null; }
+case $what in address|thread|build|all) ;; *) echo "usage: $0 [address|thread|build|all]" >&2; exit 2 ;; esac
+if [ "$what" = build ]; then
+  build_address
+  build_thread
+  exit 0
+fi
 
 if [ "$what" = address ] || [ "$what" = all ]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the CPU test suite"
-  configure build-asan address,undefined
-  cmake --build build-asan -j "$jobs" >/dev/null
+  build_address
   scripts/seed_test_costs.sh build-asan tests/ctest_costs/asan.txt
   # LeakSanitizer is on (ASan's default on Linux); UBSan prints a stack and aborts.
   export ASAN_OPTIONS=abort_on_error=0:halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -43,8 +52,7 @@ if [ "$what" = address ] || [ "$what" = all ]; then
 fi
 if [ "$what" = thread ] || [ "$what" = all ]; then
   echo "== ThreadSanitizer: queues, thread pool, the multi-frame engine, the HTTP server and client (TLS too), the pipeline end to end"
-  configure build-tsan thread
-  cmake --build build-tsan -j "$jobs" --target vfilter_tests vfilter >/dev/null
+  build_thread
   TSAN_OPTIONS="suppressions=$here/tests/sanitizers/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
     build-tsan/vfilter_tests --gtest_brief=1 \
     --gtest_filter='PacketTap.*:ClipRecorderTest.*:BatchWindow.*:NvdecGate.*:DecoderMove.*:StreamService.*:HttpServer.*:HttpServerDeferred.*:HttpCallStop.*:HungPeerForward.*:TricklingPeer.*:FleetChangeView.*:HttpServerTls.*:HttpClientTls.*:FrameTap.*:StreamPreview.*:ControlApi.*:ServeConfig.*:Serve.*:CpuFrameEngine.*:PipelineWithFramesInFlight.*:BoundedQueue*:ThreadPool*:EndToEnd.*:*DecoderBuffers*:CpuBackend.Interleaved*:AllFilters/CpuMatchesReference.Exactly/1*'
