@@ -27,9 +27,13 @@ protected:
     void TearDown() override { fs::remove_all(dir); }
     // A file of `bytes` last written `age_s` ago.
     void write(const std::string& name, int bytes, double age_s) {
+        write(name, bytes, age_s, fs::file_time_type::clock::now());
+    }
+    // Ages counted from one instant: files written over seconds (a loaded machine) keep their order.
+    void write(const std::string& name, int bytes, double age_s, fs::file_time_type from) {
         std::ofstream(dir + "/" + name) << std::string(bytes, 'x');
-        fs::last_write_time(dir + "/" + name, fs::file_time_type::clock::now() -
-                                                  std::chrono::duration_cast<fs::file_time_type::duration>(std::chrono::duration<double>(age_s)));
+        fs::last_write_time(dir + "/" + name,
+                            from - std::chrono::duration_cast<fs::file_time_type::duration>(std::chrono::duration<double>(age_s)));
     }
     std::vector<std::string> names(const SegmentSeries& s) const {
         std::vector<std::string> out;
@@ -214,9 +218,10 @@ TEST_F(SegmentFiles, RetentionWorksThroughAFolderLargerThanOneLook) {
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), std::mt19937(7));  // the folder's order is not the age's
     char name[32];
+    const fs::file_time_type now = fs::file_time_type::clock::now();
     for (int i : order) {
         std::snprintf(name, sizeof name, "rec-%05d.mp4", i);
-        write(name, 10, count - i);
+        write(name, 10, count - i, now);
     }
     RecordingRetention r("cam", dir + "/rec-%05d.mp4", RetentionLimits{0, 1000});
     std::vector<int64_t> kept;
