@@ -63,8 +63,8 @@ if [ "${VF_SKIP_SANITIZERS:-0}" = 1 ] && { command -v nvcc >/dev/null 2>&1 || [ 
 fi
 stage_done "building"
 # The release tests wait on real time (cameras, servers, timeouts) for much of their run, leaving
-# about 40% of both cores idle: the sanitizer trees are built meanwhile at nice 19 (ahead of the
-# image build's SCHED_IDLE), and one test more than cores runs at once (as under ASan below).
+# cores idle (docs/architecture.md, "Tests"): the sanitizer trees are built meanwhile at nice 19
+# (ahead of the image build's SCHED_IDLE), and one test more than cores runs at once (as under ASan).
 if [ "${VF_SKIP_SANITIZERS:-0}" != 1 ]; then
   setsid nice -n 19 scripts/sanitize.sh build >"${VF_BUILD_DIR:-build}/sanitizer-build.log" 2>&1 &
   sanitizer_build_pid=$!
